@@ -1,0 +1,379 @@
+package airlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+
+	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/source"
+)
+
+// Language is the language of the entry source.
+type Language int
+
+const (
+	// TypeScript source has its types erased before it runs; type errors are
+	// ignored and only syntax errors stop the run. The default.
+	TypeScript Language = iota
+	// JavaScript source runs as it is.
+	JavaScript
+)
+
+// String returns "typescript" or "javascript".
+func (l Language) String() string {
+	if l == JavaScript {
+		return "javascript"
+	}
+	return "typescript"
+}
+
+// Module is a bridged module: its named exports, and its default export at
+// the key "default". Values cross as described in the package documentation.
+type Module map[string]any
+
+// Execute selects the export that becomes the result.
+type Execute struct {
+	// Fn names the export; "" means "default".
+	Fn string
+	// Args are passed if the export is a function. They must be empty if it
+	// is not.
+	Args []any
+}
+
+// Options configure one run. The zero value runs the default export of a
+// TypeScript module that can reach nothing of the host.
+type Options struct {
+	// Execute selects the export to run; the zero value is the default export.
+	Execute Execute
+	// Imports are the bridged modules, by bare specifier ("fs", "@scope/pkg").
+	// Nothing else of the host can be imported.
+	Imports map[string]Module
+	// Modules are more source modules, by relative specifier from the
+	// module graph root ("./helpers.js", "./lib/math.ts").
+	Modules map[string]string
+	// Globals are identifiers bound at the module scope of every source
+	// module, never on globalThis. A "console" here replaces the capturing
+	// console, and then Result.Logs stays empty.
+	Globals map[string]any
+	// Language of the entry source; the zero value is TypeScript. A module in
+	// Modules is TypeScript or JavaScript by its extension, else this.
+	Language Language
+	// MemoryLimitBytes caps the sandbox heap; 0 means the Runtime's default.
+	MemoryLimitBytes int64
+	// Filename names the entry source in errors and stack traces, and relative
+	// imports of the entry resolve from it; "" means "<runCode>".
+	Filename string
+	// Report, when set, installs the built-in report global: each value
+	// reported is given to Report, synchronously, and kept in Result.Reports.
+	Report func(value any)
+}
+
+// RuntimeConfig holds the defaults and limits of a Runtime. The zero value
+// gives every default.
+type RuntimeConfig struct {
+	// MemoryLimitBytes is the heap cap of a run that sets none; 0 means
+	// 256 MiB.
+	MemoryLimitBytes int64
+	// MaxDuration is the safety cap on a run's wall time: past it the run
+	// settles terminated, with a message that says so. 0 means 30 s; a
+	// negative value disables the cap.
+	MaxDuration time.Duration
+	// Prepared is how many sandboxes are kept created and hardened ahead of
+	// the runs that will use them, each for one run only. 0 means 2; a
+	// negative value prepares none.
+	Prepared int
+	// MaxValueBytes bounds what crosses from the sandbox to the host in one
+	// run: the result, and all reports, logs and host call arguments
+	// together, in bytes of their encoded form. 0 means 64 MiB.
+	MaxValueBytes int
+}
+
+const (
+	defaultMemoryLimit = 256 << 20
+	defaultMaxDuration = 30 * time.Second
+	defaultPrepared    = 2
+	defaultValueBytes  = 64 << 20
+)
+
+// Sentinel errors.
+var (
+	// ErrClosed is returned by Run on a closed Runtime.
+	ErrClosed = errors.New("airlock: runtime closed")
+)
+
+// Runtime runs sandboxes. It is safe for concurrent use. Close releases the
+// sandboxes it keeps prepared.
+type Runtime struct {
+	cfg     RuntimeConfig
+	ready   chan *worker
+	closing chan struct{}
+	idle    atomic.Int32 // workers preparing or waiting in ready
+	closed  atomic.Bool
+	once    sync.Once
+}
+
+type worker struct {
+	vm   *engine.VM
+	jobs chan *run
+}
+
+// NewRuntime returns a Runtime with the given configuration.
+func NewRuntime(cfg RuntimeConfig) *Runtime {
+	if cfg.MemoryLimitBytes <= 0 {
+		cfg.MemoryLimitBytes = defaultMemoryLimit
+	}
+	if cfg.MaxDuration == 0 {
+		cfg.MaxDuration = defaultMaxDuration
+	}
+	if cfg.Prepared == 0 {
+		cfg.Prepared = defaultPrepared
+	}
+	if cfg.Prepared < 0 {
+		cfg.Prepared = 0
+	}
+	if cfg.MaxValueBytes <= 0 {
+		cfg.MaxValueBytes = defaultValueBytes
+	}
+	rt := &Runtime{cfg: cfg, ready: make(chan *worker, cfg.Prepared), closing: make(chan struct{})}
+	for i := 0; i < cfg.Prepared; i++ {
+		rt.idle.Add(1)
+		go rt.work(nil)
+	}
+	return rt
+}
+
+// work prepares a VM, waits for a run, runs it, and prepares the next VM
+// while the runtime keeps fewer than Prepared ready. A first run, if given,
+// is run on a VM made for it.
+func (rt *Runtime) work(first *run) {
+	for {
+		vm, err := engine.New()
+		if first != nil {
+			first.execute(vm, err)
+			first = nil
+			if !rt.wantIdle() {
+				return
+			}
+			continue
+		}
+		if err != nil {
+			rt.idle.Add(-1)
+			return
+		}
+		w := &worker{vm: vm, jobs: make(chan *run, 1)}
+		select {
+		case rt.ready <- w:
+		case <-rt.closing:
+			vm.Close()
+			rt.idle.Add(-1)
+			return
+		}
+		r := <-w.jobs
+		if r == nil {
+			vm.Close()
+			return
+		}
+		r.execute(vm, nil)
+		if !rt.wantIdle() {
+			return
+		}
+	}
+}
+
+// wantIdle reports whether a worker that finished a run should prepare the
+// next VM, counting itself as idle if so.
+func (rt *Runtime) wantIdle() bool {
+	for {
+		n := rt.idle.Load()
+		if n >= int32(rt.cfg.Prepared) || rt.closed.Load() {
+			return false
+		}
+		if rt.idle.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// Close stops preparing sandboxes and releases the prepared ones. Runs in
+// progress finish. Close is idempotent.
+func (rt *Runtime) Close() error {
+	rt.once.Do(func() {
+		rt.closed.Store(true)
+		close(rt.closing)
+		for {
+			select {
+			case w := <-rt.ready:
+				rt.idle.Add(-1)
+				w.jobs <- nil
+			default:
+				return
+			}
+		}
+	})
+	return nil
+}
+
+var (
+	defaultRuntime     *Runtime
+	defaultRuntimeOnce sync.Once
+)
+
+// Run runs source on the package's default Runtime. See [Runtime.Run].
+func Run(ctx context.Context, source string, opts Options) (*Execution, error) {
+	defaultRuntimeOnce.Do(func() { defaultRuntime = NewRuntime(RuntimeConfig{}) })
+	return defaultRuntime.Run(ctx, source, opts)
+}
+
+// Run starts running source as an ES module in a fresh sandbox and returns
+// its Execution at once. The error is only for invalid options or a closed
+// Runtime; everything that happens in the sandbox is in the Result. When ctx
+// is done the run is terminated.
+func (rt *Runtime) Run(ctx context.Context, src string, opts Options) (*Execution, error) {
+	start := time.Now()
+	if rt.closed.Load() {
+		return nil, ErrClosed
+	}
+	r, err := rt.newRun(ctx, src, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.exec.start = start
+	select {
+	case w := <-rt.ready:
+		rt.idle.Add(-1)
+		w.jobs <- r
+	default:
+		go rt.work(r)
+	}
+	return r.exec, nil
+}
+
+// Execution is a run in progress. Its methods are safe for concurrent use.
+type Execution struct {
+	done   chan struct{}
+	result *Result
+	start  time.Time
+	r      *run
+
+	mu      sync.Mutex
+	reports []any
+}
+
+// Wait blocks until the run settles and returns its Result.
+func (e *Execution) Wait() *Result {
+	<-e.done
+	return e.result
+}
+
+// Done is closed when the run settles.
+func (e *Execution) Done() <-chan struct{} { return e.done }
+
+// Running reports whether the run has not settled yet.
+func (e *Execution) Running() bool {
+	select {
+	case <-e.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Reports returns a snapshot of the values reported so far, in call order.
+func (e *Execution) Reports() []any {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]any{}, e.reports...)
+}
+
+// Terminate stops the run: it settles with StatusTerminated and reason in
+// the error message. Terminate is idempotent; only the first reason counts,
+// and it does nothing once the run has settled.
+func (e *Execution) Terminate(reason string) {
+	msg := "terminated"
+	if reason != "" {
+		msg = "terminated: " + reason
+	}
+	e.r.halt(StatusTerminated, msg)
+}
+
+// validate checks options, in one place, and returns a clear error.
+func validate(opts *Options) error {
+	if opts.MemoryLimitBytes < 0 {
+		return fmt.Errorf("airlock: MemoryLimitBytes must not be negative, got %d", opts.MemoryLimitBytes)
+	}
+	if opts.Language != TypeScript && opts.Language != JavaScript {
+		return fmt.Errorf("airlock: unknown Language %d", opts.Language)
+	}
+	if opts.Filename != "" {
+		if _, ok := source.Clean(opts.Filename); !ok || strings.ContainsAny(opts.Filename, "\x00\n\r") {
+			return fmt.Errorf("airlock: invalid Filename %q", opts.Filename)
+		}
+	}
+	for k := range opts.Modules {
+		if !strings.HasPrefix(k, "./") || strings.ContainsAny(k, "\x00\n\r") {
+			return fmt.Errorf("airlock: Modules key %q must be a relative specifier from the module graph root, such as './helpers.js'", k)
+		}
+		if _, ok := source.Clean(k); !ok {
+			return fmt.Errorf("airlock: Modules key %q leaves the module graph root", k)
+		}
+	}
+	for spec, m := range opts.Imports {
+		if spec == "" || source.IsRelative(spec) || strings.HasPrefix(spec, "/") || strings.Contains(spec, ":") || strings.ContainsAny(spec, "\x00\n\r") {
+			return fmt.Errorf("airlock: Imports key %q must be a bare specifier such as 'fs' or '@scope/pkg'", spec)
+		}
+		if m == nil {
+			return fmt.Errorf("airlock: Imports[%q] is nil", spec)
+		}
+	}
+	for name := range opts.Globals {
+		if !isIdentifier(name) {
+			return fmt.Errorf("airlock: Globals key %q is not a JavaScript identifier", name)
+		}
+	}
+	if _, ok := opts.Globals["report"]; ok && opts.Report != nil {
+		return errors.New("airlock: Globals has \"report\" and Options.Report is set; choose one")
+	}
+	return nil
+}
+
+var reservedWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`break case catch class const continue debugger default delete do else
+		enum export extends false finally for function if import in instanceof new null return super switch
+		this throw true try typeof var void while with yield let static implements interface package private
+		protected public await arguments eval undefined NaN Infinity globalThis`) {
+		reservedWords[w] = true
+	}
+}
+
+func isIdentifier(s string) bool {
+	if s == "" || reservedWords[s] {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r == '$' || unicode.IsLetter(r):
+		case i > 0 && (unicode.IsDigit(r) || r == '\u200c' || r == '\u200d'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

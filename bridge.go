@@ -1,0 +1,233 @@
+package airlock
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"runtime"
+	"strings"
+
+	"github.com/airlockrun/airlock/internal/engine"
+)
+
+// Async marks a Go function as asynchronous: called from the sandbox it
+// returns a Promise at once and runs on its own goroutine, so that
+// Promise.all over several calls runs them concurrently. The function's
+// shape is that of any bridged function (see the package documentation). A
+// run does not settle before its asynchronous calls return, so a function
+// that blocks must honour its context.Context parameter.
+func Async(fn any) any { return asyncFunc{fn: reflect.ValueOf(fn)} }
+
+type asyncFunc struct{ fn reflect.Value }
+
+var (
+	typeContext = reflect.TypeFor[context.Context]()
+	typeAny     = reflect.TypeFor[any]()
+)
+
+// hostFunc is a Go function the sandbox can call.
+type hostFunc struct {
+	fn      reflect.Value
+	name    string
+	async   bool
+	withCtx bool
+	params  []reflect.Type // after the context, if any
+	errLast bool           // the last result is an error
+	nOut    int
+}
+
+func newHostFunc(v reflect.Value) (*hostFunc, error) {
+	async := false
+	if a, ok := v.Interface().(asyncFunc); ok {
+		v, async = a.fn, true
+	}
+	if !v.IsValid() || v.Kind() != reflect.Func || v.IsNil() {
+		return nil, fmt.Errorf("airlock: Async needs a function, got %v", v)
+	}
+	t := v.Type()
+	h := &hostFunc{fn: v, async: async, name: funcName(v)}
+	for i := 0; i < t.NumIn(); i++ {
+		p := t.In(i)
+		if i == 0 && p == typeContext {
+			h.withCtx = true
+			continue
+		}
+		h.params = append(h.params, p)
+	}
+	h.nOut = t.NumOut()
+	switch {
+	case h.nOut > 2:
+		return nil, fmt.Errorf("airlock: bridged function %s returns %d values; it may return (T), (T, error), (error) or nothing", t, h.nOut)
+	case h.nOut == 2 && t.Out(1) != typeError:
+		return nil, fmt.Errorf("airlock: bridged function %s: the second result must be an error", t)
+	}
+	h.errLast = h.nOut > 0 && t.Out(h.nOut-1) == typeError
+	return h, nil
+}
+
+func funcName(v reflect.Value) string {
+	f := runtime.FuncForPC(v.Pointer())
+	if f == nil {
+		return "function"
+	}
+	name := f.Name()
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+// call converts the arguments and calls the function. It returns the
+// function's value, or an error to throw in the sandbox. A panic is
+// reported as panicked, with a message that reveals nothing of it.
+func (h *hostFunc) call(ctx context.Context, args []any) (result any, err error, panicked bool) {
+	in := make([]reflect.Value, 0, len(h.params)+1)
+	if h.withCtx {
+		in = append(in, reflect.ValueOf(ctx))
+	}
+	variadic := h.fn.Type().IsVariadic()
+	for i, p := range h.params {
+		if variadic && i == len(h.params)-1 {
+			elem := p.Elem()
+			for j := i; j < len(args); j++ {
+				v, err := convertArg(args[j], elem)
+				if err != nil {
+					return nil, fmt.Errorf("argument %d: %w", j+1, err), false
+				}
+				in = append(in, v)
+			}
+			break
+		}
+		var a any = Undefined{}
+		if i < len(args) {
+			a = args[i]
+		}
+		v, err := convertArg(a, p)
+		if err != nil {
+			return nil, fmt.Errorf("argument %d: %w", i+1, err), false
+		}
+		in = append(in, v)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			result, err, panicked = nil, fmt.Errorf("host function %s failed", h.name), true
+		}
+	}()
+	var out []reflect.Value
+	if variadic {
+		out = h.fn.Call(in)
+	} else {
+		out = h.fn.Call(in)
+	}
+	if h.errLast {
+		if e, _ := out[h.nOut-1].Interface().(error); e != nil {
+			return nil, e, false
+		}
+		out = out[:h.nOut-1]
+	}
+	if len(out) == 0 {
+		return Undefined{}, nil, false
+	}
+	return out[0].Interface(), nil, false
+}
+
+// convertArg converts a value that came from the sandbox to a parameter type.
+func convertArg(a any, t reflect.Type) (reflect.Value, error) {
+	if t == typeAny {
+		if a == nil {
+			return reflect.Zero(t), nil
+		}
+		return reflect.ValueOf(&a).Elem(), nil
+	}
+	switch a.(type) {
+	case nil, Undefined:
+		return reflect.Zero(t), nil
+	}
+	v := reflect.ValueOf(a)
+	if v.Type().AssignableTo(t) {
+		nv := reflect.New(t).Elem()
+		nv.Set(v)
+		return nv, nil
+	}
+	if f, ok := a.(float64); ok {
+		nv := reflect.New(t).Elem()
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			if f != math.Trunc(f) || math.IsInf(f, 0) {
+				return nv, fmt.Errorf("expected an integer (%s), got %v", t, f)
+			}
+			nv.SetInt(int64(f))
+			if float64(nv.Int()) != f {
+				return nv, fmt.Errorf("%v overflows %s", f, t)
+			}
+			return nv, nil
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			if f != math.Trunc(f) || f < 0 || math.IsInf(f, 0) {
+				return nv, fmt.Errorf("expected a non-negative integer (%s), got %v", t, f)
+			}
+			nv.SetUint(uint64(f))
+			if float64(nv.Uint()) != f {
+				return nv, fmt.Errorf("%v overflows %s", f, t)
+			}
+			return nv, nil
+		case reflect.Float32, reflect.Float64:
+			nv.SetFloat(f)
+			return nv, nil
+		}
+	}
+	if v.Kind() == t.Kind() && v.Type().ConvertibleTo(t) && isScalar(t.Kind()) {
+		return v.Convert(t), nil
+	}
+	// Composite targets (structs, typed slices and maps) go through JSON,
+	// with encoding/json's rules for field names and types.
+	b, err := json.Marshal(jsonSafe(a))
+	if err != nil {
+		return reflect.Value{}, fmt.Errorf("cannot convert %s to %s", jsType(a), t)
+	}
+	p := reflect.New(t)
+	if err := json.Unmarshal(b, p.Interface()); err != nil {
+		return reflect.Value{}, fmt.Errorf("cannot convert %s to %s", jsType(a), t)
+	}
+	return p.Elem(), nil
+}
+
+func isScalar(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+func jsType(a any) string {
+	switch a.(type) {
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a value of Go type %T", a)
+}
+
+// reply turns a host function's result into the engine's reply.
+func (r *run) reply(v any, err error) engine.Reply {
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
+	if raw, ok := toRaw(v); ok {
+		return engine.Reply{Kind: engine.ReplyRaw, Value: raw}
+	}
+	text, err := encodeWire(v, r.register)
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
+	return engine.Reply{Kind: engine.ReplyWire, Value: text}
+}

@@ -1,0 +1,862 @@
+package airlock
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"reflect"
+	"sort"
+	"time"
+
+	"github.com/airlockrun/airlock/internal/engine"
+)
+
+// The wire format carries values between Go and the sandbox's kernel
+// (internal/engine/bootstrap.js) as JSON text. Strings, booleans, null and
+// finite numbers other than -0 are themselves; everything else is an array
+// whose first element is a tag:
+//
+//	["u"]                  undefined
+//	["n", "NaN"|"Infinity"|"-Infinity"|"-0"]
+//	["i", "123"]           bigint
+//	["o", k1, v1, ...]     plain object            (gets an id)
+//	["a", v1, ...]         dense array             (gets an id)
+//	["h", len, i1, v1, ...] sparse array           (gets an id)
+//	["m", k1, v1, ...]     Map                     (gets an id)
+//	["s", v1, ...]         Set                     (gets an id)
+//	["d", ms|null]         Date                    (gets an id)
+//	["x", kind, base64]    typed array             (gets an id)
+//	["b", base64]          ArrayBuffer             (gets an id)
+//	["e", name, message]   Error                   (gets an id)
+//	["r", id]              the object with that id, again
+//	["f", id, name]        host function id (Go to sandbox only)
+//
+// Ids are given in the order the nodes appear in the text, so both sides
+// number them the same way without writing them down.
+
+// maxWireDepth bounds the nesting of a value crossing the boundary; JSON
+// decoding on the Go side stops at the same depth.
+const maxWireDepth = 10000
+
+// A funcRegistrar gives a Go function an id the sandbox can call.
+type funcRegistrar func(fn reflect.Value) (int, error)
+
+var (
+	typeUndefined   = reflect.TypeFor[Undefined]()
+	typeTime        = reflect.TypeFor[time.Time]()
+	typeBigInt      = reflect.TypeFor[*big.Int]()
+	typeMap         = reflect.TypeFor[*Map]()
+	typeSet         = reflect.TypeFor[*Set]()
+	typeArrayBuffer = reflect.TypeFor[ArrayBuffer]()
+	typeClamped     = reflect.TypeFor[Uint8ClampedArray]()
+	typeFloat16     = reflect.TypeFor[Float16Array]()
+	typeError       = reflect.TypeFor[error]()
+	typeAsync       = reflect.TypeFor[asyncFunc]()
+	typeJSONMarsh   = reflect.TypeFor[json.Marshaler]()
+	typeRawMessage  = reflect.TypeFor[json.RawMessage]()
+)
+
+// encodeWire encodes a Go value as wire text. Functions are registered with
+// reg; a nil reg makes them an error.
+func encodeWire(v any, reg funcRegistrar) (string, error) {
+	tree, err := encodeTree(reflect.ValueOf(v), reg)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(tree)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+type encodeTask struct {
+	v     reflect.Value
+	dst   *any
+	depth int
+}
+
+type identity struct {
+	t   reflect.Type
+	p   uintptr
+	len int
+}
+
+// encodeTree builds the wire tree of a Go value without recursion.
+func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
+	var out any
+	stack := []encodeTask{{root, &out, 0}}
+	seen := map[identity]int{}
+	nextID := 0
+	container := func(id identity, ok bool) (ref []any, isRef bool) {
+		if ok {
+			if n, found := seen[id]; found {
+				return []any{"r", n}, true
+			}
+			seen[id] = nextID
+		}
+		nextID++
+		return nil, false
+	}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if t.depth > maxWireDepth {
+			return nil, fmt.Errorf("airlock: value nested deeper than %d levels", maxWireDepth)
+		}
+		v := t.v
+		for v.IsValid() && v.Kind() == reflect.Interface {
+			if v.IsNil() {
+				v = reflect.Value{}
+				break
+			}
+			v = v.Elem()
+		}
+		if !v.IsValid() {
+			*t.dst = nil
+			continue
+		}
+		typ := v.Type()
+		push := func(node []any, children []reflect.Value, first int) {
+			for i := len(children) - 1; i >= 0; i-- {
+				stack = append(stack, encodeTask{children[i], &node[first+i], t.depth + 1})
+			}
+		}
+		pushStride := func(node []any, children []reflect.Value, first, stride int) {
+			for i := len(children) - 1; i >= 0; i-- {
+				stack = append(stack, encodeTask{children[i], &node[first+i*stride], t.depth + 1})
+			}
+		}
+		switch typ {
+		case typeUndefined:
+			*t.dst = []any{"u"}
+			continue
+		case typeTime:
+			container(identity{}, false)
+			*t.dst = []any{"d", float64(v.Interface().(time.Time).UnixMilli())}
+			continue
+		case typeBigInt:
+			if v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			*t.dst = []any{"i", v.Interface().(*big.Int).String()}
+			continue
+		case typeMap:
+			if v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			if ref, ok := container(identity{typ, v.Pointer(), 0}, true); ok {
+				*t.dst = ref
+				continue
+			}
+			m := v.Interface().(*Map)
+			node := make([]any, 1+2*len(m.Entries))
+			node[0] = "m"
+			children := make([]reflect.Value, 0, 2*len(m.Entries))
+			for _, e := range m.Entries {
+				children = append(children, reflect.ValueOf(&e.Key).Elem(), reflect.ValueOf(&e.Value).Elem())
+			}
+			*t.dst = node
+			push(node, children, 1)
+			continue
+		case typeSet:
+			if v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			if ref, ok := container(identity{typ, v.Pointer(), 0}, true); ok {
+				*t.dst = ref
+				continue
+			}
+			s := v.Interface().(*Set)
+			node := make([]any, 1+len(s.Values))
+			node[0] = "s"
+			children := make([]reflect.Value, len(s.Values))
+			for i := range s.Values {
+				children[i] = reflect.ValueOf(&s.Values[i]).Elem()
+			}
+			*t.dst = node
+			push(node, children, 1)
+			continue
+		case typeArrayBuffer:
+			container(identity{}, false)
+			*t.dst = []any{"b", base64.StdEncoding.EncodeToString(v.Bytes())}
+			continue
+		case typeClamped:
+			container(identity{}, false)
+			*t.dst = []any{"x", "Uint8ClampedArray", base64.StdEncoding.EncodeToString(v.Bytes())}
+			continue
+		case typeFloat16:
+			container(identity{}, false)
+			b := make([]byte, 0, 2*v.Len())
+			for _, h := range v.Interface().(Float16Array) {
+				b = binary.NativeEndian.AppendUint16(b, h)
+			}
+			*t.dst = []any{"x", "Float16Array", base64.StdEncoding.EncodeToString(b)}
+			continue
+		case typeRawMessage:
+			var x any
+			if err := json.Unmarshal(v.Bytes(), &x); err != nil {
+				return nil, fmt.Errorf("airlock: json.RawMessage: %w", err)
+			}
+			stack = append(stack, encodeTask{reflect.ValueOf(&x).Elem(), t.dst, t.depth})
+			continue
+		}
+		if typ == typeAsync {
+			if reg == nil {
+				return nil, &CloneError{What: "a function"}
+			}
+			id, err := reg(v)
+			if err != nil {
+				return nil, err
+			}
+			*t.dst = []any{"f", id, ""}
+			continue
+		}
+		if typ.Implements(typeError) {
+			if v.Kind() == reflect.Pointer && v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			container(identity{}, false)
+			name := "Error"
+			msg := v.Interface().(error).Error()
+			if ev, ok := v.Interface().(*ErrorValue); ok {
+				name, msg = ev.Name, ev.Message
+			}
+			*t.dst = []any{"e", name, msg}
+			continue
+		}
+		if typ.Implements(typeJSONMarsh) && !(typ.Kind() == reflect.Pointer && v.IsNil()) {
+			b, err := v.Interface().(json.Marshaler).MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			var x any
+			if err := json.Unmarshal(b, &x); err != nil {
+				return nil, err
+			}
+			stack = append(stack, encodeTask{reflect.ValueOf(&x).Elem(), t.dst, t.depth})
+			continue
+		}
+		switch typ.Kind() {
+		case reflect.Bool:
+			*t.dst = v.Bool()
+		case reflect.String:
+			*t.dst = v.String()
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			*t.dst = v.Int()
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			*t.dst = v.Uint()
+		case reflect.Float32, reflect.Float64:
+			*t.dst = wireNumber(v.Float())
+		case reflect.Func:
+			if v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			if reg == nil {
+				return nil, &CloneError{What: "function " + typ.String()}
+			}
+			id, err := reg(v)
+			if err != nil {
+				return nil, err
+			}
+			*t.dst = []any{"f", id, ""}
+		case reflect.Pointer:
+			if v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			id := identity{typ, v.Pointer(), 0}
+			if n, found := seen[id]; found {
+				*t.dst = []any{"r", n}
+				continue
+			}
+			// The pointee is the object: it takes the id when it is visited,
+			// which is next, so record the id it will get.
+			if k := typ.Elem().Kind(); k == reflect.Struct || k == reflect.Map || k == reflect.Slice || k == reflect.Array {
+				seen[id] = nextID
+			}
+			stack = append(stack, encodeTask{v.Elem(), t.dst, t.depth})
+		case reflect.Slice, reflect.Array:
+			if typ.Kind() == reflect.Slice && v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			if typ.Elem().Kind() == reflect.Uint8 {
+				container(identity{}, false)
+				var b []byte
+				if typ.Kind() == reflect.Slice {
+					b = v.Bytes()
+				} else {
+					b = make([]byte, v.Len())
+					reflect.Copy(reflect.ValueOf(b), v)
+				}
+				*t.dst = []any{"x", "Uint8Array", base64.StdEncoding.EncodeToString(b)}
+				continue
+			}
+			var id identity
+			if typ.Kind() == reflect.Slice && v.Len() > 0 {
+				id = identity{typ, v.Pointer(), v.Len()}
+			}
+			if ref, ok := container(id, id.p != 0); ok {
+				*t.dst = ref
+				continue
+			}
+			n := v.Len()
+			node := make([]any, 1+n)
+			node[0] = "a"
+			*t.dst = node
+			for i := n - 1; i >= 0; i-- {
+				stack = append(stack, encodeTask{v.Index(i), &node[1+i], t.depth + 1})
+			}
+		case reflect.Map:
+			if v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			if ref, ok := container(identity{typ, v.Pointer(), 0}, true); ok {
+				*t.dst = ref
+				continue
+			}
+			keys := v.MapKeys()
+			if typ.Key().Kind() == reflect.String {
+				sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+				node := make([]any, 1+2*len(keys))
+				node[0] = "o"
+				vals := make([]reflect.Value, len(keys))
+				for i, k := range keys {
+					node[1+2*i] = k.String()
+					vals[i] = v.MapIndex(k)
+				}
+				*t.dst = node
+				pushStride(node, vals, 2, 2)
+				continue
+			}
+			sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+			node := make([]any, 1+2*len(keys))
+			node[0] = "m"
+			children := make([]reflect.Value, 0, 2*len(keys))
+			for _, k := range keys {
+				children = append(children, k, v.MapIndex(k))
+			}
+			*t.dst = node
+			push(node, children, 1)
+		case reflect.Struct:
+			fields := structFields(typ)
+			if len(fields) == 0 && typ.NumField() > 0 {
+				return nil, &CloneError{What: "a value of type " + typ.String() + " (no exported fields)"}
+			}
+			container(identity{}, false)
+			node := make([]any, 1, 1+2*len(fields))
+			node[0] = "o"
+			var vals []reflect.Value
+			for _, f := range fields {
+				fv, ok := fieldByIndex(v, f.index)
+				if !ok || f.omitEmpty && fv.IsZero() {
+					continue
+				}
+				node = append(node, f.name, nil)
+				vals = append(vals, fv)
+			}
+			*t.dst = node
+			pushStride(node, vals, 2, 2)
+		default:
+			return nil, &CloneError{What: "a value of type " + typ.String()}
+		}
+	}
+	return out, nil
+}
+
+func wireNumber(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return []any{"n", "NaN"}
+	case math.IsInf(f, 1):
+		return []any{"n", "Infinity"}
+	case math.IsInf(f, -1):
+		return []any{"n", "-Infinity"}
+	case f == 0 && math.Signbit(f):
+		return []any{"n", "-0"}
+	}
+	return f
+}
+
+type field struct {
+	name      string
+	index     []int
+	omitEmpty bool
+}
+
+// structFields lists the fields a struct crosses with, named as
+// encoding/json names them.
+func structFields(t reflect.Type) []field {
+	var out []field
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				for _, sub := range structFields(ft) {
+					sub.index = append([]int{i}, sub.index...)
+					out = append(out, sub)
+				}
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out = append(out, field{name: name, index: []int{i}, omitEmpty: opts == "omitempty"})
+	}
+	return out
+}
+
+func cut(s, sep string) (string, string, bool) {
+	for i := 0; i+len(sep) <= len(s); i++ {
+		if s[i:i+len(sep)] == sep {
+			return s[:i], s[i+len(sep):], true
+		}
+	}
+	return s, "", false
+}
+
+func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v, true
+}
+
+// errValueTooLarge is returned for a value whose expansion on the host would
+// pass the budget.
+var errValueTooLarge = errors.New("airlock: value too large to cross the sandbox boundary")
+
+type decodeTask struct {
+	node  any
+	ptr   *any
+	m     map[string]any
+	key   string
+	depth int
+}
+
+// decodeWire decodes wire text into Go values without recursion over the
+// value. budget bounds the elements allocated for sparse arrays and typed
+// arrays, in elements.
+func decodeWire(text string, budget int) (any, error) {
+	if len(text) > budget {
+		return nil, errValueTooLarge
+	}
+	var tree any
+	if err := json.Unmarshal([]byte(text), &tree); err != nil {
+		return nil, fmt.Errorf("airlock: malformed value from the sandbox: %w", err)
+	}
+	budget -= len(text)
+	var out any
+	var refs []any
+	stack := []decodeTask{{node: tree, ptr: &out}}
+	set := func(t decodeTask, v any) {
+		if t.ptr != nil {
+			*t.ptr = v
+		} else {
+			t.m[t.key] = v
+		}
+	}
+	bad := func() error { return errors.New("airlock: malformed value from the sandbox") }
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		node, ok := t.node.([]any)
+		if !ok {
+			switch t.node.(type) {
+			case nil, bool, float64, string:
+				set(t, t.node)
+				continue
+			}
+			return nil, bad()
+		}
+		if len(node) == 0 {
+			return nil, bad()
+		}
+		tag, _ := node[0].(string)
+		switch tag {
+		case "u":
+			set(t, Undefined{})
+		case "n":
+			s, _ := str(node, 1)
+			switch s {
+			case "NaN":
+				set(t, math.NaN())
+			case "Infinity":
+				set(t, math.Inf(1))
+			case "-Infinity":
+				set(t, math.Inf(-1))
+			case "-0":
+				set(t, math.Copysign(0, -1))
+			default:
+				return nil, bad()
+			}
+		case "i":
+			s, _ := str(node, 1)
+			if len(s) > budget {
+				return nil, errValueTooLarge
+			}
+			n, ok := new(big.Int).SetString(s, 10)
+			if !ok {
+				return nil, bad()
+			}
+			set(t, n)
+		case "r":
+			f, ok := num(node, 1)
+			if !ok || f < 0 || int(f) >= len(refs) {
+				return nil, bad()
+			}
+			set(t, refs[int(f)])
+		case "o":
+			if len(node)%2 != 1 {
+				return nil, bad()
+			}
+			m := make(map[string]any, (len(node)-1)/2)
+			refs = append(refs, m)
+			set(t, m)
+			for i := len(node) - 2; i >= 1; i -= 2 {
+				k, ok := node[i].(string)
+				if !ok {
+					return nil, bad()
+				}
+				stack = append(stack, decodeTask{node: node[i+1], m: m, key: k, depth: t.depth + 1})
+			}
+		case "a":
+			a := make([]any, len(node)-1)
+			refs = append(refs, a)
+			set(t, a)
+			for i := len(a) - 1; i >= 0; i-- {
+				stack = append(stack, decodeTask{node: node[i+1], ptr: &a[i], depth: t.depth + 1})
+			}
+		case "h":
+			f, ok := num(node, 1)
+			if !ok || f < 0 || f != math.Trunc(f) || len(node)%2 != 0 {
+				return nil, bad()
+			}
+			if f*16 > float64(budget) {
+				return nil, fmt.Errorf("%w: a sparse array of length %.0f", errValueTooLarge, f)
+			}
+			budget -= int(f) * 16
+			a := make([]any, int(f))
+			for i := range a {
+				a[i] = Undefined{}
+			}
+			refs = append(refs, a)
+			set(t, a)
+			for i := len(node) - 2; i >= 2; i -= 2 {
+				idx, ok := num(node, i)
+				if !ok || idx < 0 || int(idx) >= len(a) {
+					return nil, bad()
+				}
+				stack = append(stack, decodeTask{node: node[i+1], ptr: &a[int(idx)], depth: t.depth + 1})
+			}
+		case "m":
+			if len(node)%2 != 1 {
+				return nil, bad()
+			}
+			m := &Map{Entries: make([]MapEntry, (len(node)-1)/2)}
+			refs = append(refs, m)
+			set(t, m)
+			for i := len(m.Entries) - 1; i >= 0; i-- {
+				stack = append(stack,
+					decodeTask{node: node[2+2*i], ptr: &m.Entries[i].Value, depth: t.depth + 1},
+					decodeTask{node: node[1+2*i], ptr: &m.Entries[i].Key, depth: t.depth + 1})
+			}
+		case "s":
+			s := &Set{Values: make([]any, len(node)-1)}
+			refs = append(refs, s)
+			set(t, s)
+			for i := len(s.Values) - 1; i >= 0; i-- {
+				stack = append(stack, decodeTask{node: node[1+i], ptr: &s.Values[i], depth: t.depth + 1})
+			}
+		case "d":
+			var d time.Time
+			if f, ok := num(node, 1); ok {
+				d = time.UnixMilli(int64(f)).UTC()
+			} else {
+				d = invalidDate
+			}
+			refs = append(refs, d)
+			set(t, d)
+		case "x":
+			kind, _ := str(node, 1)
+			b64, _ := str(node, 2)
+			b, err := base64.StdEncoding.DecodeString(b64)
+			if err != nil {
+				return nil, bad()
+			}
+			v, err := typedArray(kind, b)
+			if err != nil {
+				return nil, err
+			}
+			refs = append(refs, v)
+			set(t, v)
+		case "b":
+			b64, _ := str(node, 1)
+			b, err := base64.StdEncoding.DecodeString(b64)
+			if err != nil {
+				return nil, bad()
+			}
+			refs = append(refs, ArrayBuffer(b))
+			set(t, ArrayBuffer(b))
+		case "e":
+			name, _ := str(node, 1)
+			msg, _ := str(node, 2)
+			e := &ErrorValue{Name: name, Message: msg}
+			refs = append(refs, e)
+			set(t, e)
+		default:
+			return nil, bad()
+		}
+	}
+	return out, nil
+}
+
+func str(node []any, i int) (string, bool) {
+	if i >= len(node) {
+		return "", false
+	}
+	s, ok := node[i].(string)
+	return s, ok
+}
+
+func num(node []any, i int) (float64, bool) {
+	if i >= len(node) {
+		return 0, false
+	}
+	f, ok := node[i].(float64)
+	return f, ok
+}
+
+func typedArray(kind string, b []byte) (any, error) {
+	ne := binary.NativeEndian
+	size := map[string]int{"Int8Array": 1, "Uint8Array": 1, "Uint8ClampedArray": 1, "Int16Array": 2,
+		"Uint16Array": 2, "Float16Array": 2, "Int32Array": 4, "Uint32Array": 4, "Float32Array": 4,
+		"Float64Array": 8, "BigInt64Array": 8, "BigUint64Array": 8}[kind]
+	if size == 0 || len(b)%size != 0 {
+		return nil, errors.New("airlock: malformed typed array from the sandbox")
+	}
+	n := len(b) / size
+	switch kind {
+	case "Uint8Array":
+		return b, nil
+	case "Uint8ClampedArray":
+		return Uint8ClampedArray(b), nil
+	case "Int8Array":
+		out := make([]int8, n)
+		for i := range out {
+			out[i] = int8(b[i])
+		}
+		return out, nil
+	case "Int16Array":
+		out := make([]int16, n)
+		for i := range out {
+			out[i] = int16(ne.Uint16(b[2*i:]))
+		}
+		return out, nil
+	case "Uint16Array":
+		out := make([]uint16, n)
+		for i := range out {
+			out[i] = ne.Uint16(b[2*i:])
+		}
+		return out, nil
+	case "Float16Array":
+		out := make(Float16Array, n)
+		for i := range out {
+			out[i] = ne.Uint16(b[2*i:])
+		}
+		return out, nil
+	case "Int32Array":
+		out := make([]int32, n)
+		for i := range out {
+			out[i] = int32(ne.Uint32(b[4*i:]))
+		}
+		return out, nil
+	case "Uint32Array":
+		out := make([]uint32, n)
+		for i := range out {
+			out[i] = ne.Uint32(b[4*i:])
+		}
+		return out, nil
+	case "Float32Array":
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = math.Float32frombits(ne.Uint32(b[4*i:]))
+		}
+		return out, nil
+	case "Float64Array":
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = math.Float64frombits(ne.Uint64(b[8*i:]))
+		}
+		return out, nil
+	case "BigInt64Array":
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = int64(ne.Uint64(b[8*i:]))
+		}
+		return out, nil
+	default: // BigUint64Array
+		out := make([]uint64, n)
+		for i := range out {
+			out[i] = ne.Uint64(b[8*i:])
+		}
+		return out, nil
+	}
+}
+
+// fromRaw converts a raw primitive that came out of the engine.
+func fromRaw(v any) any {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case engine.Undefined:
+		return Undefined{}
+	}
+	return v
+}
+
+// toRaw reports whether a Go value can cross as a raw primitive, and its
+// raw form.
+func toRaw(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil, bool, string:
+		return x, true
+	case Undefined:
+		return engine.Undefined{}, true
+	case float64:
+		return x, true
+	case int:
+		if x >= math.MinInt32 && x <= math.MaxInt32 {
+			return x, true
+		}
+	}
+	return nil, false
+}
+
+// marshalJSONValue marshals a value for the Result JSON, where NaN and the
+// infinities, which JSON lacks, become null as in JSON.stringify.
+func marshalJSONValue(v any) ([]byte, error) {
+	return json.Marshal(jsonSafe(v))
+}
+
+// jsonSafe replaces what encoding/json cannot encode: non-finite numbers
+// become null, bigints decimal strings, a Map its [key, value] pairs, a Set
+// its values, and a repeated container null. It does not recurse.
+func jsonSafe(v any) any {
+	type frame struct {
+		src any
+		dst *any
+	}
+	type mapSlot struct {
+		m    map[string]any
+		k    string
+		slot *any
+	}
+	var out any
+	var slots []mapSlot
+	stack := []frame{{v, &out}}
+	seen := map[uintptr]bool{}
+	first := func(x any) bool {
+		p := reflect.ValueOf(x).Pointer()
+		if p == 0 {
+			return true
+		}
+		if seen[p] {
+			return false
+		}
+		seen[p] = true
+		return true
+	}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := f.src.(type) {
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				*f.dst = nil
+			} else {
+				*f.dst = x
+			}
+		case *big.Int:
+			*f.dst = x.String()
+		case Undefined:
+			*f.dst = nil
+		case map[string]any:
+			if !first(x) {
+				continue
+			}
+			m := make(map[string]any, len(x))
+			for k, e := range x {
+				slot := new(any)
+				slots = append(slots, mapSlot{m, k, slot})
+				stack = append(stack, frame{e, slot})
+			}
+			*f.dst = m
+		case []any:
+			if len(x) > 0 && !first(x) {
+				continue
+			}
+			a := make([]any, len(x))
+			for i := range x {
+				stack = append(stack, frame{x[i], &a[i]})
+			}
+			*f.dst = a
+		case *Map:
+			if !first(x) {
+				continue
+			}
+			pairs := make([]any, len(x.Entries))
+			for i, e := range x.Entries {
+				pair := make([]any, 2)
+				pairs[i] = pair
+				stack = append(stack, frame{e.Key, &pair[0]}, frame{e.Value, &pair[1]})
+			}
+			*f.dst = pairs
+		case *Set:
+			if !first(x) {
+				continue
+			}
+			a := make([]any, len(x.Values))
+			for i := range x.Values {
+				stack = append(stack, frame{x.Values[i], &a[i]})
+			}
+			*f.dst = a
+		default:
+			*f.dst = x
+		}
+	}
+	for _, s := range slots {
+		s.m[s.k] = *s.slot
+	}
+	return out
+}

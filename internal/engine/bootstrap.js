@@ -1,0 +1,532 @@
+// The kernel of a sandbox. It runs once per VM, before any user code, as a
+// global script whose value is the kernel object the host keeps. It
+//
+//   - captures the intrinsics it needs ("primordials"), so that user code that
+//     later tampers with prototypes cannot redirect the kernel;
+//   - hardens the realm: no eval, no Function constructors from strings, no
+//     SharedArrayBuffer or Atomics, every Proxy registered so the codec can
+//     refuse it before any trap runs, structuredClone and queueMicrotask added;
+//   - encodes and decodes values on the wire format (see internal/codec);
+//   - turns host function references into callable proxies;
+//   - runs the entry module and reports its outcome to the host.
+//
+// The host dispatcher arrives as the global __airlock_host and is removed here.
+(function (KEY) {
+  "use strict";
+  const g = globalThis;
+  const host = g.__airlock_host;
+  delete g.__airlock_host;
+
+  const FunctionPrototype = Function.prototype;
+  const uncurry = (f) => FunctionPrototype.call.bind(f);
+  const ObjectPrototype = Object.prototype;
+  const ArrayPrototype = Array.prototype;
+  const {
+    keys: ObjectKeys, getPrototypeOf: ObjectGetPrototypeOf, setPrototypeOf: ObjectSetPrototypeOf,
+    defineProperty: ObjectDefineProperty, create: ObjectCreate, freeze: ObjectFreeze,
+  } = Object;
+  const ObjectHasOwn = Object.hasOwn;
+  const { apply: ReflectApply, has: ReflectHas } = Reflect;
+  const ArrayIsArray = Array.isArray;
+  const JSONStringify = JSON.stringify;
+  const JSONParse = JSON.parse;
+  const StringCtor = String;
+  const NumberCtor = Number;
+  const BigIntCtor = BigInt;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const EvalErrorCtor = EvalError;
+  const ErrorIsError = Error.isError;
+  const PromiseCtor = Promise;
+  const PromisePrototypeThen = uncurry(Promise.prototype.then);
+  const PromiseResolve = Promise.resolve.bind(Promise);
+  const MapCtor = Map;
+  const MapGet = uncurry(Map.prototype.get);
+  const MapSet = uncurry(Map.prototype.set);
+  const MapHas = uncurry(Map.prototype.has);
+  const MapDelete = uncurry(Map.prototype.delete);
+  const MapForEach = uncurry(Map.prototype.forEach);
+  const MapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, "size").get);
+  const SetCtor = Set;
+  const SetAdd = uncurry(Set.prototype.add);
+  const SetForEach = uncurry(Set.prototype.forEach);
+  const SetSize = uncurry(Object.getOwnPropertyDescriptor(Set.prototype, "size").get);
+  const WeakSetCtor = WeakSet;
+  const WeakSetAdd = uncurry(WeakSet.prototype.add);
+  const WeakSetHas = uncurry(WeakSet.prototype.has);
+  const DateCtor = Date;
+  const DateGetTime = uncurry(Date.prototype.getTime);
+  const ArrayBufferCtor = ArrayBuffer;
+  const ArrayBufferByteLength = uncurry(Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get);
+  const ArrayBufferSlice = uncurry(ArrayBuffer.prototype.slice);
+  const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+  const TypedArrayTag = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get);
+  const TypedArrayBuffer = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, "buffer").get);
+  const TypedArrayByteOffset = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, "byteOffset").get);
+  const TypedArrayByteLength = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, "byteLength").get);
+  const Uint8ArrayCtor = Uint8Array;
+  const Uint8ToBase64 = uncurry(Uint8Array.prototype.toBase64);
+  const Uint8FromBase64 = Uint8Array.fromBase64;
+  const SymbolToString = uncurry(Symbol.prototype.toString);
+  const typedArrays = { __proto__: null };
+  for (const C of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
+    Uint32Array, Float16Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
+    typedArrays[C.name] = C;
+  }
+  const MathMax = Math.max;
+
+  // Arrays with no prototype: element writes cannot meet setters that user
+  // code placed on Array.prototype or Object.prototype.
+  const mk = () => ObjectSetPrototypeOf([], null);
+
+  // --- hardening ----------------------------------------------------------
+
+  delete g.eval;
+  delete g.SharedArrayBuffer;
+  delete g.Atomics;
+
+  // Function, AsyncFunction, GeneratorFunction and AsyncGeneratorFunction
+  // compile source strings. Each is replaced by a constructor that throws,
+  // which keeps its prototype so that `instanceof Function` still works.
+  const disabledConstructor = (name) => {
+    const C = function () {
+      throw new EvalErrorCtor(`${name}: code generation from strings is not allowed in the sandbox`);
+    };
+    ObjectDefineProperty(C, "name", { value: name });
+    return C;
+  };
+  const samples = [
+    ["Function", function () {}],
+    ["AsyncFunction", async function () {}],
+    ["GeneratorFunction", function* () {}],
+    ["AsyncGeneratorFunction", async function* () {}],
+  ];
+  for (const [name, sample] of samples) {
+    const proto = ObjectGetPrototypeOf(sample);
+    const C = disabledConstructor(name);
+    ObjectDefineProperty(C, "prototype", { value: proto });
+    ObjectDefineProperty(proto, "constructor", { value: C, writable: false, configurable: false });
+    if (name === "Function") {
+      ObjectDefineProperty(g, "Function", { value: C, writable: true, configurable: true });
+    }
+  }
+
+  // Every Proxy the sandbox makes is remembered, so the codec can refuse one
+  // before any of its traps runs.
+  const proxies = new WeakSetCtor();
+  const ProxyCtor = Proxy;
+  const ProxyRevocable = Proxy.revocable;
+  const SafeProxy = function Proxy(target, handler) {
+    if (new.target === undefined) throw new TypeErrorCtor("Constructor Proxy requires 'new'");
+    const p = new ProxyCtor(target, handler);
+    WeakSetAdd(proxies, p);
+    return p;
+  };
+  ObjectDefineProperty(SafeProxy, "prototype", { value: undefined, writable: false });
+  ObjectDefineProperty(SafeProxy, "revocable", {
+    value: function revocable(target, handler) {
+      const r = ProxyRevocable(target, handler);
+      WeakSetAdd(proxies, r.proxy);
+      return r;
+    },
+    writable: true, configurable: true,
+  });
+  ObjectDefineProperty(g, "Proxy", { value: SafeProxy, writable: true, configurable: true });
+
+  // --- codec --------------------------------------------------------------
+
+  const cloneError = (what) => {
+    const e = new ErrorCtor(`${what} could not be cloned`);
+    e.name = "DataCloneError";
+    return e;
+  };
+
+  // describeObject names what an object is, for the wire and for errors.
+  const kindOf = (v) => {
+    if (WeakSetHas(proxies, v)) return "Proxy";
+    if (typeof v === "function") return "function";
+    if (ArrayIsArray(v)) return "array";
+    const proto = ObjectGetPrototypeOf(v);
+    if (proto === ObjectPrototype || proto === null) return "object";
+    const tag = TypedArrayTag(v);
+    if (tag !== undefined) return "typed";
+    try { ArrayBufferByteLength(v); return "buffer"; } catch { }
+    try { MapSize(v); return "map"; } catch { }
+    try { SetSize(v); return "set"; } catch { }
+    try { DateGetTime(v); return "date"; } catch { }
+    if (ErrorIsError(v)) return "error";
+    for (let p = proto; p !== null; p = ObjectGetPrototypeOf(p)) {
+      if (p === ObjectPrototype) return "object"; // an instance of a user class
+      if (p === ArrayPrototype) return "array";
+      if (p === FunctionPrototype) return "function";
+      if (ObjectHasOwn(p, "constructor")) {
+        const c = p.constructor;
+        if (typeof c === "function" && builtinNames[c.name] === p) return c.name;
+      }
+    }
+    return "object";
+  };
+  // Built-in prototypes whose instances carry internal state that does not
+  // cross: Promise, WeakMap, RegExp and the rest.
+  const builtinNames = { __proto__: null };
+  for (const C of [Promise, WeakMap, WeakSet, WeakRef, FinalizationRegistry, RegExp, DataView,
+    Boolean, Number, String, Symbol, BigInt]) {
+    builtinNames[C.name] = C.prototype;
+  }
+
+  const encodeNumber = (v) => {
+    if (v !== v) return ["n", "NaN"];
+    if (v === 1 / 0) return ["n", "Infinity"];
+    if (v === -1 / 0) return ["n", "-Infinity"];
+    if (v === 0 && 1 / v < 0) return ["n", "-0"];
+    return v;
+  };
+
+  const bytesOf = (buffer, offset, length) =>
+    Uint8ToBase64(new Uint8ArrayCtor(buffer, offset, length));
+
+  // encodeTree turns a value into a tree of plain arrays and primitives that
+  // JSON can carry. Objects get ids in pre-order, which is the order in which
+  // they appear in the JSON text; a repeated object is ["r", id].
+  const encodeTree = (root) => {
+    const seen = new MapCtor();
+    let nextID = 0;
+    const holder = mk();
+    const st = mk();
+    let sp = 0;
+    st[sp++] = holder; st[sp++] = 0; st[sp++] = root;
+    while (sp > 0) {
+      const v = st[--sp], key = st[--sp], target = st[--sp];
+      let out;
+      switch (typeof v) {
+        case "string": case "boolean": out = v; break;
+        case "number": out = encodeNumber(v); break;
+        case "undefined": out = ["u"]; break;
+        case "bigint": out = ["i", StringCtor(v)]; break;
+        case "symbol": throw cloneError(SymbolToString(v));
+        case "function":
+          throw cloneError(WeakSetHas(proxies, v) ? "a Proxy" : `function ${typeof v.name === "string" && v.name !== "" ? v.name : "(anonymous)"}`);
+        default: {
+          if (v === null) { out = null; break; }
+          const id = MapGet(seen, v);
+          if (id !== undefined) { out = ["r", id]; break; }
+          const kind = kindOf(v);
+          out = mk();
+          switch (kind) {
+            case "object": {
+              MapSet(seen, v, nextID++);
+              out[0] = "o";
+              const ks = ObjectKeys(v);
+              const n = ks.length;
+              for (let i = 0; i < n; i++) out[1 + 2 * i] = ks[i];
+              for (let i = n - 1; i >= 0; i--) { st[sp++] = out; st[sp++] = 2 + 2 * i; st[sp++] = v[ks[i]]; }
+              break;
+            }
+            case "array": {
+              MapSet(seen, v, nextID++);
+              const n = v.length;
+              let dense = true;
+              for (let i = 0; i < n; i++) if (!(i in v)) { dense = false; break; }
+              if (dense) {
+                out[0] = "a";
+                for (let i = n - 1; i >= 0; i--) { st[sp++] = out; st[sp++] = 1 + i; st[sp++] = v[i]; }
+              } else {
+                out[0] = "h"; out[1] = n;
+                const ks = ObjectKeys(v);
+                let m = 0;
+                for (let i = 0; i < ks.length; i++) {
+                  const k = ks[i];
+                  const idx = NumberCtor(k);
+                  if (StringCtor(idx >>> 0) === k && idx < 4294967295) { out[2 + 2 * m] = idx; m++; }
+                }
+                for (let i = m - 1; i >= 0; i--) { st[sp++] = out; st[sp++] = 3 + 2 * i; st[sp++] = v[out[2 + 2 * i]]; }
+              }
+              break;
+            }
+            case "map": {
+              MapSet(seen, v, nextID++);
+              out[0] = "m";
+              const entries = mk();
+              let n = 0;
+              MapForEach(v, (val, k) => { entries[n++] = k; entries[n++] = val; });
+              for (let i = n - 1; i >= 0; i--) { st[sp++] = out; st[sp++] = 1 + i; st[sp++] = entries[i]; }
+              break;
+            }
+            case "set": {
+              MapSet(seen, v, nextID++);
+              out[0] = "s";
+              const items = mk();
+              let n = 0;
+              SetForEach(v, (val) => { items[n++] = val; });
+              for (let i = n - 1; i >= 0; i--) { st[sp++] = out; st[sp++] = 1 + i; st[sp++] = items[i]; }
+              break;
+            }
+            case "date": {
+              MapSet(seen, v, nextID++);
+              const t = DateGetTime(v);
+              out[0] = "d"; out[1] = t === t ? t : null;
+              break;
+            }
+            case "typed": {
+              MapSet(seen, v, nextID++);
+              out[0] = "x"; out[1] = TypedArrayTag(v);
+              out[2] = bytesOf(TypedArrayBuffer(v), TypedArrayByteOffset(v), TypedArrayByteLength(v));
+              break;
+            }
+            case "buffer": {
+              MapSet(seen, v, nextID++);
+              out[0] = "b"; out[1] = bytesOf(v, 0, ArrayBufferByteLength(v));
+              break;
+            }
+            case "error": {
+              MapSet(seen, v, nextID++);
+              out[0] = "e";
+              const name = v.name, message = v.message;
+              out[1] = typeof name === "string" ? name : "Error";
+              out[2] = typeof message === "string" ? message : "";
+              break;
+            }
+            case "Proxy": throw cloneError("a Proxy");
+            case "function": throw cloneError("a function");
+            default: throw cloneError(`a ${kind}`);
+          }
+        }
+      }
+      target[key] = out;
+    }
+    return holder[0];
+  };
+
+  const encode = (v) => JSONStringify(encodeTree(v));
+
+  const specialNumbers = { __proto__: null, NaN: NaN, Infinity: 1 / 0, "-Infinity": -1 / 0, "-0": -0 };
+
+  // decodeTree builds values from a wire tree. Containers are built without a
+  // prototype and given their real one at the end, so that no setter user code
+  // placed on a prototype sees the elements as they are written.
+  const decodeTree = (w) => {
+    if (typeof w !== "object" || w === null) return w;
+    const refs = mk();
+    let nref = 0;
+    const fixups = mk(); // [object, prototype] pairs
+    let nfix = 0;
+    const fills = mk(); // [Map or Set, items, isMap] triples
+    let nfill = 0;
+    const holder = mk();
+    const st = mk();
+    let sp = 0;
+    st[sp++] = holder; st[sp++] = 0; st[sp++] = w;
+    while (sp > 0) {
+      const node = st[--sp], key = st[--sp], target = st[--sp];
+      let v;
+      if (typeof node !== "object" || node === null) {
+        v = node;
+      } else {
+        switch (node[0]) {
+          case "u": v = undefined; break;
+          case "n": v = specialNumbers[node[1]]; break;
+          case "i": v = BigIntCtor(node[1]); break;
+          case "r": v = refs[node[1]]; break;
+          case "f": v = hostFunction(node[1], node[2]); break;
+          case "o": {
+            v = ObjectCreate(null);
+            refs[nref++] = v;
+            fixups[nfix++] = v; fixups[nfix++] = ObjectPrototype;
+            for (let i = node.length - 2; i >= 1; i -= 2) { st[sp++] = v; st[sp++] = node[i]; st[sp++] = node[i + 1]; }
+            break;
+          }
+          case "a": {
+            v = mk();
+            refs[nref++] = v;
+            fixups[nfix++] = v; fixups[nfix++] = ArrayPrototype;
+            for (let i = node.length - 1; i >= 1; i--) { st[sp++] = v; st[sp++] = i - 1; st[sp++] = node[i]; }
+            break;
+          }
+          case "h": {
+            v = mk();
+            v.length = node[1];
+            refs[nref++] = v;
+            fixups[nfix++] = v; fixups[nfix++] = ArrayPrototype;
+            for (let i = node.length - 2; i >= 2; i -= 2) { st[sp++] = v; st[sp++] = node[i]; st[sp++] = node[i + 1]; }
+            break;
+          }
+          case "m": case "s": {
+            v = node[0] === "m" ? new MapCtor() : new SetCtor();
+            refs[nref++] = v;
+            const items = mk();
+            fills[nfill++] = v; fills[nfill++] = items; fills[nfill++] = node[0] === "m";
+            for (let i = node.length - 1; i >= 1; i--) { st[sp++] = items; st[sp++] = i - 1; st[sp++] = node[i]; }
+            break;
+          }
+          case "d": v = new DateCtor(node[1] === null ? NaN : node[1]); refs[nref++] = v; break;
+          case "x": {
+            const C = typedArrays[node[1]];
+            const bytes = Uint8FromBase64(node[2]);
+            v = C === Uint8ArrayCtor ? bytes : new C(bytes.buffer, 0, bytes.length / C.BYTES_PER_ELEMENT);
+            refs[nref++] = v;
+            break;
+          }
+          case "b": v = Uint8FromBase64(node[1]).buffer; refs[nref++] = v; break;
+          case "e": {
+            v = new ErrorCtor(node[2]);
+            if (node[1] !== "Error") ObjectDefineProperty(v, "name", { value: node[1], writable: true, configurable: true });
+            refs[nref++] = v;
+            break;
+          }
+          default: throw new TypeErrorCtor("airlock: malformed value on the wire");
+        }
+      }
+      target[key] = v;
+    }
+    for (let i = nfill - 3; i >= 0; i -= 3) {
+      const c = fills[i], items = fills[i + 1];
+      if (fills[i + 2]) for (let j = 0; j < items.length; j += 2) MapSet(c, items[j], items[j + 1]);
+      else for (let j = 0; j < items.length; j++) SetAdd(c, items[j]);
+    }
+    for (let i = 0; i < nfix; i += 2) ObjectSetPrototypeOf(fixups[i], fixups[i + 1]);
+    return holder[0];
+  };
+
+  const decode = (text) => decodeTree(JSONParse(text));
+
+  // --- host functions -----------------------------------------------------
+
+  const pending = new MapCtor(); // promise id -> [resolve, reject]
+
+  // reply turns what the host dispatcher returned into a value or a throw.
+  const reply = (r) => {
+    if (typeof r !== "object" || r === null) return r;
+    switch (r[0]) {
+      case 0: return decode(r[1]);
+      case 1: throw new ErrorCtor(r[1]);
+      case 2: {
+        const id = r[1];
+        return new PromiseCtor((resolve, reject) => { MapSet(pending, id, [resolve, reject]); });
+      }
+    }
+    throw new TypeErrorCtor("airlock: malformed host reply");
+  };
+
+  const isRaw = (a) => {
+    const t = typeof a;
+    return t === "string" || t === "number" || t === "boolean" || t === "undefined" || a === null;
+  };
+
+  const callHost = (id, args) => {
+    const n = args.length;
+    let raw = true;
+    for (let i = 0; i < n; i++) if (!isRaw(args[i])) { raw = false; break; }
+    if (!raw) return reply(host(1, id, encode(args)));
+    switch (n) {
+      case 0: return reply(host(0, id));
+      case 1: return reply(host(0, id, args[0]));
+      case 2: return reply(host(0, id, args[0], args[1]));
+      case 3: return reply(host(0, id, args[0], args[1], args[2]));
+    }
+    const list = mk();
+    list[0] = 0; list[1] = id;
+    for (let i = 0; i < n; i++) list[i + 2] = args[i];
+    return reply(ReflectApply(host, undefined, list));
+  };
+
+  const hostFunction = (id, name) => {
+    const f = (...args) => callHost(id, args);
+    ObjectDefineProperty(f, "name", { value: name });
+    return f;
+  };
+
+  // --- globals the sandbox keeps ------------------------------------------
+
+  ObjectDefineProperty(g, "structuredClone", {
+    value: function structuredClone(value) { return decodeTree(encodeTree(value)); },
+    writable: true, configurable: true,
+  });
+  ObjectDefineProperty(g, "queueMicrotask", {
+    value: function queueMicrotask(callback) {
+      if (typeof callback !== "function") throw new TypeErrorCtor("queueMicrotask: callback is not a function");
+      PromisePrototypeThen(PromiseResolve(), () => { callback(); });
+    },
+    writable: true, configurable: true,
+  });
+
+  // --- running ------------------------------------------------------------
+
+  const textOf = (v) => {
+    if (typeof v === "symbol") return SymbolToString(v);
+    if (typeof v !== "object" && typeof v !== "function") return StringCtor(v);
+    try { return StringCtor(v); } catch { return "[object]"; }
+  };
+
+  const read = (o, k) => { try { const v = o[k]; return typeof v === "string" ? v : undefined; } catch { return undefined; } };
+  const readNumber = (o, k) => { try { const v = o[k]; return typeof v === "number" ? v : 0; } catch { return 0; } };
+
+  // fail reports a thrown value. phase 0: before any module body ran (a link
+  // error); 1: while running.
+  const fail = (phase, e) => {
+    if (ErrorIsError(e)) {
+      host(3, phase, read(e, "name") ?? "Error", read(e, "message") ?? "", read(e, "stack") ?? "",
+        read(e, "fileName") ?? "", readNumber(e, "lineNumber"), readNumber(e, "columnNumber"));
+    } else {
+      host(3, phase, "Error", textOf(e), "", "", 0, 0);
+    }
+  };
+
+  const finish = (value) => {
+    if (isRaw(value)) { host(2, 0, value); return; }
+    let text;
+    try { text = encode(value); } catch (e) { fail(1, e); return; }
+    host(2, 1, text);
+  };
+
+  let payload = null;
+  let started = false;
+  ObjectDefineProperty(g, KEY, {
+    configurable: true,
+    value: () => {
+      delete g[KEY];
+      started = true;
+      const p = payload;
+      payload = null;
+      return p;
+    },
+  });
+
+  return ObjectFreeze({
+    __proto__: null,
+    // start evaluates the entry module and calls the selected export.
+    start(entry, fn, argsText, globalsText, importsText) {
+      let args;
+      try {
+        args = decode(argsText);
+        payload = [decode(globalsText), decode(importsText)];
+      } catch (e) { fail(0, e); return; }
+      PromisePrototypeThen(import(entry), (ns) => {
+        if (!ReflectHas(ns, fn)) {
+          host(3, 2, "ReferenceError", `export '${fn}' not found`, "", "", 0, 0);
+          return;
+        }
+        let v;
+        try {
+          v = ns[fn];
+          if (typeof v === "function") v = ReflectApply(v, undefined, args);
+          else if (args.length > 0) {
+            throw new TypeErrorCtor(`export '${fn}' is not a function, so it takes no arguments`);
+          }
+        } catch (e) { fail(1, e); return; }
+        PromisePrototypeThen(new PromiseCtor((resolve) => resolve(v)), finish, (e) => fail(1, e));
+      }, (e) => fail(started ? 1 : 0, e));
+    },
+    // settle resolves or rejects the promise of an asynchronous host call.
+    settle(id, ok, kind, value) {
+      const p = MapGet(pending, id);
+      if (p === undefined) return;
+      MapDelete(pending, id);
+      if (!ok) { p[1](new ErrorCtor(value)); return; }
+      let v = value;
+      if (kind === 1) {
+        try { v = decode(value); } catch (e) { p[1](e); return; }
+      }
+      p[0](v);
+    },
+  });
+})

@@ -1,0 +1,238 @@
+// Package engine owns the JavaScript engine. It is the only package that
+// imports modernc.org/quickjs: it creates and hardens a VM, runs one job on
+// it with its event loop, and turns host calls into calls of a [Job].
+//
+// A VM is owned by the goroutine that created it. Only [VM.Interrupt] may be
+// called from another goroutine. A VM runs one job and is then closed.
+package engine
+
+import (
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"reflect"
+	"unsafe"
+
+	lib "modernc.org/libquickjs"
+	"modernc.org/quickjs"
+)
+
+//go:embed bootstrap.js
+var bootstrapSource string
+
+// Undefined is the JavaScript value undefined as a raw argument or result.
+type Undefined = quickjs.Undefined
+
+// VM is one hardened JavaScript realm, prepared ahead of the job it runs.
+type VM struct {
+	vm     *quickjs.VM
+	kernel quickjs.Value
+	start  quickjs.Value
+	settle quickjs.Value
+	key    string // random name of the hidden hand-over property
+	rt     *lib.TJSRuntime
+	job    *Job
+	peak   int64
+	closed bool
+}
+
+// New creates and hardens a VM. It must be called on the goroutine that
+// will run the VM's job.
+func New() (*VM, error) {
+	qvm, err := quickjs.NewVM()
+	if err != nil {
+		return nil, err
+	}
+	v := &VM{vm: qvm, key: randomKey()}
+	v.rt = runtimeOf(qvm)
+	if err := qvm.RegisterHostFunc("__airlock_host", v.dispatch); err != nil {
+		qvm.Close()
+		return nil, err
+	}
+	qvm.SetModuleLoader(v.load, v.normalize)
+	fn, err := qvm.EvalValue(bootstrapSource, quickjs.EvalGlobal)
+	if err != nil {
+		qvm.Close()
+		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
+	}
+	v.kernel, err = fn.CallValue(quickjs.UndefinedValue, v.key)
+	fn.Free()
+	if err != nil {
+		qvm.Close()
+		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
+	}
+	for name, dst := range map[string]*quickjs.Value{"start": &v.start, "settle": &v.settle} {
+		atom, err := qvm.NewAtom(name)
+		if err == nil {
+			*dst, err = v.kernel.GetPropertyValue(atom)
+		}
+		if err != nil {
+			v.kernel.Free()
+			qvm.Close()
+			return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
+		}
+	}
+	return v, nil
+}
+
+func randomKey() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "__airlock_" + hex.EncodeToString(b[:])
+}
+
+// runtimeOf returns the engine runtime of a VM, which the wrapper keeps
+// unexported, so that the heap size can be read without a call into the
+// engine. TestRuntimeLayout checks this against the wrapper in use.
+func runtimeOf(m *quickjs.VM) *lib.TJSRuntime {
+	f := reflect.ValueOf(m).Elem().FieldByName("runtime")
+	if !f.IsValid() || f.Kind() != reflect.Pointer {
+		return nil
+	}
+	p := *(*unsafe.Pointer)(unsafe.Pointer(f.UnsafeAddr()))
+	if p == nil {
+		return nil
+	}
+	return (*lib.TJSRuntime)(*(*unsafe.Pointer)(p))
+}
+
+// HeapBytes is the engine's current heap size in bytes.
+func (v *VM) HeapBytes() int64 {
+	if v.rt == nil {
+		return 0
+	}
+	return int64(v.rt.Fmalloc_ctx.Fmalloc_state.Fmalloc_size)
+}
+
+func (v *VM) sample() {
+	if h := v.HeapBytes(); h > v.peak {
+		v.peak = h
+	}
+}
+
+// Interrupt asks the VM to stop the JavaScript it runs. Safe from any goroutine.
+func (v *VM) Interrupt() { v.vm.Interrupt() }
+
+// Close releases the VM. It must be called on the VM's goroutine.
+func (v *VM) Close() {
+	if v.closed {
+		return
+	}
+	v.closed = true
+	defer func() { _ = recover() }() // an abandoned VM panics on Free; Close still runs
+	v.start.Free()
+	v.settle.Free()
+	v.kernel.Free()
+	v.vm.Close()
+}
+
+var errBadDispatch = errors.New("airlock: malformed host call")
+
+// dispatch is the one host function the kernel calls.
+func (v *VM) dispatch(args []any) (any, error) {
+	j := v.job
+	if j == nil || len(args) == 0 {
+		return nil, errBadDispatch
+	}
+	op, _ := args[0].(int)
+	switch op {
+	case 0, 1: // call host function: id, then raw args or one wire string
+		if len(args) < 2 {
+			return nil, errBadDispatch
+		}
+		id, _ := args[1].(int)
+		var r Reply
+		if op == 1 {
+			s, _ := args[2].(string)
+			r = j.Call(id, nil, s, true)
+		} else {
+			r = j.Call(id, args[2:], "", false)
+		}
+		v.sample()
+		switch r.Kind {
+		case ReplyRaw:
+			return r.Value, nil
+		case ReplyWire:
+			return []any{0, r.Value}, nil
+		case ReplyError:
+			return []any{1, r.Value}, nil
+		case ReplyAsync:
+			return []any{2, r.Value}, nil
+		}
+		return nil, errBadDispatch
+	case 2: // done: kind (0 raw, 1 wire), value
+		if len(args) < 3 {
+			return nil, errBadDispatch
+		}
+		kind, _ := args[1].(int)
+		j.outcome = &Outcome{Kind: OK, Value: args[2], Wire: kind == 1}
+		return nil, nil
+	case 3: // failed: phase, name, message, stack, fileName, line, column
+		if len(args) < 8 {
+			return nil, errBadDispatch
+		}
+		phase, _ := args[1].(int)
+		o := &Outcome{Kind: Thrown}
+		switch phase {
+		case 0:
+			o.Kind = LinkFailed
+		case 2:
+			o.Kind = ExportMissing
+		}
+		o.Name, _ = args[2].(string)
+		o.Message, _ = args[3].(string)
+		o.Stack, _ = args[4].(string)
+		o.FileName, _ = args[5].(string)
+		o.Line = toInt(args[6])
+		o.Column = toInt(args[7])
+		j.outcome = o
+		return nil, nil
+	}
+	return nil, errBadDispatch
+}
+
+func toInt(a any) int {
+	switch n := a.(type) {
+	case int:
+		return n
+	case float64:
+		return int(n)
+	}
+	return 0
+}
+
+func (v *VM) normalize(_ *quickjs.VM, base, name string) (string, error) {
+	if v.job == nil {
+		return "", errors.New("no job")
+	}
+	return v.job.Resolve(base, name)
+}
+
+func (v *VM) load(_ *quickjs.VM, name string) (string, error) {
+	if v.job == nil {
+		return "", errors.New("no job")
+	}
+	return v.job.Load(name)
+}
+
+// Key is the VM's secret name for the hand-over of globals and imports; the
+// generated modules that take them use it.
+func (v *VM) Key() string { return v.key }
+
+// rawArg converts a Go value for a call into the VM.
+func rawArg(a any) any {
+	if b, ok := a.(*big.Int); ok {
+		return b.String()
+	}
+	return a
+}
+
+// Compiles reports whether src compiles as a JavaScript module. It may be
+// called from a module loader.
+func (v *VM) Compiles(src string) bool {
+	_, err := v.vm.Compile(src, quickjs.EvalModule)
+	return err == nil
+}

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func runSource(t *testing.T, src string) Outcome {
+	t.Helper()
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	stop := make(chan struct{})
+	j := &Job{
+		Entry: "/main.js", Fn: "default", Args: `["a"]`, Globals: `["a"]`, Imports: `["a"]`,
+		Resolve: func(base, spec string) (string, error) {
+			if strings.HasPrefix(spec, "airlock:") || spec == "/main.js" {
+				return spec, nil
+			}
+			return "", fmt.Errorf("cannot find module %q", spec)
+		},
+		Load: func(name string) (string, error) {
+			if name == "/main.js" {
+				return `import "airlock:rt"; ` + src, nil
+			}
+			if name == "airlock:rt" {
+				return "globalThis." + v.Key() + "();", nil
+			}
+			return "", fmt.Errorf("no module %q", name)
+		},
+		Call:    func(id int, raw []any, wire string, encoded bool) Reply { return Reply{} },
+		Pending: func() int { return 0 },
+		Stop:    stop,
+	}
+	return v.Run(j)
+}
+
+func TestBootstrapRuns(t *testing.T) {
+	o := runSource(t, `export default {a: [1, 2n, undefined, NaN, -0], m: new Map([[1, 2]]), d: new Date(0), u: new Uint8Array([1,2])}`)
+	if o.Kind != OK || !o.Wire {
+		t.Fatalf("%+v", o)
+	}
+	t.Log(o.Value, o.PeakHeap)
+	o = runSource(t, `export default 1+1`)
+	if o.Kind != OK || o.Value != 2 {
+		t.Fatalf("%+v", o)
+	}
+	o = runSource(t, `throw new TypeError("x")`)
+	t.Logf("%+v", o)
+	o = runSource(t, `export default typeof eval + typeof SharedArrayBuffer + structuredClone(new Set([1])).size`)
+	t.Logf("%+v", o)
+}

@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"modernc.org/quickjs"
+)
+
+// OutcomeKind classifies how a job ended, as the engine saw it. The caller
+// decides the final status: a stop it asked for wins over anything the
+// JavaScript did.
+type OutcomeKind int
+
+const (
+	OK            OutcomeKind = iota // the selected export resolved; Value holds it
+	Thrown                           // an uncaught throw or rejection while running
+	LinkFailed                       // loading or linking the module graph failed
+	ExportMissing                    // the selected export does not exist
+	Stopped                          // the host stopped the job
+	Deadlock                         // nothing left to run and nothing pending
+	Crashed                          // the engine failed; the VM must be discarded
+)
+
+// Outcome is how a job ended.
+type Outcome struct {
+	Kind OutcomeKind
+	// Value is the result: a raw primitive, or wire text when Wire is set.
+	Value any
+	Wire  bool
+	// The thrown error, for Thrown and LinkFailed, as the engine reported it.
+	Name, Message, Stack string
+	FileName             string // set for syntax errors
+	Line, Column         int    // set for syntax errors, 1-based
+	// PeakHeap is the largest heap size sampled during the job, in bytes.
+	PeakHeap int64
+}
+
+// ReplyKind says how a host call answered.
+type ReplyKind int
+
+const (
+	ReplyRaw   ReplyKind = iota // Value is a primitive passed as is
+	ReplyWire                   // Value is wire text
+	ReplyError                  // Value is an error message; the call throws an Error
+	ReplyAsync                  // Value is the id of a pending asynchronous call
+)
+
+// Reply is the answer of a host call.
+type Reply struct {
+	Kind  ReplyKind
+	Value any
+}
+
+// Completion settles an asynchronous host call: Reply is raw, wire or error.
+type Completion struct {
+	ID    int
+	Reply Reply
+}
+
+// Job is one run of an entry module on a VM.
+type Job struct {
+	Entry       string // the entry module's resolved name
+	Fn          string // the export to select
+	Args        string // wire text of the argument array
+	Globals     string // wire text of the array of global values
+	Imports     string // wire text of the array of bridged module objects
+	MemoryLimit uintptr
+
+	// Resolve maps an import specifier, seen in module base, to a module name.
+	Resolve func(base, spec string) (string, error)
+	// Load returns the source of a resolved module.
+	Load func(name string) (string, error)
+	// Call runs host function id with raw args, or with wire text of the args.
+	Call func(id int, raw []any, wire string, encoded bool) Reply
+	// Completions delivers the results of asynchronous host calls.
+	Completions <-chan Completion
+	// Pending reports how many asynchronous host calls are in flight.
+	Pending func() int
+	// Stop is closed when the host decides the job must stop.
+	Stop <-chan struct{}
+
+	outcome *Outcome
+}
+
+func (j *Job) stopped() bool {
+	select {
+	case <-j.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// Run runs the job to its end on the calling goroutine, which must own v.
+// After Run the VM must be closed.
+func (v *VM) Run(j *Job) (out Outcome) {
+	v.job = j
+	defer func() {
+		if p := recover(); p != nil {
+			out = Outcome{Kind: Crashed, Message: fmt.Sprint(p)}
+		}
+		if j.stopped() {
+			out.Kind = Stopped
+		}
+		v.sample()
+		out.PeakHeap = v.peak
+	}()
+	if j.MemoryLimit > 0 {
+		v.vm.SetMemoryLimit(j.MemoryLimit)
+	}
+	v.sample()
+	if j.stopped() {
+		return Outcome{Kind: Stopped}
+	}
+	_, err := v.start.Call(v.kernel, j.Entry, j.Fn, j.Args, j.Globals, j.Imports)
+	for {
+		v.sample()
+		if j.stopped() {
+			return Outcome{Kind: Stopped}
+		}
+		if j.outcome != nil {
+			return *j.outcome
+		}
+		if err != nil {
+			return engineFailure(err)
+		}
+		var n int
+		n, err = v.vm.ExecutePendingJobs()
+		if j.outcome != nil || err != nil || n > 0 {
+			continue
+		}
+		if j.Pending() == 0 {
+			select {
+			case c := <-j.Completions:
+				err = v.complete(c)
+				continue
+			default:
+				return Outcome{Kind: Deadlock}
+			}
+		}
+		select {
+		case c := <-j.Completions:
+			err = v.complete(c)
+		case <-j.Stop:
+		}
+	}
+}
+
+func (v *VM) complete(c Completion) error {
+	ok, kind, value := true, 0, c.Reply.Value
+	switch c.Reply.Kind {
+	case ReplyWire:
+		kind = 1
+	case ReplyError:
+		ok = false
+	}
+	_, err := v.settle.Call(v.kernel, c.ID, ok, kind, rawArg(value))
+	return err
+}
+
+// engineFailure turns an error that came out of the engine itself, not out
+// of the kernel's reporting, into an outcome: an out-of-memory or interrupt
+// that no JavaScript could catch.
+func engineFailure(err error) Outcome {
+	var e *quickjs.Error
+	if errors.As(err, &e) {
+		return Outcome{Kind: Thrown, Name: e.Name, Message: e.Message, Stack: e.Stack}
+	}
+	return Outcome{Kind: Thrown, Name: "InternalError", Message: err.Error()}
+}

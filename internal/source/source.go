@@ -1,0 +1,450 @@
+// Package source turns the caller's sources into the modules the engine
+// loads: it resolves specifiers within the supplied module graph only, erases
+// TypeScript types (the only importer of esbuild), adds to each source module
+// the one-line prologue that binds the run's globals at module scope, and maps
+// engine positions back to the user's original source.
+package source
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+	"github.com/go-sourcemap/sourcemap"
+)
+
+// Language is the language of a source module.
+type Language int
+
+const (
+	TypeScript Language = iota
+	JavaScript
+)
+
+// File is a source module of the graph.
+type File struct {
+	Name      string // module name in the engine: "/" + path from the graph root
+	Display   string // the name users see: the Filename option, or the path
+	Specifier string // how the caller named it: the Filename, or the modules key
+	Source    string
+	Lang      Language
+
+	shift int                 // prologue length on line 1
+	smap  *sourcemap.Consumer // generated → original, for TypeScript
+}
+
+// Graph is the module graph of one run.
+type Graph struct {
+	key      string
+	entry    *File
+	files    map[string]*File
+	imports  map[string][]string // bridged specifier → export names, in order
+	index    map[string]int      // bridged specifier → index in the imports payload
+	globals  []string
+	compiles func(src string) bool
+
+	// Failure is set when resolving or loading a module failed: why, and
+	// where, for a link error.
+	Failure *LinkFailure
+}
+
+// LinkFailure describes why the module graph could not be loaded.
+type LinkFailure struct {
+	Specifier string
+	Message   string
+	Display   string // the file with the syntax error, if one
+	Line, Col int
+}
+
+// Config describes a run's sources.
+type Config struct {
+	Key      string // the VM's secret key
+	Filename string
+	Source   string
+	Lang     Language
+	Modules  map[string]string
+	Imports  map[string][]string // specifier → export names, sorted
+	Order    []string            // bridged specifiers, in payload order
+	Globals  []string            // global names, in payload order
+	Compiles func(src string) bool
+}
+
+// New builds the graph. Module keys must already be validated.
+func New(c Config) *Graph {
+	g := &Graph{
+		key:      c.Key,
+		files:    make(map[string]*File, 1+len(c.Modules)),
+		imports:  c.Imports,
+		index:    make(map[string]int, len(c.Order)),
+		globals:  c.Globals,
+		compiles: c.Compiles,
+	}
+	for i, s := range c.Order {
+		g.index[s] = i
+	}
+	entryPath, _ := Clean(c.Filename)
+	g.entry = &File{Name: "/" + entryPath, Display: c.Filename, Specifier: c.Filename, Source: c.Source, Lang: c.Lang}
+	g.files[g.entry.Name] = g.entry
+	for k, src := range c.Modules {
+		p, _ := Clean(k)
+		f := &File{Name: "/" + p, Display: p, Specifier: k, Source: src, Lang: langOf(p, c.Lang)}
+		if _, dup := g.files[f.Name]; !dup {
+			g.files[f.Name] = f
+		}
+	}
+	return g
+}
+
+// Entry is the entry module's name.
+func (g *Graph) Entry() string { return g.entry.Name }
+
+func langOf(p string, def Language) Language {
+	switch path.Ext(p) {
+	case ".ts", ".mts", ".cts", ".tsx":
+		return TypeScript
+	case ".js", ".mjs", ".cjs", ".jsx":
+		return JavaScript
+	}
+	return def
+}
+
+// Clean turns a file name or a module key into a path from the graph root.
+// It reports false for a path that leaves the root.
+func Clean(name string) (string, bool) {
+	name = strings.TrimPrefix(name, "./")
+	depth := 0
+	var parts []string
+	for _, p := range strings.Split(name, "/") {
+		switch p {
+		case "", ".":
+		case "..":
+			if depth == 0 {
+				return "", false
+			}
+			depth--
+			parts = parts[:len(parts)-1]
+		default:
+			depth++
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "/"), len(parts) > 0
+}
+
+// IsRelative reports whether a specifier is relative: ./ or ../.
+func IsRelative(spec string) bool {
+	return strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../")
+}
+
+func (g *Graph) runtimeName() string { return "airlock:runtime:" + g.key }
+func (g *Graph) globalsName() string { return "airlock:globals:" + g.key }
+func (g *Graph) importName(i int) string {
+	return "airlock:import:" + g.key + ":" + strconv.Itoa(i)
+}
+
+// Resolve maps a specifier imported by module base to a module name.
+func (g *Graph) Resolve(base, spec string) (string, error) {
+	if strings.HasPrefix(spec, "airlock:") && strings.Contains(spec, g.key) {
+		return spec, nil
+	}
+	if spec == g.entry.Name && !strings.HasPrefix(base, "/") {
+		return spec, nil // the kernel's import of the entry
+	}
+	if IsRelative(spec) && strings.HasPrefix(base, "/") {
+		dir := path.Dir(strings.TrimPrefix(base, "/"))
+		joined := spec
+		if dir != "." {
+			joined = dir + "/" + spec
+		}
+		if p, ok := Clean(joined); ok {
+			for _, cand := range candidates(p) {
+				if _, found := g.files["/"+cand]; found {
+					return "/" + cand, nil
+				}
+			}
+		}
+		return "", g.fail(spec, fmt.Sprintf("cannot find module '%s': it is not in the supplied modules", spec))
+	}
+	if i, ok := g.index[spec]; ok {
+		return g.importName(i), nil
+	}
+	switch {
+	case strings.Contains(spec, "://") || strings.HasPrefix(spec, "data:"):
+		return "", g.fail(spec, fmt.Sprintf("cannot import '%s': URL imports are not allowed in the sandbox", spec))
+	case strings.HasPrefix(spec, "node:"):
+		return "", g.fail(spec, fmt.Sprintf("cannot import '%s': there are no host modules in the sandbox", spec))
+	}
+	return "", g.fail(spec, fmt.Sprintf("cannot find module '%s': only the bridged imports and supplied modules can be imported", spec))
+}
+
+// candidates lists the paths tried for a relative import: the path itself,
+// then TypeScript's habit of naming a .ts file with .js, then added extensions.
+func candidates(p string) []string {
+	out := []string{p}
+	if strings.HasSuffix(p, ".js") {
+		out = append(out, strings.TrimSuffix(p, ".js")+".ts")
+	}
+	if path.Ext(p) == "" {
+		for _, ext := range []string{".ts", ".js", ".mjs", "/index.ts", "/index.js"} {
+			out = append(out, p+ext)
+		}
+	}
+	return out
+}
+
+func (g *Graph) fail(spec, msg string) error {
+	if g.Failure == nil {
+		g.Failure = &LinkFailure{Specifier: spec, Message: msg}
+	}
+	return errors.New(msg)
+}
+
+// Load returns the source of a module as the engine must see it.
+func (g *Graph) Load(name string) (string, error) {
+	switch {
+	case name == g.runtimeName():
+		return fmt.Sprintf("const p = globalThis[%q](); export const G = p[0], I = p[1];", g.key), nil
+	case name == g.globalsName():
+		var b strings.Builder
+		fmt.Fprintf(&b, "import {G} from %q;", g.runtimeName())
+		if len(g.globals) > 0 {
+			b.WriteString(" export const ")
+			for i, n := range g.globals {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%s = G[%d]", n, i)
+			}
+			b.WriteString(";")
+		}
+		return b.String(), nil
+	case strings.HasPrefix(name, "airlock:import:"+g.key+":"):
+		i, _ := strconv.Atoi(name[strings.LastIndexByte(name, ':')+1:])
+		var spec string
+		for s, j := range g.index {
+			if j == i {
+				spec = s
+			}
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "import {I} from %q; const m = I[%d];", g.runtimeName(), i)
+		names := g.imports[spec]
+		for j, n := range names {
+			fmt.Fprintf(&b, " const v%d = m[%s];", j, strconv.Quote(n))
+		}
+		if len(names) > 0 {
+			b.WriteString(" export {")
+			for j, n := range names {
+				if j > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, " v%d as %s", j, strconv.Quote(n))
+			}
+			b.WriteString(" };")
+		}
+		return b.String(), nil
+	}
+	f, ok := g.files[name]
+	if !ok {
+		return "", g.fail(name, fmt.Sprintf("cannot find module '%s'", name))
+	}
+	code := f.Source
+	if f.Lang == TypeScript && !(g.compiles != nil && plainJS(code) && g.compiles(code)) {
+		out, smap, err := transform(f)
+		if err != nil {
+			if g.Failure == nil {
+				g.Failure = err
+			}
+			return "", errors.New(err.Message)
+		}
+		code, f.smap = out, smap
+	}
+	prologue := g.prologue(f, code)
+	f.shift = len(prologue)
+	return prologue + code, nil
+}
+
+// prologue is the text put before a module's first line: it binds the
+// run's globals at module scope and sets import.meta. It has no newline, so
+// line numbers stay those of the source; columns on line 1 shift by its length.
+func (g *Graph) prologue(f *File, code string) string {
+	var b strings.Builder
+	b.WriteString("import {")
+	n := 0
+	for _, name := range g.globals {
+		// A function declaration of the same name would be shadowed by the
+		// import binding (a quirk of the engine); the module's own wins.
+		if declaresFunction(code, name) {
+			continue
+		}
+		if n > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(name)
+		n++
+	}
+	fmt.Fprintf(&b, "} from %q;import.meta.url=%q;", g.globalsName(), "sandbox:"+f.Display)
+	return b.String()
+}
+
+func declaresFunction(code, name string) bool {
+	i := 0
+	for {
+		j := strings.Index(code[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := strings.TrimRight(code[:j], " \t\r\n*")
+		if strings.HasSuffix(before, "function") {
+			end := j + len(name)
+			if end >= len(code) || !isIdentChar(code[end]) {
+				return true
+			}
+		}
+		i = j + len(name)
+	}
+}
+
+func isIdentChar(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// genericLike matches text that TypeScript may read as type arguments
+// (f<T>(x), new C<T>(), a<b, c>), which JavaScript reads as comparisons.
+var genericLike = regexp.MustCompile(`[\w$)\]]\s*<\s*[A-Za-z_$][\w$.]*\s*(?:[,<>\[]|extends\b)`)
+
+// plainJS reports whether TypeScript source can run as it is, provided it
+// also compiles as JavaScript: no text in it means one thing to TypeScript
+// and another to JavaScript.
+func plainJS(code string) bool {
+	return !genericLike.MatchString(code)
+}
+
+func transform(f *File) (string, *sourcemap.Consumer, *LinkFailure) {
+	r := api.Transform(f.Source, api.TransformOptions{
+		Loader:            api.LoaderTS,
+		Format:            api.FormatESModule,
+		Target:            api.ESNext,
+		Sourcemap:         api.SourceMapExternal,
+		Sourcefile:        f.Display,
+		LogLevel:          api.LogLevelSilent,
+		TsconfigRaw:       `{"compilerOptions":{"verbatimModuleSyntax":false}}`,
+		LegalComments:     api.LegalCommentsNone,
+		MinifyWhitespace:  false,
+		MinifySyntax:      false,
+		MinifyIdentifiers: false,
+	})
+	if len(r.Errors) > 0 {
+		m := r.Errors[0]
+		lf := &LinkFailure{Specifier: f.Specifier, Message: m.Text, Display: f.Display}
+		if m.Location != nil {
+			lf.Line = m.Location.Line
+			lf.Col = m.Location.Column + 1
+		}
+		return "", nil, lf
+	}
+	smap, err := sourcemap.Parse("", r.Map)
+	if err != nil {
+		smap = nil
+	}
+	return string(r.Code), smap, nil
+}
+
+// Position maps a 1-based line and column in the engine's view of module
+// name to the user's source. It reports false for a module that is not a
+// source module of the graph.
+func (g *Graph) Position(name string, line, col int) (display string, l, c int, ok bool) {
+	f, found := g.files[name]
+	if !found {
+		return "", 0, 0, false
+	}
+	if line == 1 {
+		col -= f.shift
+		if col < 1 {
+			col = 1
+		}
+	}
+	if f.smap != nil {
+		if _, _, ol, oc, ok := f.smap.Source(line, col-1); ok {
+			line, col = ol, oc+1
+		}
+	}
+	return f.Display, line, col, true
+}
+
+// File returns the source module with a name, if there is one.
+func (g *Graph) File(name string) (*File, bool) {
+	f, ok := g.files[name]
+	return f, ok
+}
+
+// SpecifierOf returns the caller's name for a module name.
+func (g *Graph) SpecifierOf(name string) string {
+	if f, ok := g.files[name]; ok {
+		return f.Specifier
+	}
+	for s, i := range g.index {
+		if g.importName(i) == name {
+			return s
+		}
+	}
+	return name
+}
+
+var frameRE = regexp.MustCompile(`^(\s*at )(?:(.*) \()?([^()]*?):(\d+):(\d+)\)?$`)
+
+// maxFrames bounds the frames kept in a stack trace.
+const maxFrames = 50
+
+// Frame is the first user frame of a stack trace.
+type Frame struct {
+	Display   string
+	Line, Col int
+}
+
+// MapStack rewrites an engine stack trace for the user: frames in source
+// modules get original file names and positions, frames of the sandbox's own
+// machinery are dropped, and at most maxFrames are kept. It also returns the
+// top user frame.
+func (g *Graph) MapStack(stack string) (string, *Frame) {
+	var out []string
+	var top *Frame
+	for _, line := range strings.Split(strings.TrimRight(stack, "\n"), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		m := frameRE.FindStringSubmatch(line)
+		if m == nil {
+			if strings.Contains(line, "(native)") {
+				out = append(out, "    "+strings.TrimSpace(line))
+			}
+			continue
+		}
+		l, _ := strconv.Atoi(m[4])
+		c, _ := strconv.Atoi(m[5])
+		display, l, c, ok := g.Position(m[3], l, c)
+		if !ok {
+			continue
+		}
+		if top == nil {
+			top = &Frame{display, l, c}
+		}
+		if len(out) >= maxFrames {
+			continue
+		}
+		if m[2] != "" {
+			out = append(out, fmt.Sprintf("    at %s (%s:%d:%d)", m[2], display, l, c))
+		} else {
+			out = append(out, fmt.Sprintf("    at %s:%d:%d", display, l, c))
+		}
+	}
+	if len(out) == 0 {
+		return "", top
+	}
+	return strings.Join(out, "\n"), top
+}

@@ -1,0 +1,164 @@
+package airlock
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Status classifies how a run ended. The values are the seed contract's
+// strings and appear as is in the Result JSON.
+type Status string
+
+const (
+	// StatusSuccess: the module evaluated and the selected export resolved.
+	StatusSuccess Status = "success"
+	// StatusError: an uncaught error inside the sandbox, including a
+	// selected export that is not a function called with arguments, a value
+	// that cannot cross the boundary, and a host function that panicked.
+	StatusError Status = "error"
+	// StatusMemory: the memory limit was exceeded.
+	StatusMemory Status = "memory"
+	// StatusTerminated: Terminate was called, the context was done, or the
+	// runtime's safety cap on wall time fired; Error.Message says which.
+	StatusTerminated Status = "terminated"
+	// StatusLinkError: the module graph failed to link: an unknown
+	// specifier, a missing named export, a syntax error, a missing selected
+	// export.
+	StatusLinkError Status = "link_error"
+)
+
+// Result is the outcome of a run. Its JSON encoding is exactly the seed
+// contract's CodeExecutionResult.
+type Result struct {
+	Status Status
+	// Result is the resolved selected export, converted as the package
+	// documentation's table says. It is nil unless Status is StatusSuccess.
+	Result any
+	// Reports are the values given to the built-in report function, in call
+	// order. Never nil.
+	Reports []any
+	// Logs are the captured console calls. Empty when the caller supplied
+	// its own console. Never nil.
+	Logs []Log
+	// Error is set iff Status is not StatusSuccess.
+	Error *ScriptError
+	// Duration is the wall time from the call of Run to the settlement.
+	Duration time.Duration
+	// MemoryUsedBytes is the largest engine heap size measured during the
+	// run, in bytes, the sandbox's own setup included.
+	MemoryUsedBytes int64
+}
+
+// Log is one captured console call.
+type Log struct {
+	Level LogLevel
+	Args  []any
+	// Time is when the call was made.
+	Time time.Time
+}
+
+// LogLevel is the console method of a Log.
+type LogLevel string
+
+const (
+	LevelLog   LogLevel = "log"
+	LevelInfo  LogLevel = "info"
+	LevelWarn  LogLevel = "warn"
+	LevelError LogLevel = "error"
+	LevelDebug LogLevel = "debug"
+)
+
+// MarshalJSON encodes a Log as the seed's CodeExecutionLog:
+// {"level", "args", "timestamp"} with the timestamp in milliseconds since the
+// Unix epoch.
+func (l Log) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Level     LogLevel `json:"level"`
+		Args      any      `json:"args"`
+		Timestamp int64    `json:"timestamp"`
+	}{l.Level, jsonSafe(l.Args), l.Time.UnixMilli()})
+}
+
+// MarshalJSON encodes the Result as the seed's CodeExecutionResult. Values
+// that JSON cannot hold are encoded as JSON.stringify would where it can:
+// undefined, NaN and the infinities as null; a bigint as its decimal string;
+// a Map as an array of [key, value] pairs; a Set as an array; a Date as its
+// RFC 3339 time; bytes as base64; a repeated object, as in a cycle, as null.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	type wire struct {
+		Status          Status       `json:"status"`
+		Result          any          `json:"result,omitempty"`
+		Reports         any          `json:"reports"`
+		Logs            []Log        `json:"logs"`
+		Error           *ScriptError `json:"error,omitempty"`
+		DurationMs      float64      `json:"durationMs"`
+		MemoryUsedBytes int64        `json:"memoryUsedBytes,omitempty"`
+	}
+	w := wire{
+		Status:          r.Status,
+		Reports:         jsonSafe(orEmpty(r.Reports)),
+		Logs:            r.Logs,
+		Error:           r.Error,
+		DurationMs:      float64(r.Duration) / float64(time.Millisecond),
+		MemoryUsedBytes: r.MemoryUsedBytes,
+	}
+	if r.Status == StatusSuccess {
+		w.Result = jsonSafe(r.Result)
+		if w.Result == nil {
+			w.Result = json.RawMessage("null")
+		}
+	}
+	if w.Logs == nil {
+		w.Logs = []Log{}
+	}
+	return json.Marshal(w)
+}
+
+func orEmpty(a []any) []any {
+	if a == nil {
+		return []any{}
+	}
+	return a
+}
+
+// ScriptError describes why a run did not succeed: a throw or rejection in
+// the sandbox, a link error, a limit or a termination. Positions are in the
+// user's original source, TypeScript included.
+type ScriptError struct {
+	Name    string `json:"name"`
+	Message string `json:"message"`
+	// Stack holds the sandbox's frames only, one "    at ..." line each.
+	Stack string `json:"stack,omitempty"`
+	// Specifier is the module specifier that failed to link.
+	Specifier string `json:"specifier,omitempty"`
+	// Filename is the source file of Line and Column.
+	Filename string `json:"filename,omitempty"`
+	// Line and Column are 1-based; 0 when unknown.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+}
+
+// Error returns "Name: Message".
+func (e *ScriptError) Error() string {
+	if e.Name == "" {
+		return e.Message
+	}
+	return e.Name + ": " + e.Message
+}
+
+// String returns the error with its position and stack.
+func (e *ScriptError) String() string {
+	s := e.Error()
+	if e.Stack != "" {
+		return s + "\n" + e.Stack
+	}
+	if e.Filename != "" && e.Line > 0 {
+		return s + "\n    at " + e.Filename + ":" + itoa(e.Line) + ":" + itoa(e.Column)
+	}
+	return s
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

@@ -1,0 +1,457 @@
+package airlock
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/source"
+)
+
+// run is the state of one run, shared by the caller's goroutine, the VM's
+// goroutine and the goroutines of asynchronous host calls.
+type run struct {
+	rt     *Runtime
+	ctx    context.Context
+	cancel context.CancelFunc
+	opts   Options
+	src    string
+	exec   *Execution
+
+	fnID     string // the selected export
+	args     string // wire texts
+	globals  string
+	imports  string
+	gnames   []string
+	specs    []string
+	exports  map[string][]string
+	memLimit int64
+
+	mu      sync.Mutex
+	funcs   []*hostFunc
+	logs    []Log
+	budget  int // bytes left for values crossing to the host
+	notify  chan engine.Completion
+	pending atomic.Int32
+	wg      sync.WaitGroup
+	nextID  int
+
+	stop       chan struct{}
+	stopOnce   sync.Once
+	stopStatus Status
+	stopMsg    string
+	vm         atomic.Pointer[engine.VM]
+}
+
+func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, error) {
+	if err := validate(&opts); err != nil {
+		return nil, err
+	}
+	if opts.Filename == "" {
+		opts.Filename = "<runCode>"
+	}
+	if opts.Execute.Fn == "" {
+		opts.Execute.Fn = "default"
+	}
+	r := &run{
+		rt:       rt,
+		opts:     opts,
+		src:      src,
+		fnID:     opts.Execute.Fn,
+		memLimit: opts.MemoryLimitBytes,
+		budget:   rt.cfg.MaxValueBytes,
+		notify:   make(chan engine.Completion, 64),
+		stop:     make(chan struct{}),
+		exec:     &Execution{done: make(chan struct{})},
+	}
+	if r.memLimit == 0 {
+		r.memLimit = rt.cfg.MemoryLimitBytes
+	}
+	r.exec.r = r
+	args := opts.Execute.Args
+	if args == nil {
+		args = []any{}
+	}
+	var err error
+	if r.args, err = encodeWire(args, r.register); err != nil {
+		return nil, fmt.Errorf("airlock: Execute.Args: %w", err)
+	}
+
+	globals := make(map[string]any, len(opts.Globals)+2)
+	for k, v := range opts.Globals {
+		globals[k] = v
+	}
+	if _, ok := globals["console"]; !ok {
+		globals["console"] = r.console()
+	}
+	if opts.Report != nil {
+		globals["report"] = func(v any) { r.report(v) }
+	}
+	r.gnames = sortedKeys(globals)
+	values := make([]any, len(r.gnames))
+	for i, n := range r.gnames {
+		values[i] = globals[n]
+	}
+	if r.globals, err = encodeWire(values, r.register); err != nil {
+		return nil, fmt.Errorf("airlock: Globals: %w", err)
+	}
+
+	r.specs = sortedKeys(opts.Imports)
+	r.exports = make(map[string][]string, len(r.specs))
+	mods := make([]any, len(r.specs))
+	for i, s := range r.specs {
+		m := opts.Imports[s]
+		r.exports[s] = sortedKeys(m)
+		mods[i] = map[string]any(m)
+	}
+	if r.imports, err = encodeWire(mods, r.register); err != nil {
+		return nil, fmt.Errorf("airlock: Imports: %w", err)
+	}
+	// The run's context is cancelled when it settles or is stopped; host
+	// functions get it.
+	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if ctx.Done() != nil {
+		stopWatch := context.AfterFunc(ctx, func() {
+			r.halt(StatusTerminated, "terminated: "+context.Cause(ctx).Error())
+		})
+		go func() { <-r.exec.done; stopWatch() }()
+	}
+	return r, nil
+}
+
+// register gives a Go function an id the sandbox can call.
+func (r *run) register(v reflect.Value) (int, error) {
+	h, err := newHostFunc(v)
+	if err != nil {
+		return 0, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.funcs = append(r.funcs, h)
+	return len(r.funcs) - 1, nil
+}
+
+// halt decides how the run ends, once: the decision is sticky whatever the
+// JavaScript does next. It stops the VM, and keeps interrupting it until it
+// has stopped, since the engine forgets an interrupt that arrives between
+// two calls into it.
+func (r *run) halt(status Status, msg string) {
+	r.stopOnce.Do(func() {
+		r.stopStatus, r.stopMsg = status, msg
+		close(r.stop)
+		r.cancel()
+		go func() {
+			t := time.NewTicker(2 * time.Millisecond)
+			defer t.Stop()
+			for {
+				if vm := r.vm.Load(); vm != nil {
+					vm.Interrupt()
+				}
+				select {
+				case <-r.exec.done:
+					return
+				case <-t.C:
+				}
+			}
+		}()
+	})
+}
+
+// execute runs on the VM's goroutine and settles the Execution.
+func (r *run) execute(vm *engine.VM, vmErr error) {
+	res := &Result{}
+	defer func() {
+		r.cancel()
+		r.wg.Wait()
+		res.Duration = time.Since(r.exec.start)
+		r.mu.Lock()
+		res.Logs = r.logs
+		r.mu.Unlock()
+		if res.Logs == nil {
+			res.Logs = []Log{}
+		}
+		res.Reports = r.exec.Reports()
+		r.exec.result = res
+		close(r.exec.done)
+	}()
+	if vmErr != nil {
+		res.Status = StatusError
+		res.Error = &ScriptError{Name: "Error", Message: "airlock: the sandbox could not be created: " + vmErr.Error()}
+		return
+	}
+	r.vm.Store(vm)
+	defer vm.Close()
+	var cap *time.Timer
+	if d := r.rt.cfg.MaxDuration; d > 0 {
+		cap = time.AfterFunc(d, func() {
+			r.halt(StatusTerminated, fmt.Sprintf("terminated: the runtime's safety cap of %s was reached", d))
+		})
+		defer cap.Stop()
+	}
+	graph := source.New(source.Config{
+		Key:      vm.Key(),
+		Filename: r.opts.Filename,
+		Source:   r.src,
+		Lang:     source.Language(r.opts.Language),
+		Modules:  r.opts.Modules,
+		Imports:  r.exports,
+		Order:    r.specs,
+		Globals:  r.gnames,
+		Compiles: vm.Compiles,
+	})
+	job := &engine.Job{
+		Entry:       graph.Entry(),
+		Fn:          r.fnID,
+		Args:        r.args,
+		Globals:     r.globals,
+		Imports:     r.imports,
+		MemoryLimit: uintptr(r.memLimit),
+		Resolve:     graph.Resolve,
+		Load:        graph.Load,
+		Call:        r.call,
+		Completions: r.notify,
+		Pending:     func() int { return int(r.pending.Load()) },
+		Stop:        r.stop,
+	}
+	out := vm.Run(job)
+	r.finish(res, out, graph)
+}
+
+// call runs a host function for the sandbox, on the VM's goroutine.
+func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
+	select {
+	case <-r.stop:
+		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+	default:
+	}
+	r.mu.Lock()
+	var h *hostFunc
+	if id >= 0 && id < len(r.funcs) {
+		h = r.funcs[id]
+	}
+	r.mu.Unlock()
+	if h == nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
+	}
+	var args []any
+	if encoded {
+		if !r.spend(len(wire)) {
+			return engine.Reply{Kind: engine.ReplyError, Value: "airlock: the run's budget for values crossing to the host is used up"}
+		}
+		v, err := decodeWire(wire, r.rt.cfg.MaxValueBytes)
+		if err != nil {
+			return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+		}
+		args, _ = v.([]any)
+	} else {
+		args = make([]any, len(raw))
+		for i, a := range raw {
+			args[i] = fromRaw(a)
+		}
+	}
+	if !h.async {
+		v, err, panicked := h.call(r.ctx, args)
+		if panicked {
+			r.halt(StatusError, err.Error())
+		}
+		return r.reply(v, err)
+	}
+	r.mu.Lock()
+	pid := r.nextID
+	r.nextID++
+	r.mu.Unlock()
+	r.pending.Add(1)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		v, err, panicked := h.call(r.ctx, args)
+		if panicked {
+			r.halt(StatusError, err.Error())
+		}
+		rep := r.reply(v, err)
+		select {
+		case r.notify <- engine.Completion{ID: pid, Reply: rep}:
+		case <-r.stop:
+		}
+		r.pending.Add(-1)
+	}()
+	return engine.Reply{Kind: engine.ReplyAsync, Value: pid}
+}
+
+// spend takes n bytes from the run's budget for values crossing to the host.
+func (r *run) spend(n int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n > r.budget {
+		return false
+	}
+	r.budget -= n
+	return true
+}
+
+func (r *run) console() map[string]any {
+	c := make(map[string]any, 5)
+	for _, l := range []LogLevel{LevelLog, LevelInfo, LevelWarn, LevelError, LevelDebug} {
+		c[string(l)] = func(args ...any) {
+			n := 16
+			for _, a := range args {
+				n += approxSize(a)
+			}
+			if !r.spend(n) {
+				r.halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
+				return
+			}
+			if args == nil {
+				args = []any{}
+			}
+			r.mu.Lock()
+			r.logs = append(r.logs, Log{Level: l, Args: args, Time: time.Now()})
+			r.mu.Unlock()
+		}
+	}
+	return c
+}
+
+func (r *run) report(v any) {
+	if !r.spend(16 + approxSize(v)) {
+		r.halt(StatusError, "the run's budget for values crossing to the host is used up by reports")
+		return
+	}
+	r.exec.mu.Lock()
+	r.exec.reports = append(r.exec.reports, v)
+	r.exec.mu.Unlock()
+	r.opts.Report(v)
+}
+
+// approxSize is a cheap lower bound of a primitive's encoded size; encoded
+// values were already counted as wire text.
+func approxSize(v any) int {
+	if s, ok := v.(string); ok {
+		return len(s)
+	}
+	return 8
+}
+
+var missingExportRE = regexp.MustCompile(`^Could not find export '.*' in module '(.*)'$`)
+
+// finish turns the engine's outcome into the Result. A stop the host
+// decided wins over whatever the JavaScript did.
+func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
+	res.MemoryUsedBytes = out.PeakHeap
+	select {
+	case <-r.stop:
+		res.Status = r.stopStatus
+		res.Error = &ScriptError{Name: "Error", Message: r.stopMsg}
+		if r.stopStatus == StatusTerminated {
+			res.Error.Name = "TerminatedError"
+		}
+		return
+	default:
+	}
+	switch out.Kind {
+	case engine.OK:
+		var v any
+		if out.Wire {
+			text, _ := out.Value.(string)
+			var err error
+			if !r.spend(len(text)) {
+				res.Status = StatusError
+				res.Error = &ScriptError{Name: "RangeError", Message: errValueTooLarge.Error()}
+				return
+			}
+			if v, err = decodeWire(text, r.rt.cfg.MaxValueBytes); err != nil {
+				res.Status = StatusError
+				res.Error = &ScriptError{Name: "RangeError", Message: err.Error()}
+				return
+			}
+		} else {
+			v = fromRaw(out.Value)
+		}
+		res.Status = StatusSuccess
+		res.Result = v
+	case engine.Thrown:
+		if out.Name == "InternalError" && out.Message == "out of memory" {
+			res.Status = StatusMemory
+			res.Error = &ScriptError{Name: "MemoryError", Message: fmt.Sprintf("the memory limit of %d bytes was exceeded", r.memLimit)}
+			return
+		}
+		res.Status = StatusError
+		res.Error = r.scriptError(out, g)
+	case engine.LinkFailed:
+		res.Status = StatusLinkError
+		res.Error = r.linkError(out, g)
+	case engine.ExportMissing:
+		res.Status = StatusLinkError
+		res.Error = &ScriptError{Name: "LinkError", Message: fmt.Sprintf("the module has no export '%s'", r.fnID),
+			Specifier: r.opts.Filename, Filename: r.opts.Filename}
+	case engine.Deadlock:
+		res.Status = StatusError
+		res.Error = &ScriptError{Name: "Error", Message: "the program is waiting for a promise that can never settle: nothing in the sandbox or on the host is left to settle it"}
+	case engine.Stopped:
+		res.Status = StatusTerminated
+		res.Error = &ScriptError{Name: "TerminatedError", Message: "terminated"}
+	default:
+		res.Status = StatusError
+		res.Error = &ScriptError{Name: "InternalError", Message: "airlock: the sandbox failed"}
+	}
+}
+
+func (r *run) scriptError(out engine.Outcome, g *source.Graph) *ScriptError {
+	e := &ScriptError{Name: out.Name, Message: out.Message}
+	if e.Name == "" {
+		e.Name = "Error"
+	}
+	stack, top := g.MapStack(out.Stack)
+	e.Stack = stack
+	if top != nil {
+		e.Filename, e.Line, e.Column = top.Display, top.Line, top.Col
+	} else if out.FileName != "" {
+		if d, l, c, ok := g.Position(out.FileName, out.Line, out.Column); ok {
+			e.Filename, e.Line, e.Column = d, l, c
+		}
+	}
+	return e
+}
+
+func (r *run) linkError(out engine.Outcome, g *source.Graph) *ScriptError {
+	if f := g.Failure; f != nil {
+		e := &ScriptError{Name: "LinkError", Message: f.Message, Specifier: f.Specifier}
+		if f.Display != "" {
+			e.Name = "SyntaxError"
+			e.Filename, e.Line, e.Column = f.Display, f.Line, f.Col
+		}
+		return e
+	}
+	e := &ScriptError{Name: out.Name, Message: out.Message}
+	if out.FileName != "" {
+		if d, l, c, ok := g.Position(out.FileName, out.Line, out.Column); ok {
+			e.Filename, e.Line, e.Column = d, l, c
+			if f, ok := g.File(out.FileName); ok {
+				e.Specifier = f.Specifier
+			}
+		}
+	}
+	if m := missingExportRE.FindStringSubmatch(out.Message); m != nil {
+		e.Name = "LinkError"
+		e.Specifier = g.SpecifierOf(m[1])
+		e.Message = missingExportMessage(out.Message, m[1], e.Specifier)
+	}
+	if e.Name == "" {
+		e.Name = "LinkError"
+	}
+	return e
+}
+
+func missingExportMessage(msg, module, spec string) string {
+	start := len("Could not find export '")
+	end := len(msg) - len("' in module '"+module+"'")
+	if end < start {
+		return msg
+	}
+	return fmt.Sprintf("'%s' has no export named '%s'", spec, msg[start:end])
+}

@@ -1,0 +1,104 @@
+package airlock
+
+import (
+	"fmt"
+	"time"
+)
+
+// Undefined is the JavaScript value undefined on the Go side. It is what a
+// result, argument or element that is undefined in the sandbox becomes, and
+// passing Undefined{} to the sandbox gives it undefined.
+type Undefined struct{}
+
+// String returns "undefined".
+func (Undefined) String() string { return "undefined" }
+
+// MarshalJSON encodes undefined as null, as JSON.stringify does in arrays.
+func (Undefined) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+// Map is a JavaScript Map on the Go side: its entries in insertion order.
+// Keys may be any value that crosses, objects included. A *Map passed to the
+// sandbox becomes a Map.
+type Map struct {
+	Entries []MapEntry
+}
+
+// MapEntry is one key and value of a [Map].
+type MapEntry struct {
+	Key, Value any
+}
+
+// Get returns the value for a key that is a string, number, boolean, nil or
+// Undefined (compared with ==), and whether it was found.
+func (m *Map) Get(key any) (any, bool) {
+	for _, e := range m.Entries {
+		if comparable(e.Key) && comparable(key) && e.Key == key {
+			return e.Value, true
+		}
+	}
+	return nil, false
+}
+
+// MarshalJSON encodes a Map as an array of [key, value] pairs.
+func (m *Map) MarshalJSON() ([]byte, error) {
+	pairs := make([][2]any, len(m.Entries))
+	for i, e := range m.Entries {
+		pairs[i] = [2]any{e.Key, e.Value}
+	}
+	return marshalJSONValue(pairs)
+}
+
+// Set is a JavaScript Set on the Go side: its values in insertion order.
+// A *Set passed to the sandbox becomes a Set.
+type Set struct {
+	Values []any
+}
+
+// MarshalJSON encodes a Set as an array of its values.
+func (s *Set) MarshalJSON() ([]byte, error) { return marshalJSONValue(s.Values) }
+
+// ArrayBuffer is a JavaScript ArrayBuffer on the Go side: a copy of its bytes.
+// An ArrayBuffer passed to the sandbox becomes an ArrayBuffer; a plain []byte
+// becomes a Uint8Array.
+type ArrayBuffer []byte
+
+// Uint8ClampedArray is a JavaScript Uint8ClampedArray on the Go side.
+type Uint8ClampedArray []byte
+
+// Float16Array is a JavaScript Float16Array on the Go side: the IEEE 754
+// half-precision bits of each element.
+type Float16Array []uint16
+
+// ErrorValue is a JavaScript Error object that crossed as a value (returned
+// or passed, not thrown): its name and message. A *ErrorValue, or any Go
+// error value, passed to the sandbox becomes an Error.
+type ErrorValue struct {
+	Name    string `json:"name"`
+	Message string `json:"message"`
+}
+
+// Error returns "Name: Message".
+func (e *ErrorValue) Error() string { return e.Name + ": " + e.Message }
+
+func comparable(v any) bool {
+	switch v.(type) {
+	case nil, string, float64, bool, Undefined:
+		return true
+	}
+	return false
+}
+
+// invalidDate is what an invalid Date (NaN time) becomes: the zero time.
+var invalidDate = time.Time{}
+
+// CloneError is the error for a value that cannot cross the boundary: a
+// function returned as a result, a symbol, a Proxy, a WeakMap, a channel.
+// Inside the sandbox it is thrown as a DataCloneError.
+type CloneError struct {
+	// What names the value that could not cross, e.g. "function f" or "chan int".
+	What string
+}
+
+func (e *CloneError) Error() string {
+	return fmt.Sprintf("airlock: %s could not be cloned across the sandbox boundary", e.What)
+}
