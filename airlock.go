@@ -40,7 +40,10 @@ type Module map[string]any
 
 // Execute selects the export that becomes the result.
 type Execute struct {
-	// Fn names the export; "" means "default".
+	// Fn names the export. "" means the default export, and then a module
+	// without one succeeds with an undefined result, as a module that only
+	// reports does; a named export that is missing, "default" included, is a
+	// link error.
 	Fn string
 	// Args are passed if the export is a function. They must be empty if it
 	// is not.

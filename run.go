@@ -24,6 +24,7 @@ type run struct {
 	exec   *Execution
 
 	fnID     string // the selected export
+	fnOpt    bool   // Execute.Fn was omitted
 	args     string // wire texts
 	globals  string
 	imports  string
@@ -55,10 +56,12 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 	if opts.Filename == "" {
 		opts.Filename = "<runCode>"
 	}
-	if opts.Execute.Fn == "" {
+	fnOpt := opts.Execute.Fn == ""
+	if fnOpt {
 		opts.Execute.Fn = "default"
 	}
 	r := &run{
+		fnOpt:    fnOpt,
 		rt:       rt,
 		opts:     opts,
 		src:      src,
@@ -207,6 +210,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 	job := &engine.Job{
 		Entry:       graph.Entry(),
 		Fn:          r.fnID,
+		FnOptional:  r.fnOpt,
 		Args:        r.args,
 		Globals:     r.globals,
 		Imports:     r.imports,

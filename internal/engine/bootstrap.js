@@ -23,7 +23,7 @@
   const ArrayPrototype = Array.prototype;
   const {
     keys: ObjectKeys, getPrototypeOf: ObjectGetPrototypeOf, setPrototypeOf: ObjectSetPrototypeOf,
-    defineProperty: ObjectDefineProperty, create: ObjectCreate, freeze: ObjectFreeze,
+    defineProperty: ObjectDefineProperty, create: ObjectCreate, freeze: ObjectFreeze, isFrozen: ObjectIsFrozen,
   } = Object;
   const ObjectHasOwn = Object.hasOwn;
   const { apply: ReflectApply, has: ReflectHas } = Reflect;
@@ -478,6 +478,22 @@
     host(2, 1, text);
   };
 
+  // deepFreeze freezes a decoded value and everything in it: bridged modules
+  // are frozen copies, shared by every module that imports them.
+  const deepFreeze = (root) => {
+    const st = mk();
+    let sp = 0;
+    st[sp++] = root;
+    while (sp > 0) {
+      const v = st[--sp];
+      if ((typeof v !== "object" && typeof v !== "function") || v === null || ObjectIsFrozen(v)) continue;
+      ObjectFreeze(v);
+      const ks = ObjectKeys(v);
+      for (let i = 0; i < ks.length; i++) st[sp++] = v[ks[i]];
+    }
+    return root;
+  };
+
   let payload = null;
   let started = false;
   ObjectDefineProperty(g, KEY, {
@@ -494,15 +510,17 @@
   return ObjectFreeze({
     __proto__: null,
     // start evaluates the entry module and calls the selected export.
-    start(entry, fn, argsText, globalsText, importsText) {
+    // An optional export that is missing gives undefined.
+    start(entry, fn, optional, argsText, globalsText, importsText) {
       let args;
       try {
         args = decode(argsText);
-        payload = [decode(globalsText), decode(importsText)];
+        payload = [decode(globalsText), deepFreeze(decode(importsText))];
       } catch (e) { fail(0, e); return; }
       PromisePrototypeThen(import(entry), (ns) => {
         if (!ReflectHas(ns, fn)) {
-          host(3, 2, "ReferenceError", `export '${fn}' not found`, "", "", 0, 0);
+          if (optional) finish(undefined);
+          else host(3, 2, "ReferenceError", `export '${fn}' not found`, "", "", 0, 0);
           return;
         }
         let v;

@@ -62,6 +62,7 @@ type Completion struct {
 type Job struct {
 	Entry       string // the entry module's resolved name
 	Fn          string // the export to select
+	FnOptional  bool   // a missing Fn gives undefined instead of a link error
 	Args        string // wire text of the argument array
 	Globals     string // wire text of the array of global values
 	Imports     string // wire text of the array of bridged module objects
@@ -113,7 +114,7 @@ func (v *VM) Run(j *Job) (out Outcome) {
 	if j.stopped() {
 		return Outcome{Kind: Stopped}
 	}
-	_, err := v.start.Call(v.kernel, j.Entry, j.Fn, j.Args, j.Globals, j.Imports)
+	_, err := v.start.Call(v.kernel, j.Entry, j.Fn, j.FnOptional, j.Args, j.Globals, j.Imports)
 	for {
 		v.sample()
 		if j.stopped() {

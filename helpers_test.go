@@ -1,0 +1,55 @@
+package airlock_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+// testRuntime is shared by the tests; each run still gets a fresh sandbox.
+var testRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: 20 * time.Second})
+
+func runOpts(t *testing.T, src string, opts airlock.Options) *airlock.Result {
+	t.Helper()
+	ex, err := testRuntime.Run(context.Background(), src, opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return ex.Wait()
+}
+
+func run(t *testing.T, src string) *airlock.Result {
+	t.Helper()
+	return runOpts(t, src, airlock.Options{})
+}
+
+func wantStatus(t *testing.T, res *airlock.Result, want airlock.Status) {
+	t.Helper()
+	if res.Status != want {
+		b, _ := json.Marshal(res)
+		t.Fatalf("status = %s, want %s; result: %s", res.Status, want, b)
+	}
+	if (res.Error == nil) != (want == airlock.StatusSuccess) {
+		t.Fatalf("error = %v with status %s", res.Error, res.Status)
+	}
+}
+
+func wantResult(t *testing.T, res *airlock.Result, want any) {
+	t.Helper()
+	wantStatus(t, res, airlock.StatusSuccess)
+	if !reflect.DeepEqual(res.Result, want) {
+		t.Fatalf("result = %#v, want %#v", res.Result, want)
+	}
+}
+
+// evalJS runs a JavaScript entry and returns its default export.
+func evalJS(t *testing.T, src string) any {
+	t.Helper()
+	res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript})
+	wantStatus(t, res, airlock.StatusSuccess)
+	return res.Result
+}
