@@ -362,11 +362,11 @@ func TestSeed_3_5_HostToSandbox(t *testing.T) {
 	]`, airlock.Options{Globals: map[string]any{
 		"s": "x", "n": 1, "b": true, "z": nil, "u": airlock.Undefined{}, "big": big.NewInt(99),
 		"nan": math.NaN(), "negz": math.Copysign(0, -1), "arr": []string{"a"},
-		"m":     &airlock.Map{Entries: []airlock.MapEntry{{Key: "a", Value: 1}}},
-		"set":   &airlock.Set{Values: []any{1, 2}},
-		"d":     time.UnixMilli(5000), "bytes": []byte{1, 2}, "buf": airlock.ArrayBuffer{1, 2, 3},
-		"pt":    point{X: 1, Y: 2}, "err": errors.New("boom"),
-		"fn":    func(n int) int { return n * 10 },
+		"m":   &airlock.Map{Entries: []airlock.MapEntry{{Key: "a", Value: 1}}},
+		"set": &airlock.Set{Values: []any{1, 2}},
+		"d":   time.UnixMilli(5000), "bytes": []byte{1, 2}, "buf": airlock.ArrayBuffer{1, 2, 3},
+		"pt": point{X: 1, Y: 2}, "err": errors.New("boom"),
+		"fn": func(n int) int { return n * 10 },
 	}})
 	wantResult(t, res, []any{"string", "number", "boolean", true, true, "bigint", true, true, true, true,
 		true, true, 5000.0, 2.0, 3.0, 3.0, false, "boom", "function", 20.0})
@@ -422,8 +422,8 @@ func TestSeed_3_5_FunctionProxy(t *testing.T) {
 		try { fail("bad input") } catch (e) { caught = [e instanceof Error, e.name, e.message, String(e.stack).includes(".go")] }
 		export default [add(2, 3), withCtx(), caught, this === undefined];
 	`, airlock.Options{Globals: map[string]any{
-		"add":    func(a, b float64) float64 { return a + b },
-		"fail":   func(msg string) (string, error) { return "", errors.New(msg) },
+		"add":     func(a, b float64) float64 { return a + b },
+		"fail":    func(msg string) (string, error) { return "", errors.New(msg) },
 		"withCtx": func(ctx context.Context) bool { gotCtx = ctx; return ctx != nil },
 	}})
 	wantResult(t, res, []any{5.0, true, []any{true, "Error", "bad input", false}, true})

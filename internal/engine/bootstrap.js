@@ -463,6 +463,9 @@
   // fail reports a thrown value. phase 0: before any module body ran (a link
   // error); 1: while running.
   const fail = (phase, e) => {
+    try { report(phase, e); } catch { host(5); }
+  };
+  const report = (phase, e) => {
     if (ErrorIsError(e)) {
       host(3, phase, read(e, "name") ?? "Error", read(e, "message") ?? "", read(e, "stack") ?? "",
         read(e, "fileName") ?? "", readNumber(e, "lineNumber"), readNumber(e, "columnNumber"));

@@ -192,6 +192,11 @@ func (v *VM) dispatch(args []any) (any, error) {
 		o.Column = toInt(args[7])
 		j.outcome = o
 		return nil, nil
+	case 5: // reporting a failure failed: the heap is exhausted
+		if j.outcome == nil {
+			j.outcome = &Outcome{Kind: Thrown, Name: "InternalError", Message: "out of memory"}
+		}
+		return nil, nil
 	}
 	return nil, errBadDispatch
 }

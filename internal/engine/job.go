@@ -137,7 +137,7 @@ func (v *VM) Run(j *Job) (out Outcome) {
 				err = v.complete(c)
 				continue
 			default:
-				return Outcome{Kind: Deadlock}
+				return v.deadlock(j)
 			}
 		}
 		select {
@@ -169,4 +169,18 @@ func engineFailure(err error) Outcome {
 		return Outcome{Kind: Thrown, Name: e.Name, Message: e.Message, Stack: e.Stack}
 	}
 	return Outcome{Kind: Thrown, Name: "InternalError", Message: err.Error()}
+}
+
+// deadlock is the outcome when nothing is left to run and nothing is
+// pending. With the heap at its limit, the likely cause is that the engine
+// could not allocate the job that would have reported the failure: that is
+// an out-of-memory, which the host decides from the heap, not from any text.
+func (v *VM) deadlock(j *Job) Outcome {
+	if limit := int64(j.MemoryLimit); limit > 0 {
+		slack := max(limit/32, 64<<10)
+		if v.HeapBytes()+slack >= limit {
+			return Outcome{Kind: Thrown, Name: "InternalError", Message: "out of memory"}
+		}
+	}
+	return Outcome{Kind: Deadlock}
 }

@@ -1,0 +1,373 @@
+package airlock_test
+
+// Hostile inputs at every boundary: the host must never crash, every run
+// must settle, and nothing of the host may leak.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+// settle runs src with a deadline and fails the test if the run does not
+// settle in time.
+func settle(t *testing.T, src string, opts airlock.Options, budget time.Duration) *airlock.Result {
+	t.Helper()
+	ex, err := testRuntime.Run(context.Background(), src, opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	timer := time.AfterFunc(budget, func() { ex.Terminate("test budget") })
+	defer timer.Stop()
+	select {
+	case <-ex.Done():
+	case <-time.After(budget + 10*time.Second):
+		t.Fatalf("the run did not settle within %v of being terminated", 10*time.Second)
+	}
+	return ex.Wait()
+}
+
+// Constructor chains that reach for Function or eval must all be refused.
+func TestHostile_ConstructorChains(t *testing.T) {
+	for _, src := range []string{
+		`export default (function(){}).constructor("return globalThis")()`,
+		`export default [].map.constructor("return 1")()`,
+		`export default Object.getPrototypeOf(async () => {}).constructor("return 1")`,
+		`export default (0, Object.getPrototypeOf(function*(){}).constructor)("yield 1")`,
+		`export default Reflect.construct(Function, ["return 1"])`,
+		`export default Function.prototype.constructor("return 1")()`,
+		`export default Object.getOwnPropertyDescriptor(Function.prototype, "constructor").value("return 1")()`,
+		`export default globalThis["ev" + "al"]("1")`,
+		`export default new (Object.getPrototypeOf(async function*(){}).constructor)("yield 1")`,
+		`class X extends Function {}; export default new X("return 1")()`,
+	} {
+		res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript})
+		if res.Status == airlock.StatusSuccess {
+			t.Errorf("%s: succeeded with %v", src, res.Result)
+		}
+	}
+}
+
+// The Function constructor's prototype may not be reinstated either.
+func TestHostile_ConstructorNotWritable(t *testing.T) {
+	got := evalJS(t, `const p = Object.getPrototypeOf(function(){});
+		let r; try { Object.defineProperty(p, "constructor", {value: 1}); r = "redefined" } catch (e) { r = e.name }
+		export default r`)
+	if got != "TypeError" {
+		t.Fatal(got)
+	}
+}
+
+// Prototype tampering in one run is not visible in the next, and cannot
+// redirect the sandbox's own machinery in the same run.
+func TestHostile_PrototypeTampering(t *testing.T) {
+	res := runOpts(t, `
+		const m = new Map([[1, 2]]);
+		Object.defineProperty(Object.prototype, "x", { set() { throw new Error("setter ran") }, configurable: true });
+		Array.prototype.push = () => { throw new Error("push ran") };
+		JSON.stringify = () => "{}"; JSON.parse = () => ({});
+		Map.prototype.get = () => 0; Map.prototype.set = () => { throw new Error("set ran") };
+		Object.keys = () => [];
+		Function.prototype.call = () => { throw new Error("call ran") };
+		Promise.prototype.then = function () { throw new Error("then ran") };
+		const v = take({ x: 1, list: [1, 2], m });
+		export default v;
+	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+		"take": func(v map[string]any) map[string]any { v["back"] = []any{"b"}; return v },
+	}})
+	wantStatus(t, res, airlock.StatusSuccess)
+	b, _ := json.Marshal(res.Result)
+	if string(b) != `{"back":["b"],"list":[1,2],"m":[[1,2]],"x":1}` {
+		t.Fatalf("result %s", b)
+	}
+	if got := evalJS(t, `export default [({}).x, [][0], typeof [].push]`); got.([]any)[2] != "function" {
+		t.Fatalf("tampering survived: %v", got)
+	}
+}
+
+// A setter on Array.prototype indices runs inside the engine's own
+// JSON.stringify, which the codec uses: the program can break its own result,
+// but the run still settles and nothing escapes.
+func TestHostile_ArrayIndexSetter(t *testing.T) {
+	res := runOpts(t, `Object.defineProperty(Array.prototype, "0", { set() { throw new Error("index setter ran") }, configurable: true });
+		export default { list: [1, 2] }`, airlock.Options{Language: airlock.JavaScript})
+	if res.Status != airlock.StatusSuccess && res.Status != airlock.StatusError {
+		t.Fatalf("status %s", res.Status)
+	}
+}
+
+// Proxies, getters and toJSON on values passed to host functions: a Proxy is
+// refused before any trap runs; a getter is read once; toJSON is not called.
+func TestHostile_TrapsOnArguments(t *testing.T) {
+	var got []any
+	res := runOpts(t, `
+		let traps = 0;
+		const p = new Proxy({}, { ownKeys() { traps++; return [] }, get() { traps++ } });
+		let refused = "no";
+		try { take(p) } catch (e) { refused = e.name }
+		let reads = 0;
+		const g = { get v() { reads++; return reads } };
+		take(g);
+		let toJSONCalls = 0;
+		try { take({ toJSON() { toJSONCalls++; return "hijacked" }, real: 1 }) } catch (e) { refused += "," + e.name }
+		const { proxy } = Proxy.revocable({}, {});
+		try { take([proxy]) } catch (e) { refused += "," + e.name }
+		export default [traps, refused, reads, toJSONCalls];
+	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"take": func(v any) { got = append(got, v) }}})
+	wantStatus(t, res, airlock.StatusSuccess)
+	r := res.Result.([]any)
+	if r[0] != 0.0 || r[1] != "DataCloneError,DataCloneError,DataCloneError" || r[2] != 1.0 || r[3] != 0.0 {
+		t.Fatalf("traps, refusals, getter reads, toJSON calls = %v", r)
+	}
+	if len(got) != 1 || got[0].(map[string]any)["v"] != 1.0 {
+		t.Fatalf("host got %v", got)
+	}
+}
+
+// Errors thrown from host functions carry only their message: no Go frames,
+// no host paths, no host state.
+func TestHostile_HostErrorsRevealNothing(t *testing.T) {
+	wd, _ := os.Getwd()
+	res := runOpts(t, `
+		let info;
+		try { openFile("x") } catch (e) {
+			info = { own: Object.getOwnPropertyNames(e).sort(), stack: String(e.stack), proto: Object.getPrototypeOf(e) === Error.prototype };
+		}
+		export default info;
+	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+		"openFile": func(name string) error { _, err := os.Open("/definitely/not/" + name); return errWithout(err) },
+	}})
+	wantStatus(t, res, airlock.StatusSuccess)
+	b, _ := json.Marshal(res.Result)
+	s := string(b)
+	if strings.Contains(s, ".go") || strings.Contains(s, wd) || strings.Contains(s, "goroutine") {
+		t.Fatalf("host details leaked: %s", s)
+	}
+}
+
+type plainError string
+
+func (e plainError) Error() string { return string(e) }
+
+func errWithout(error) error { return plainError("cannot open the file") }
+
+// A panic in a host function ends the run with an error that reveals
+// nothing of the panic, cannot be caught by the sandbox, and does not crash
+// the host.
+func TestHostile_HostPanic(t *testing.T) {
+	for _, async := range []bool{false, true} {
+		var fn any = func() { panic("secret panic text /home/user/key") }
+		if async {
+			fn = airlock.Async(fn)
+		}
+		res := runOpts(t, `try { await boom() } catch (e) {} ; for (let i = 0; i < 1e6; i++) {}; export default "swallowed"`,
+			airlock.Options{Globals: map[string]any{"boom": fn}})
+		wantStatus(t, res, airlock.StatusError)
+		b, _ := json.Marshal(res)
+		if strings.Contains(string(b), "secret") || strings.Contains(string(b), "/home") {
+			t.Fatalf("panic text leaked: %s", b)
+		}
+	}
+}
+
+// import() of URLs and host builtins fails; no host file is ever read.
+func TestHostile_ImportProbing(t *testing.T) {
+	got := evalJS(t, `const out = [];
+		for (const s of ["/etc/passwd", "file:///etc/passwd", "../../../../etc/passwd", "std", "os", "bjson",
+			"node:child_process", "https://example.com/x.js", "data:text/javascript,export default 1", "./", "", "."]) {
+			try { await import(s); out.push("loaded " + s) } catch (e) { out.push(e instanceof Error) }
+		}
+		export default out.every(x => x === true) ? "all refused" : out;`)
+	if got != "all refused" {
+		t.Fatal(got)
+	}
+}
+
+// Tight loops, loops that catch the termination, and microtask loops all end.
+func TestHostile_Loops(t *testing.T) {
+	for _, src := range []string{
+		`for (;;) {}`,
+		`while (true) { try { for (;;) {} } catch (e) {} finally { continue } }`,
+		`for (;;) { try { while (true) {} } finally { } }`,
+		`for (;;) await null;`,
+		`const f = () => Promise.resolve().then(f); f(); await new Promise(() => {});`,
+		`async function spin() { for (;;) { try { await null } catch {} } } await spin();`,
+		`await new Promise(() => { for (;;) {} }).catch(() => {}); for (;;) {}`,
+		`const g = function* () { for (;;) yield 1 }; for (const x of g()) {}`,
+		`/(a+)+$/.test("a".repeat(40) + "!")`,
+	} {
+		start := time.Now()
+		res := settle(t, src, airlock.Options{Language: airlock.JavaScript}, 100*time.Millisecond)
+		if res.Status != airlock.StatusTerminated {
+			t.Errorf("%s: status %s (%v)", src, res.Status, res.Error)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %v to stop", src, d)
+		}
+	}
+}
+
+// A promise that can never settle ends the run instead of hanging it.
+func TestHostile_NeverSettles(t *testing.T) {
+	res := settle(t, `await new Promise(() => {}); export default 1`, airlock.Options{}, 5*time.Second)
+	wantStatus(t, res, airlock.StatusError)
+	if !strings.Contains(res.Error.Message, "never settle") {
+		t.Fatal(res.Error.Message)
+	}
+}
+
+// Deep recursion is a catchable stack overflow, not a host crash.
+func TestHostile_DeepRecursion(t *testing.T) {
+	res := settle(t, `function f(n) { return f(n + 1) + 1 } f(0)`, airlock.Options{}, 10*time.Second)
+	wantStatus(t, res, airlock.StatusError)
+	if !strings.Contains(res.Error.Message, "stack overflow") {
+		t.Fatal(res.Error.Message)
+	}
+	if n := strings.Count(res.Error.Stack, "\n"); n > 60 {
+		t.Fatalf("stack has %d lines", n)
+	}
+}
+
+// Allocation bombs under a small cap settle with status memory.
+func TestHostile_AllocationBombs(t *testing.T) {
+	for _, src := range []string{
+		`const a = []; for (;;) a.push({ big: new Array(1000).fill(1) });`,
+		`new ArrayBuffer(1 << 30)`,
+		`"x".repeat(1 << 27)`,
+		`const m = new Map(); for (let i = 0;; i++) m.set(i, String(i).repeat(100));`,
+		`let s = []; for (let i = 0;; i++) s = [s, s, i];`,
+	} {
+		res := settle(t, src, airlock.Options{MemoryLimitBytes: 8 << 20}, 20*time.Second)
+		if res.Status != airlock.StatusMemory {
+			t.Errorf("%s: status %s (%v)", src, res.Status, res.Error)
+		}
+	}
+}
+
+// Deeply nested values are a clear error, not a host stack overflow.
+func TestHostile_DeepNesting(t *testing.T) {
+	res := settle(t, `let v = []; for (let i = 0; i < 200000; i++) v = [v]; export default v`, airlock.Options{}, 20*time.Second)
+	if res.Status == airlock.StatusSuccess {
+		t.Fatal("a 200000-deep value crossed")
+	}
+	res = settle(t, `let v = []; for (let i = 0; i < 1000; i++) v = [v]; export default v`, airlock.Options{}, 20*time.Second)
+	wantStatus(t, res, airlock.StatusSuccess)
+	res = settle(t, `export default input`, airlock.Options{Globals: map[string]any{"input": nested(5000)}}, 20*time.Second)
+	if res.Status == airlock.StatusSuccess && res.Result == nil {
+		t.Fatal("a nested global lost its value")
+	}
+}
+
+func nested(n int) any {
+	var v any = []any{}
+	for i := 0; i < n; i++ {
+		v = []any{v}
+	}
+	return v
+}
+
+// A sparse array with a huge length cannot make the host allocate it.
+func TestHostile_SparseArrayExpansion(t *testing.T) {
+	res := run(t, `const a = []; a[4294967294] = 1; export default a`)
+	wantStatus(t, res, airlock.StatusError)
+	if !strings.Contains(res.Error.Message, "too large") {
+		t.Fatal(res.Error.Message)
+	}
+	wantResult(t, run(t, `const a = [1, , 3]; export default a`), []any{1.0, airlock.Undefined{}, 3.0})
+}
+
+// Console floods stop at the run's budget for values crossing to the host.
+func TestHostile_OutputFlood(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{MaxValueBytes: 1 << 20})
+	defer rt.Close()
+	ex, _ := rt.Run(context.Background(), `const s = "y".repeat(1000); for (;;) console.log(s)`, airlock.Options{})
+	res := ex.Wait()
+	wantStatus(t, res, airlock.StatusError)
+	if len(res.Logs) > 1100 {
+		t.Fatalf("%d logs kept", len(res.Logs))
+	}
+}
+
+// Forged errors do not change the status: a thrown "out of memory" with no
+// memory pressure is an ordinary error, and a fake termination message is
+// too.
+func TestHostile_ForgedErrors(t *testing.T) {
+	res := run(t, `throw new InternalError("interrupted")`)
+	wantStatus(t, res, airlock.StatusError)
+	res = run(t, `const e = new Error("terminated: 2s budget"); e.name = "TerminatedError"; throw e`)
+	wantStatus(t, res, airlock.StatusError)
+}
+
+// Values the sandbox cannot see: bridged names are not on globalThis, the
+// hand-over property is gone, and the sandbox's kernel is unreachable.
+func TestHostile_NothingOfTheHost(t *testing.T) {
+	got := runOpts(t, `export default [
+		Object.getOwnPropertyNames(globalThis).filter(n => n.startsWith("__")),
+		typeof __airlock_host, typeof secret, "secret" in globalThis,
+		Object.getOwnPropertySymbols(globalThis).filter(s => s !== Symbol.toStringTag).length,
+	]`, airlock.Options{Globals: map[string]any{"secret": "s3cr3t"}}).Result
+	want := []any{[]any{}, "undefined", "string", false, 0.0}
+	b1, _ := json.Marshal(got)
+	b2, _ := json.Marshal(want)
+	if string(b1) != string(b2) {
+		t.Fatalf("got %s, want %s", b1, b2)
+	}
+}
+
+// A mix of hostile and normal programs at once: every run settles with the
+// right status, and the host's goroutines return to where they were.
+func TestHostile_Hammer(t *testing.T) {
+	before := runtime.NumGoroutine()
+	programs := []struct {
+		src  string
+		want airlock.Status
+	}{
+		{`export default 1 + 1`, airlock.StatusSuccess},
+		{`for (;;) {}`, airlock.StatusTerminated},
+		{`const a = []; for (;;) a.push(new Array(1e4).fill(1))`, airlock.StatusMemory},
+		{`null.boom`, airlock.StatusError},
+		{`import x from 'nowhere'; export default x`, airlock.StatusLinkError},
+		{`export default await Promise.all([tick(), tick()])`, airlock.StatusSuccess},
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 48; i++ {
+		p := programs[i%len(programs)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ex, err := testRuntime.Run(context.Background(), p.src, airlock.Options{
+				MemoryLimitBytes: 16 << 20,
+				Globals:          map[string]any{"tick": airlock.Async(func() int { time.Sleep(time.Millisecond); return 1 })},
+			})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			budget := 20 * time.Second
+			if p.want == airlock.StatusTerminated {
+				budget = 200 * time.Millisecond
+			}
+			timer := time.AfterFunc(budget, func() { ex.Terminate("hammer") })
+			res := ex.Wait()
+			timer.Stop()
+			if res.Status != p.want {
+				t.Errorf("%s: status %s, want %s (%v)", p.src, res.Status, p.want, res.Error)
+			}
+		}()
+	}
+	wg.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+4 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+4 {
+		t.Fatalf("%d goroutines before, %d after", before, n)
+	}
+}
