@@ -1,0 +1,233 @@
+// Command airlock runs JavaScript and TypeScript in Airlock's sandbox.
+//
+//	airlock run [flags] FILE
+//
+// runs FILE (TypeScript for .ts/.mts/.cts/.tsx, JavaScript otherwise; "-" reads
+// standard input as TypeScript) and prints the value of its default export,
+// then its console output, reports and, on failure, the error with the line
+// of source it points at. The exit code is 0 on success, 1 for any other
+// status and 2 for a usage error.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `usage: airlock run [flags] FILE
+
+Runs FILE in a fresh sandbox and prints the result. FILE "-" reads standard input.
+
+flags:
+`
+
+// run is the whole command, with its streams, so tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "run" {
+		fmt.Fprint(stderr, usage)
+		runFlags(stderr).PrintDefaults()
+		return 2
+	}
+	return runCommand(ctx, args[1:], stdin, stdout, stderr)
+}
+
+func runFlags(stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("airlock run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.String("fn", "", "export to run (default: the default export)")
+	fs.String("args", "", "JSON array of arguments for the export")
+	fs.String("input", "", "JSON value bound to the global `input`")
+	fs.String("memory", "64MiB", "memory limit, in bytes or with a KiB, MiB or GiB suffix")
+	fs.Duration("timeout", 10*time.Second, "terminate the run after this long")
+	fs.Bool("json", false, "print the Result JSON instead of the human format")
+	fs.String("lang", "", "typescript or javascript (default: by the file's extension)")
+	return fs
+}
+
+func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := runFlags(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	get := func(name string) string { return fs.Lookup(name).Value.String() }
+	file := fs.Arg(0)
+	var src []byte
+	var err error
+	if file == "-" {
+		src, err = io.ReadAll(stdin)
+		file = "stdin.ts"
+	} else {
+		src, err = os.ReadFile(file)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 2
+	}
+	opts := airlock.Options{
+		Execute:  airlock.Execute{Fn: get("fn")},
+		Filename: filepath.Base(file),
+		Language: languageOf(file),
+	}
+	switch get("lang") {
+	case "":
+	case "typescript", "ts":
+		opts.Language = airlock.TypeScript
+	case "javascript", "js":
+		opts.Language = airlock.JavaScript
+	default:
+		fmt.Fprintf(stderr, "airlock: -lang must be typescript or javascript\n")
+		return 2
+	}
+	if a := get("args"); a != "" {
+		if err := json.Unmarshal([]byte(a), &opts.Execute.Args); err != nil {
+			fmt.Fprintf(stderr, "airlock: -args must be a JSON array: %v\n", err)
+			return 2
+		}
+	}
+	if in := get("input"); in != "" {
+		var v any
+		if err := json.Unmarshal([]byte(in), &v); err != nil {
+			fmt.Fprintf(stderr, "airlock: -input must be JSON: %v\n", err)
+			return 2
+		}
+		opts.Globals = map[string]any{"input": v}
+	}
+	if opts.MemoryLimitBytes, err = parseBytes(get("memory")); err != nil {
+		fmt.Fprintf(stderr, "airlock: -memory: %v\n", err)
+		return 2
+	}
+	opts.Report = func(any) {}
+	timeout, _ := time.ParseDuration(get("timeout"))
+
+	ex, err := airlock.Run(ctx, string(src), opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 2
+	}
+	if timeout > 0 {
+		t := time.AfterFunc(timeout, func() { ex.Terminate(fmt.Sprintf("the %s timeout was reached", timeout)) })
+		defer t.Stop()
+	}
+	res := ex.Wait()
+	if get("json") == "true" {
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock: %v\n", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		printHuman(stdout, res, string(src))
+	}
+	if res.Status != airlock.StatusSuccess {
+		return 1
+	}
+	return 0
+}
+
+func languageOf(file string) airlock.Language {
+	switch filepath.Ext(file) {
+	case ".js", ".mjs", ".cjs", ".jsx":
+		return airlock.JavaScript
+	}
+	return airlock.TypeScript
+}
+
+// parseBytes reads "1048576", "64MiB", "512KiB" or "1GiB".
+func parseBytes(s string) (int64, error) {
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if strings.HasSuffix(s, suffix) {
+			s, mult = strings.TrimSuffix(s, suffix), m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < 0 {
+		return 0, errors.New("want a number of bytes, such as 67108864 or 64MiB")
+	}
+	return n * mult, nil
+}
+
+// printHuman prints the value, then the logs and reports, then the error
+// with the source line it points at.
+func printHuman(w io.Writer, res *airlock.Result, src string) {
+	if res.Status == airlock.StatusSuccess {
+		fmt.Fprintln(w, formatValue(res.Result))
+	}
+	for _, l := range res.Logs {
+		parts := make([]string, len(l.Args))
+		for i, a := range l.Args {
+			if s, ok := a.(string); ok {
+				parts[i] = s
+			} else {
+				parts[i] = formatValue(a)
+			}
+		}
+		fmt.Fprintf(w, "[%s] %s\n", l.Level, strings.Join(parts, " "))
+	}
+	for _, r := range res.Reports {
+		fmt.Fprintf(w, "[report] %s\n", formatValue(r))
+	}
+	if e := res.Error; e != nil {
+		fmt.Fprintf(w, "%s: %s\n", res.Status, e.Error())
+		if e.Specifier != "" {
+			fmt.Fprintf(w, "  specifier: %s\n", e.Specifier)
+		}
+		if e.Line > 0 {
+			fmt.Fprintf(w, "  at %s:%d:%d\n", e.Filename, e.Line, e.Column)
+			lines := strings.Split(src, "\n")
+			if e.Line <= len(lines) {
+				text := strings.TrimRight(lines[e.Line-1], "\r")
+				prefix := fmt.Sprintf("  %4d | ", e.Line)
+				fmt.Fprintf(w, "%s%s\n", prefix, text)
+				if e.Column > 0 && e.Column <= len(text)+1 {
+					fmt.Fprintf(w, "%s^\n", strings.Repeat(" ", len(prefix)-2)+"| "+strings.Repeat(" ", e.Column-1))
+				}
+			}
+		}
+		if e.Stack != "" {
+			fmt.Fprintln(w, e.Stack)
+		}
+	}
+}
+
+func formatValue(v any) string {
+	if _, ok := v.(airlock.Undefined); ok {
+		return "undefined"
+	}
+	r := airlock.Result{Status: airlock.StatusSuccess, Result: v}
+	b, err := json.Marshal(&r)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var wrapper struct {
+		Result json.RawMessage `json:"result"`
+	}
+	_ = json.Unmarshal(b, &wrapper)
+	return string(wrapper.Result)
+}

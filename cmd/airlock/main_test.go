@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func cli(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunExamples(t *testing.T) {
+	code, out, _ := cli(t, "", "run", "../../examples/scripts/hello.ts")
+	if code != 0 || out != "{\"text\":\"hello from the sandbox\",\"words\":4}\n[log] computing a greeting\n" {
+		t.Fatalf("hello: %d %q", code, out)
+	}
+	code, out, _ = cli(t, "", "run", "--input", `[{"id":1,"flagged":true},{"id":2}]`, "../../examples/scripts/report.js")
+	if code != 0 || out != "{\"scanned\":2}\n[report] 1\n" {
+		t.Fatalf("report: %d %q", code, out)
+	}
+	code, out, _ = cli(t, "", "run", "../../examples/scripts/error.ts")
+	if code != 1 || !strings.Contains(out, "TypeError: order 2 has no total") || !strings.Contains(out, "at error.ts:6:15") ||
+		!strings.Contains(out, "throw new TypeError(`order ${order.id} has no total`);") {
+		t.Fatalf("error: %d %q", code, out)
+	}
+	code, out, _ = cli(t, "", "run", "--timeout", "100ms", "../../examples/scripts/loop.js")
+	if code != 1 || !strings.Contains(out, "terminated") {
+		t.Fatalf("loop: %d %q", code, out)
+	}
+}
+
+func TestRunFlags(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.ts")
+	os.WriteFile(file, []byte(`export function add(a: number, b: number) { return a + b }`), 0o644)
+	code, out, _ := cli(t, "", "run", "--fn", "add", "--args", "[2, 3]", file)
+	if code != 0 || out != "5\n" {
+		t.Fatalf("%d %q", code, out)
+	}
+	code, out, _ = cli(t, "", "run", "--json", "--fn", "add", "--args", "[2, 3]", file)
+	var m map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &m) != nil || m["status"] != "success" || m["result"] != 5.0 {
+		t.Fatalf("json: %d %q", code, out)
+	}
+	code, out, _ = cli(t, "const a = []; for (;;) a.push(new Array(1e4).fill(0));", "run", "--memory", "8MiB", "-")
+	if code != 1 || !strings.HasPrefix(out, "memory:") {
+		t.Fatalf("memory: %d %q", code, out)
+	}
+	code, out, _ = cli(t, "", "run", "--fn", "nope", file)
+	if code != 1 || !strings.HasPrefix(out, "link_error:") {
+		t.Fatalf("link error: %d %q", code, out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{}, {"walk"}, {"run"}, {"run", "/no/such/file.ts"}, {"run", "--args", "{", "x.ts"},
+		{"run", "--memory", "lots", "x.ts"}, {"run", "--lang", "cobol", "x.ts"}, {"run", "--bogus", "x.ts"},
+	} {
+		if code, _, errOut := cli(t, "", args...); code != 2 || errOut == "" {
+			t.Errorf("%v: code %d, stderr %q", args, code, errOut)
+		}
+	}
+}

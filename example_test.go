@@ -1,0 +1,56 @@
+package airlock_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+func Example() {
+	ex, err := airlock.Run(context.Background(), `
+		import { lookup } from 'crm';
+		const rows: { id: number; flagged?: boolean }[] = input;
+		for (const r of rows) if (r.flagged) report(await lookup(r.id));
+		export default rows.length;
+	`, airlock.Options{
+		Globals: map[string]any{"input": []map[string]any{{"id": 1, "flagged": true}, {"id": 2}}},
+		Imports: map[string]airlock.Module{"crm": {
+			"lookup": airlock.Async(func(id int) string { return fmt.Sprintf("customer-%d", id) }),
+		}},
+		Report:           func(v any) {},
+		MemoryLimitBytes: 32 << 20,
+	})
+	if err != nil {
+		panic(err)
+	}
+	res := ex.Wait()
+	fmt.Println(res.Status, res.Result, res.Reports)
+	// Output: success 2 [customer-1]
+}
+
+func ExampleExecution_Terminate() {
+	ex, _ := airlock.Run(context.Background(), `for (;;) {}`, airlock.Options{})
+	budget := time.AfterFunc(50*time.Millisecond, func() { ex.Terminate("50ms budget") })
+	defer budget.Stop()
+	res := ex.Wait()
+	fmt.Println(res.Status, res.Error.Message)
+	// Output: terminated terminated: 50ms budget
+}
+
+func ExampleRuntime_Run() {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{MemoryLimitBytes: 16 << 20, MaxDuration: 5 * time.Second})
+	defer rt.Close()
+	ex, _ := rt.Run(context.Background(), `export function area(w: number, h: number) { return w * h }`,
+		airlock.Options{Execute: airlock.Execute{Fn: "area", Args: []any{3, 4}}})
+	fmt.Println(ex.Wait().Result)
+	// Output: 12
+}
+
+func ExampleScriptError() {
+	ex, _ := airlock.Run(context.Background(), "const a = 1;\nnull.x;", airlock.Options{Filename: "agent.ts"})
+	e := ex.Wait().Error
+	fmt.Printf("%s at %s:%d\n", e.Error(), e.Filename, e.Line)
+	// Output: TypeError: cannot read property 'x' of null at agent.ts:2
+}

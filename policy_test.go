@@ -1,0 +1,49 @@
+package airlock_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestImportPolicy keeps the engine and the transpiler behind their
+// packages, and the root package free of processes and networking.
+func TestImportPolicy(t *testing.T) {
+	rules := []struct {
+		imp     string
+		allowed func(dir string) bool
+	}{
+		{"modernc.org/quickjs", func(dir string) bool { return dir == "internal/engine" }},
+		{"modernc.org/libquickjs", func(dir string) bool { return dir == "internal/engine" }},
+		{"github.com/evanw/esbuild/pkg/api", func(dir string) bool { return dir == "internal/source" }},
+		{"os/exec", func(dir string) bool { return dir != "." && !strings.HasPrefix(dir, "internal/") }},
+		{"net", func(dir string) bool { return dir != "." }},
+		{"net/http", func(dir string) bool { return dir != "." }},
+	}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		for _, is := range f.Imports {
+			imp, _ := strconv.Unquote(is.Path.Value)
+			for _, r := range rules {
+				if imp == r.imp && !r.allowed(dir) {
+					t.Errorf("%s imports %s", path, imp)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
