@@ -30,7 +30,6 @@ var (
 // hostFunc is a Go function the sandbox can call.
 type hostFunc struct {
 	fn      reflect.Value
-	name    string
 	async   bool
 	withCtx bool
 	params  []reflect.Type // after the context, if any
@@ -47,7 +46,7 @@ func newHostFunc(v reflect.Value) (*hostFunc, error) {
 		return nil, fmt.Errorf("airlock: Async needs a function, got %v", v)
 	}
 	t := v.Type()
-	h := &hostFunc{fn: v, async: async, name: funcName(v)}
+	h := &hostFunc{fn: v, async: async}
 	for i := 0; i < t.NumIn(); i++ {
 		p := t.In(i)
 		if i == 0 && p == typeContext {
@@ -112,7 +111,7 @@ func (h *hostFunc) call(ctx context.Context, args []any) (result any, err error,
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			result, err, panicked = nil, fmt.Errorf("host function %s failed", h.name), true
+			result, err, panicked = nil, fmt.Errorf("host function %s failed", funcName(h.fn)), true
 		}
 	}()
 	var out []reflect.Value

@@ -33,6 +33,9 @@ type run struct {
 	exports  map[string][]string
 	memLimit int64
 
+	builtinConsole bool // the kernel makes a capturing console
+	consoleIndex   int  // its place among the globals
+
 	mu      sync.Mutex
 	funcs   []*hostFunc
 	logs    []Log
@@ -90,7 +93,8 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		globals[k] = v
 	}
 	if _, ok := globals["console"]; !ok {
-		globals["console"] = r.console()
+		globals["console"] = nil // made by the kernel; see run.log
+		r.builtinConsole = true
 	}
 	if opts.Report != nil {
 		globals["report"] = func(v any) { r.report(v) }
@@ -99,6 +103,9 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 	values := make([]any, len(r.gnames))
 	for i, n := range r.gnames {
 		values[i] = globals[n]
+		if n == "console" {
+			r.consoleIndex = i
+		}
 	}
 	if r.globals, err = encodeWire(values, r.register); err != nil {
 		return nil, fmt.Errorf("airlock: Globals: %w", err)
@@ -169,18 +176,10 @@ func (r *run) halt(status Status, msg string) {
 func (r *run) execute(vm *engine.VM, vmErr error) {
 	res := &Result{}
 	defer func() {
-		r.cancel()
-		r.wg.Wait()
-		res.Duration = time.Since(r.exec.start)
-		r.mu.Lock()
-		res.Logs = r.logs
-		r.mu.Unlock()
-		if res.Logs == nil {
-			res.Logs = []Log{}
+		r.settle(res)
+		if vm != nil {
+			vm.Close() // after settling: tearing down the heap is not the caller's wait
 		}
-		res.Reports = r.exec.Reports()
-		r.exec.result = res
-		close(r.exec.done)
 	}()
 	if vmErr != nil {
 		res.Status = StatusError
@@ -188,7 +187,6 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		return
 	}
 	r.vm.Store(vm)
-	defer vm.Close()
 	var cap *time.Timer
 	if d := r.rt.cfg.MaxDuration; d > 0 {
 		cap = time.AfterFunc(d, func() {
@@ -207,6 +205,10 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		Globals:  r.gnames,
 		Compiles: vm.Compiles,
 	})
+	console := -1
+	if r.builtinConsole {
+		console = r.consoleIndex
+	}
 	job := &engine.Job{
 		Entry:       graph.Entry(),
 		Fn:          r.fnID,
@@ -217,7 +219,9 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		MemoryLimit: uintptr(r.memLimit),
 		Resolve:     graph.Resolve,
 		Load:        graph.Load,
+		Console:     console,
 		Call:        r.call,
+		Log:         r.log,
 		Completions: r.notify,
 		Pending:     func() int { return int(r.pending.Load()) },
 		Stop:        r.stop,
@@ -298,27 +302,26 @@ func (r *run) spend(n int) bool {
 	return true
 }
 
-func (r *run) console() map[string]any {
-	c := make(map[string]any, 5)
-	for _, l := range []LogLevel{LevelLog, LevelInfo, LevelWarn, LevelError, LevelDebug} {
-		c[string(l)] = func(args ...any) {
-			n := 16
-			for _, a := range args {
-				n += approxSize(a)
-			}
-			if !r.spend(n) {
-				r.halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
-				return
-			}
-			if args == nil {
-				args = []any{}
-			}
-			r.mu.Lock()
-			r.logs = append(r.logs, Log{Level: l, Args: args, Time: time.Now()})
-			r.mu.Unlock()
-		}
+var logLevels = [...]LogLevel{LevelLog, LevelInfo, LevelWarn, LevelError, LevelDebug}
+
+// log records a call of the capturing console: level is an index into
+// logLevels, wire the encoded arguments.
+func (r *run) log(level int, wire string) {
+	if level < 0 || level >= len(logLevels) {
+		return
 	}
-	return c
+	if !r.spend(16 + len(wire)) {
+		r.halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
+		return
+	}
+	v, err := decodeWire(wire, r.rt.cfg.MaxValueBytes)
+	args, _ := v.([]any)
+	if err != nil || args == nil {
+		args = []any{}
+	}
+	r.mu.Lock()
+	r.logs = append(r.logs, Log{Level: logLevels[level], Args: args, Time: time.Now()})
+	r.mu.Unlock()
 }
 
 func (r *run) report(v any) {
@@ -458,4 +461,22 @@ func missingExportMessage(msg, module, spec string) string {
 		return msg
 	}
 	return fmt.Sprintf("'%s' has no export named '%s'", spec, msg[start:end])
+}
+
+// settle publishes the result and ends the run: every goroutine the run
+// started is joined first. It is the last thing a run does before its VM is
+// closed.
+func (r *run) settle(res *Result) {
+	r.cancel()
+	r.wg.Wait()
+	res.Duration = time.Since(r.exec.start)
+	r.mu.Lock()
+	res.Logs = r.logs
+	r.mu.Unlock()
+	if res.Logs == nil {
+		res.Logs = []Log{}
+	}
+	res.Reports = r.exec.Reports()
+	r.exec.result = res
+	close(r.exec.done)
 }

@@ -497,6 +497,32 @@
     return root;
   };
 
+  // makeConsole builds the capturing console: each call goes to the host
+  // with its arguments encoded, and an argument that cannot cross is logged
+  // as a description instead of failing the program.
+  const makeConsole = () => {
+    const c = ObjectCreate(ObjectPrototype);
+    const levels = ["log", "info", "warn", "error", "debug"];
+    for (let i = 0; i < levels.length; i++) {
+      const level = i;
+      const f = (...args) => {
+        let text;
+        try { text = encode(args); } catch (e) {
+          const shown = mk();
+          for (let j = 0; j < args.length; j++) {
+            try { encode(args[j]); shown[j] = args[j]; } catch { shown[j] = `[${kindOf(args[j])}]`; }
+          }
+          ObjectSetPrototypeOf(shown, ArrayPrototype);
+          text = encode(shown);
+        }
+        host(6, level, text);
+      };
+      ObjectDefineProperty(f, "name", { value: levels[i] });
+      ObjectDefineProperty(c, levels[i], { value: f, writable: true, enumerable: true, configurable: true });
+    }
+    return c;
+  };
+
   let payload = null;
   let started = false;
   ObjectDefineProperty(g, KEY, {
@@ -514,11 +540,13 @@
     __proto__: null,
     // start evaluates the entry module and calls the selected export.
     // An optional export that is missing gives undefined.
-    start(entry, fn, optional, argsText, globalsText, importsText) {
+    start(entry, fn, optional, consoleIndex, argsText, globalsText, importsText) {
       let args;
       try {
         args = decode(argsText);
-        payload = [decode(globalsText), deepFreeze(decode(importsText))];
+        const globals = decode(globalsText);
+        if (consoleIndex >= 0) globals[consoleIndex] = makeConsole();
+        payload = [globals, deepFreeze(decode(importsText))];
       } catch (e) { fail(0, e); return; }
       PromisePrototypeThen(import(entry), (ns) => {
         if (!ReflectHas(ns, fn)) {

@@ -72,6 +72,12 @@ type Job struct {
 	Resolve func(base, spec string) (string, error)
 	// Load returns the source of a resolved module.
 	Load func(name string) (string, error)
+	// Console is the index among the globals where the kernel puts its
+	// capturing console, or -1 for none.
+	Console int
+	// Log records a call of the capturing console: the index of the method
+	// (log, info, warn, error, debug) and the wire text of the arguments.
+	Log func(level int, wire string)
 	// Call runs host function id with raw args, or with wire text of the args.
 	Call func(id int, raw []any, wire string, encoded bool) Reply
 	// Completions delivers the results of asynchronous host calls.
@@ -114,7 +120,7 @@ func (v *VM) Run(j *Job) (out Outcome) {
 	if j.stopped() {
 		return Outcome{Kind: Stopped}
 	}
-	_, err := v.start.Call(v.kernel, j.Entry, j.Fn, j.FnOptional, j.Args, j.Globals, j.Imports)
+	_, err := v.start.Call(v.kernel, j.Entry, j.Fn, j.FnOptional, j.Console, j.Args, j.Globals, j.Imports)
 	for {
 		v.sample()
 		if j.stopped() {

@@ -140,7 +140,6 @@ func IsRelative(spec string) bool {
 	return strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../")
 }
 
-func (g *Graph) runtimeName() string { return "airlock:runtime:" + g.key }
 func (g *Graph) globalsName() string { return "airlock:globals:" + g.key }
 func (g *Graph) importName(i int) string {
 	return "airlock:import:" + g.key + ":" + strconv.Itoa(i)
@@ -206,20 +205,13 @@ func (g *Graph) fail(spec, msg string) error {
 // Load returns the source of a module as the engine must see it.
 func (g *Graph) Load(name string) (string, error) {
 	switch {
-	case name == g.runtimeName():
-		return fmt.Sprintf("const p = globalThis[%q](); export const G = p[0], I = p[1];", g.key), nil
 	case name == g.globalsName():
+		// The first module evaluated: it takes the run's globals and bridged
+		// modules from the kernel, which marks evaluation as started.
 		var b strings.Builder
-		fmt.Fprintf(&b, "import {G} from %q;", g.runtimeName())
-		if len(g.globals) > 0 {
-			b.WriteString(" export const ")
-			for i, n := range g.globals {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(&b, "%s = G[%d]", n, i)
-			}
-			b.WriteString(";")
+		fmt.Fprintf(&b, "const p = globalThis[%q](); export const G = p[0], I = p[1];", g.key)
+		for i, n := range g.globals {
+			fmt.Fprintf(&b, " export const %s = G[%d];", n, i)
 		}
 		return b.String(), nil
 	case strings.HasPrefix(name, "airlock:import:"+g.key+":"):
@@ -231,7 +223,7 @@ func (g *Graph) Load(name string) (string, error) {
 			}
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "import {I} from %q; const m = I[%d];", g.runtimeName(), i)
+		fmt.Fprintf(&b, "import {I} from %q; const m = I[%d];", g.globalsName(), i)
 		names := g.imports[spec]
 		for j, n := range names {
 			fmt.Fprintf(&b, " const v%d = m[%s];", j, strconv.Quote(n))

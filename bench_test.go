@@ -1,0 +1,282 @@
+package airlock_test
+
+// Benchmarks of the core sandbox, each beside the raw engine floor it is
+// quoted against (see BENCHMARKS.md for the command and the numbers).
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"modernc.org/quickjs"
+
+	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/engine"
+)
+
+const (
+	helloJS = `export default "hello, world"`
+	helloTS = `const greeting: string = "hello, world"; export default greeting satisfies string;`
+)
+
+// rawRun is the engine floor: a fresh VM, one evaluation, closed.
+func rawRun(b *testing.B) {
+	vm, err := quickjs.NewVM()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := vm.Eval("1+2", quickjs.EvalGlobal); err != nil {
+		b.Fatal(err)
+	}
+	vm.Close()
+}
+
+func BenchmarkColdStart(b *testing.B) {
+	b.Run("raw-floor", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				rawRun(b)
+			}
+		})
+	})
+	for _, c := range []struct {
+		name string
+		src  string
+		lang airlock.Language
+	}{
+		{"js", helloJS, airlock.JavaScript},
+		{"ts", helloTS, airlock.TypeScript},
+		{"ts-distinct", "", airlock.TypeScript},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			rt := airlock.NewRuntime(airlock.RuntimeConfig{})
+			defer rt.Close()
+			var n int64
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					src := c.src
+					if src == "" {
+						// A source never seen before, so nothing can be cached.
+						n++
+						src = helloTS + "\nexport const n: number = " + strconv.FormatInt(n+time.Now().UnixNano(), 10) + ";"
+					}
+					ex, err := rt.Run(context.Background(), src, airlock.Options{Language: c.lang})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if res := ex.Wait(); res.Status != airlock.StatusSuccess {
+						b.Fatal(res.Error)
+					}
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkWarmLatency measures Run→Wait of a JavaScript hello-world on a
+// Runtime that has its sandboxes prepared, as when requests arrive with
+// gaps between them; it reports the p50 and p99 latency.
+func BenchmarkWarmLatency(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		src  string
+		lang airlock.Language
+	}{{"js", helloJS, airlock.JavaScript}, {"ts", helloTS, airlock.TypeScript}} {
+		b.Run(c.name, func(b *testing.B) {
+			rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: 2})
+			defer rt.Close()
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				for airlock.Prepared(rt) < 2 {
+					runtime.Gosched()
+				}
+				b.StartTimer()
+				start := time.Now()
+				ex, err := rt.Run(context.Background(), c.src, airlock.Options{Language: c.lang})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ex.Wait()
+				lat = append(lat, time.Since(start))
+			}
+			b.StopTimer()
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
+
+// BenchmarkHostCall measures one call from the sandbox to a Go function and
+// back, against a raw RegisterHostFunc call.
+func BenchmarkHostCall(b *testing.B) {
+	const calls = 100000
+	loop := fmt.Sprintf(`let s = 0; for (let i = 0; i < %d; i++) s += f(i); export default s`, calls)
+	b.Run("raw-floor", func(b *testing.B) {
+		vm, _ := quickjs.NewVM()
+		defer vm.Close()
+		vm.RegisterHostFunc("f", func(args []any) (any, error) { return args[0], nil })
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := vm.Eval(fmt.Sprintf(`{ let s = 0; for (let i = 0; i < %d; i++) s += f(i); s }`, calls), quickjs.EvalGlobal); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
+	})
+	b.Run("sync", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			res := runBench(b, loop, airlock.Options{Language: airlock.JavaScript,
+				Globals: map[string]any{"f": func(n float64) float64 { return n }}})
+			if res.Status != airlock.StatusSuccess {
+				b.Fatal(res.Error)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
+	})
+	b.Run("sync-object", func(b *testing.B) {
+		src := fmt.Sprintf(`let s = 0; for (let i = 0; i < %d; i++) s += f({ n: i, tag: "x" }).n; export default s`, calls/10)
+		for i := 0; i < b.N; i++ {
+			res := runBench(b, src, airlock.Options{Language: airlock.JavaScript,
+				Globals: map[string]any{"f": func(m map[string]any) map[string]any { return m }}})
+			if res.Status != airlock.StatusSuccess {
+				b.Fatal(res.Error)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls/10), "ns/call")
+	})
+	b.Run("async", func(b *testing.B) {
+		src := fmt.Sprintf(`let s = 0; for (let i = 0; i < %d; i++) s += await f(i); export default s`, calls/10)
+		for i := 0; i < b.N; i++ {
+			res := runBench(b, src, airlock.Options{Language: airlock.JavaScript,
+				Globals: map[string]any{"f": airlock.Async(func(n float64) float64 { return n })}})
+			if res.Status != airlock.StatusSuccess {
+				b.Fatal(res.Error)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls/10), "ns/call")
+	})
+}
+
+var benchRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: time.Minute})
+
+func runBench(b *testing.B, src string, opts airlock.Options) *airlock.Result {
+	ex, err := benchRuntime.Run(context.Background(), src, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ex.Wait()
+}
+
+// megabyte is a ~1 MB object: 5000 records of a few fields.
+func megabyte() []map[string]any {
+	rows := make([]map[string]any, 5000)
+	for i := range rows {
+		rows[i] = map[string]any{"id": i, "name": "user-" + strconv.Itoa(i), "email": "user" + strconv.Itoa(i) + "@example.com",
+			"tags": []any{"a", "b", "c"}, "score": float64(i) * 1.5, "active": i%2 == 0,
+			"bio": strings.Repeat("lorem ipsum ", 12)}
+	}
+	return rows
+}
+
+const megabyteJS = `const rows = []; for (let i = 0; i < 5000; i++) rows.push({ id: i, name: "user-" + i,
+	email: "user" + i + "@example.com", tags: ["a", "b", "c"], score: i * 1.5, active: i % 2 === 0,
+	bio: "lorem ipsum ".repeat(12) });`
+
+// BenchmarkMarshal1MB moves a ~1 MB object each way, against the engine's
+// own JSON round trip of the same data as the floor.
+func BenchmarkMarshal1MB(b *testing.B) {
+	data := megabyte()
+	b.Run("raw-floor", func(b *testing.B) {
+		vm, _ := quickjs.NewVM()
+		defer vm.Close()
+		vm.Eval(megabyteJS+"globalThis.rows = rows;", quickjs.EvalGlobal)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := vm.Eval(`JSON.parse(JSON.stringify(rows)).length`, quickjs.EvalGlobal); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("host-to-sandbox", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			res := runBench(b, `export default input.length`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"input": data}})
+			if res.Result != 5000.0 {
+				b.Fatal(res.Error)
+			}
+		}
+	})
+	b.Run("sandbox-to-host", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			res := runBench(b, megabyteJS+`export default rows`, airlock.Options{Language: airlock.JavaScript})
+			if res.Status != airlock.StatusSuccess {
+				b.Fatal(res.Error)
+			}
+		}
+	})
+	b.Run("build-only", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			res := runBench(b, megabyteJS+`export default rows.length`, airlock.Options{Language: airlock.JavaScript})
+			if res.Status != airlock.StatusSuccess {
+				b.Fatal(res.Error)
+			}
+		}
+	})
+}
+
+// BenchmarkIdleSandboxMemory holds many idle sandboxes and reports the
+// resident memory each one costs, against raw VMs.
+func BenchmarkIdleSandboxMemory(b *testing.B) {
+	const n = 200
+	measure := func(b *testing.B, create func() func()) {
+		for i := 0; i < b.N; i++ {
+			runtime.GC()
+			before := rss()
+			closers := make([]func(), n)
+			for j := range closers {
+				closers[j] = create()
+			}
+			runtime.GC()
+			after := rss()
+			for _, c := range closers {
+				c()
+			}
+			b.ReportMetric(float64(after-before)/n/1024, "KiB/sandbox")
+		}
+	}
+	b.Run("raw-floor", func(b *testing.B) {
+		measure(b, func() func() {
+			vm, _ := quickjs.NewVM()
+			vm.Eval("1+2", quickjs.EvalGlobal)
+			return func() { vm.Close() }
+		})
+	})
+	b.Run("airlock", func(b *testing.B) {
+		measure(b, func() func() {
+			vm, err := engine.New()
+			if err != nil {
+				b.Fatal(err)
+			}
+			return vm.Close
+		})
+	})
+}
+
+// rss returns the resident set size of the process in bytes.
+func rss() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}

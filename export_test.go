@@ -1,0 +1,5 @@
+package airlock
+
+// Prepared reports how many sandboxes rt holds ready, for benchmarks that
+// measure a warm Runtime.
+func Prepared(rt *Runtime) int { return len(rt.ready) }
