@@ -301,6 +301,15 @@ func TestHostile_OutputFlood(t *testing.T) {
 func TestHostile_ForgedErrors(t *testing.T) {
 	res := run(t, `throw new InternalError("interrupted")`)
 	wantStatus(t, res, airlock.StatusError)
+	res = run(t, `throw new InternalError("out of memory")`)
+	wantStatus(t, res, airlock.StatusError)
+	res = run(t, `const e = new InternalError("out of memory"); delete e.stack; throw e`)
+	wantStatus(t, res, airlock.StatusError)
+	// A real out-of-memory that the program catches and then throws past is
+	// still memory: the engine refused an allocation.
+	res = runOpts(t, `let a = []; try { for (;;) a.push(new Array(1e4).fill(1)) } catch (e) { a = null; throw new Error("ok") }`,
+		airlock.Options{MemoryLimitBytes: 8 << 20})
+	wantStatus(t, res, airlock.StatusMemory)
 	res = run(t, `const e = new Error("terminated: 2s budget"); e.name = "TerminatedError"; throw e`)
 	wantStatus(t, res, airlock.StatusError)
 }

@@ -382,7 +382,9 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 		res.Status = StatusSuccess
 		res.Result = v
 	case engine.Thrown:
-		if out.Name == "InternalError" && out.Message == "out of memory" {
+		// The status comes from the engine's state, never from error text:
+		// memory when an allocation was refused for the limit.
+		if out.LimitHit {
 			res.Status = StatusMemory
 			res.Error = &ScriptError{Name: "MemoryError", Message: fmt.Sprintf("the memory limit of %d bytes was exceeded", r.memLimit)}
 			return

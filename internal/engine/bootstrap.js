@@ -18,7 +18,10 @@
   delete g.__airlock_host;
 
   const FunctionPrototype = Function.prototype;
-  const uncurry = (f) => FunctionPrototype.call.bind(f);
+  const FunctionPrototypeCall = FunctionPrototype.call;
+  const FunctionPrototypeBind = FunctionPrototype.bind;
+  const ReflectApplyEarly = Reflect.apply;
+  const uncurry = (f) => ReflectApplyEarly(FunctionPrototypeBind, FunctionPrototypeCall, [f]);
   const ObjectPrototype = Object.prototype;
   const ArrayPrototype = Array.prototype;
   const {
@@ -59,21 +62,28 @@
   const ArrayBufferCtor = ArrayBuffer;
   const ArrayBufferByteLength = uncurry(Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get);
   const ArrayBufferSlice = uncurry(ArrayBuffer.prototype.slice);
-  const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
-  const TypedArrayTag = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get);
-  const TypedArrayBuffer = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, "buffer").get);
-  const TypedArrayByteOffset = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, "byteOffset").get);
-  const TypedArrayByteLength = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, "byteLength").get);
-  const Uint8ArrayCtor = Uint8Array;
-  const Uint8ToBase64 = uncurry(Uint8Array.prototype.toBase64);
-  const Uint8FromBase64 = Uint8Array.fromBase64;
   const SymbolToString = uncurry(Symbol.prototype.toString);
-  const typedArrays = { __proto__: null };
-  for (const C of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
-    Uint32Array, Float16Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
-    typedArrays[C.name] = C;
-  }
-  const MathMax = Math.max;
+  const SymbolToStringTag = Symbol.toStringTag;
+  const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  // Typed arrays, WeakRef, DataView and a few more are made by the engine on
+  // first use, at a cost; the kernel captures them when it first needs them.
+  let typed = null;
+  const typedArrayKit = () => {
+    if (typed !== null) return typed;
+    const proto = ObjectGetPrototypeOf(Uint8Array.prototype);
+    const get = (k) => uncurry(ObjectGetOwnPropertyDescriptor(proto, k).get);
+    typed = {
+      __proto__: null,
+      tag: get(SymbolToStringTag), buffer: get("buffer"), offset: get("byteOffset"), length: get("byteLength"),
+      Uint8Array, toBase64: uncurry(Uint8Array.prototype.toBase64), fromBase64: Uint8Array.fromBase64,
+      ctors: { __proto__: null },
+    };
+    for (const C of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
+      Uint32Array, Float16Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
+      typed.ctors[C.name] = C;
+    }
+    return typed;
+  };
 
   // Arrays with no prototype: element writes cannot meet setters that user
   // code placed on Array.prototype or Object.prototype.
@@ -148,8 +158,7 @@
     if (ArrayIsArray(v)) return "array";
     const proto = ObjectGetPrototypeOf(v);
     if (proto === ObjectPrototype || proto === null) return "object";
-    const tag = TypedArrayTag(v);
-    if (tag !== undefined) return "typed";
+    if (typedArrayKit().tag(v) !== undefined) return "typed";
     try { ArrayBufferByteLength(v); return "buffer"; } catch { }
     try { MapSize(v); return "map"; } catch { }
     try { SetSize(v); return "set"; } catch { }
@@ -161,18 +170,23 @@
       if (p === FunctionPrototype) return "function";
       if (ObjectHasOwn(p, "constructor")) {
         const c = p.constructor;
-        if (typeof c === "function" && builtinNames[c.name] === p) return c.name;
+        if (typeof c === "function" && builtins()[c.name] === p) return c.name;
       }
     }
     return "object";
   };
   // Built-in prototypes whose instances carry internal state that does not
   // cross: Promise, WeakMap, RegExp and the rest.
-  const builtinNames = { __proto__: null };
-  for (const C of [Promise, WeakMap, WeakSet, WeakRef, FinalizationRegistry, RegExp, DataView,
-    Boolean, Number, String, Symbol, BigInt]) {
-    builtinNames[C.name] = C.prototype;
-  }
+  let builtinNames = null;
+  const builtins = () => {
+    if (builtinNames !== null) return builtinNames;
+    builtinNames = { __proto__: null };
+    for (const C of [Promise, WeakMap, WeakSet, WeakRef, FinalizationRegistry, RegExp, DataView,
+      Boolean, Number, String, Symbol, BigInt]) {
+      builtinNames[C.name] = C.prototype;
+    }
+    return builtinNames;
+  };
 
   const encodeNumber = (v) => {
     if (v !== v) return ["n", "NaN"];
@@ -182,8 +196,10 @@
     return v;
   };
 
-  const bytesOf = (buffer, offset, length) =>
-    Uint8ToBase64(new Uint8ArrayCtor(buffer, offset, length));
+  const bytesOf = (buffer, offset, length) => {
+    const k = typedArrayKit();
+    return k.toBase64(new k.Uint8Array(buffer, offset, length));
+  };
 
   // encodeTree turns a value into a tree of plain arrays and primitives that
   // JSON can carry. Objects get ids in pre-order, which is the order in which
@@ -269,8 +285,9 @@
             }
             case "typed": {
               MapSet(seen, v, nextID++);
-              out[0] = "x"; out[1] = TypedArrayTag(v);
-              out[2] = bytesOf(TypedArrayBuffer(v), TypedArrayByteOffset(v), TypedArrayByteLength(v));
+              const k = typedArrayKit();
+              out[0] = "x"; out[1] = k.tag(v);
+              out[2] = bytesOf(k.buffer(v), k.offset(v), k.length(v));
               break;
             }
             case "buffer": {
@@ -360,13 +377,14 @@
           }
           case "d": v = new DateCtor(node[1] === null ? NaN : node[1]); refs[nref++] = v; break;
           case "x": {
-            const C = typedArrays[node[1]];
-            const bytes = Uint8FromBase64(node[2]);
-            v = C === Uint8ArrayCtor ? bytes : new C(bytes.buffer, 0, bytes.length / C.BYTES_PER_ELEMENT);
+            const k = typedArrayKit();
+            const C = k.ctors[node[1]];
+            const bytes = k.fromBase64(node[2]);
+            v = C === k.Uint8Array ? bytes : new C(bytes.buffer, 0, bytes.length / C.BYTES_PER_ELEMENT);
             refs[nref++] = v;
             break;
           }
-          case "b": v = Uint8FromBase64(node[1]).buffer; refs[nref++] = v; break;
+          case "b": v = typedArrayKit().fromBase64(node[1]).buffer; refs[nref++] = v; break;
           case "e": {
             v = new ErrorCtor(node[2]);
             if (node[1] !== "Error") ObjectDefineProperty(v, "name", { value: node[1], writable: true, configurable: true });

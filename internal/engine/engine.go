@@ -36,7 +36,7 @@ type VM struct {
 	key    string // random name of the hidden hand-over property
 	rt     *lib.TJSRuntime
 	job    *Job
-	peak   int64
+	alloc  *allocStats
 	closed bool
 	// compiling is set while Compiles checks syntax, which must not resolve.
 	compiling bool
@@ -49,8 +49,13 @@ func New() (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &VM{vm: qvm, key: randomKey()}
+	v := &VM{vm: qvm, key: randomKey(), alloc: new(allocStats)}
 	v.rt = runtimeOf(qvm)
+	if v.rt == nil {
+		qvm.Close()
+		return nil, errors.New("airlock: the engine's runtime is not where it is expected; the quickjs version is unsupported")
+	}
+	hookAllocator(v.rt, v.alloc)
 	if err := qvm.RegisterHostFunc("__airlock_host", v.dispatch); err != nil {
 		qvm.Close()
 		return nil, err
@@ -103,6 +108,12 @@ func bootstrapBytecode() ([]byte, error) {
 			return
 		}
 		defer vm.Close()
+		// Without its source the bytecode is a fifth of the size and loads
+		// faster; the kernel's source is not the sandbox's to read either.
+		// Debug information stays: import() needs the caller's file name.
+		if rt := runtimeOf(vm); rt != nil {
+			rt.Fstrip_flags = lib.MJS_STRIP_SOURCE
+		}
 		bootstrapCode, bootstrapErr = vm.Compile(bootstrapSource, quickjs.EvalGlobal)
 		if bootstrapErr != nil {
 			bootstrapErr = fmt.Errorf("airlock: the sandbox kernel does not compile: %w", bootstrapErr)
@@ -141,10 +152,15 @@ func (v *VM) HeapBytes() int64 {
 }
 
 func (v *VM) sample() {
-	if h := v.HeapBytes(); h > v.peak {
-		v.peak = h
+	if h := v.HeapBytes(); h > v.alloc.peak {
+		v.alloc.peak = h
 	}
 }
+
+// LimitHit reports whether the engine refused an allocation because of the
+// memory limit: the host's signal for an out-of-memory, which no JavaScript
+// can forge.
+func (v *VM) LimitHit() bool { return v.alloc.limitHit }
 
 // Interrupt asks the VM to stop the JavaScript it runs. Safe from any goroutine.
 func (v *VM) Interrupt() { v.vm.Interrupt() }

@@ -32,8 +32,11 @@ type Outcome struct {
 	Name, Message, Stack string
 	FileName             string // set for syntax errors
 	Line, Column         int    // set for syntax errors, 1-based
-	// PeakHeap is the largest heap size sampled during the job, in bytes.
+	// PeakHeap is the largest heap size during the job, in bytes.
 	PeakHeap int64
+	// LimitHit is set when the engine refused an allocation for the memory
+	// limit at any time during the job.
+	LimitHit bool
 }
 
 // ReplyKind says how a host call answered.
@@ -111,7 +114,8 @@ func (v *VM) Run(j *Job) (out Outcome) {
 			out.Kind = Stopped
 		}
 		v.sample()
-		out.PeakHeap = v.peak
+		out.PeakHeap = v.alloc.peak
+		out.LimitHit = v.alloc.limitHit
 	}()
 	if j.MemoryLimit > 0 {
 		v.vm.SetMemoryLimit(j.MemoryLimit)
@@ -178,15 +182,11 @@ func engineFailure(err error) Outcome {
 }
 
 // deadlock is the outcome when nothing is left to run and nothing is
-// pending. With the heap at its limit, the likely cause is that the engine
-// could not allocate the job that would have reported the failure: that is
-// an out-of-memory, which the host decides from the heap, not from any text.
+// pending. When the memory limit was hit, the likely cause is that the engine
+// could not allocate the job that would have reported the failure.
 func (v *VM) deadlock(j *Job) Outcome {
-	if limit := int64(j.MemoryLimit); limit > 0 {
-		slack := max(limit/32, 64<<10)
-		if v.HeapBytes()+slack >= limit {
-			return Outcome{Kind: Thrown, Name: "InternalError", Message: "out of memory"}
-		}
+	if v.alloc.limitHit {
+		return Outcome{Kind: Thrown, Name: "InternalError", Message: "out of memory"}
 	}
 	return Outcome{Kind: Deadlock}
 }
