@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -79,12 +80,10 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		r.memLimit = rt.cfg.MemoryLimitBytes
 	}
 	r.exec.r = r
-	args := opts.Execute.Args
-	if args == nil {
-		args = []any{}
-	}
 	var err error
-	if r.args, err = encodeWire(args, r.register); err != nil {
+	if len(opts.Execute.Args) == 0 {
+		r.args = emptyArray
+	} else if r.args, err = encodeWire(opts.Execute.Args, r.register); err != nil {
 		return nil, fmt.Errorf("airlock: Execute.Args: %w", err)
 	}
 
@@ -119,7 +118,9 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		r.exports[s] = sortedKeys(m)
 		mods[i] = map[string]any(m)
 	}
-	if r.imports, err = encodeWire(mods, r.register); err != nil {
+	if len(mods) == 0 {
+		r.imports = emptyArray
+	} else if r.imports, err = encodeWire(mods, r.register); err != nil {
 		return nil, fmt.Errorf("airlock: Imports: %w", err)
 	}
 	// The run's context is cancelled when it settles or is stopped; host
@@ -177,6 +178,9 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 	res := &Result{}
 	defer func() {
 		r.settle(res)
+		// The caller that waits is now runnable on this goroutine's P, where
+		// it would wait behind the VM's teardown; let it run first.
+		runtime.Gosched()
 		if vm != nil {
 			vm.Close() // after settling: tearing down the heap is not the caller's wait
 		}
@@ -343,6 +347,9 @@ func approxSize(v any) int {
 	}
 	return 8
 }
+
+// emptyArray is the wire text of [], which the kernel knows without decoding.
+const emptyArray = `["a"]`
 
 var missingExportRE = regexp.MustCompile(`^Could not find export '.*' in module '(.*)'$`)
 

