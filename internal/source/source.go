@@ -318,6 +318,10 @@ func plainJS(code string) bool {
 }
 
 func transform(f *File) (string, *sourcemap.Consumer, *LinkFailure) {
+	key := cacheKey(f.Display, f.Source)
+	if t, ok := transforms.get(key); ok {
+		return t.code, t.smap, nil
+	}
 	r := api.Transform(f.Source, api.TransformOptions{
 		Loader:            api.LoaderTS,
 		Format:            api.FormatESModule,
@@ -344,6 +348,7 @@ func transform(f *File) (string, *sourcemap.Consumer, *LinkFailure) {
 	if err != nil {
 		smap = nil
 	}
+	transforms.add(key, transformed{string(r.Code), smap})
 	return string(r.Code), smap, nil
 }
 

@@ -1,0 +1,63 @@
+package source
+
+import (
+	"crypto/sha256"
+	"sync"
+
+	"github.com/go-sourcemap/sourcemap"
+)
+
+// transformCache keeps recent TypeScript transforms by content: agents send
+// the same helper modules, and often the same programs, run after run, and
+// each transform costs far more than the run it serves. It holds at most
+// cacheSize entries in two generations: when the young one is full it
+// becomes the old one and the previous old one is dropped.
+type transformCache struct {
+	mu         sync.Mutex
+	young, old map[[32]byte]transformed
+}
+
+type transformed struct {
+	code string
+	smap *sourcemap.Consumer
+}
+
+const cacheSize = 256
+
+var transforms = &transformCache{young: map[[32]byte]transformed{}}
+
+func cacheKey(display, src string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(display))
+	h.Write([]byte{0})
+	h.Write([]byte(src))
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+func (c *transformCache) get(k [32]byte) (transformed, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.young[k]; ok {
+		return t, true
+	}
+	if t, ok := c.old[k]; ok {
+		c.put(k, t)
+		return t, true
+	}
+	return transformed{}, false
+}
+
+func (c *transformCache) add(k [32]byte, t transformed) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.put(k, t)
+}
+
+func (c *transformCache) put(k [32]byte, t transformed) {
+	if len(c.young) >= cacheSize/2 {
+		c.old, c.young = c.young, make(map[[32]byte]transformed, cacheSize/2)
+	}
+	c.young[k] = t
+}

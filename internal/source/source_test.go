@@ -1,0 +1,115 @@
+package source
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestClean(t *testing.T) {
+	for in, want := range map[string]string{
+		"./a.js": "a.js", "a/b/../c.ts": "a/c.ts", "./lib//x.js": "lib/x.js", "<runCode>": "<runCode>",
+	} {
+		if got, ok := Clean(in); !ok || got != want {
+			t.Errorf("Clean(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"../a.js", "./a/../../b.js", "", "./", "."} {
+		if got, ok := Clean(in); ok {
+			t.Errorf("Clean(%q) = %q, want failure", in, got)
+		}
+	}
+}
+
+func newGraph() *Graph {
+	return New(Config{
+		Key: "K", Filename: "src/main.ts", Source: "export default 1", Lang: TypeScript,
+		Modules: map[string]string{"./src/util.ts": "", "./lib/a.js": "", "./lib/index.js": ""},
+		Imports: map[string][]string{"fs": {"readFile"}}, Order: []string{"fs"},
+	})
+}
+
+func TestResolve(t *testing.T) {
+	g := newGraph()
+	for _, c := range []struct{ base, spec, want string }{
+		{"/src/main.ts", "./util.ts", "/src/util.ts"},
+		{"/src/main.ts", "./util.js", "/src/util.ts"},
+		{"/src/main.ts", "./util", "/src/util.ts"},
+		{"/src/main.ts", "../lib/a.js", "/lib/a.js"},
+		{"/src/main.ts", "../lib", "/lib/index.js"},
+		{"/src/main.ts", "fs", "airlock:import:K:0"},
+		{"<eval>", "/src/main.ts", "/src/main.ts"},
+	} {
+		if got, err := g.Resolve(c.base, c.spec); err != nil || got != c.want {
+			t.Errorf("Resolve(%q, %q) = %q, %v; want %q", c.base, c.spec, got, err, c.want)
+		}
+	}
+	for _, spec := range []string{"../../x.js", "./nope.js", "lodash", "node:fs", "https://x/y.js", "/src/main.ts", "airlock:globals:other"} {
+		g := newGraph()
+		if got, err := g.Resolve("/src/main.ts", spec); err == nil {
+			t.Errorf("Resolve(%q) = %q, want an error", spec, got)
+		} else if g.Failure == nil || g.Failure.Specifier != spec {
+			t.Errorf("Resolve(%q): failure %+v", spec, g.Failure)
+		}
+	}
+}
+
+func TestPrologueKeepsLines(t *testing.T) {
+	g := New(Config{Key: "K", Filename: "a.js", Source: "const x = 1;\nexport default x;", Lang: JavaScript, Globals: []string{"input", "helper"}})
+	code, err := g.Load("/a.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(code, "\n") != 1 || !strings.Contains(code, "import {input,helper} from") {
+		t.Fatalf("loaded:\n%s", code)
+	}
+	if d, l, c, ok := g.Position("/a.js", 1, len(code[:strings.Index(code, "const")])+1); !ok || d != "a.js" || l != 1 || c != 1 {
+		t.Fatalf("position = %s:%d:%d %v", d, l, c, ok)
+	}
+}
+
+func TestDeclaredFunctionNotImported(t *testing.T) {
+	for src, want := range map[string]bool{
+		"function helper() {}":       true,
+		"async function* helper(){}": true,
+		"helper()":                   false,
+		"function helperX() {}":      false,
+	} {
+		if got := declaresFunction(src, "helper"); got != want {
+			t.Errorf("declaresFunction(%q) = %v", src, got)
+		}
+	}
+}
+
+func TestPlainJS(t *testing.T) {
+	for src, want := range map[string]bool{
+		"for (let i = 0; i < n; i++) {}": true,
+		"a<b":                            true,
+		"f<T>(x)":                        false,
+		"new Map<string, number>()":      false,
+		"i<n,j<m":                        false, // read as TypeScript: slower, never wrong
+	} {
+		if got := plainJS(src); got != want {
+			t.Errorf("plainJS(%q) = %v", src, got)
+		}
+	}
+}
+
+func TestMapStack(t *testing.T) {
+	g := New(Config{Key: "K", Filename: "a.js", Source: "x", Lang: JavaScript})
+	g.Load("/a.js")
+	stack := "    at f (/a.js:3:5)\n    at <anonymous> (<eval>:1:10)\n    at map (native)\n    at airlock:import:K:0:1:2\n"
+	got, top := g.MapStack(stack)
+	if got != "    at f (a.js:3:5)\n    at map (native)" || top == nil || top.Line != 3 {
+		t.Fatalf("MapStack = %q, %+v", got, top)
+	}
+}
+
+func TestTransformErrorPosition(t *testing.T) {
+	g := New(Config{Key: "K", Filename: "x.ts", Source: "let a: number = 1;\nlet b: = 2;", Lang: TypeScript})
+	if _, err := g.Load("/x.ts"); err == nil {
+		t.Fatal("no error")
+	}
+	if f := g.Failure; f == nil || f.Line != 2 || f.Display != "x.ts" {
+		t.Fatalf("failure %+v", g.Failure)
+	}
+}
