@@ -116,54 +116,37 @@ func BenchmarkWarmLatency(b *testing.B) {
 }
 
 // BenchmarkHostCall measures one call from the sandbox to a Go function and
-// back, against a raw RegisterHostFunc call.
+// back, against a raw RegisterHostFunc call; b.N calls run in one program.
 func BenchmarkHostCall(b *testing.B) {
-	const calls = 100000
-	loop := fmt.Sprintf(`let s = 0; for (let i = 0; i < %d; i++) s += f(i); export default s`, calls)
+	loop := func(call string) string {
+		return `let s = 0; for (let i = 0; i < n; i++) s += ` + call + `; export default s`
+	}
 	b.Run("raw-floor", func(b *testing.B) {
 		vm, _ := quickjs.NewVM()
 		defer vm.Close()
 		vm.RegisterHostFunc("f", func(args []any) (any, error) { return args[0], nil })
 		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			if _, err := vm.Eval(fmt.Sprintf(`{ let s = 0; for (let i = 0; i < %d; i++) s += f(i); s }`, calls), quickjs.EvalGlobal); err != nil {
-				b.Fatal(err)
-			}
+		if _, err := vm.Eval(fmt.Sprintf(`{ let s = 0; for (let i = 0; i < %d; i++) s += f(i); s }`, b.N), quickjs.EvalGlobal); err != nil {
+			b.Fatal(err)
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
 	})
-	b.Run("sync", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			res := runBench(b, loop, airlock.Options{Language: airlock.JavaScript,
-				Globals: map[string]any{"f": func(n float64) float64 { return n }}})
+	for _, c := range []struct {
+		name string
+		call string
+		fn   any
+	}{
+		{"sync", "f(i)", func(n float64) float64 { return n }},
+		{"sync-object", "f({ n: i, tag: 'x' }).n", func(m map[string]any) map[string]any { return m }},
+		{"async", "await f(i)", airlock.Async(func(n float64) float64 { return n })},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			res := runBench(b, loop(c.call), airlock.Options{Language: airlock.JavaScript,
+				Globals: map[string]any{"f": c.fn, "n": b.N}})
 			if res.Status != airlock.StatusSuccess {
 				b.Fatal(res.Error)
 			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls), "ns/call")
-	})
-	b.Run("sync-object", func(b *testing.B) {
-		src := fmt.Sprintf(`let s = 0; for (let i = 0; i < %d; i++) s += f({ n: i, tag: "x" }).n; export default s`, calls/10)
-		for i := 0; i < b.N; i++ {
-			res := runBench(b, src, airlock.Options{Language: airlock.JavaScript,
-				Globals: map[string]any{"f": func(m map[string]any) map[string]any { return m }}})
-			if res.Status != airlock.StatusSuccess {
-				b.Fatal(res.Error)
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls/10), "ns/call")
-	})
-	b.Run("async", func(b *testing.B) {
-		src := fmt.Sprintf(`let s = 0; for (let i = 0; i < %d; i++) s += await f(i); export default s`, calls/10)
-		for i := 0; i < b.N; i++ {
-			res := runBench(b, src, airlock.Options{Language: airlock.JavaScript,
-				Globals: map[string]any{"f": airlock.Async(func(n float64) float64 { return n })}})
-			if res.Status != airlock.StatusSuccess {
-				b.Fatal(res.Error)
-			}
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*calls/10), "ns/call")
-	})
+		})
+	}
 }
 
 var benchRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: time.Minute})

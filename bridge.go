@@ -35,6 +35,96 @@ type hostFunc struct {
 	params  []reflect.Type // after the context, if any
 	errLast bool           // the last result is an error
 	nOut    int
+	// fast calls the function without reflection, for the common shapes.
+	fast func(args []any) (any, error)
+}
+
+// fastPath returns a reflection-free caller for the most common function
+// shapes, or nil. Arguments are converted exactly as convertArg would.
+func fastPath(fn any) func(args []any) (any, error) {
+	arg := func(args []any, i int) any {
+		if i < len(args) {
+			return args[i]
+		}
+		return nil
+	}
+	num := func(a any) (float64, error) {
+		switch x := a.(type) {
+		case float64:
+			return x, nil
+		case nil, Undefined:
+			return 0, nil
+		}
+		return 0, fmt.Errorf("cannot convert %s to float64", jsType(a))
+	}
+	text := func(a any) (string, error) {
+		switch x := a.(type) {
+		case string:
+			return x, nil
+		case nil, Undefined:
+			return "", nil
+		}
+		return "", fmt.Errorf("cannot convert %s to string", jsType(a))
+	}
+	switch f := fn.(type) {
+	case func():
+		return func([]any) (any, error) { f(); return Undefined{}, nil }
+	case func(any):
+		return func(args []any) (any, error) { f(arg(args, 0)); return Undefined{}, nil }
+	case func(any) any:
+		return func(args []any) (any, error) { return f(arg(args, 0)), nil }
+	case func(...any):
+		return func(args []any) (any, error) { f(args...); return Undefined{}, nil }
+	case func(...any) any:
+		return func(args []any) (any, error) { return f(args...), nil }
+	case func(...any) (any, error):
+		return func(args []any) (any, error) { return f(args...) }
+	case func(float64) float64:
+		return func(args []any) (any, error) {
+			n, err := num(arg(args, 0))
+			if err != nil {
+				return nil, fmt.Errorf("argument 1: %w", err)
+			}
+			return f(n), nil
+		}
+	case func(float64, float64) float64:
+		return func(args []any) (any, error) {
+			a, err := num(arg(args, 0))
+			if err != nil {
+				return nil, fmt.Errorf("argument 1: %w", err)
+			}
+			b, err := num(arg(args, 1))
+			if err != nil {
+				return nil, fmt.Errorf("argument 2: %w", err)
+			}
+			return f(a, b), nil
+		}
+	case func(string) string:
+		return func(args []any) (any, error) {
+			s, err := text(arg(args, 0))
+			if err != nil {
+				return nil, fmt.Errorf("argument 1: %w", err)
+			}
+			return f(s), nil
+		}
+	case func(string) (string, error):
+		return func(args []any) (any, error) {
+			s, err := text(arg(args, 0))
+			if err != nil {
+				return nil, fmt.Errorf("argument 1: %w", err)
+			}
+			return f(s)
+		}
+	case func(string) (any, error):
+		return func(args []any) (any, error) {
+			s, err := text(arg(args, 0))
+			if err != nil {
+				return nil, fmt.Errorf("argument 1: %w", err)
+			}
+			return f(s)
+		}
+	}
+	return nil
 }
 
 func newHostFunc(v reflect.Value) (*hostFunc, error) {
@@ -63,6 +153,7 @@ func newHostFunc(v reflect.Value) (*hostFunc, error) {
 		return nil, fmt.Errorf("airlock: bridged function %s: the second result must be an error", t)
 	}
 	h.errLast = h.nOut > 0 && t.Out(h.nOut-1) == typeError
+	h.fast = fastPath(v.Interface())
 	return h, nil
 }
 
@@ -82,6 +173,15 @@ func funcName(v reflect.Value) string {
 // function's value, or an error to throw in the sandbox. A panic is
 // reported as panicked, with a message that reveals nothing of it.
 func (h *hostFunc) call(ctx context.Context, args []any) (result any, err error, panicked bool) {
+	if h.fast != nil {
+		defer func() {
+			if p := recover(); p != nil {
+				result, err, panicked = nil, fmt.Errorf("host function %s failed", funcName(h.fn)), true
+			}
+		}()
+		result, err = h.fast(args)
+		return result, err, false
+	}
 	in := make([]reflect.Value, 0, len(h.params)+1)
 	if h.withCtx {
 		in = append(in, reflect.ValueOf(ctx))
@@ -114,12 +214,7 @@ func (h *hostFunc) call(ctx context.Context, args []any) (result any, err error,
 			result, err, panicked = nil, fmt.Errorf("host function %s failed", funcName(h.fn)), true
 		}
 	}()
-	var out []reflect.Value
-	if variadic {
-		out = h.fn.Call(in)
-	} else {
-		out = h.fn.Call(in)
-	}
+	out := h.fn.Call(in)
 	if h.errLast {
 		if e, _ := out[h.nOut-1].Interface().(error); e != nil {
 			return nil, e, false

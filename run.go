@@ -38,7 +38,7 @@ type run struct {
 	consoleIndex   int  // its place among the globals
 
 	mu      sync.Mutex
-	funcs   []*hostFunc
+	funcs   atomic.Pointer[[]*hostFunc] // copied on write: read without the lock
 	logs    []Log
 	budget  int // bytes left for values crossing to the host
 	notify  chan engine.Completion
@@ -143,8 +143,13 @@ func (r *run) register(v reflect.Value) (int, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.funcs = append(r.funcs, h)
-	return len(r.funcs) - 1, nil
+	var funcs []*hostFunc
+	if p := r.funcs.Load(); p != nil {
+		funcs = *p
+	}
+	funcs = append(funcs[:len(funcs):len(funcs)], h)
+	r.funcs.Store(&funcs)
+	return len(funcs) - 1, nil
 }
 
 // halt decides how the run ends, once: the decision is sticky whatever the
@@ -241,12 +246,10 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
 	default:
 	}
-	r.mu.Lock()
 	var h *hostFunc
-	if id >= 0 && id < len(r.funcs) {
-		h = r.funcs[id]
+	if p := r.funcs.Load(); p != nil && id >= 0 && id < len(*p) {
+		h = (*p)[id]
 	}
-	r.mu.Unlock()
 	if h == nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
 	}

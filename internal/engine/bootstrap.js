@@ -448,7 +448,21 @@
   };
 
   const hostFunction = (id, name) => {
-    const f = (...args) => callHost(id, args);
+    // Calls with up to two primitive arguments, the common case, take the
+    // short way: no array of arguments, no helper calls.
+    const f = (...args) => {
+      const n = args.length;
+      if (n <= 2) {
+        const a = args[0], b = args[1];
+        const ta = typeof a, tb = typeof b;
+        if ((ta === "number" || ta === "string" || ta === "boolean" || ta === "undefined" || a === null) &&
+          (tb === "number" || tb === "string" || tb === "boolean" || tb === "undefined" || b === null)) {
+          const r = n === 0 ? host(0, id) : n === 1 ? host(0, id, a) : host(0, id, a, b);
+          return typeof r !== "object" || r === null ? r : reply(r);
+        }
+      }
+      return callHost(id, args);
+    };
     ObjectDefineProperty(f, "name", { value: name });
     return f;
   };

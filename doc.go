@@ -1,0 +1,124 @@
+// Package airlock runs untrusted, model-written JavaScript and TypeScript in
+// a fresh, hardened QuickJS sandbox. Nothing of the host is reachable from
+// the sandbox except what the caller bridges in (functions, data, modules),
+// within hard limits on memory and time, and the outcome comes back as a
+// structured [Result].
+//
+//	ex, err := airlock.Run(ctx, `
+//		import { lookup } from 'crm';
+//		for (const r of input) if (r.flagged) report(await lookup(r.id));
+//		export default input.length;
+//	`, airlock.Options{
+//		Globals: map[string]any{"input": rows},
+//		Imports: map[string]airlock.Module{"crm": {"lookup": airlock.Async(lookup)}},
+//		Report:  func(v any) { log.Println("flagged", v) },
+//		MemoryLimitBytes: 32 << 20,
+//	})
+//	if err != nil { ... }                      // invalid options only
+//	budget := time.AfterFunc(2*time.Second, func() { ex.Terminate("2s budget") })
+//	res := ex.Wait()                           // res.Status, res.Result, res.Logs, res.Error
+//	budget.Stop()
+//
+// The source is an ES module. The selected export ([Execute], by default the
+// default export) is called with the arguments if it is a function, awaited
+// until it is not a thenable, and becomes [Result].Result. Values can also
+// be streamed out with the built-in report function ([Options].Report).
+//
+// # Security model
+//
+// Each run gets its own VM, used for that run only and then discarded: no
+// state, no prototype change, no module cache survives from one run to the
+// next. Before any user code runs the sandbox's kernel has removed eval,
+// SharedArrayBuffer and Atomics, made the Function, AsyncFunction,
+// GeneratorFunction and AsyncGeneratorFunction constructors throw, registered
+// every Proxy so that none can cross the boundary, and kept its own copies of
+// the intrinsics it relies on. globalThis holds ECMAScript intrinsics,
+// structuredClone and queueMicrotask only; there are no timers, no I/O, no
+// host modules. Globals are bound at module scope, never on globalThis.
+// Imports resolve only to the bridged modules ([Options].Imports) and the
+// supplied source modules ([Options].Modules); nothing is read from the host's
+// file system, and URL and node: specifiers fail.
+//
+// Values cross by deep copy in both directions, under the rules of the HTML
+// structured clone: a Proxy is refused before any of its traps runs, a
+// getter is read once, toJSON is never called, cycles and shared references
+// are kept. What crosses to the host is bounded by
+// [RuntimeConfig].MaxValueBytes, so a result, a log flood or a sparse array
+// with a huge length is an error and not host memory exhaustion.
+//
+// The host decides how a run ends, and the sandbox cannot change it:
+// [Execution.Terminate], the context, and the safety cap
+// ([RuntimeConfig].MaxDuration) stop the VM and keep interrupting it until it
+// has stopped, whatever the program catches; the status is memory when the
+// engine refused an allocation for the limit, whatever error text the
+// program throws. A host function that panics ends the run with an error that
+// reveals nothing of the panic. Errors carry the sandbox's frames only, with
+// positions in the user's original source.
+//
+// SECURITY.md in the repository describes the threats and what answers each.
+//
+// # Values
+//
+// Sandbox values arrive in Go as:
+//
+//	JavaScript                 Go
+//	undefined                  Undefined{}
+//	null                       nil
+//	boolean                    bool
+//	number (NaN, ±Inf, -0 too) float64
+//	bigint                     *big.Int
+//	string                     string
+//	Array                      []any (a hole is Undefined{})
+//	plain object, class instance map[string]any (own enumerable string keys)
+//	Map                        *Map (entries in order)
+//	Set                        *Set (values in order)
+//	Date                       time.Time, UTC, ms precision (invalid: the zero Time)
+//	Uint8Array                 []byte
+//	Int8Array … Float64Array   []int8, []int16, []uint16, []int32, []uint32, []float32, []float64
+//	BigInt64Array, BigUint64Array []int64, []uint64
+//	Uint8ClampedArray, Float16Array Uint8ClampedArray, Float16Array
+//	ArrayBuffer                ArrayBuffer
+//	Error (as a value)         *ErrorValue
+//	function, symbol, Proxy, WeakMap, WeakSet, WeakRef, Promise, RegExp, DataView
+//	                           not transferable: a DataCloneError
+//
+// Go values reach the sandbox as: nil → null; Undefined{} → undefined; bool,
+// strings and all numeric kinds → boolean, string, number (NaN, ±Inf and -0
+// kept); *big.Int → bigint; time.Time → Date; []byte and byte arrays →
+// Uint8Array; ArrayBuffer → ArrayBuffer; other slices and arrays → Array; maps
+// with string keys → plain objects; other maps and *Map → Map; *Set → Set;
+// structs → plain objects of their exported fields, named and omitted as
+// encoding/json does; json.Marshaler values → what their JSON decodes to;
+// error values → Error; pointers → what they point to, with identity kept;
+// functions → callable functions. Channels, complex numbers and structs with
+// no exported fields cannot cross: [Runtime.Run] returns a [*CloneError].
+//
+// # Host functions
+//
+// A Go function anywhere in Globals, Imports or Execute.Args becomes a
+// function in the sandbox. Its arguments are converted to its parameter
+// types: numbers to integer kinds only when integral and in range, missing
+// arguments and null to zero values, structs, typed slices and maps through
+// encoding/json. A first context.Context parameter receives the run's
+// context, which is cancelled when the run ends or is stopped. It may return
+// nothing, a value, an error, or a value and an error; a non-nil error is
+// thrown in the sandbox as an Error with the error's message only. A function
+// wrapped with [Async] returns a Promise and runs on its own goroutine.
+//
+// # Concurrency
+//
+// A [Runtime] is safe for concurrent use; so are [Run] and the methods of
+// [Execution]. Each run's VM lives on one goroutine, which runs its event
+// loop; asynchronous host calls run on goroutines of their own and hand
+// their results back to that loop. Every goroutine a run starts has returned
+// before the run settles. Synchronous host functions run on the run's
+// goroutine, one at a time per run; different runs call them concurrently.
+//
+// # Errors
+//
+// [Runtime.Run] returns an error only for invalid [Options] (a wrapped
+// description, or a [*CloneError] for a value that cannot cross) and
+// [ErrClosed]. Everything that happens in the sandbox is in the [Result]:
+// its [Status], and for any status but success a [*ScriptError] with the
+// name, message, stack, specifier and position.
+package airlock
