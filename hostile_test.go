@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -211,6 +212,53 @@ func TestHostile_Loops(t *testing.T) {
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%s: took %v to stop", src, d)
 		}
+	}
+}
+
+// Native loops: the engine polls for an interrupt only between bytecodes and
+// only every 10,000 checkpoints, and these builtins walk in native code. Each
+// once outlasted a terminate by minutes (includes over {length: 2**32}: six
+// minutes; a loop of Float64Array sorts: 3m22s; a loop of indexOf over a
+// 64 MiB string: past 20 s). Now each either refuses the length or stops at
+// the next checkpoint after the native call in flight.
+func TestHostile_NativeLoops(t *testing.T) {
+	for _, src := range []string{
+		`Array.prototype.includes.call({length: 2**32}, 1)`,
+		`Array.prototype.lastIndexOf.call({length: 2**32}, 1)`,
+		`Array.prototype.join.call({length: 2**32}, "")`,
+		`Array.prototype.copyWithin.call({length: 2**32}, 0, 1)`,
+		`Array.prototype.forEach.call({length: 2**32}, () => {})`,
+		`const a = []; a.length = 2**32 - 1; a.includes(1)`,
+		`[].concat({length: 2**32, [Symbol.isConcatSpreadable]: true})`,
+		`Array.from({length: 2**32})`,
+		`const t = new Float64Array(4e6); for (;;) t.sort()`,
+		`const t = new Float64Array(4e6); for (;;) t.includes(1)`,
+		`const a = new Array(1e6).fill(3); for (;;) a.sort()`,
+		`const s = "a".repeat(2**24); for (;;) s.indexOf("b")`,
+		`(2n ** 1000000n).toString()`,
+	} {
+		start := time.Now()
+		res := settle(t, src, airlock.Options{Language: airlock.JavaScript}, 100*time.Millisecond)
+		if res.Status == airlock.StatusSuccess {
+			t.Errorf("%s: succeeded", src)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: took %v to stop", src, d)
+		}
+	}
+}
+
+// The guards keep the builtins' behaviour for ordinary arrays.
+func TestHostile_GuardedBuiltinsStillWork(t *testing.T) {
+	got := evalJS(t, `const big = new Array(70000).fill(0).map((_, i) => 70000 - i);
+		big.sort();
+		const t = new Float64Array([3, NaN, -0, 0, -1]); t.sort();
+		export default [[3, 1, 2].sort().join(), [1, 2, 3].includes(2), big[0], big[69999],
+			Array.from(t).map(x => Object.is(x, -0) ? "-0" : String(x)).join(),
+			[10, 9, 1].sort().join(), (255n).toString(16), String(2n ** 200n).length, [1, [2, [3]]].flat(2).join()]`)
+	want := []any{"1,2,3", true, 1.0, 9999.0, "-1,-0,0,3,NaN", "1,10,9", "ff", 61.0, "1,2,3"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
 	}
 }
 

@@ -64,6 +64,7 @@
   const ArrayBufferSlice = uncurry(ArrayBuffer.prototype.slice);
   const SymbolToString = uncurry(Symbol.prototype.toString);
   const SymbolToStringTag = Symbol.toStringTag;
+  const SymbolIterator = Symbol.iterator;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   // Typed arrays, WeakRef, DataView and a few more are made by the engine on
   // first use, at a cost; the kernel captures them when it first needs them.
@@ -120,6 +121,108 @@
       ObjectDefineProperty(g, "Function", { value: C, writable: true, configurable: true });
     }
   }
+
+  // Native loops. The engine polls for an interrupt only between bytecodes,
+  // so a builtin that walks a huge length in native code cannot be stopped:
+  // Array.prototype.includes over {length: 2**32} ran for six minutes after
+  // a terminate. Array methods that walk `this` refuse lengths the sandbox
+  // could not hold anyway, and after a long walk they poll, so that a loop of
+  // long native calls still ends at once when the host stops the run.
+  const RangeErrorCtor = RangeError;
+  const MathFloor = Math.floor;
+  const ARRAY_LIMIT = 2 ** 25; // a real array longer than this would not fit the default heap
+  const LIKE_LIMIT = 2 ** 22;  // an array-like is usually a trick
+  const POLL_AFTER = 2 ** 15;
+  const lengthOf = (o) => {
+    if (o === null || o === undefined) return 0;
+    const n = +o.length;
+    if (!(n > 0)) return 0;
+    return n < 9007199254740991 ? MathFloor(n) : 9007199254740991;
+  };
+  const checkLength = (o, what) => {
+    const n = lengthOf(o);
+    if (n > (ArrayIsArray(o) ? ARRAY_LIMIT : LIKE_LIMIT)) {
+      throw new RangeErrorCtor(`${what}: a length of ${n} is more than the sandbox walks`);
+    }
+    return n;
+  };
+  const poll = () => { host(7); };
+  // guard replaces a method, keeping its attributes (writable, configurable,
+  // not enumerable) by assigning to it: no user code has run yet.
+  const guard = (target, name, lengthsOf) => {
+    const orig = target[name];
+    target[name] = function (...args) {
+      const n = lengthsOf(this, args, name);
+      const r = ReflectApply(orig, this, args);
+      if (n > POLL_AFTER) poll();
+      return r;
+    };
+  };
+  const thisLength = (self, args, name) => checkLength(self, `Array.prototype.${name}`);
+  for (const name of ["includes", "indexOf", "lastIndexOf", "join", "copyWithin", "forEach", "map", "filter",
+    "some", "every", "reduce", "reduceRight", "fill", "reverse", "toString", "toLocaleString", "find",
+    "findIndex", "findLast", "findLastIndex", "flat", "flatMap", "slice", "splice", "shift", "unshift",
+    "toReversed", "toSpliced", "with"]) {
+    guard(ArrayPrototype, name, thisLength);
+  }
+  // A native sort of a long array is long and polls nothing; with a
+  // comparator written in JavaScript the engine polls while it sorts. These
+  // comparators are the default orders of the specification.
+  const StringCompare = (x, y) => {
+    const a = StringCtor(x), b = StringCtor(y);
+    return a < b ? -1 : a > b ? 1 : 0;
+  };
+  const NumericCompare = (a, b) => {
+    if (a < b) return -1;
+    if (a > b) return 1;
+    if (a !== a) return b !== b ? 0 : 1;
+    if (b !== b) return -1;
+    if (a === 0 && b === 0) return 1 / a < 1 / b ? -1 : 1 / a > 1 / b ? 1 : 0;
+    return 0;
+  };
+  const sortWith = (compare) => (self, args, name) => {
+    const n = checkLength(self, name);
+    if (n > POLL_AFTER && args[0] === undefined) args[0] = compare;
+    return n;
+  };
+  guard(ArrayPrototype, "sort", sortWith(StringCompare));
+  guard(ArrayPrototype, "toSorted", sortWith(StringCompare));
+  // Typed arrays are as long as the heap allows. Their sorts get the same
+  // treatment, and their other walks poll afterwards.
+  const TypedArrayPrototype = ObjectGetPrototypeOf(Int8Array.prototype);
+  guard(TypedArrayPrototype, "sort", sortWith(NumericCompare));
+  guard(TypedArrayPrototype, "toSorted", sortWith(NumericCompare));
+  for (const name of ["includes", "indexOf", "lastIndexOf", "join", "fill", "reverse", "copyWithin", "set",
+    "slice", "toReversed", "toLocaleString", "toString", "with", "at"]) {
+    guard(TypedArrayPrototype, name, (self) => lengthOf(self));
+  }
+  // Converting a BigInt to decimal takes time quadratic in its size (2.3 s
+  // for a million bits), in one native call. Explicit conversions are bounded
+  // to sizes that take milliseconds; powers of two as radix are linear.
+  const BIGINT_LIMIT = 1n << 131072n;
+  for (const name of ["toString", "toLocaleString"]) {
+    guard(BigInt.prototype, name, (self, args) => {
+      const radix = args[0];
+      if (typeof self === "bigint" && (self < 0n ? -self : self) >= BIGINT_LIMIT &&
+        !(radix === 2 || radix === 4 || radix === 8 || radix === 16 || radix === 32)) {
+        throw new RangeErrorCtor(`BigInt.prototype.${name}: a BigInt of more than 131072 bits is too large to convert in the sandbox`);
+      }
+      return 0;
+    });
+  }
+  guard(ArrayPrototype, "concat", (self, args) => {
+    let n = checkLength(self, "Array.prototype.concat");
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i];
+      if (typeof a === "object" && a !== null) n += checkLength(a, "Array.prototype.concat");
+    }
+    return n;
+  });
+  guard(Array, "from", (self, args) => {
+    const items = args[0];
+    if (typeof items !== "object" || items === null || items[SymbolIterator] != null) return 0;
+    return checkLength(items, "Array.from");
+  });
 
   // Every Proxy the sandbox makes is remembered, so the codec can refuse one
   // before any of its traps runs.

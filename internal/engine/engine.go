@@ -15,6 +15,7 @@ import (
 	"math/big"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	lib "modernc.org/libquickjs"
@@ -38,6 +39,9 @@ type VM struct {
 	job    *Job
 	alloc  *allocStats
 	closed bool
+	// ctx is the engine context, for Interrupt; nil from the start of Close.
+	intrMu sync.Mutex
+	ctx    *lib.TJSContext
 	// compiling is set while Compiles checks syntax, which must not resolve.
 	compiling bool
 }
@@ -56,6 +60,7 @@ func New() (*VM, error) {
 		return nil, errors.New("airlock: the engine's runtime is not where it is expected; the quickjs version is unsupported")
 	}
 	hookAllocator(v.rt, v.alloc)
+	v.ctx = contextOf(qvm)
 	if err := qvm.RegisterHostFunc("__airlock_host", v.dispatch); err != nil {
 		qvm.Close()
 		return nil, err
@@ -143,6 +148,16 @@ func runtimeOf(m *quickjs.VM) *lib.TJSRuntime {
 	return (*lib.TJSRuntime)(*(*unsafe.Pointer)(p))
 }
 
+// contextOf returns the engine context of a VM, kept unexported by the
+// wrapper like its runtime (see runtimeOf).
+func contextOf(m *quickjs.VM) *lib.TJSContext {
+	f := reflect.ValueOf(m).Elem().FieldByName("cContext")
+	if !f.IsValid() || f.Kind() != reflect.Uintptr {
+		return nil
+	}
+	return (*lib.TJSContext)(*(*unsafe.Pointer)(unsafe.Pointer(f.UnsafeAddr())))
+}
+
 // HeapBytes is the engine's current heap size in bytes.
 func (v *VM) HeapBytes() int64 {
 	if v.rt == nil {
@@ -162,8 +177,22 @@ func (v *VM) sample() {
 // can forge.
 func (v *VM) LimitHit() bool { return v.alloc.limitHit }
 
-// Interrupt asks the VM to stop the JavaScript it runs. Safe from any goroutine.
-func (v *VM) Interrupt() { v.vm.Interrupt() }
+// Interrupt asks the VM to stop the JavaScript it runs. Safe from any
+// goroutine, also during and after Close.
+//
+// The engine checks for an interrupt only when a countdown of checkpoints
+// (10,000 at a time) runs out, and a long native call (a sort, a search of a
+// long string, a BigInt's toString) is one checkpoint: a loop of them would
+// poll once every 10,000 long calls. So Interrupt also sets the countdown to
+// zero, and the interrupt lands at the next checkpoint.
+func (v *VM) Interrupt() {
+	v.vm.Interrupt()
+	v.intrMu.Lock()
+	if v.ctx != nil {
+		atomic.StoreInt32(&v.ctx.Finterrupt_counter, 0)
+	}
+	v.intrMu.Unlock()
+}
 
 // Close releases the VM. It must be called on the VM's goroutine.
 func (v *VM) Close() {
@@ -171,6 +200,9 @@ func (v *VM) Close() {
 		return
 	}
 	v.closed = true
+	v.intrMu.Lock()
+	v.ctx = nil
+	v.intrMu.Unlock()
 	defer func() { _ = recover() }() // an abandoned VM panics on Free; Close still runs
 	v.start.Free()
 	v.settle.Free()
@@ -182,11 +214,18 @@ var errBadDispatch = errors.New("airlock: malformed host call")
 
 // dispatch is the one host function the kernel calls.
 func (v *VM) dispatch(args []any) (any, error) {
-	j := v.job
-	if j == nil || len(args) == 0 {
+	if len(args) == 0 {
 		return nil, errBadDispatch
 	}
 	op, _ := args[0].(int)
+	if op == 7 { // poll: returning to the engine checks for an interrupt
+		v.sample()
+		return nil, nil
+	}
+	j := v.job
+	if j == nil {
+		return nil, errBadDispatch
+	}
 	switch op {
 	case 0, 1: // call host function: id, then raw args or one wire string
 		if len(args) < 2 {

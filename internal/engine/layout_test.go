@@ -1,6 +1,11 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+
+	lib "modernc.org/libquickjs"
+)
 
 // TestRuntimeLayout checks that the engine runtime read through the
 // wrapper's unexported field is the real one: its heap grows when the
@@ -27,5 +32,21 @@ func TestRuntimeLayout(t *testing.T) {
 	}
 	if after := v.HeapBytes(); after < before+1<<20 {
 		t.Fatalf("heap %d -> %d after allocating", before, after)
+	}
+}
+
+// TestContextLayout checks that the engine context read through the
+// wrapper's unexported field is the one that belongs to the runtime.
+func TestContextLayout(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if v.ctx == nil || uintptr(v.ctx.Frt) == 0 {
+		t.Fatal("context not found: the quickjs wrapper changed its layout")
+	}
+	if got := (*lib.TJSRuntime)(*(*unsafe.Pointer)(unsafe.Pointer(&v.ctx.Frt))); got != v.rt {
+		t.Fatalf("the context's runtime %p is not the VM's %p", got, v.rt)
 	}
 }
