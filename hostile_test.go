@@ -343,6 +343,17 @@ func TestHostile_OutputFlood(t *testing.T) {
 	}
 }
 
+// A thrown object that is not an Error is described without running its
+// code: its toString and toJSON are never called.
+func TestHostile_ThrownObjectNotRun(t *testing.T) {
+	res := run(t, `globalThis.calls = 0;
+		throw { code: 7, toString() { globalThis.calls++; for (;;) {} }, toJSON() { for (;;) {} } }`)
+	wantStatus(t, res, airlock.StatusError)
+	if !strings.Contains(res.Error.Message, `"code"`) {
+		t.Fatalf("message %q", res.Error.Message)
+	}
+}
+
 // Forged errors do not change the status: a thrown "out of memory" with no
 // memory pressure is an ordinary error, and a fake termination message is
 // too.

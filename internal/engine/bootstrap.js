@@ -586,10 +586,28 @@
 
   // --- running ------------------------------------------------------------
 
+  // textOf describes a thrown value that is not an Error without running
+  // any of its code: no toString, no toJSON, only what structured clone reads.
   const textOf = (v) => {
     if (typeof v === "symbol") return SymbolToString(v);
-    if (typeof v !== "object" && typeof v !== "function") return StringCtor(v);
-    try { return StringCtor(v); } catch { return "[object]"; }
+    if (typeof v === "function") return "[function]";
+    if (typeof v !== "object" || v === null) return StringCtor(v);
+    const kind = kindOf(v);
+    if (kind !== "object" && kind !== "array") return `[${kind}]`;
+    let ks;
+    try { ks = ObjectKeys(v); } catch { return `[${kind}]`; }
+    let text = kind === "array" ? "[" : "{";
+    for (let i = 0; i < ks.length && text.length < 300; i++) {
+      let shown;
+      try {
+        const x = v[ks[i]];
+        const t = typeof x;
+        shown = t === "string" ? JSONStringify(x) : t === "function" ? "[function]" :
+          t === "symbol" ? SymbolToString(x) : t === "object" && x !== null ? `[${kindOf(x)}]` : StringCtor(x);
+      } catch { shown = "[unreadable]"; }
+      text += (i > 0 ? ", " : "") + (kind === "array" ? "" : JSONStringify(ks[i]) + ": ") + shown;
+    }
+    return text + (kind === "array" ? "]" : "}");
   };
 
   const read = (o, k) => { try { const v = o[k]; return typeof v === "string" ? v : undefined; } catch { return undefined; } };
