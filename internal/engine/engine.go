@@ -71,12 +71,18 @@ func New() (*VM, error) {
 		qvm.Close()
 		return nil, err
 	}
+	importer, err := qvm.EvalBytecodeValue(importerCode)
+	if err != nil {
+		qvm.Close()
+		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
+	}
+	defer importer.Free()
 	fn, err := qvm.EvalBytecodeValue(code)
 	if err != nil {
 		qvm.Close()
 		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
 	}
-	v.kernel, err = fn.CallValue(quickjs.UndefinedValue, v.key)
+	v.kernel, err = fn.CallValue(quickjs.UndefinedValue, v.key, importer)
 	fn.Free()
 	if err != nil {
 		qvm.Close()
@@ -99,8 +105,13 @@ func New() (*VM, error) {
 var (
 	bootstrapOnce sync.Once
 	bootstrapCode []byte
+	importerCode  []byte
 	bootstrapErr  error
 )
+
+// importerSource is the kernel's importer: import() resolves its specifier
+// from the file name of the function that calls it.
+const importerSource = `(s) => import(s)`
 
 // bootstrapBytecode compiles the kernel once per process. Parsing it is most
 // of the cost of a new VM; loading the bytecode this process compiled from
@@ -113,11 +124,16 @@ func bootstrapBytecode() ([]byte, error) {
 			return
 		}
 		defer vm.Close()
-		// Without its source the bytecode is a fifth of the size and loads
-		// faster; the kernel's source is not the sandbox's to read either.
-		// Debug information stays: import() needs the caller's file name.
+		// Without source and debug information the bytecode is a fifth of
+		// the size, loads faster and keeps less in each VM's heap; the
+		// kernel's source is not the sandbox's to read either. The one
+		// function that needs a file name, the importer, is compiled apart
+		// with it.
+		if importerCode, bootstrapErr = vm.Compile(importerSource, quickjs.EvalGlobal); bootstrapErr != nil {
+			return
+		}
 		if rt := runtimeOf(vm); rt != nil {
-			rt.Fstrip_flags = lib.MJS_STRIP_SOURCE
+			rt.Fstrip_flags = lib.MJS_STRIP_SOURCE | lib.MJS_STRIP_DEBUG
 		}
 		bootstrapCode, bootstrapErr = vm.Compile(bootstrapSource, quickjs.EvalGlobal)
 		if bootstrapErr != nil {
