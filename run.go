@@ -46,6 +46,7 @@ type run struct {
 	wg      sync.WaitGroup
 	nextID  int
 
+	unwatch    func() bool // stops watching the caller's context
 	stop       chan struct{}
 	stopOnce   sync.Once
 	stopStatus Status
@@ -127,10 +128,9 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 	// functions get it.
 	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if ctx.Done() != nil {
-		stopWatch := context.AfterFunc(ctx, func() {
+		r.unwatch = context.AfterFunc(ctx, func() {
 			r.halt(StatusTerminated, "terminated: "+context.Cause(ctx).Error())
 		})
-		go func() { <-r.exec.done; stopWatch() }()
 	}
 	return r, nil
 }
@@ -479,6 +479,9 @@ func missingExportMessage(msg, module, spec string) string {
 // started is joined first. It is the last thing a run does before its VM is
 // closed.
 func (r *run) settle(res *Result) {
+	if r.unwatch != nil {
+		r.unwatch()
+	}
 	r.cancel()
 	r.wg.Wait()
 	res.Duration = time.Since(r.exec.start)
