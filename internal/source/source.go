@@ -419,6 +419,10 @@ func (g *Graph) MapStack(stack string) (string, *Frame) {
 		if m == nil {
 			if strings.Contains(line, "(native)") {
 				out = append(out, "    "+strings.TrimSpace(line))
+			} else if n := len(out); n > 0 && out[n-1] == "    at apply (native)" {
+				// A frame of the sandbox's kernel, which has no position, and
+				// the Reflect.apply it called a guarded builtin with.
+				out = out[:n-1]
 			}
 			continue
 		}

@@ -97,7 +97,7 @@ func TestPlainJS(t *testing.T) {
 func TestMapStack(t *testing.T) {
 	g := New(Config{Key: "K", Filename: "a.js", Source: "x", Lang: JavaScript})
 	g.Load("/a.js")
-	stack := "    at f (/a.js:3:5)\n    at <anonymous> (<eval>:1:10)\n    at map (native)\n    at airlock:import:K:0:1:2\n"
+	stack := "    at f (/a.js:3:5)\n    at <anonymous> (<eval>:1:10)\n    at map (native)\n    at apply (native)\n    at <anonymous>\n    at airlock:import:K:0:1:2\n"
 	got, top := g.MapStack(stack)
 	if got != "    at f (a.js:3:5)\n    at map (native)" || top == nil || top.Line != 3 {
 		t.Fatalf("MapStack = %q, %+v", got, top)
