@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -259,6 +260,43 @@ func TestHostile_GuardedBuiltinsStillWork(t *testing.T) {
 	want := []any{"1,2,3", true, 1.0, 9999.0, "-1,-0,0,3,NaN", "1,10,9", "ff", 61.0, "1,2,3"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// Once the host decides to stop a run, the decision is sticky: no host
+// function starts afterwards, whatever the program catches, and the status is
+// the host's.
+func TestHostile_NoHostCallAfterStop(t *testing.T) {
+	for _, src := range []string{
+		`for (let i = 0; i < 1e6; i++) { try { stopNow() } catch (e) {} }
+		export default "finished";`,
+		// In async code the engine turns the interrupt into a rejection the
+		// program can catch.
+		`async function spin() { for (let i = 0; i < 1e6; i++) { try { await stopNow() } catch (e) {} } }
+		await spin().catch(() => {});
+		for (let i = 0; i < 1e6; i++) { try { stopNow() } catch (e) {} }
+		export default "finished";`,
+	} {
+		var ex *airlock.Execution
+		var calls atomic.Int32
+		ready := make(chan struct{})
+		stopNow := func() {
+			if calls.Add(1) == 1 {
+				<-ready
+				ex.Terminate("stopped by the host function")
+			}
+		}
+		var err error
+		ex, err = testRuntime.Run(context.Background(), src, airlock.Options{Globals: map[string]any{"stopNow": stopNow}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		close(ready)
+		res := ex.Wait()
+		wantStatus(t, res, airlock.StatusTerminated)
+		if n := calls.Load(); n != 1 {
+			t.Fatalf("the host function ran %d times", n)
+		}
 	}
 }
 
