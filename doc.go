@@ -51,8 +51,11 @@
 // ([RuntimeConfig].MaxDuration) stop the VM and keep interrupting it until it
 // has stopped, whatever the program catches; the status is memory when the
 // engine refused an allocation for the limit, whatever error text the
-// program throws. A host function that panics ends the run with an error that
-// reveals nothing of the panic. Errors carry the sandbox's frames only, with
+// program throws. Builtins that walk a length in native code, where the
+// engine does not poll for an interrupt, refuse lengths the sandbox could not
+// hold, sort with comparators the engine polls in, and poll after long walks.
+// A host function that panics ends the run with an error that reveals nothing
+// of the panic. Errors carry the sandbox's frames only, with
 // positions in the user's original source.
 //
 // SECURITY.md in the repository describes the threats and what answers each.
