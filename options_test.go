@@ -1,0 +1,99 @@
+package airlock_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/airlockrun/airlock"
+)
+
+// Invalid options are a clear error from Run, never a panic and never a run.
+func TestOptionsValidation(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts airlock.Options
+		want string
+	}{
+		{"negative memory", airlock.Options{MemoryLimitBytes: -1}, "MemoryLimitBytes"},
+		{"unknown language", airlock.Options{Language: 7}, "Language"},
+		{"filename leaves the root", airlock.Options{Filename: "../x.ts"}, "Filename"},
+		{"module key not relative", airlock.Options{Modules: map[string]string{"helpers.js": ""}}, "relative"},
+		{"module key leaves the root", airlock.Options{Modules: map[string]string{"./../x.js": ""}}, "leaves"},
+		{"import key relative", airlock.Options{Imports: map[string]airlock.Module{"./fs": {}}}, "bare specifier"},
+		{"import key URL", airlock.Options{Imports: map[string]airlock.Module{"https://x": {}}}, "bare specifier"},
+		{"nil import", airlock.Options{Imports: map[string]airlock.Module{"fs": nil}}, "nil"},
+		{"global not an identifier", airlock.Options{Globals: map[string]any{"a-b": 1}}, "identifier"},
+		{"global reserved word", airlock.Options{Globals: map[string]any{"class": 1}}, "identifier"},
+		{"report twice", airlock.Options{Globals: map[string]any{"report": 1}, Report: func(any) {}}, "report"},
+		{"Async of a non-function", airlock.Options{Globals: map[string]any{"f": airlock.Async(42)}}, "function"},
+		{"bad host function shape", airlock.Options{Globals: map[string]any{"f": func() (int, int) { return 0, 0 }}}, "error"},
+		{"channel argument", airlock.Options{Execute: airlock.Execute{Args: []any{make(chan int)}}}, "could not be cloned"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ex, err := testRuntime.Run(context.Background(), `export default 1`, c.opts)
+			if err == nil || ex != nil {
+				t.Fatalf("Run = %v, %v; want an error", ex, err)
+			}
+			if !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "airlock: ") {
+				t.Fatalf("error %q does not say %q", err, c.want)
+			}
+		})
+	}
+}
+
+// Valid but unusual options are accepted.
+func TestOptionsAccepted(t *testing.T) {
+	res := runOpts(t, `export default [typeof $, typeof _x1, typeof ünïcode]`, airlock.Options{
+		Globals:  map[string]any{"$": 1, "_x1": "s", "ünïcode": true},
+		Filename: "dir/sub/agent.ts",
+	})
+	wantResult(t, res, []any{"number", "string", "boolean"})
+}
+
+// A closed Runtime refuses runs; Close is idempotent.
+func TestRuntimeClose(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: 3})
+	ex, err := rt.Run(context.Background(), `export default 1`, airlock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rt.Close()
+	if res := ex.Wait(); res.Status != airlock.StatusSuccess {
+		t.Fatalf("a run in progress at Close: %s", res.Status)
+	}
+	if _, err := rt.Run(context.Background(), `export default 1`, airlock.Options{}); !errors.Is(err, airlock.ErrClosed) {
+		t.Fatalf("Run after Close: %v", err)
+	}
+}
+
+// A Runtime that prepares no sandboxes still runs.
+func TestRuntimeNoPrepared(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: -1})
+	defer rt.Close()
+	ex, err := rt.Run(context.Background(), `export default 2`, airlock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantResult(t, ex.Wait(), 2.0)
+}
+
+// A terminate before the sandbox starts running still settles terminated.
+func TestTerminateBeforeStart(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: -1})
+	defer rt.Close()
+	ex, _ := rt.Run(context.Background(), `export default 2`, airlock.Options{})
+	ex.Terminate("early")
+	res := ex.Wait()
+	if res.Status != airlock.StatusTerminated && res.Status != airlock.StatusSuccess {
+		t.Fatalf("status %s", res.Status)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ex, _ = rt.Run(ctx, `for (;;) {}`, airlock.Options{})
+	wantStatus(t, ex.Wait(), airlock.StatusTerminated)
+}
