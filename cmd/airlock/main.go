@@ -3,7 +3,8 @@
 //	airlock run [flags] FILE
 //
 // runs FILE (TypeScript for .ts/.mts/.cts/.tsx, JavaScript otherwise; "-" reads
-// standard input as TypeScript) and prints the value of its default export,
+// standard input as TypeScript), with the files under --modules DIR as the
+// modules it may import, and prints the value of its default export,
 // then its console output, reports and, on failure, the error with the line
 // of source it points at. The exit code is 0 on success, 1 for any other
 // status and 2 for a usage error.
@@ -60,6 +61,7 @@ func runFlags(stderr io.Writer) *flag.FlagSet {
 	fs.Duration("timeout", 10*time.Second, "terminate the run after this long")
 	fs.Bool("json", false, "print the Result JSON instead of the human format")
 	fs.String("lang", "", "typescript or javascript (default: by the file's extension)")
+	fs.String("modules", "", "supply the .js/.mjs/.ts/.mts files under this directory as modules the program can import")
 	return fs
 }
 
@@ -120,6 +122,12 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "airlock: -memory: %v\n", err)
 		return 2
 	}
+	if dir := get("modules"); dir != "" {
+		if opts.Modules, opts.Filename, err = loadModules(dir, file); err != nil {
+			fmt.Fprintf(stderr, "airlock: -modules: %v\n", err)
+			return 2
+		}
+	}
 	opts.Report = func(any) {}
 	timeout, _ := time.ParseDuration(get("timeout"))
 
@@ -147,6 +155,62 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 1
 	}
 	return 0
+}
+
+// Limits on what -modules reads.
+const (
+	maxModuleFiles = 1000
+	maxModuleBytes = 16 << 20
+)
+
+// loadModules reads the JavaScript and TypeScript files under dir as the
+// run's modules, keyed "./path/from/dir", and returns the entry's name
+// relative to dir when the entry is inside it, so that its relative imports
+// resolve among them.
+func loadModules(dir, entry string) (map[string]string, string, error) {
+	mods := map[string]string{}
+	total := 0
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || d.Type()&os.ModeSymlink != 0 {
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".js", ".mjs", ".ts", ".mts":
+		default:
+			return nil
+		}
+		if len(mods) >= maxModuleFiles {
+			return fmt.Errorf("more than %d module files under %s", maxModuleFiles, dir)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if total += len(b); total > maxModuleBytes {
+			return fmt.Errorf("more than %d bytes of modules under %s", maxModuleBytes, dir)
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		mods["./"+filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	name := filepath.Base(entry)
+	if absDir, err1 := filepath.Abs(dir); err1 == nil {
+		if absEntry, err2 := filepath.Abs(entry); err2 == nil {
+			if rel, err3 := filepath.Rel(absDir, absEntry); err3 == nil && !strings.HasPrefix(rel, "..") {
+				name = filepath.ToSlash(rel)
+			}
+		}
+	}
+	return mods, name, nil
 }
 
 func languageOf(file string) airlock.Language {

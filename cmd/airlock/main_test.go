@@ -60,6 +60,25 @@ func TestRunFlags(t *testing.T) {
 	}
 }
 
+func TestRunModules(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "lib"), 0o755)
+	os.WriteFile(filepath.Join(dir, "main.ts"), []byte(`import { twice } from './lib/math.ts'; export default twice(21)`), 0o644)
+	os.WriteFile(filepath.Join(dir, "lib", "math.ts"), []byte(`export const twice = (n: number) => n * 2`), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte(`not a module`), 0o644)
+	code, out, _ := cli(t, "", "run", "--modules", dir, filepath.Join(dir, "main.ts"))
+	if code != 0 || out != "42\n" {
+		t.Fatalf("%d %q", code, out)
+	}
+	code, out, _ = cli(t, "", "run", filepath.Join(dir, "main.ts"))
+	if code != 1 || !strings.HasPrefix(out, "link_error:") {
+		t.Fatalf("without --modules: %d %q", code, out)
+	}
+	if code, _, errOut := cli(t, "", "run", "--modules", filepath.Join(dir, "nope"), filepath.Join(dir, "main.ts")); code != 2 || errOut == "" {
+		t.Fatalf("missing directory: %d %q", code, errOut)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{}, {"walk"}, {"run"}, {"run", "/no/such/file.ts"}, {"run", "--args", "{", "x.ts"},
