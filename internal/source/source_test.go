@@ -3,6 +3,7 @@ package source
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestClean(t *testing.T) {
@@ -111,5 +112,26 @@ func TestTransformErrorPosition(t *testing.T) {
 	}
 	if f := g.Failure; f == nil || f.Line != 2 || f.Display != "x.ts" {
 		t.Fatalf("failure %+v", g.Failure)
+	}
+}
+
+// TestTransformInvalidUTF8 is the story of a hang the fuzzer found: esbuild
+// v0.28.2, asked for a source map with the source's content, loops forever
+// quoting a string literal of invalid UTF-8 into it. The transform runs on the
+// sandbox's goroutine, where no terminate reaches, so the run never settled.
+func TestTransformInvalidUTF8(t *testing.T) {
+	src := "\"\xca\xfa0\xa9\x89\x92\xea\xe5\xd10\xbf\xd60\xa3\xda0\x8e\xe2\xf4\""
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g := New(Config{Key: "K", Filename: "x.ts", Source: "export default " + src + " as string", Lang: TypeScript})
+		if _, err := g.Load("/x.ts"); err != nil {
+			t.Error(err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the transform did not return")
 	}
 }
