@@ -10,7 +10,10 @@ import (
 	"math/big"
 	"reflect"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
 )
@@ -62,16 +65,95 @@ var (
 
 // encodeWire encodes a Go value as wire text. Functions are registered with
 // reg; a nil reg makes them an error.
+//
+// A value that is plain data (objects, arrays, strings, finite numbers,
+// booleans, null; no repeated object) is sent as "J" followed by its plain
+// JSON, which the kernel hands to the engine's native JSON.parse instead of
+// walking it in JavaScript.
 func encodeWire(v any, reg funcRegistrar) (string, error) {
 	tree, err := encodeTree(reflect.ValueOf(v), reg)
 	if err != nil {
 		return "", err
+	}
+	if plain, ok := plainJSON(tree); ok {
+		return plain, nil
 	}
 	b, err := json.Marshal(tree)
 	if err != nil {
 		return "", err
 	}
 	return string(b), nil
+}
+
+// plainJSON writes a wire tree as "J" and plain JSON, or reports false if the
+// tree holds anything plain JSON cannot: a tagged value other than an object
+// or an array, or a reference to an object seen before.
+func plainJSON(tree any) (string, bool) {
+	type frame struct {
+		node []any
+		i    int // next child
+	}
+	buf := []byte{'J'}
+	var stack []frame
+	write := func(v any) bool {
+		switch x := v.(type) {
+		case nil:
+			buf = append(buf, "null"...)
+		case bool:
+			buf = strconv.AppendBool(buf, x)
+		case string:
+			buf = appendJSONString(buf, x)
+		case int64:
+			buf = strconv.AppendInt(buf, x, 10)
+		case uint64:
+			buf = strconv.AppendUint(buf, x, 10)
+		case float64:
+			buf = strconv.AppendFloat(buf, x, 'g', -1, 64)
+		case []any:
+			switch x[0] {
+			case "o":
+				buf = append(buf, '{')
+			case "a":
+				buf = append(buf, '[')
+			default:
+				return false
+			}
+			stack = append(stack, frame{x, 1})
+		default:
+			return false
+		}
+		return true
+	}
+	if !write(tree) {
+		return "", false
+	}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		obj := f.node[0] == "o"
+		if f.i >= len(f.node) {
+			if obj {
+				buf = append(buf, '}')
+			} else {
+				buf = append(buf, ']')
+			}
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if f.i > 1 {
+			buf = append(buf, ',')
+		}
+		if obj {
+			k, _ := f.node[f.i].(string)
+			buf = append(appendJSONString(buf, k), ':')
+			f.i++
+		}
+		child := f.node[f.i]
+		f.i++
+		if !write(child) {
+			return "", false
+		}
+	}
+	return string(buf), true
 }
 
 type encodeTask struct {
@@ -450,6 +532,41 @@ func fieldByIndex(v reflect.Value, index []int) (reflect.Value, bool) {
 		v = v.Field(x)
 	}
 	return v, true
+}
+
+// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
+// as encoding/json does.
+func appendJSONString(buf []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		switch c {
+		case '"':
+			buf = append(buf, '\\', '"')
+		case '\\':
+			buf = append(buf, '\\', '\\')
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		default:
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
 }
 
 // errValueTooLarge is returned for a value whose expansion on the host would

@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,22 @@ func FuzzRunSource(f *testing.F) {
 		}
 		if _, err := res.MarshalJSON(); err != nil {
 			t.Fatalf("result does not marshal: %v", err)
+		}
+	})
+}
+
+// FuzzJSONString checks the codec's JSON string writer against encoding/json.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{"", "a", "\"\\", "\x00\x1f\u2028", "\xff\xfe", "ß€😀", "</script>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want string
+		if err := json.Unmarshal(appendJSONString(nil, s), &want); err != nil {
+			t.Fatalf("%q: not JSON: %v", s, err)
+		}
+		if valid := strings.ToValidUTF8(s, "\uFFFD"); want != valid {
+			t.Fatalf("%q: decodes to %q", s, want)
 		}
 	})
 }

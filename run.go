@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -99,17 +100,21 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 	if opts.Report != nil {
 		globals["report"] = func(v any) { r.report(v) }
 	}
+	// Each global is encoded on its own, so that data globals take the plain
+	// JSON path even when other globals are functions; two globals that share
+	// a Go object arrive as two copies.
 	r.gnames = sortedKeys(globals)
-	values := make([]any, len(r.gnames))
+	texts := make([]string, len(r.gnames))
 	for i, n := range r.gnames {
-		values[i] = globals[n]
 		if n == "console" {
 			r.consoleIndex = i
 		}
+		if texts[i], err = encodeWire(globals[n], r.register); err != nil {
+			return nil, fmt.Errorf("airlock: Globals[%q]: %w", n, err)
+		}
 	}
-	if r.globals, err = encodeWire(values, r.register); err != nil {
-		return nil, fmt.Errorf("airlock: Globals: %w", err)
-	}
+	b, _ := json.Marshal(texts)
+	r.globals = string(b)
 
 	r.specs = sortedKeys(opts.Imports)
 	r.exports = make(map[string][]string, len(r.specs))
@@ -352,7 +357,7 @@ func approxSize(v any) int {
 }
 
 // emptyArray is the wire text of [], which the kernel knows without decoding.
-const emptyArray = `["a"]`
+const emptyArray = `J[]`
 
 var missingExportRE = regexp.MustCompile(`^Could not find export '.*' in module '(.*)'$`)
 

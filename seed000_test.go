@@ -939,3 +939,29 @@ func TestSeed_10_4_Composing(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// §3.5: plain data crosses by the engine's own JSON parser, other data by the
+// kernel's walk; both give the same values, and neither lets a setter on a
+// prototype see the data.
+func TestSeed_3_5_PlainAndTaggedAgree(t *testing.T) {
+	data := map[string]any{
+		"__proto__": map[string]any{"polluted": true}, "constructor": "c", "ünï": "ß\u2028\x00",
+		"n": []any{0, -1, 1.5, 1e21, 9007199254740993, uint64(18446744073709551615)}, "deep": []any{[]any{[]any{map[string]any{}}}},
+		"empty": []any{}, "nil": nil, "t": true,
+	}
+	res := runOpts(t, `export default [JSON.stringify(plain), JSON.stringify(tagged[0]),
+		Object.getPrototypeOf(plain) === Object.prototype, ({}).polluted, plain.__proto__.polluted, typeof fn]`,
+		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+			"plain":  data,
+			"tagged": []any{data, &airlock.Set{Values: []any{1}}}, // a Set forces the kernel's walk
+			"fn":     func() {},
+		}})
+	wantStatus(t, res, airlock.StatusSuccess)
+	r := res.Result.([]any)
+	if r[0] != r[1] {
+		t.Fatalf("plain and tagged differ:\n%s\n%s", r[0], r[1])
+	}
+	if r[2] != true || r[3] != (airlock.Undefined{}) || r[4] != true || r[5] != "function" {
+		t.Fatalf("got %v", r)
+	}
+}

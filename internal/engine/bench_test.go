@@ -42,7 +42,7 @@ func BenchmarkRun(b *testing.B) {
 		stop := make(chan struct{})
 		key := v.Key()
 		j := &Job{
-			Entry: "/main.js", Fn: "default", Console: -1, Args: `["a"]`, Globals: `["a"]`, Imports: `["a"]`,
+			Entry: "/main.js", Fn: "default", Console: -1, Args: `["a"]`, Globals: `[]`, Imports: `["a"]`,
 			Resolve: func(base, spec string) (string, error) { return spec, nil },
 			Load: func(name string) (string, error) {
 				if name == "/main.js" {

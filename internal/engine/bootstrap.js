@@ -36,6 +36,8 @@
   const JSONStringify = JSON.stringify;
   const JSONParse = JSON.parse;
   const StringCtor = String;
+  const StringCharCodeAt = uncurry(String.prototype.charCodeAt);
+  const StringSlice = uncurry(String.prototype.slice);
   const NumberCtor = Number;
   const BigIntCtor = BigInt;
   const ErrorCtor = Error;
@@ -513,7 +515,10 @@
     return holder[0];
   };
 
-  const decode = (text) => decodeTree(JSONParse(text));
+  // Wire text that starts with "J" is plain JSON: the engine's own parser
+  // builds it, with own data properties that no setter sees.
+  const decode = (text) =>
+    StringCharCodeAt(text, 0) === 74 ? JSONParse(StringSlice(text, 1)) : decodeTree(JSONParse(text));
 
   // --- host functions -----------------------------------------------------
 
@@ -700,14 +705,17 @@
   return ObjectFreeze({
     __proto__: null,
     // start evaluates the entry module and calls the selected export.
-    // An optional export that is missing gives undefined.
+    // An optional export that is missing gives undefined. globalsText is a
+    // JSON array of the wire texts of the globals, one each.
     start(entry, fn, optional, consoleIndex, argsText, globalsText, importsText) {
       let args;
       try {
-        args = argsText === "[\"a\"]" ? [] : decode(argsText);
-        const globals = decode(globalsText);
+        args = argsText === "J[]" ? [] : decode(argsText);
+        const texts = JSONParse(globalsText);
+        const globals = mk();
+        for (let i = 0; i < texts.length; i++) globals[i] = decode(texts[i]);
         if (consoleIndex >= 0) globals[consoleIndex] = capturingConsole;
-        payload = [globals, importsText === "[\"a\"]" ? [] : deepFreeze(decode(importsText))];
+        payload = [globals, importsText === "J[]" ? [] : deepFreeze(decode(importsText))];
       } catch (e) { fail(0, e); return; }
       PromisePrototypeThen(importModule(entry), (ns) => {
         if (!ReflectHas(ns, fn)) {

@@ -67,7 +67,7 @@ type Job struct {
 	Fn          string // the export to select
 	FnOptional  bool   // a missing Fn gives undefined instead of a link error
 	Args        string // wire text of the argument array
-	Globals     string // wire text of the array of global values
+	Globals     string // JSON array of the wire texts of the global values
 	Imports     string // wire text of the array of bridged module objects
 	MemoryLimit uintptr
 
