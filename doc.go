@@ -95,6 +95,8 @@
 // error values → Error; pointers → what they point to, with identity kept;
 // functions → callable functions. Channels, complex numbers and structs with
 // no exported fields cannot cross: [Runtime.Run] returns a [*CloneError].
+// Identity is kept within a value (a cycle stays a cycle); each global is a
+// value of its own, so two globals that share a Go object get two copies.
 //
 // # Host functions
 //
