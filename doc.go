@@ -41,8 +41,8 @@
 //
 // Values cross by deep copy in both directions, under the rules of the HTML
 // structured clone: a Proxy is refused before any of its traps runs, a
-// getter is read once, toJSON is never called, cycles and shared references
-// are kept. What crosses to the host is bounded by
+// getter is read once (an object's in key order), toJSON is never called,
+// cycles and shared references are kept. What crosses to the host is bounded by
 // [RuntimeConfig].MaxValueBytes, so a result, a log flood or a sparse array
 // with a huge length is an error and not host memory exhaustion.
 //

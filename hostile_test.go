@@ -477,3 +477,18 @@ func TestHostile_Hammer(t *testing.T) {
 		t.Fatalf("%d goroutines before, %d after", before, n)
 	}
 }
+
+// Getters on a value crossing to the host run once each, an object's in key
+// order, before the values they return are encoded; the kernel once read an
+// object's properties in reverse.
+func TestHostile_GetterOrder(t *testing.T) {
+	var got any
+	res := runOpts(t, `const order = [];
+		const v = { get a() { order.push("a"); return 1 }, get b() { order.push("b"); return { get c() { order.push("c"); return 2 } } }, get d() { order.push("d"); return [3] } };
+		take(v);
+		export default order.join("");`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"take": func(v any) { got = v }}})
+	wantResult(t, res, "abdc")
+	if !reflect.DeepEqual(got, map[string]any{"a": 1.0, "b": map[string]any{"c": 2.0}, "d": []any{3.0}}) {
+		t.Fatalf("host got %v", got)
+	}
+}

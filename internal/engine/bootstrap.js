@@ -320,6 +320,24 @@
     const holder = mk();
     const st = mk();
     let sp = 0;
+    // child writes a value read from a container: a plain primitive at once,
+    // anything else onto the stack. The children of one container are pushed
+    // in order and the run is then reversed, so that they are visited in
+    // order, each subtree before the next sibling: ids follow the text.
+    const child = (out, key, x) => {
+      const t = typeof x;
+      if (t === "string" || t === "boolean" || x === null ||
+        (t === "number" && x === x && x !== 1 / 0 && x !== -1 / 0 && (x !== 0 || 1 / x > 0))) {
+        out[key] = x;
+        return;
+      }
+      st[sp++] = out; st[sp++] = key; st[sp++] = x;
+    };
+    const reverseFrom = (base) => {
+      for (let lo = base, hi = sp - 3; lo < hi; lo += 3, hi -= 3) {
+        for (let j = 0; j < 3; j++) { const tmp = st[lo + j]; st[lo + j] = st[hi + j]; st[hi + j] = tmp; }
+      }
+    };
     st[sp++] = holder; st[sp++] = 0; st[sp++] = root;
     while (sp > 0) {
       const v = st[--sp], key = st[--sp], target = st[--sp];
@@ -344,8 +362,9 @@
               out[0] = "o";
               const ks = ObjectKeys(v);
               const n = ks.length;
-              for (let i = 0; i < n; i++) out[1 + 2 * i] = ks[i];
-              for (let i = n - 1; i >= 0; i--) { st[sp++] = out; st[sp++] = 2 + 2 * i; st[sp++] = v[ks[i]]; }
+              const base = sp;
+              for (let i = 0; i < n; i++) { out[1 + 2 * i] = ks[i]; child(out, 2 + 2 * i, v[ks[i]]); }
+              reverseFrom(base);
               break;
             }
             case "array": {
@@ -355,7 +374,9 @@
               for (let i = 0; i < n; i++) if (!(i in v)) { dense = false; break; }
               if (dense) {
                 out[0] = "a";
-                for (let i = n - 1; i >= 0; i--) { st[sp++] = out; st[sp++] = 1 + i; st[sp++] = v[i]; }
+                const base = sp;
+                for (let i = 0; i < n; i++) child(out, 1 + i, v[i]);
+                reverseFrom(base);
               } else {
                 out[0] = "h"; out[1] = n;
                 const ks = ObjectKeys(v);
@@ -365,7 +386,9 @@
                   const idx = NumberCtor(k);
                   if (StringCtor(idx >>> 0) === k && idx < 4294967295) { out[2 + 2 * m] = idx; m++; }
                 }
-                for (let i = m - 1; i >= 0; i--) { st[sp++] = out; st[sp++] = 3 + 2 * i; st[sp++] = v[out[2 + 2 * i]]; }
+                const base = sp;
+                for (let i = 0; i < m; i++) child(out, 3 + 2 * i, v[out[2 + 2 * i]]);
+                reverseFrom(base);
               }
               break;
             }
@@ -375,7 +398,9 @@
               const entries = mk();
               let n = 0;
               MapForEach(v, (val, k) => { entries[n++] = k; entries[n++] = val; });
-              for (let i = n - 1; i >= 0; i--) { st[sp++] = out; st[sp++] = 1 + i; st[sp++] = entries[i]; }
+              const base = sp;
+              for (let i = 0; i < n; i++) child(out, 1 + i, entries[i]);
+              reverseFrom(base);
               break;
             }
             case "set": {
@@ -384,7 +409,9 @@
               const items = mk();
               let n = 0;
               SetForEach(v, (val) => { items[n++] = val; });
-              for (let i = n - 1; i >= 0; i--) { st[sp++] = out; st[sp++] = 1 + i; st[sp++] = items[i]; }
+              const base = sp;
+              for (let i = 0; i < n; i++) child(out, 1 + i, items[i]);
+              reverseFrom(base);
               break;
             }
             case "date": {
