@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,14 +58,13 @@ func BenchmarkColdStart(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			rt := airlock.NewRuntime(airlock.RuntimeConfig{})
 			defer rt.Close()
-			var n int64
+			var n atomic.Int64
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					src := c.src
 					if src == "" {
 						// A source never seen before, so nothing can be cached.
-						n++
-						src = helloTS + "\nexport const n: number = " + strconv.FormatInt(n+time.Now().UnixNano(), 10) + ";"
+						src = helloTS + "\nexport const n: number = " + strconv.FormatInt(n.Add(1), 10) + strconv.FormatInt(time.Now().UnixNano(), 10) + ";"
 					}
 					ex, err := rt.Run(context.Background(), src, airlock.Options{Language: c.lang})
 					if err != nil {

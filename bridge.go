@@ -40,39 +40,15 @@ type hostFunc struct {
 }
 
 // fastPath returns a reflection-free caller for the most common function
-// shapes, or nil. Arguments are converted exactly as convertArg would.
+// shapes, or nil. Arguments are converted as convertArg converts them.
 func fastPath(fn any) func(args []any) (any, error) {
-	arg := func(args []any, i int) any {
-		if i < len(args) {
-			return args[i]
-		}
-		return nil
-	}
-	num := func(a any) (float64, error) {
-		switch x := a.(type) {
-		case float64:
-			return x, nil
-		case nil, Undefined:
-			return 0, nil
-		}
-		return 0, fmt.Errorf("cannot convert %s to float64", jsType(a))
-	}
-	text := func(a any) (string, error) {
-		switch x := a.(type) {
-		case string:
-			return x, nil
-		case nil, Undefined:
-			return "", nil
-		}
-		return "", fmt.Errorf("cannot convert %s to string", jsType(a))
-	}
 	switch f := fn.(type) {
 	case func():
 		return func([]any) (any, error) { f(); return Undefined{}, nil }
 	case func(any):
-		return func(args []any) (any, error) { f(arg(args, 0)); return Undefined{}, nil }
+		return func(args []any) (any, error) { f(argAt(args, 0)); return Undefined{}, nil }
 	case func(any) any:
-		return func(args []any) (any, error) { return f(arg(args, 0)), nil }
+		return func(args []any) (any, error) { return f(argAt(args, 0)), nil }
 	case func(...any):
 		return func(args []any) (any, error) { f(args...); return Undefined{}, nil }
 	case func(...any) any:
@@ -81,50 +57,75 @@ func fastPath(fn any) func(args []any) (any, error) {
 		return func(args []any) (any, error) { return f(args...) }
 	case func(float64) float64:
 		return func(args []any) (any, error) {
-			n, err := num(arg(args, 0))
+			n, err := numberAt(args, 0)
 			if err != nil {
-				return nil, fmt.Errorf("argument 1: %w", err)
+				return nil, err
 			}
 			return f(n), nil
 		}
 	case func(float64, float64) float64:
 		return func(args []any) (any, error) {
-			a, err := num(arg(args, 0))
+			a, err := numberAt(args, 0)
 			if err != nil {
-				return nil, fmt.Errorf("argument 1: %w", err)
+				return nil, err
 			}
-			b, err := num(arg(args, 1))
+			b, err := numberAt(args, 1)
 			if err != nil {
-				return nil, fmt.Errorf("argument 2: %w", err)
+				return nil, err
 			}
 			return f(a, b), nil
 		}
 	case func(string) string:
 		return func(args []any) (any, error) {
-			s, err := text(arg(args, 0))
+			s, err := stringAt(args, 0)
 			if err != nil {
-				return nil, fmt.Errorf("argument 1: %w", err)
+				return nil, err
 			}
 			return f(s), nil
 		}
 	case func(string) (string, error):
 		return func(args []any) (any, error) {
-			s, err := text(arg(args, 0))
+			s, err := stringAt(args, 0)
 			if err != nil {
-				return nil, fmt.Errorf("argument 1: %w", err)
-			}
-			return f(s)
-		}
-	case func(string) (any, error):
-		return func(args []any) (any, error) {
-			s, err := text(arg(args, 0))
-			if err != nil {
-				return nil, fmt.Errorf("argument 1: %w", err)
+				return nil, err
 			}
 			return f(s)
 		}
 	}
 	return nil
+}
+
+// argAt is argument i for an any parameter: undefined when missing, as in
+// convertArg.
+func argAt(args []any, i int) any {
+	if i < len(args) {
+		return args[i]
+	}
+	return Undefined{}
+}
+
+// numberAt is argument i for a float64 parameter.
+func numberAt(args []any, i int) (float64, error) {
+	switch x := argAt(args, i).(type) {
+	case float64:
+		return x, nil
+	case nil, Undefined:
+		return 0, nil
+	default:
+		return 0, fmt.Errorf("argument %d: cannot convert %s to float64", i+1, jsType(x))
+	}
+}
+
+// stringAt is argument i for a string parameter.
+func stringAt(args []any, i int) (string, error) {
+	switch x := argAt(args, i).(type) {
+	case string:
+		return x, nil
+	case nil, Undefined:
+		return "", nil
+	default:
+		return "", fmt.Errorf("argument %d: cannot convert %s to string", i+1, jsType(x))
+	}
 }
 
 func newHostFunc(v reflect.Value) (*hostFunc, error) {

@@ -60,7 +60,6 @@ var (
 	typeError       = reflect.TypeFor[error]()
 	typeAsync       = reflect.TypeFor[asyncFunc]()
 	typeJSONMarsh   = reflect.TypeFor[json.Marshaler]()
-	typeRawMessage  = reflect.TypeFor[json.RawMessage]()
 )
 
 // encodeWire encodes a Go value as wire text. Functions are registered with
@@ -281,13 +280,6 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 				b = binary.NativeEndian.AppendUint16(b, h)
 			}
 			*t.dst = []any{"x", "Float16Array", base64.StdEncoding.EncodeToString(b)}
-			continue
-		case typeRawMessage:
-			var x any
-			if err := json.Unmarshal(v.Bytes(), &x); err != nil {
-				return nil, fmt.Errorf("airlock: json.RawMessage: %w", err)
-			}
-			stack = append(stack, encodeTask{reflect.ValueOf(&x).Elem(), t.dst, t.depth})
 			continue
 		}
 		if typ == typeAsync {
@@ -716,11 +708,9 @@ func decodeWire(text string, budget int) (any, error) {
 				stack = append(stack, decodeTask{node: node[1+i], ptr: &s.Values[i], depth: t.depth + 1})
 			}
 		case "d":
-			var d time.Time
+			var d time.Time // an invalid Date is the zero Time
 			if f, ok := num(node, 1); ok {
 				d = time.UnixMilli(int64(f)).UTC()
-			} else {
-				d = invalidDate
 			}
 			refs = append(refs, d)
 			set(t, d)

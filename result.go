@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -153,12 +154,7 @@ func (e *ScriptError) String() string {
 		return s + "\n" + e.Stack
 	}
 	if e.Filename != "" && e.Line > 0 {
-		return s + "\n    at " + e.Filename + ":" + itoa(e.Line) + ":" + itoa(e.Column)
+		return s + "\n    at " + e.Filename + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column)
 	}
 	return s
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }

@@ -359,7 +359,7 @@ func approxSize(v any) int {
 // emptyArray is the wire text of [], which the kernel knows without decoding.
 const emptyArray = `J[]`
 
-var missingExportRE = regexp.MustCompile(`^Could not find export '.*' in module '(.*)'$`)
+var missingExportRE = regexp.MustCompile(`^Could not find export '(.*)' in module '(.*)'$`)
 
 // finish turns the engine's outcome into the Result. A stop the host
 // decided wins over whatever the JavaScript did.
@@ -462,22 +462,13 @@ func (r *run) linkError(out engine.Outcome, g *source.Graph) *ScriptError {
 	}
 	if m := missingExportRE.FindStringSubmatch(out.Message); m != nil {
 		e.Name = "LinkError"
-		e.Specifier = g.SpecifierOf(m[1])
-		e.Message = missingExportMessage(out.Message, m[1], e.Specifier)
+		e.Specifier = g.SpecifierOf(m[2])
+		e.Message = fmt.Sprintf("'%s' has no export named '%s'", e.Specifier, m[1])
 	}
 	if e.Name == "" {
 		e.Name = "LinkError"
 	}
 	return e
-}
-
-func missingExportMessage(msg, module, spec string) string {
-	start := len("Could not find export '")
-	end := len(msg) - len("' in module '"+module+"'")
-	if end < start {
-		return msg
-	}
-	return fmt.Sprintf("'%s' has no export named '%s'", spec, msg[start:end])
 }
 
 // settle publishes the result and ends the run: every goroutine the run

@@ -1,9 +1,6 @@
 package airlock
 
-import (
-	"fmt"
-	"time"
-)
+import "fmt"
 
 // Undefined is the JavaScript value undefined on the Go side. It is what a
 // result, argument or element that is undefined in the sandbox becomes, and
@@ -32,7 +29,7 @@ type MapEntry struct {
 // Undefined (compared with ==), and whether it was found.
 func (m *Map) Get(key any) (any, bool) {
 	for _, e := range m.Entries {
-		if comparable(e.Key) && comparable(key) && e.Key == key {
+		if isKey(e.Key) && isKey(key) && e.Key == key {
 			return e.Value, true
 		}
 	}
@@ -80,16 +77,14 @@ type ErrorValue struct {
 // Error returns "Name: Message".
 func (e *ErrorValue) Error() string { return e.Name + ": " + e.Message }
 
-func comparable(v any) bool {
+// isKey reports whether a Map key can be compared with ==.
+func isKey(v any) bool {
 	switch v.(type) {
 	case nil, string, float64, bool, Undefined:
 		return true
 	}
 	return false
 }
-
-// invalidDate is what an invalid Date (NaN time) becomes: the zero time.
-var invalidDate = time.Time{}
 
 // CloneError is the error for a value that cannot cross the boundary: a
 // function returned as a result, a symbol, a Proxy, a WeakMap, a channel.

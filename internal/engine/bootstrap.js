@@ -70,8 +70,8 @@
   const SymbolToStringTag = Symbol.toStringTag;
   const SymbolIterator = Symbol.iterator;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  // Typed arrays, WeakRef, DataView and a few more are made by the engine on
-  // first use, at a cost; the kernel captures them when it first needs them.
+  // The engine makes some intrinsics on first use, at a cost. The codec's
+  // typed-array helpers are captured when a typed array first crosses.
   let typed = null;
   const typedArrayKit = () => {
     if (typed !== null) return typed;
@@ -261,7 +261,7 @@
     return e;
   };
 
-  // describeObject names what an object is, for the wire and for errors.
+  // kindOf names what an object is, for the wire and for errors.
   const kindOf = (v) => {
     if (WeakSetHas(proxies, v)) return "Proxy";
     if (typeof v === "function") return "function";
@@ -653,9 +653,9 @@
   // fail reports a thrown value. phase 0: before any module body ran (a link
   // error); 1: while running.
   const fail = (phase, e) => {
-    try { report(phase, e); } catch { host(5); }
+    try { reportFailure(phase, e); } catch { host(5); }
   };
-  const report = (phase, e) => {
+  const reportFailure = (phase, e) => {
     if (ErrorIsError(e)) {
       host(3, phase, read(e, "name") ?? "Error", read(e, "message") ?? "", read(e, "stack") ?? "",
         read(e, "fileName") ?? "", readNumber(e, "lineNumber"), readNumber(e, "columnNumber"));

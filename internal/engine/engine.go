@@ -12,7 +12,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math/big"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -182,12 +181,6 @@ func (v *VM) HeapBytes() int64 {
 	return int64(v.rt.Fmalloc_ctx.Fmalloc_state.Fmalloc_size)
 }
 
-func (v *VM) sample() {
-	if h := v.HeapBytes(); h > v.alloc.peak {
-		v.alloc.peak = h
-	}
-}
-
 // LimitHit reports whether the engine refused an allocation because of the
 // memory limit: the host's signal for an out-of-memory, which no JavaScript
 // can forge.
@@ -235,7 +228,6 @@ func (v *VM) dispatch(args []any) (any, error) {
 	}
 	op, _ := args[0].(int)
 	if op == 7 { // poll: returning to the engine checks for an interrupt
-		v.sample()
 		return nil, nil
 	}
 	j := v.job
@@ -255,7 +247,6 @@ func (v *VM) dispatch(args []any) (any, error) {
 		} else {
 			r = j.Call(id, args[2:], "", false)
 		}
-		v.sample()
 		switch r.Kind {
 		case ReplyRaw:
 			return r.Value, nil
@@ -299,7 +290,6 @@ func (v *VM) dispatch(args []any) (any, error) {
 			level, _ := args[1].(int)
 			text, _ := args[2].(string)
 			j.Log(level, text)
-			v.sample()
 		}
 		return nil, nil
 	case 5: // reporting a failure failed: the heap is exhausted
@@ -348,14 +338,6 @@ func (v *VM) load(_ *quickjs.VM, name string) (string, error) {
 // Key is the VM's secret name for the hand-over of globals and imports; the
 // generated modules that take them use it.
 func (v *VM) Key() string { return v.key }
-
-// rawArg converts a Go value for a call into the VM.
-func rawArg(a any) any {
-	if b, ok := a.(*big.Int); ok {
-		return b.String()
-	}
-	return a
-}
 
 // Compiles reports whether src compiles as a JavaScript module. It may be
 // called from a module loader.

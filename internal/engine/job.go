@@ -113,20 +113,17 @@ func (v *VM) Run(j *Job) (out Outcome) {
 		if j.stopped() {
 			out.Kind = Stopped
 		}
-		v.sample()
 		out.PeakHeap = v.alloc.peak
 		out.LimitHit = v.alloc.limitHit
 	}()
 	if j.MemoryLimit > 0 {
 		v.vm.SetMemoryLimit(j.MemoryLimit)
 	}
-	v.sample()
 	if j.stopped() {
 		return Outcome{Kind: Stopped}
 	}
 	_, err := v.start.Call(v.kernel, j.Entry, j.Fn, j.FnOptional, j.Console, j.Args, j.Globals, j.Imports)
 	for {
-		v.sample()
 		if j.stopped() {
 			return Outcome{Kind: Stopped}
 		}
@@ -166,7 +163,7 @@ func (v *VM) complete(c Completion) error {
 	case ReplyError:
 		ok = false
 	}
-	_, err := v.settle.Call(v.kernel, c.ID, ok, kind, rawArg(value))
+	_, err := v.settle.Call(v.kernel, c.ID, ok, kind, value)
 	return err
 }
 

@@ -43,7 +43,8 @@ type Graph struct {
 	entry    *File
 	files    map[string]*File
 	imports  map[string][]string // bridged specifier → export names, in order
-	index    map[string]int      // bridged specifier → index in the imports payload
+	order    []string            // bridged specifiers, in payload order
+	index    map[string]int      // bridged specifier → index in order
 	globals  []string
 	compiles func(src string) bool
 
@@ -79,6 +80,7 @@ func New(c Config) *Graph {
 		key:      c.Key,
 		files:    make(map[string]*File, 1+len(c.Modules)),
 		imports:  c.Imports,
+		order:    c.Order,
 		index:    make(map[string]int, len(c.Order)),
 		globals:  c.Globals,
 		compiles: c.Compiles,
@@ -215,13 +217,11 @@ func (g *Graph) Load(name string) (string, error) {
 		}
 		return b.String(), nil
 	case strings.HasPrefix(name, "airlock:import:"+g.key+":"):
-		i, _ := strconv.Atoi(name[strings.LastIndexByte(name, ':')+1:])
-		var spec string
-		for s, j := range g.index {
-			if j == i {
-				spec = s
-			}
+		i, err := strconv.Atoi(name[strings.LastIndexByte(name, ':')+1:])
+		if err != nil || i < 0 || i >= len(g.order) {
+			return "", g.fail(name, fmt.Sprintf("cannot find module '%s'", name))
 		}
+		spec := g.order[i]
 		var b strings.Builder
 		fmt.Fprintf(&b, "import {I} from %q; const m = I[%d];", g.globalsName(), i)
 		names := g.imports[spec]
@@ -327,18 +327,15 @@ func transform(f *File) (string, *sourcemap.Consumer, *LinkFailure) {
 	// no content, which positions do not need, and the source is made valid
 	// UTF-8 first, as the engine would read it anyway.
 	r := api.Transform(strings.ToValidUTF8(f.Source, "\uFFFD"), api.TransformOptions{
-		Loader:            api.LoaderTS,
-		Format:            api.FormatESModule,
-		Target:            api.ESNext,
-		Sourcemap:         api.SourceMapExternal,
-		SourcesContent:    api.SourcesContentExclude,
-		Sourcefile:        f.Display,
-		LogLevel:          api.LogLevelSilent,
-		TsconfigRaw:       `{"compilerOptions":{"verbatimModuleSyntax":false}}`,
-		LegalComments:     api.LegalCommentsNone,
-		MinifyWhitespace:  false,
-		MinifySyntax:      false,
-		MinifyIdentifiers: false,
+		Loader:         api.LoaderTS,
+		Format:         api.FormatESModule,
+		Target:         api.ESNext,
+		Sourcemap:      api.SourceMapExternal,
+		SourcesContent: api.SourcesContentExclude,
+		Sourcefile:     f.Display,
+		LogLevel:       api.LogLevelSilent,
+		TsconfigRaw:    `{"compilerOptions":{"verbatimModuleSyntax":false}}`,
+		LegalComments:  api.LegalCommentsNone,
 	})
 	if len(r.Errors) > 0 {
 		m := r.Errors[0]
@@ -390,9 +387,9 @@ func (g *Graph) SpecifierOf(name string) string {
 	if f, ok := g.files[name]; ok {
 		return f.Specifier
 	}
-	for s, i := range g.index {
-		if g.importName(i) == name {
-			return s
+	if i, ok := strings.CutPrefix(name, "airlock:import:"+g.key+":"); ok {
+		if n, err := strconv.Atoi(i); err == nil && n >= 0 && n < len(g.order) {
+			return g.order[n]
 		}
 	}
 	return name
