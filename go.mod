@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/evanw/esbuild v0.28.2
 	github.com/go-sourcemap/sourcemap v2.1.4+incompatible
+	github.com/grafana/sobek v0.0.0-20260429085637-a66d4790012b
 	golang.org/x/tools v0.52.0
 	modernc.org/libc v1.79.0
 	modernc.org/libquickjs v0.14.0
@@ -18,6 +19,7 @@ require (
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/text v0.3.8 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )

@@ -53,6 +53,7 @@
   const MapHas = uncurry(Map.prototype.has);
   const MapDelete = uncurry(Map.prototype.delete);
   const MapForEach = uncurry(Map.prototype.forEach);
+  const MapClear = uncurry(Map.prototype.clear);
   const MapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, "size").get);
   const SetCtor = Set;
   const SetAdd = uncurry(Set.prototype.add);
@@ -61,6 +62,9 @@
   const WeakSetCtor = WeakSet;
   const WeakSetAdd = uncurry(WeakSet.prototype.add);
   const WeakSetHas = uncurry(WeakSet.prototype.has);
+  const WeakMapCtor = WeakMap;
+  const WeakMapGet = uncurry(WeakMap.prototype.get);
+  const WeakMapSet = uncurry(WeakMap.prototype.set);
   const DateCtor = Date;
   const DateGetTime = uncurry(Date.prototype.getTime);
   const ArrayBufferCtor = ArrayBuffer;
@@ -549,20 +553,31 @@
 
   // --- host functions -----------------------------------------------------
 
-  const pending = new MapCtor(); // promise id -> [resolve, reject]
+  const pending = new MapCtor(); // promise id -> [resolve, reject, host function id]
 
-  // reply turns what the host dispatcher returned into a value or a throw.
-  const reply = (r) => {
+  // hostErrors maps each error a host function call threw, or rejected its
+  // promise with, to the id of the function: an executor tells a failing
+  // tool from failing code by the identity of what was thrown.
+  const hostErrors = new WeakMapCtor();
+  const hostError = (e, fn) => {
+    if ((typeof e === "object" && e !== null) || typeof e === "function") WeakMapSet(hostErrors, e, fn);
+    return e;
+  };
+
+  // reply turns what the host dispatcher returned for a call of host
+  // function fn into a value or a throw.
+  const reply = (r, fn) => {
     if (typeof r !== "object" || r === null) return r;
     switch (r[0]) {
-      case 0: return decode(r[1]);
-      case 1: throw new ErrorCtor(r[1]);
+      case 0:
+        try { return decode(r[1]); } catch (e) { throw hostError(e, fn); }
+      case 1: throw hostError(new ErrorCtor(r[1]), fn);
       case 2: {
         const id = r[1];
-        return new PromiseCtor((resolve, reject) => { MapSet(pending, id, [resolve, reject]); });
+        return new PromiseCtor((resolve, reject) => { MapSet(pending, id, [resolve, reject, fn]); });
       }
     }
-    throw new TypeErrorCtor("airlock: malformed host reply");
+    throw hostError(new TypeErrorCtor("airlock: malformed host reply"), fn);
   };
 
   const isRaw = (a) => {
@@ -574,17 +589,21 @@
     const n = args.length;
     let raw = true;
     for (let i = 0; i < n; i++) if (!isRaw(args[i])) { raw = false; break; }
-    if (!raw) return reply(host(1, id, encode(args)));
+    if (!raw) {
+      let text;
+      try { text = encode(args); } catch (e) { throw hostError(e, id); }
+      return reply(host(1, id, text), id);
+    }
     switch (n) {
-      case 0: return reply(host(0, id));
-      case 1: return reply(host(0, id, args[0]));
-      case 2: return reply(host(0, id, args[0], args[1]));
-      case 3: return reply(host(0, id, args[0], args[1], args[2]));
+      case 0: return reply(host(0, id), id);
+      case 1: return reply(host(0, id, args[0]), id);
+      case 2: return reply(host(0, id, args[0], args[1]), id);
+      case 3: return reply(host(0, id, args[0], args[1], args[2]), id);
     }
     const list = mk();
     list[0] = 0; list[1] = id;
     for (let i = 0; i < n; i++) list[i + 2] = args[i];
-    return reply(ReflectApply(host, undefined, list));
+    return reply(ReflectApply(host, undefined, list), id);
   };
 
   const hostFunction = (id, name) => {
@@ -598,7 +617,7 @@
         if ((ta === "number" || ta === "string" || ta === "boolean" || ta === "undefined" || a === null) &&
           (tb === "number" || tb === "string" || tb === "boolean" || tb === "undefined" || b === null)) {
           const r = n === 0 ? host(0, id) : n === 1 ? host(0, id, a) : host(0, id, a, b);
-          return typeof r !== "object" || r === null ? r : reply(r);
+          return typeof r !== "object" || r === null ? r : reply(r, id);
         }
       }
       return callHost(id, args);
@@ -651,16 +670,19 @@
   const readNumber = (o, k) => { try { const v = o[k]; return typeof v === "number" ? v : 0; } catch { return 0; } };
 
   // fail reports a thrown value. phase 0: before any module body ran (a link
-  // error); 1: while running.
+  // error); 1: while running. The last argument is the id of the host
+  // function whose call threw the value, or -1.
   const fail = (phase, e) => {
     try { reportFailure(phase, e); } catch { host(5); }
   };
   const reportFailure = (phase, e) => {
+    let fn = -1;
+    if ((typeof e === "object" && e !== null) || typeof e === "function") fn = WeakMapGet(hostErrors, e) ?? -1;
     if (ErrorIsError(e)) {
       host(3, phase, read(e, "name") ?? "Error", read(e, "message") ?? "", read(e, "stack") ?? "",
-        read(e, "fileName") ?? "", readNumber(e, "lineNumber"), readNumber(e, "columnNumber"));
+        read(e, "fileName") ?? "", readNumber(e, "lineNumber"), readNumber(e, "columnNumber"), fn);
     } else {
-      host(3, phase, "Error", textOf(e), "", "", 0, 0);
+      host(3, phase, "Error", textOf(e), "", "", 0, 0, fn);
     }
   };
 
@@ -766,12 +788,37 @@
       const p = MapGet(pending, id);
       if (p === undefined) return;
       MapDelete(pending, id);
-      if (!ok) { p[1](new ErrorCtor(value)); return; }
+      if (!ok) { p[1](hostError(new ErrorCtor(value), p[2])); return; }
       let v = value;
       if (kind === 1) {
-        try { v = decode(value); } catch (e) { p[1](e); return; }
+        try { v = decode(value); } catch (e) { p[1](hostError(e, p[2])); return; }
       }
       p[0](v);
     },
+    // The executor's session: one VM, many runs.
+    // exec runs the function a step's script evaluated to, with the global
+    // object, and reports how its promise settles.
+    exec(fn) {
+      let p;
+      try { p = ReflectApply(fn, undefined, [g]); } catch (e) { fail(1, e); return; }
+      PromisePrototypeThen(p, finish, (e) => fail(1, e));
+    },
+    // reset forgets the pending host calls of the last run: they never
+    // settle.
+    reset() { MapClear(pending); },
+    // defineTool makes host function id the global name, read-only.
+    defineTool(name, id) {
+      ObjectDefineProperty(g, name, { value: ObjectFreeze(hostFunction(id, name)), writable: false, enumerable: false, configurable: true });
+    },
+    // defineValue makes the decoded wire text the global name.
+    defineValue(name, text) {
+      ObjectDefineProperty(g, name, { value: decode(text), writable: true, enumerable: false, configurable: true });
+    },
+    installConsole() {
+      ObjectDefineProperty(g, "console", { value: capturingConsole, writable: true, enumerable: false, configurable: true });
+    },
+    // opsSpent tells the host that a step spent its budget of loop
+    // iterations; the host stops the step.
+    opsSpent() { host(8); },
   });
 })

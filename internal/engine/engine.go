@@ -36,6 +36,7 @@ type VM struct {
 	key    string // random name of the hidden hand-over property
 	rt     *lib.TJSRuntime
 	job    *Job
+	sess   *session // set by StartSession
 	alloc  *allocStats
 	closed bool
 	// ctx is the engine context, for Interrupt; nil from the start of Close.
@@ -213,6 +214,9 @@ func (v *VM) Close() {
 	v.ctx = nil
 	v.intrMu.Unlock()
 	defer func() { _ = recover() }() // an abandoned VM panics on Free; Close still runs
+	if v.sess != nil {
+		v.sess.free()
+	}
 	v.start.Free()
 	v.settle.Free()
 	v.kernel.Free()
@@ -283,6 +287,11 @@ func (v *VM) dispatch(args []any) (any, error) {
 		o.FileName, _ = args[5].(string)
 		o.Line = toInt(args[6])
 		o.Column = toInt(args[7])
+		if len(args) > 8 {
+			if fn := toInt(args[8]); fn >= 0 {
+				o.FromHost, o.HostFunc = true, fn
+			}
+		}
 		j.outcome = o
 		return nil, nil
 	case 6: // console: level, wire text of the arguments
@@ -290,6 +299,11 @@ func (v *VM) dispatch(args []any) (any, error) {
 			level, _ := args[1].(int)
 			text, _ := args[2].(string)
 			j.Log(level, text)
+		}
+		return nil, nil
+	case 8: // a step spent its budget of loop iterations
+		if j.OpsSpent != nil {
+			j.OpsSpent()
 		}
 		return nil, nil
 	case 5: // reporting a failure failed: the heap is exhausted

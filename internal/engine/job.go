@@ -32,6 +32,10 @@ type Outcome struct {
 	Name, Message, Stack string
 	FileName             string // set for syntax errors
 	Line, Column         int    // set for syntax errors, 1-based
+	// FromHost is set when the thrown value is what a call of host function
+	// HostFunc threw or rejected with.
+	FromHost bool
+	HostFunc int
 	// PeakHeap is the largest heap size during the job, in bytes.
 	PeakHeap int64
 	// LimitHit is set when the engine refused an allocation for the memory
@@ -89,6 +93,9 @@ type Job struct {
 	Pending func() int
 	// Stop is closed when the host decides the job must stop.
 	Stop <-chan struct{}
+	// OpsSpent is called when a step of a session spends its budget of
+	// loop iterations.
+	OpsSpent func()
 
 	outcome *Outcome
 }
@@ -123,6 +130,11 @@ func (v *VM) Run(j *Job) (out Outcome) {
 		return Outcome{Kind: Stopped}
 	}
 	_, err := v.start.Call(v.kernel, j.Entry, j.Fn, j.FnOptional, j.Console, j.Args, j.Globals, j.Imports)
+	return v.loop(j, err)
+}
+
+// loop drives the event loop of a started job until it ends.
+func (v *VM) loop(j *Job, err error) Outcome {
 	for {
 		if j.stopped() {
 			return Outcome{Kind: Stopped}

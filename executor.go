@@ -1,0 +1,338 @@
+package airlock
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// ExecutorState is the lifecycle state of an [Executor].
+type ExecutorState string
+
+const (
+	StateNew          ExecutorState = "NEW"          // made, not initialized
+	StateInitializing ExecutorState = "INITIALIZING" // Init is creating the sandbox
+	StateReady        ExecutorState = "READY"        // Run may start
+	StateRunning      ExecutorState = "RUNNING"      // a step runs
+	StateDirty        ExecutorState = "DIRTY"        // must be cleaned up and initialized again
+	StateDead         ExecutorState = "DEAD"         // cleaned up; Init makes it READY again
+)
+
+// RunConcurrency is what Run does while another step runs.
+type RunConcurrency string
+
+const (
+	RunReject RunConcurrency = "reject" // fail with ERR_INVALID_STATE (the default)
+	RunQueue  RunConcurrency = "queue"  // wait in a FIFO queue of MaxQueuedRuns places
+)
+
+const (
+	defaultMaxOperations = 50000
+	defaultStepTimeout   = 10 * time.Second
+	defaultMaxLogBytes   = 256 << 10
+	// truncatedMark ends the logs of a step that wrote more than MaxLogBytes.
+	truncatedMark = "...[TRUNCATED]"
+)
+
+// ExecutorOptions configure an [Executor]. The zero value of each field is
+// its default.
+type ExecutorOptions struct {
+	// MaxOperations is the budget of loop iterations of one step, counted
+	// over every loop the step runs, functions of earlier steps included.
+	// Default 50000.
+	MaxOperations int
+	// Timeout bounds the wall time of one step. Default 10s, at least 1ms.
+	Timeout time.Duration
+	// RunConcurrency is RunReject (default) or RunQueue.
+	RunConcurrency RunConcurrency
+	// MaxQueuedRuns is the number of steps that may wait with RunQueue.
+	MaxQueuedRuns int
+	// AuthorizedImports are the modules a step may import with a dynamic
+	// import("name"). Static imports are always refused.
+	AuthorizedImports []string
+	// Modules are what authorized imports resolve to: bridged Go values and
+	// functions, as [Options].Imports. An authorized name without a module
+	// fails when imported.
+	Modules map[string]Module
+	// MaxLogBytes bounds the logs of one step; what is over is cut and
+	// "...[TRUNCATED]" appended. Default 256 KiB, at least 1024.
+	MaxLogBytes int
+	// CollectConsoleLevels are the console methods whose output is kept:
+	// LevelLog, LevelInfo, LevelWarn, LevelError (all four by default).
+	// console.debug counts as log.
+	CollectConsoleLevels []LogLevel
+	// MemoryLimitBytes bounds the sandbox's heap for its whole life, the
+	// state steps keep included. Default 256 MiB.
+	MemoryLimitBytes int64
+}
+
+// CodeOutput is the outcome of a step that did not fail.
+type CodeOutput struct {
+	// Output is the value given to final_answer, or the value the step
+	// returned (undefined when it returned nothing), converted as the
+	// package documentation's table says.
+	Output any `json:"output"`
+	// Logs are the step's console output, one line per call, arguments
+	// joined by spaces.
+	Logs string `json:"logs"`
+	// IsFinalAnswer is set when the step called final_answer.
+	IsFinalAnswer bool `json:"is_final_answer"`
+	// LogEntries are the console calls the Logs hold, with their levels.
+	LogEntries []LogEntry `json:"log_entries,omitempty"`
+}
+
+// LogEntry is one console call of a step.
+type LogEntry struct {
+	Level   LogLevel  `json:"level"`
+	Message string    `json:"message"`
+	Time    time.Time `json:"ts"`
+}
+
+// Executor runs the steps of a code agent in one long-lived sandbox: what a
+// step declares at its top level (const, let, var, function, class), the
+// variables and the tools stay for the next step.
+//
+// A step is JavaScript, the body of an async function: top-level await and
+// return work, and so does final_answer(value), which ends the step with
+// IsFinalAnswer set. Every loop counts its iterations against
+// MaxOperations. Termination by the loop budget, the timeout, the memory
+// limit or final_answer is decided by the host: a try/catch in the step
+// cannot swallow it.
+//
+// The methods are safe for concurrent use. Every error is an
+// *[ExecutorError].
+type Executor struct {
+	opts ExecutorOptions
+
+	mu    sync.Mutex
+	state ExecutorState
+	sess  *session
+	queue []*queued // steps waiting, with RunQueue
+}
+
+// queued is a step waiting for its turn.
+type queued struct {
+	turn chan error // nil: the step may run; else it fails
+}
+
+// NewExecutor returns an executor in state NEW. Invalid options give
+// ERR_VALIDATION_FAILED with the diagnostics in Details.
+func NewExecutor(opts ExecutorOptions) (*Executor, error) {
+	var bad []Diagnostic
+	for _, d := range optionDiagnostics(opts) {
+		if d.Severity == DiagnosticError {
+			bad = append(bad, d)
+		}
+	}
+	if len(bad) > 0 {
+		return nil, newExecError(CodeValidationFailed, map[string]any{"diagnostics": bad}, "Code validation failed: %s", bad[0].Message)
+	}
+	if opts.MaxOperations == 0 {
+		opts.MaxOperations = defaultMaxOperations
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = defaultStepTimeout
+	}
+	if opts.RunConcurrency == "" {
+		opts.RunConcurrency = RunReject
+	}
+	if opts.MaxLogBytes == 0 {
+		opts.MaxLogBytes = defaultMaxLogBytes
+	}
+	if opts.CollectConsoleLevels == nil {
+		opts.CollectConsoleLevels = []LogLevel{LevelLog, LevelInfo, LevelWarn, LevelError}
+	}
+	if opts.MemoryLimitBytes == 0 {
+		opts.MemoryLimitBytes = defaultMemoryLimit
+	}
+	return &Executor{opts: opts, state: StateNew}, nil
+}
+
+// State returns the current state.
+func (e *Executor) State() ExecutorState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.state
+}
+
+// Init creates and hardens the sandbox: NEW or DEAD become READY; on READY
+// it does nothing. A failure gives ERR_SES_INIT_FAILED and state DEAD.
+func (e *Executor) Init(ctx context.Context) error {
+	e.mu.Lock()
+	switch e.state {
+	case StateReady:
+		e.mu.Unlock()
+		return nil
+	case StateNew, StateDead:
+	default:
+		s := e.state
+		e.mu.Unlock()
+		return invalidState(s)
+	}
+	e.state = StateInitializing
+	e.mu.Unlock()
+
+	s, err := startSession(ctx, e.opts)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil {
+		e.state = StateDead
+		ee := newExecError(CodeInitFailed, map[string]any{"cause": err.Error()}, "SES init failed: %s", err.Error())
+		ee.Err = err
+		return ee
+	}
+	e.sess = s
+	e.state = StateReady
+	return nil
+}
+
+// SendVariables defines each variable as a global of the sandbox, a deep
+// copy of the Go value (see the package documentation's table); a name
+// sent again is replaced. The state must be READY.
+func (e *Executor) SendVariables(ctx context.Context, vars map[string]any) error {
+	s, err := e.ready()
+	if err != nil {
+		return err
+	}
+	return s.sendVariables(ctx, vars)
+}
+
+// SendTools makes each tool a read-only global function of the sandbox.
+// A tool is any bridged function (see the package documentation), or one
+// marked with [Async]; a step may await either. A tool's error, or an
+// argument that cannot cross, fails the step with ERR_TOOL_PROXY_FAIL unless
+// the step catches it. The state must be READY.
+func (e *Executor) SendTools(ctx context.Context, tools map[string]any) error {
+	s, err := e.ready()
+	if err != nil {
+		return err
+	}
+	return s.sendTools(ctx, tools)
+}
+
+func (e *Executor) ready() (*session, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.state != StateReady {
+		return nil, invalidState(e.state)
+	}
+	return e.sess, nil
+}
+
+// Run validates, instruments and runs one step. The state must be READY,
+// or RUNNING with RunQueue, where the step waits its turn in FIFO order.
+//
+// Errors: ERR_INVALID_STATE, ERR_VALIDATION_FAILED and ERR_IMPORT_NOT_ALLOWED
+// before anything ran; ERR_MAX_OPS_EXCEEDED, ERR_TOOL_PROXY_FAIL and
+// ERR_RUNTIME_EXCEPTION leave the executor READY; ERR_EXEC_TIMEOUT (also
+// when ctx ends), ERR_MEMORY_LIMIT_EXCEEDED and a broken sandbox leave it
+// DIRTY, to be cleaned up and initialized again.
+func (e *Executor) Run(ctx context.Context, code string) (*CodeOutput, error) {
+	e.mu.Lock()
+	switch {
+	case e.state == StateReady:
+		e.state = StateRunning
+		e.mu.Unlock()
+	case e.state == StateRunning && e.opts.RunConcurrency == RunQueue:
+		if len(e.queue) >= e.opts.MaxQueuedRuns {
+			e.mu.Unlock()
+			ee := invalidState(StateRunning)
+			ee.Message += " (the run queue is full)"
+			return nil, ee
+		}
+		q := &queued{turn: make(chan error, 1)}
+		e.queue = append(e.queue, q)
+		e.mu.Unlock()
+		if err := e.wait(ctx, q); err != nil {
+			return nil, err
+		}
+	default:
+		s := e.state
+		e.mu.Unlock()
+		return nil, invalidState(s)
+	}
+	out, dirty, err := e.sess.run(ctx, code, e.opts)
+	e.next(dirty)
+	return out, err
+}
+
+// wait waits for a queued step's turn.
+func (e *Executor) wait(ctx context.Context, q *queued) error {
+	select {
+	case err := <-q.turn:
+		return err
+	case <-ctx.Done():
+	}
+	e.mu.Lock()
+	for i, w := range e.queue {
+		if w == q {
+			e.queue = append(e.queue[:i], e.queue[i+1:]...)
+			e.mu.Unlock()
+			ee := newExecError(CodeExecTimeout, nil, "Execution timed out after 0ms: %s while waiting in the run queue", context.Cause(ctx))
+			ee.Err = context.Cause(ctx)
+			return ee
+		}
+	}
+	e.mu.Unlock()
+	// The turn came as the context ended: take it and pass it on.
+	if err := <-q.turn; err != nil {
+		return err
+	}
+	e.next(false)
+	ee := newExecError(CodeExecTimeout, nil, "Execution timed out after 0ms: %s while waiting in the run queue", context.Cause(ctx))
+	ee.Err = context.Cause(ctx)
+	return ee
+}
+
+// next ends a step: the first queued step runs, or the state returns to
+// READY. A dirty sandbox fails every queued step.
+func (e *Executor) next(dirty bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if dirty {
+		e.state = StateDirty
+		for _, q := range e.queue {
+			q.turn <- invalidState(StateDirty)
+		}
+		e.queue = nil
+		return
+	}
+	if len(e.queue) > 0 {
+		q := e.queue[0]
+		e.queue = e.queue[1:]
+		q.turn <- nil // the state stays RUNNING
+		return
+	}
+	e.state = StateReady
+}
+
+// Cleanup releases the sandbox: READY and DIRTY become DEAD; on DEAD it does
+// nothing. If the sandbox does not stop before ctx ends, the state is DEAD
+// all the same and the error is ERR_CLEANUP_FAILED (severity WARN); the
+// sandbox is released when it stops.
+func (e *Executor) Cleanup(ctx context.Context) error {
+	e.mu.Lock()
+	switch e.state {
+	case StateDead:
+		e.mu.Unlock()
+		return nil
+	case StateReady, StateDirty:
+	default:
+		s := e.state
+		e.mu.Unlock()
+		return invalidState(s)
+	}
+	s := e.sess
+	e.sess = nil
+	e.state = StateDead
+	e.mu.Unlock()
+	if err := s.close(ctx); err != nil {
+		ee := newExecError(CodeCleanupFailed, map[string]any{"cause": err.Error()}, "Cleanup failed: %s", err.Error())
+		ee.Err = err
+		return ee
+	}
+	return nil
+}
+
+var errSessionClosed = errors.New("the sandbox is closed")

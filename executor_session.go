@@ -1,0 +1,742 @@
+package airlock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/instrument"
+)
+
+// session is an executor's sandbox: one VM owned by one goroutine, which
+// runs the tasks sent to it in order.
+type session struct {
+	tasks chan func(*engine.VM)
+	done  chan struct{} // closed when the goroutine has closed the VM
+
+	// Touched on the VM's goroutine only.
+	funcs   []*hostFunc
+	names   []string // the tool name of each function, "" for others
+	modules map[string]string
+	cur     *step
+}
+
+// finalAnswerID is the host function id of final_answer.
+const finalAnswerID = 0
+
+// modulePrefix names the modules authorized imports resolve to.
+const modulePrefix = "airlock:module:"
+
+// startSession creates and hardens the VM on a new goroutine.
+func startSession(ctx context.Context, opts ExecutorOptions) (*session, error) {
+	s := &session{tasks: make(chan func(*engine.VM)), done: make(chan struct{}), modules: map[string]string{}}
+	ready := make(chan error, 1)
+	go func() {
+		defer close(s.done)
+		vm, err := engine.New()
+		if err == nil {
+			err = vm.StartSession(instrument.Counter, instrument.Fail, uintptr(opts.MemoryLimitBytes))
+			if err == nil {
+				err = s.setup(vm, opts)
+			}
+			if err != nil {
+				vm.Close()
+			}
+		}
+		ready <- err
+		if err != nil {
+			return
+		}
+		defer vm.Close()
+		for f := range s.tasks {
+			f(vm)
+		}
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	case <-ctx.Done():
+		go func() {
+			if <-ready == nil {
+				close(s.tasks)
+			}
+		}()
+		return nil, context.Cause(ctx)
+	}
+}
+
+// setup defines final_answer and the modules, on the VM's goroutine.
+func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
+	fa, err := newHostFunc(reflect.ValueOf(func(v any) {}))
+	if err != nil {
+		return err
+	}
+	s.funcs, s.names = []*hostFunc{fa}, []string{""}
+	if err := vm.DefineTool("final_answer", finalAnswerID); err != nil {
+		return err
+	}
+	for i, spec := range sortedKeys(opts.Modules) {
+		if !slices.Contains(opts.AuthorizedImports, spec) {
+			continue
+		}
+		m := opts.Modules[spec]
+		hidden := fmt.Sprintf("%smod_%d", instrument.Reserved, i)
+		text, err := encodeWire(map[string]any(m), s.register(""))
+		if err != nil {
+			return fmt.Errorf("module %q: %w", spec, err)
+		}
+		if err := vm.DefineValue(hidden, text); err != nil {
+			return fmt.Errorf("module %q: %w", spec, err)
+		}
+		var src strings.Builder
+		fmt.Fprintf(&src, "const m = globalThis[%q]; delete globalThis[%q]; Object.freeze(m);\n", hidden, hidden)
+		for j, k := range sortedKeys(m) {
+			fmt.Fprintf(&src, "const v%d = m[%s]; export { v%d as %s };\n", j, strconv.Quote(k), j, strconv.Quote(k))
+		}
+		if _, ok := m["default"]; !ok {
+			src.WriteString("export default m;\n")
+		}
+		s.modules[modulePrefix+spec] = src.String()
+	}
+	return nil
+}
+
+// register returns a registrar that gives functions ids in the session.
+func (s *session) register(name string) funcRegistrar {
+	return func(v reflect.Value) (int, error) {
+		h, err := newHostFunc(v)
+		if err != nil {
+			return 0, err
+		}
+		s.funcs = append(s.funcs, h)
+		s.names = append(s.names, name)
+		return len(s.funcs) - 1, nil
+	}
+}
+
+// do runs f on the VM's goroutine and waits for it.
+func (s *session) do(ctx context.Context, f func(*engine.VM) error) error {
+	errc := make(chan error, 1)
+	task := func(vm *engine.VM) {
+		defer func() {
+			if p := recover(); p != nil {
+				errc <- fmt.Errorf("airlock: %v", p)
+			}
+		}()
+		errc <- f(vm)
+	}
+	select {
+	case s.tasks <- task:
+	case <-s.done:
+		return errSessionClosed
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	return <-errc
+}
+
+func (s *session) sendVariables(ctx context.Context, vars map[string]any) error {
+	texts := make(map[string]string, len(vars))
+	for _, name := range sortedKeys(vars) {
+		if err := checkGlobalName(name, "variable"); err != nil {
+			return err
+		}
+		// Variables are data: a function among them would be a tool.
+		text, err := encodeWire(vars[name], func(reflect.Value) (int, error) {
+			return 0, errors.New("a variable cannot hold a function; send it with SendTools")
+		})
+		if err != nil {
+			return newExecError(CodeInvalidArgument, map[string]any{"variable": name}, "Invalid argument: variable %q: %v", name, err)
+		}
+		texts[name] = text
+	}
+	return s.do(ctx, func(vm *engine.VM) error {
+		for _, name := range sortedKeys(texts) {
+			if err := vm.DefineValue(name, texts[name]); err != nil {
+				return newExecError(CodeInvalidArgument, map[string]any{"variable": name}, "Invalid argument: variable %q: %v", name, err)
+			}
+		}
+		return nil
+	})
+}
+
+func (s *session) sendTools(ctx context.Context, tools map[string]any) error {
+	for _, name := range sortedKeys(tools) {
+		if err := checkGlobalName(name, "tool"); err != nil {
+			return err
+		}
+		v := reflect.ValueOf(tools[name])
+		if _, ok := tools[name].(asyncFunc); !ok && (!v.IsValid() || v.Kind() != reflect.Func || v.IsNil()) {
+			return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q is not a function but %T", name, tools[name])
+		}
+		if _, err := newHostFunc(v); err != nil {
+			return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
+		}
+	}
+	return s.do(ctx, func(vm *engine.VM) error {
+		for _, name := range sortedKeys(tools) {
+			id, err := s.register(name)(reflect.ValueOf(tools[name]))
+			if err == nil {
+				err = vm.DefineTool(name, id)
+			}
+			if err != nil {
+				return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// checkGlobalName checks the name of a variable or tool.
+func checkGlobalName(name, what string) error {
+	switch {
+	case !isIdentifier(name):
+		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is not a JavaScript identifier", what, name)
+	case name == "final_answer" || name == "console" || name == "globalThis" || strings.HasPrefix(name, instrument.Reserved):
+		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is reserved", what, name)
+	}
+	return nil
+}
+
+// close ends the goroutine, which closes the VM.
+func (s *session) close(ctx context.Context) error {
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	// The goroutine may still run a step that was stopped; the channel is
+	// closed once, by the one Cleanup that took the session.
+	close(s.tasks)
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("the sandbox did not stop before the context ended: %w", context.Cause(ctx))
+	}
+}
+
+// stopReason is why the host stopped a step.
+type stopReason int
+
+const (
+	stopNone stopReason = iota
+	stopFinal
+	stopOps
+	stopTimeout
+	stopContext
+)
+
+// step is the state of one step, shared by the caller's goroutine, the
+// VM's goroutine and the goroutines of asynchronous tool calls.
+type step struct {
+	s    *session
+	ctx  context.Context // given to tools; cancelled when the step ends
+	opts ExecutorOptions
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	reason   stopReason
+	cause    error
+	final    any
+	ended    chan struct{} // closed when the VM has finished the step
+
+	mu      sync.Mutex
+	logs    strings.Builder
+	entries []LogEntry
+	cut     bool
+	budget  int
+	nextID  int
+	notify  chan engine.Completion
+	pending atomic.Int32
+	wg      sync.WaitGroup
+	vm      atomic.Pointer[engine.VM]
+}
+
+// halt stops the step for a reason, once, and keeps interrupting the VM
+// until it has stopped.
+func (st *step) halt(r stopReason, cause error) {
+	st.stopOnce.Do(func() {
+		st.reason, st.cause = r, cause
+		close(st.stop)
+		go func() {
+			t := time.NewTicker(2 * time.Millisecond)
+			defer t.Stop()
+			for {
+				if vm := st.vm.Load(); vm != nil {
+					vm.Interrupt()
+				}
+				select {
+				case <-st.ended:
+					return
+				case <-t.C:
+				}
+			}
+		}()
+	})
+}
+
+// stepResult is what the VM's goroutine hands back.
+type stepResult struct {
+	out       engine.Outcome
+	discarded bool
+}
+
+// run runs one step. dirty reports that the executor must become DIRTY.
+func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_ *CodeOutput, dirty bool, _ error) {
+	prep := PrepareProgram(code, opts)
+	if prep.HasErrors() {
+		return nil, false, validationError(prep.Diagnostics)
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	st := &step{
+		s: s, ctx: runCtx, opts: opts,
+		stop: make(chan struct{}), ended: make(chan struct{}),
+		budget: defaultValueBytes, notify: make(chan engine.Completion, 64),
+	}
+	timer := time.AfterFunc(opts.Timeout, func() { st.halt(stopTimeout, nil) })
+	defer timer.Stop()
+	if ctx.Done() != nil {
+		stopWatch := context.AfterFunc(ctx, func() { st.halt(stopContext, context.Cause(ctx)) })
+		defer stopWatch()
+	}
+	results := make(chan stepResult, 1)
+	task := func(vm *engine.VM) {
+		defer close(st.ended)
+		st.vm.Store(vm)
+		s.cur = st
+		defer func() { s.cur = nil }()
+		job := &engine.Job{
+			Resolve:     s.resolve,
+			Load:        s.load,
+			Call:        st.call,
+			Log:         st.log,
+			Completions: st.notify,
+			Pending:     func() int { return int(st.pending.Load()) },
+			Stop:        st.stop,
+			OpsSpent:    func() { st.halt(stopOps, nil) },
+		}
+		out, discarded := vm.Step(job, prep.TransformedCode, opts.MaxOperations)
+		results <- stepResult{out, discarded}
+	}
+	select {
+	case s.tasks <- task:
+	case <-s.done:
+		return nil, true, newExecError(CodeRuntimeException, nil, "Runtime exception: %s", errSessionClosed)
+	}
+	var res stepResult
+	select {
+	case res = <-results:
+	case <-st.stop:
+		// A native call that polls for no interrupt may keep the VM a
+		// while; the caller gets the host's decision after a grace period.
+		select {
+		case res = <-results:
+		case <-time.After(time.Second):
+			cancel()
+			return nil, true, st.stopError(st.logText())
+		}
+	}
+	cancel()
+	st.wg.Wait()
+	return st.finish(res, prep)
+}
+
+// validationError is the error of a step some rule refused: an import
+// rule's finding makes it ERR_IMPORT_NOT_ALLOWED.
+func validationError(ds []Diagnostic) *ExecutorError {
+	details := map[string]any{"diagnostics": ds}
+	for _, d := range ds {
+		if d.Severity == DiagnosticError && (d.Rule == "import_allowed" || d.Rule == "static_import_in_script_mode") {
+			module := importedModule(d.Message)
+			details["module"] = module
+			return newExecError(CodeImportNotAllowed, details, "Import not allowed: %s", module)
+		}
+	}
+	var msgs []string
+	for _, d := range ds {
+		if d.Severity == DiagnosticError {
+			msgs = append(msgs, d.Message)
+		}
+	}
+	return newExecError(CodeValidationFailed, details, "Code validation failed: %s", strings.Join(msgs, "; "))
+}
+
+// importedModule is the quoted module name in an import rule's message.
+func importedModule(msg string) string {
+	i := strings.IndexByte(msg, '"')
+	if i < 0 {
+		return "(not a string literal)"
+	}
+	if s, err := strconv.QuotedPrefix(msg[i:]); err == nil {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return msg[i:]
+}
+
+// stopError is the error of a step the host stopped for a limit.
+func (st *step) stopError(logs string) *ExecutorError {
+	var e *ExecutorError
+	switch st.reason {
+	case stopOps:
+		e = newExecError(CodeMaxOpsExceeded, map[string]any{"maxOperations": st.opts.MaxOperations}, "Max operations exceeded (%d)", st.opts.MaxOperations)
+	case stopContext:
+		e = newExecError(CodeExecTimeout, map[string]any{"cause": st.cause.Error()}, "Execution timed out after %dms: %s", st.opts.Timeout.Milliseconds(), st.cause)
+		e.Err = st.cause
+	default:
+		e = newExecError(CodeExecTimeout, map[string]any{"timeoutMs": st.opts.Timeout.Milliseconds()}, "Execution timed out after %dms", st.opts.Timeout.Milliseconds())
+	}
+	e.Logs = logs
+	return e
+}
+
+// finish turns the engine's outcome into the step's output or error.
+func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool, error) {
+	out := res.out
+	logs := st.logText()
+	dirty := res.discarded
+	fail := func(code ErrorCode, details map[string]any, format string, args ...any) (*CodeOutput, bool, error) {
+		e := newExecError(code, details, format, args...)
+		e.Logs = logs
+		return nil, dirty, e
+	}
+	select {
+	case <-st.stop:
+		switch st.reason {
+		case stopFinal:
+			return &CodeOutput{Output: st.final, Logs: logs, IsFinalAnswer: true, LogEntries: st.entries}, dirty, nil
+		case stopOps:
+			return nil, dirty, st.stopError(logs)
+		default:
+			return nil, true, st.stopError(logs)
+		}
+	default:
+	}
+	if out.LimitHit {
+		return fail(CodeMemoryLimit, map[string]any{"limitBytes": st.opts.MemoryLimitBytes},
+			"Memory limit exceeded: the sandbox's limit of %d bytes was reached", st.opts.MemoryLimitBytes)
+	}
+	switch out.Kind {
+	case engine.OK:
+		v, err := st.value(out)
+		if err != nil {
+			return fail(CodeRuntimeException, map[string]any{"name": "DataCloneError", "message": err.Error()}, "Runtime exception: %s", err)
+		}
+		return &CodeOutput{Output: v, Logs: logs, LogEntries: st.entries}, dirty, nil
+	case engine.Thrown:
+		details := st.exceptionDetails(out, prep)
+		cause := out.Message
+		if out.Name != "" && out.Name != "Error" {
+			cause = out.Name + ": " + out.Message
+		}
+		if out.FromHost && out.HostFunc != finalAnswerID && out.HostFunc < len(st.s.names) {
+			details["tool"] = st.s.names[out.HostFunc]
+			details["cause"] = out.Message
+			return fail(CodeToolProxyFail, details, "Tool execution failed: %s", out.Message)
+		}
+		return fail(CodeRuntimeException, details, "Runtime exception: %s", cause)
+	case engine.LinkFailed: // the engine refused what the parser took
+		line, col := prep.position(out.Line, out.Column)
+		d := Diagnostic{Rule: "syntax_valid", Severity: DiagnosticError, Message: out.Message,
+			Location: &Location{Line: line, Column: col}, Fix: "fix the syntax error"}
+		return fail(CodeValidationFailed, map[string]any{"diagnostics": []Diagnostic{d}}, "Code validation failed: %s", out.Message)
+	case engine.Deadlock:
+		return fail(CodeRuntimeException, map[string]any{"name": "Error"},
+			"Runtime exception: the code waits for a promise that nothing can settle")
+	default:
+		dirty = true
+		return fail(CodeRuntimeException, map[string]any{"name": "InternalError", "message": out.Message},
+			"Runtime exception: the sandbox failed: %s", out.Message)
+	}
+}
+
+// exceptionDetails describes a thrown error, with its positions in the
+// step's code.
+func (st *step) exceptionDetails(out engine.Outcome, prep *PreparedProgram) map[string]any {
+	d := map[string]any{"name": out.Name, "message": out.Message}
+	stack, line, col := mapStepStack(out.Stack, prep)
+	if stack != "" {
+		d["stack"] = stack
+	}
+	if line > 0 {
+		d["line"], d["column"] = line, col
+	}
+	return d
+}
+
+// mapStepStack keeps the frames of the step's code, with positions in the
+// step, and returns the position of the first.
+func mapStepStack(stack string, prep *PreparedProgram) (string, int, int) {
+	var lines []string
+	first, firstCol := 0, 0
+	for _, l := range strings.Split(stack, "\n") {
+		i := strings.Index(l, "<eval>:")
+		if i < 0 {
+			continue
+		}
+		pos := l[i+len("<eval>:"):]
+		end := strings.IndexByte(pos, ')')
+		if end >= 0 {
+			pos = pos[:end]
+		}
+		parts := strings.Split(pos, ":")
+		ln, _ := strconv.Atoi(parts[0])
+		cn := 1
+		if len(parts) > 1 {
+			cn, _ = strconv.Atoi(parts[1])
+		}
+		ln, cn = prep.position(ln, cn)
+		if first == 0 {
+			first, firstCol = ln, cn
+		}
+		lines = append(lines, l[:i]+"<code>:"+strconv.Itoa(ln)+":"+strconv.Itoa(cn)+strings.TrimPrefix(l[i+len("<eval>:")+len(pos):], ""))
+	}
+	return strings.Join(lines, "\n"), first, firstCol
+}
+
+// value decodes the step's value.
+func (st *step) value(out engine.Outcome) (any, error) {
+	if !out.Wire {
+		return fromRaw(out.Value), nil
+	}
+	text, _ := out.Value.(string)
+	if !st.spend(len(text)) {
+		return nil, errValueTooLarge
+	}
+	return decodeWire(text, defaultValueBytes)
+}
+
+// resolve resolves a dynamic import: only authorized modules exist.
+func (s *session) resolve(_, spec string) (string, error) {
+	name := modulePrefix + spec
+	if _, ok := s.modules[name]; ok {
+		return name, nil
+	}
+	return "", fmt.Errorf("module %q is not available", spec)
+}
+
+func (s *session) load(name string) (string, error) {
+	if src, ok := s.modules[name]; ok {
+		return src, nil
+	}
+	return "", fmt.Errorf("module %q is not available", strings.TrimPrefix(name, modulePrefix))
+}
+
+// call runs a host function for the step, on the VM's goroutine.
+func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply {
+	select {
+	case <-st.stop:
+		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}
+	default:
+	}
+	if id < 0 || id >= len(st.s.funcs) {
+		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
+	}
+	h := st.s.funcs[id]
+	var args []any
+	if encoded {
+		if !st.spend(len(wire)) {
+			return engine.Reply{Kind: engine.ReplyError, Value: errValueTooLarge.Error()}
+		}
+		v, err := decodeWire(wire, defaultValueBytes)
+		if err != nil {
+			return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+		}
+		args, _ = v.([]any)
+	} else {
+		args = make([]any, len(raw))
+		for i, a := range raw {
+			args[i] = fromRaw(a)
+		}
+	}
+	if id == finalAnswerID {
+		var v any = Undefined{}
+		if len(args) > 0 {
+			v = args[0]
+		}
+		st.final = v
+		st.halt(stopFinal, nil)
+		return engine.Reply{Kind: engine.ReplyRaw, Value: Undefined{}}
+	}
+	if !h.async {
+		v, err, _ := h.call(st.ctx, args)
+		return st.reply(v, err)
+	}
+	st.mu.Lock()
+	pid := st.nextID
+	st.nextID++
+	st.mu.Unlock()
+	st.pending.Add(1)
+	st.wg.Add(1)
+	go func() {
+		defer st.wg.Done()
+		v, err, _ := h.call(st.ctx, args)
+		rep := st.reply(v, err)
+		select {
+		case st.notify <- engine.Completion{ID: pid, Reply: rep}:
+		case <-st.stop:
+		case <-st.ctx.Done():
+		}
+		st.pending.Add(-1)
+	}()
+	return engine.Reply{Kind: engine.ReplyAsync, Value: pid}
+}
+
+// reply turns a tool's result into the engine's reply. A tool's results
+// are data: a function among them cannot cross.
+func (st *step) reply(v any, err error) engine.Reply {
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
+	if raw, ok := toRaw(v); ok {
+		return engine.Reply{Kind: engine.ReplyRaw, Value: raw}
+	}
+	text, err := encodeWire(v, func(reflect.Value) (int, error) {
+		return 0, errors.New("a tool cannot return a function")
+	})
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
+	return engine.Reply{Kind: engine.ReplyWire, Value: text}
+}
+
+func (st *step) spend(n int) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if n > st.budget {
+		return false
+	}
+	st.budget -= n
+	return true
+}
+
+// log records a console call, within the step's log budget.
+func (st *step) log(level int, wire string) {
+	if level < 0 || level >= len(logLevels) {
+		return
+	}
+	lv := logLevels[level]
+	if lv == LevelDebug {
+		lv = LevelLog
+	}
+	if !slices.Contains(st.opts.CollectConsoleLevels, lv) {
+		return
+	}
+	st.mu.Lock()
+	cut := st.cut
+	st.mu.Unlock()
+	if cut || !st.spend(len(wire)) {
+		st.truncate()
+		return
+	}
+	v, err := decodeWire(wire, defaultValueBytes)
+	args, _ := v.([]any)
+	if err != nil {
+		args = nil
+	}
+	msg := logMessage(args)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	sep := 0
+	if st.logs.Len() > 0 {
+		sep = 1
+	}
+	room := st.opts.MaxLogBytes - st.logs.Len() - sep
+	if len(msg) > room {
+		msg = cutUTF8(msg, max(room, 0))
+		st.cut = true
+	}
+	if sep == 1 && (msg != "" || !st.cut) {
+		st.logs.WriteByte('\n')
+	}
+	st.logs.WriteString(msg)
+	if st.cut {
+		st.logs.WriteString(truncatedMark)
+	}
+	st.entries = append(st.entries, LogEntry{Level: lv, Message: msg, Time: time.Now()})
+}
+
+// truncate marks the logs as cut when nothing more fits.
+func (st *step) truncate() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.cut {
+		st.cut = true
+		st.logs.WriteString(truncatedMark)
+	}
+}
+
+func (st *step) logText() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.logs.String()
+}
+
+// cutUTF8 cuts s to at most n bytes, at a character boundary.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// logMessage formats console arguments as one line: strings as they are,
+// other values as JSON, joined by spaces.
+func logMessage(args []any) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = inspect(a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// inspect formats a value for a log line.
+func inspect(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case Undefined:
+		return "undefined"
+	case nil:
+		return "null"
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return "NaN"
+		case math.IsInf(x, 1):
+			return "Infinity"
+		case math.IsInf(x, -1):
+			return "-Infinity"
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	case *ErrorValue:
+		return x.Error()
+	}
+	b, err := json.Marshal(jsonSafe(v))
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
