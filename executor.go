@@ -156,6 +156,13 @@ func (e *Executor) State() ExecutorState {
 	return e.state
 }
 
+// Queued returns the number of steps waiting in the run queue.
+func (e *Executor) Queued() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.queue)
+}
+
 // Init creates and hardens the sandbox: NEW or DEAD become READY; on READY
 // it does nothing. A failure gives ERR_SES_INIT_FAILED and state DEAD.
 func (e *Executor) Init(ctx context.Context) error {

@@ -430,6 +430,7 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 	default:
 	}
 	if out.LimitHit {
+		dirty = true // the state the steps keep may be what fills the heap
 		return fail(CodeMemoryLimit, map[string]any{"limitBytes": st.opts.MemoryLimitBytes},
 			"Memory limit exceeded: the sandbox's limit of %d bytes was reached", st.opts.MemoryLimitBytes)
 	}

@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -155,6 +156,11 @@ func Prepare(code string, opts Options) *Program {
 	if p.HasErrors() {
 		return p
 	}
+	if !p.editsValid() {
+		p.add(Diagnostic{Rule: "transform_valid", Severity: Error,
+			Message: "the code could not be instrumented", Fix: "simplify the code"})
+		return p
+	}
 	p.Body = p.apply()
 	sort.Strings(p.Globals)
 	p.Globals = slices.Compact(p.Globals)
@@ -168,7 +174,19 @@ func Prepare(code string, opts Options) *Program {
 }
 
 func parse(code string) (*ast.Program, error) {
-	return parser.ParseFile(nil, "", wrapOpen+code+wrapClose, parser.IgnoreRegExpErrors, parser.WithDisableSourceMaps)
+	return parser.ParseFile(nil, "", wrapOpen+forAwait(code)+wrapClose, parser.IgnoreRegExpErrors, parser.WithDisableSourceMaps)
+}
+
+var forAwaitRE = regexp.MustCompile(`\bfor(\s+)await(\s*)\(`)
+
+// forAwait blanks the await of for-await loops, which the parser does not
+// know, keeping every offset: the loop is then a for-of, as far as the rules
+// and the rewrite care. (A match inside a string or comment only changes
+// what the parser sees of it.)
+func forAwait(code string) string {
+	return forAwaitRE.ReplaceAllStringFunc(code, func(m string) string {
+		return strings.Replace(m, "await", "     ", 1)
+	})
 }
 
 func (p *Program) add(d Diagnostic) { p.Diagnostics = append(p.Diagnostics, d) }
@@ -225,9 +243,21 @@ func lineCol(s string, off int) (line, col int) {
 	return strings.Count(s[:off], "\n") + 1, utf8.RuneCountInString(s[start:off]) + 1
 }
 
+// editsValid reports whether the edits are in the source and apart.
+func (p *Program) editsValid() bool {
+	sort.SliceStable(p.edits, func(i, j int) bool { return p.edits[i].from < p.edits[j].from })
+	last := 0
+	for _, e := range p.edits {
+		if e.from < last || e.to < e.from || e.to > len(p.Source) {
+			return false
+		}
+		last = e.to
+	}
+	return true
+}
+
 // apply returns the source with the edits made.
 func (p *Program) apply() string {
-	sort.SliceStable(p.edits, func(i, j int) bool { return p.edits[i].from < p.edits[j].from })
 	var b strings.Builder
 	last := 0
 	for _, e := range p.edits {
@@ -337,6 +367,10 @@ func (w *walker) topLevel(list []ast.Statement) {
 // the globals it declares. start is the position of the keyword.
 func (w *walker) declaration(start file.Idx, tok token.Token, list []*ast.Binding) {
 	kw := len(tok.String())
+	if start == 0 && len(list) > 0 { // the parser leaves a for head's var unplaced
+		w.varKeyword(list[0].Target.Idx0())
+		kw = 0
+	}
 	first := true
 	for _, b := range list {
 		w.bindingNames(b.Target)
@@ -361,7 +395,9 @@ func (w *walker) declaration(start file.Idx, tok token.Token, list []*ast.Bindin
 		}
 		w.pattern(b.Target)
 	}
-	w.replace(start, start+file.Idx(kw), strings.Repeat(" ", kw))
+	if kw > 0 {
+		w.replace(start, start+file.Idx(kw), strings.Repeat(" ", kw))
+	}
 }
 
 // bindingNames records the names a binding target declares.
