@@ -142,12 +142,11 @@ func Prepare(code string, opts Options) *Program {
 			Fix: "write the code to run"})
 		return p
 	}
-	prog, err := parse(code)
+	fn, err := parse(code)
 	if err != nil {
 		p.syntaxError(code, err, opts)
 		return p
 	}
-	fn := prog.Body[0].(*ast.ExpressionStatement).Expression.(*ast.FunctionLiteral)
 	w := &walker{p: p, opts: opts, forbidden: map[string]bool{}}
 	for _, n := range Forbidden {
 		w.forbidden[n] = true
@@ -173,8 +172,40 @@ func Prepare(code string, opts Options) *Program {
 	return p
 }
 
-func parse(code string) (*ast.Program, error) {
-	return parser.ParseFile(nil, "", wrapOpen+forAwait(code)+wrapClose, parser.IgnoreRegExpErrors, parser.WithDisableSourceMaps)
+// parse parses a step as the body of the wrapper function, and returns the
+// function. Code that closes the wrapper early (`}) + ({`) is a syntax
+// error: it would run outside the function the executor runs it in.
+func parse(code string) (*ast.FunctionLiteral, error) {
+	src := wrapOpen + forAwait(code) + wrapClose
+	prog, err := parseFile(src, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(prog.Body) == 1 {
+		if st, ok := prog.Body[0].(*ast.ExpressionStatement); ok {
+			if fn, ok := st.Expression.(*ast.FunctionLiteral); ok && int(fn.Body.RightBrace) == len(src)-1 {
+				return fn, nil
+			}
+		}
+	}
+	return nil, errUnbalanced
+}
+
+var errUnbalanced = errors.New("unbalanced braces: the code closes the function it runs in")
+
+// parseFile parses a script, or a module. The parser panics on some
+// malformed input (FuzzPrepare found `let[...A(`); that is a syntax error.
+func parseFile(src string, module bool) (prog *ast.Program, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			prog, err = nil, fmt.Errorf("the code does not parse (%v)", p)
+		}
+	}()
+	opts := []parser.Option{parser.WithDisableSourceMaps}
+	if module {
+		opts = append(opts, parser.IsModule)
+	}
+	return parser.ParseFile(nil, "", src, parser.IgnoreRegExpErrors, opts...)
 }
 
 var forAwaitRE = regexp.MustCompile(`\bfor(\s+)await(\s*)\(`)
@@ -203,7 +234,7 @@ func message(err error) string {
 // syntaxError reports a step that does not parse. A static import is the
 // likeliest cause in a script, so that is told apart.
 func (p *Program) syntaxError(code string, err error, opts Options) {
-	if mod, merr := parser.ParseFile(nil, "", code, parser.IgnoreRegExpErrors, parser.IsModule, parser.WithDisableSourceMaps); merr == nil && len(mod.ImportEntries) > 0 {
+	if mod, merr := parseFile(code, true); merr == nil && len(mod.ImportEntries) > 0 {
 		for _, imp := range mod.ImportEntries {
 			spec := string(imp.ModuleSpecifier)
 			if imp.FromClause != nil {
