@@ -1,0 +1,125 @@
+package airlock
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+	"text/template"
+)
+
+// CodeAgentPromptTemplate is the system prompt of a JavaScript code agent
+// that runs its steps on an [Executor], as a text/template. Its fields are
+// the placeholders of the prompt's contract: code_block_opening_tag,
+// code_block_closing_tag, tools_prompt, authorized_imports and
+// custom_instructions (the block with it is left out when it is empty).
+//
+//go:embed prompt_codeagent.tmpl
+var CodeAgentPromptTemplate string
+
+var codeAgentPrompt = template.Must(template.New("codeagent").Option("missingkey=error").Parse(CodeAgentPromptTemplate))
+
+// ToolDoc describes a tool for the system prompt.
+type ToolDoc struct {
+	Name        string
+	Description string
+	Params      []ToolParam
+	// Returns is the type of the result, "any" when empty.
+	Returns string
+	// Async tools are listed as returning a Promise.
+	Async bool
+}
+
+// ToolParam is one parameter of a tool.
+type ToolParam struct {
+	Name, Type, Description string
+	Optional                bool
+}
+
+// PromptOptions fill the system prompt.
+type PromptOptions struct {
+	// The code block delimiters; "```js" and "```" by default.
+	CodeBlockOpeningTag, CodeBlockClosingTag string
+	Tools                                    []ToolDoc
+	AuthorizedImports                        []string
+	CustomInstructions                       string
+}
+
+// RenderCodeAgentPrompt renders the system prompt of a JavaScript code
+// agent for its tools. final_answer is always listed.
+func RenderCodeAgentPrompt(o PromptOptions) (string, error) {
+	if o.CodeBlockOpeningTag == "" {
+		o.CodeBlockOpeningTag = "```js"
+	}
+	if o.CodeBlockClosingTag == "" {
+		o.CodeBlockClosingTag = "```"
+	}
+	imports := "no module (imports are not allowed)"
+	if len(o.AuthorizedImports) > 0 {
+		q := make([]string, len(o.AuthorizedImports))
+		for i, s := range o.AuthorizedImports {
+			q[i] = fmt.Sprintf("%q", s)
+		}
+		imports = strings.Join(q, ", ")
+	}
+	var b strings.Builder
+	err := codeAgentPrompt.Execute(&b, map[string]string{
+		"code_block_opening_tag": o.CodeBlockOpeningTag,
+		"code_block_closing_tag": o.CodeBlockClosingTag,
+		"tools_prompt":           ToolsPrompt(o.Tools),
+		"authorized_imports":     imports,
+		"custom_instructions":    o.CustomInstructions,
+	})
+	return b.String(), err
+}
+
+// finalAnswerDoc is the tool every code agent has.
+var finalAnswerDoc = ToolDoc{
+	Name:        "final_answer",
+	Description: "Ends the task with its answer. The only valid way to finish.",
+	Params:      []ToolParam{{Name: "value", Type: "any", Description: "the final answer"}},
+	Returns:     "never",
+}
+
+// ToolsPrompt lists tools as TypeScript-style declarations with their
+// descriptions, final_answer last.
+func ToolsPrompt(tools []ToolDoc) string {
+	var b strings.Builder
+	for i, t := range append(tools[:len(tools):len(tools)], finalAnswerDoc) {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("/**\n")
+		for _, line := range strings.Split(strings.TrimSpace(t.Description), "\n") {
+			fmt.Fprintf(&b, " * %s\n", line)
+		}
+		for _, p := range t.Params {
+			if p.Description != "" {
+				fmt.Fprintf(&b, " * @param %s %s\n", p.Name, p.Description)
+			}
+		}
+		b.WriteString(" */\n")
+		params := make([]string, len(t.Params))
+		for j, p := range t.Params {
+			typ := p.Type
+			if typ == "" {
+				typ = "any"
+			}
+			opt := ""
+			if p.Optional {
+				opt = "?"
+			}
+			params[j] = p.Name + opt + ": " + typ
+		}
+		ret := t.Returns
+		if ret == "" {
+			ret = "any"
+		}
+		prefix := "function"
+		if t.Async {
+			prefix = "async function"
+			ret = "Promise<" + ret + ">"
+		}
+		fmt.Fprintf(&b, "%s %s(%s): %s;\n", prefix, t.Name, strings.Join(params, ", "), ret)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
