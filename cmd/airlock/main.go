@@ -35,17 +35,24 @@ func main() {
 }
 
 const usage = `usage: airlock run [flags] FILE
+       airlock repl [flags]
 
-Runs FILE in a fresh sandbox and prints the result. FILE "-" reads standard input.
+run:  runs FILE in a fresh sandbox and prints the result. FILE "-" reads standard input.
+repl: an interactive session on one executor: each line is a step, state persists.
 
-flags:
+run flags:
 `
 
 // run is the whole command, with its streams, so tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "repl" {
+		return replCommand(ctx, args[1:], stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "run" {
 		fmt.Fprint(stderr, usage)
 		runFlags(stderr).PrintDefaults()
+		fmt.Fprint(stderr, "\nrepl flags:\n")
+		replFlags(stderr).PrintDefaults()
 		return 2
 	}
 	return runCommand(ctx, args[1:], stdin, stdout, stderr)

@@ -89,3 +89,44 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRepl(t *testing.T) {
+	in := strings.Join([]string{
+		`const a = 20`,
+		`let b = a + 1; console.log("b is", b)`,
+		`return a + b + 1`,
+		`while (true) {}`,
+		`nope()`,
+		`const s = await sleep(1); \`,
+		`final_answer({a, b})`,
+		`import x from "y"`,
+		`await sleep(60000)`,
+		`typeof a`,
+		`return typeof now`,
+		`.exit`,
+		`return "not reached"`,
+	}, "\n")
+	code, out, _ := cli(t, in, "repl", "-max-ops", "100", "-timeout", "200ms")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"b is 21\n", "> 42\n",
+		"ERR_MAX_OPS_EXCEEDED: Max operations exceeded (100)",
+		"ERR_RUNTIME_EXCEPTION: Runtime exception: ReferenceError: 'nope' is not defined\n  at line 1, column 1",
+		`final answer: {"a":20,"b":21}`,
+		"ERR_IMPORT_NOT_ALLOWED: Import not allowed: y",
+		"ERR_EXEC_TIMEOUT: Execution timed out after 200ms\nthe sandbox was reset: its state is lost",
+		"> \"function\"\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "not reached") {
+		t.Error(".exit did not end the session")
+	}
+	if code, _, _ := cli(t, "", "repl", "-tools", "all"); code != 2 {
+		t.Errorf("bad -tools: exit %d, want 2", code)
+	}
+}
