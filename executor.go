@@ -65,6 +65,8 @@ type ExecutorOptions struct {
 	// MemoryLimitBytes bounds the sandbox's heap for its whole life, the
 	// state steps keep included. Default 256 MiB.
 	MemoryLimitBytes int64
+
+	noGuards bool // for measuring the guards' cost only
 }
 
 // CodeOutput is the outcome of a step that did not fail.

@@ -265,6 +265,7 @@ type step struct {
 	pending atomic.Int32
 	wg      sync.WaitGroup
 	vm      atomic.Pointer[engine.VM]
+	job     atomic.Pointer[engine.Job]
 }
 
 // halt stops the step for a reason, once, and keeps interrupting the VM
@@ -277,8 +278,8 @@ func (st *step) halt(r stopReason, cause error) {
 			t := time.NewTicker(2 * time.Millisecond)
 			defer t.Stop()
 			for {
-				if vm := st.vm.Load(); vm != nil {
-					vm.Interrupt()
+				if vm, j := st.vm.Load(), st.job.Load(); vm != nil && j != nil {
+					vm.InterruptJob(j)
 				}
 				select {
 				case <-st.ended:
@@ -298,7 +299,7 @@ type stepResult struct {
 
 // run runs one step. dirty reports that the executor must become DIRTY.
 func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_ *CodeOutput, dirty bool, _ error) {
-	prep := PrepareProgram(code, opts)
+	prep := prepare(code, opts, !opts.noGuards)
 	if prep.HasErrors() {
 		return nil, false, validationError(prep.Diagnostics)
 	}
@@ -331,6 +332,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 			Stop:        st.stop,
 			OpsSpent:    func() { st.halt(stopOps, nil) },
 		}
+		st.job.Store(job)
 		out, discarded := vm.Step(job, prep.TransformedCode, opts.MaxOperations)
 		results <- stepResult{out, discarded}
 	}

@@ -428,3 +428,20 @@ func TestExecutor_InvalidOptions(t *testing.T) {
 		}
 	}
 }
+
+// An interrupt meant for a step that ended never lands on the next one
+// (the halt of a final_answer step kept interrupting the VM for 2 ms).
+func TestExecutor_StopDoesNotLeakIntoNextStep(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{MaxOperations: 10})
+	for i := range 300 {
+		if out := mustRun(t, ex, `final_answer(1)`); !out.IsFinalAnswer {
+			t.Fatal("no final answer")
+		}
+		if i%3 == 0 {
+			_, _ = ex.Run(context.Background(), `for (;;) {}`)
+		}
+		if out := mustRun(t, ex, `let s = 0; for (let i = 0; i < 5; i++) s += i; return s`); out.Output != 10.0 {
+			t.Fatalf("step %d: %v", i, out.Output)
+		}
+	}
+}

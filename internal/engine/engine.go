@@ -40,8 +40,9 @@ type VM struct {
 	alloc  *allocStats
 	closed bool
 	// ctx is the engine context, for Interrupt; nil from the start of Close.
-	intrMu sync.Mutex
-	ctx    *lib.TJSContext
+	intrMu  sync.Mutex
+	ctx     *lib.TJSContext
+	running *Job // the step of a session that runs, for InterruptJob
 	// compiling is set while Compiles checks syntax, which must not resolve.
 	compiling bool
 }
@@ -202,6 +203,18 @@ func (v *VM) Interrupt() {
 		atomic.StoreInt32(&v.ctx.Finterrupt_counter, 0)
 	}
 	v.intrMu.Unlock()
+}
+
+// InterruptJob interrupts the VM only while it runs step j of a session:
+// an interrupt meant for one step never lands on the next.
+func (v *VM) InterruptJob(j *Job) {
+	v.intrMu.Lock()
+	defer v.intrMu.Unlock()
+	if v.running != j || v.ctx == nil {
+		return
+	}
+	v.vm.Interrupt()
+	atomic.StoreInt32(&v.ctx.Finterrupt_counter, 0)
 }
 
 // Close releases the VM. It must be called on the VM's goroutine.

@@ -115,9 +115,11 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 		return Outcome{Kind: Crashed, Message: errNoSession.Error()}, true
 	}
 	v.job = j
+	v.setRunning(j)
 	v.alloc.limitHit = false
 	v.alloc.peak = v.HeapBytes()
 	defer func() {
+		v.setRunning(nil)
 		if p := recover(); p != nil {
 			out = Outcome{Kind: Crashed, Message: fmt.Sprint(p)}
 		}
@@ -147,6 +149,12 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 	defer fn.Free()
 	_, err = v.sess.exec.Call(v.kernel, fn)
 	return v.loop(j, err), false
+}
+
+func (v *VM) setRunning(j *Job) {
+	v.intrMu.Lock()
+	v.running = j
+	v.intrMu.Unlock()
 }
 
 // maxDiscard bounds the jobs a step may leave queued.

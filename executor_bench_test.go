@@ -1,0 +1,80 @@
+package airlock_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/airlockrun/airlock"
+)
+
+// BenchmarkExecutorWarmRun is a one-line step on a READY executor, beside
+// a cold-start run of the core sandbox in the same process.
+func BenchmarkExecutorWarmRun(b *testing.B) {
+	ctx := context.Background()
+	b.Run("core-cold-start", func(b *testing.B) {
+		rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: -1})
+		defer rt.Close()
+		for b.Loop() {
+			ex, err := rt.Run(ctx, helloJS, airlock.Options{Language: airlock.JavaScript})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if res := ex.Wait(); res.Status != airlock.StatusSuccess {
+				b.Fatal(res.Error)
+			}
+		}
+	})
+	for name, code := range map[string]string{
+		"one-liner":    `return 1 + 1`,
+		"final-answer": `final_answer("done")`,
+		"tool-call":    `return await echo(21) * 2`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			ex := newExecutor(b, airlock.ExecutorOptions{})
+			if err := ex.SendTools(ctx, map[string]any{"echo": func(v any) any { return v }}); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := ex.Run(ctx, code); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoopGuard runs loops of 1e6 iterations with and without the
+// guards, in the same process.
+func BenchmarkLoopGuard(b *testing.B) {
+	ctx := context.Background()
+	loops := []struct{ name, setup, code string }{
+		{"empty", ``, `(() => { for (let i = 0; i < 1e6; i++) {} })()`},
+		{"sum", ``, `(() => { let s = 0; for (let i = 0; i < 1e6; i++) { s += i % 7 } return s })()`},
+		{"top-level-sum", ``, `let s = 0; for (let i = 0; i < 1e6; i++) { s += i % 7 }`},
+		{"for-of-objects", `const rows = Array.from({length: 1e6}, (_, i) => ({price: i, qty: 2}))`,
+			`(() => { let t = 0; for (const r of rows) { t += r.price * r.qty } return t })()`},
+	}
+	for _, l := range loops {
+		for _, guarded := range []bool{false, true} {
+			name := l.name + "/unguarded"
+			opts := airlock.WithoutLoopGuards(airlock.ExecutorOptions{MaxOperations: 1 << 30})
+			if guarded {
+				name = l.name + "/guarded"
+				opts = airlock.ExecutorOptions{MaxOperations: 1 << 30}
+			}
+			b.Run(name, func(b *testing.B) {
+				ex := newExecutor(b, opts)
+				if l.setup != "" {
+					if _, err := ex.Run(ctx, l.setup); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for b.Loop() {
+					if _, err := ex.Run(ctx, l.code); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
