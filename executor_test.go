@@ -445,3 +445,65 @@ func TestExecutor_StopDoesNotLeakIntoNextStep(t *testing.T) {
 		}
 	}
 }
+
+// §5.2, §9.2: nothing of Node or the browser is there, and code cannot be
+// generated from strings.
+func TestExecutor_NoHostGlobals(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	out := mustRun(t, ex, `return ["process", "require", "module", "global", "fetch", "setTimeout", "window", "document", "eval", "SharedArrayBuffer"].filter((n) => typeof globalThis[n] !== "undefined")`)
+	if fmt.Sprint(out.Output) != "[]" {
+		t.Errorf("host globals present: %v", out.Output)
+	}
+	_, err := ex.Run(context.Background(), `return Function("return 1")()`)
+	wantCode(t, err, "ERR_RUNTIME_EXCEPTION")
+	// The diagnostics warn about them before the run.
+	ds := airlock.ValidateCode(`process.env.HOME`, airlock.ExecutorOptions{})
+	if len(ds) != 1 || ds[0].Rule != "forbidden_global_access" || ds[0].Severity != airlock.DiagnosticWarning || ds[0].Location == nil {
+		t.Errorf("diagnostics %+v", ds)
+	}
+}
+
+// §6: the validation API reports every rule, and PrepareProgram shows
+// what runs.
+func TestExecutor_ValidationAPI(t *testing.T) {
+	opts := airlock.ExecutorOptions{AuthorizedImports: []string{"x-ok"}, MaxLogBytes: 2048}
+	for code, want := range map[string]string{
+		"":                               "code_non_empty",
+		"let = ;":                        "syntax_valid",
+		`import a from "x-ok"`:           "static_import_in_script_mode",
+		`await import("nope")`:           "import_allowed",
+		`let __smol_ops = 1e9`:           "reserved_identifier",
+		`require("fs")`:                  "forbidden_global_access",
+		`const x = await import("x-ok")`: "",
+	} {
+		var rules []string
+		for _, d := range airlock.ValidateCode(code, opts) {
+			if d.Rule != "log_budget_too_small" {
+				rules = append(rules, d.Rule)
+			}
+		}
+		if strings.Join(rules, ",") != want {
+			t.Errorf("%q: rules %v, want %s", code, rules, want)
+		}
+	}
+	ds := airlock.ValidateCode("1", airlock.ExecutorOptions{MaxOperations: -5, Timeout: -1})
+	if len(ds) != 2 || ds[0].Rule != "max_operations_valid" || ds[1].Rule != "timeout_valid" {
+		t.Errorf("option rules %+v", ds)
+	}
+	ds = airlock.ValidateCode("1", opts)
+	if len(ds) != 1 || ds[0].Rule != "log_budget_too_small" || ds[0].Severity != airlock.DiagnosticInfo {
+		t.Errorf("info rule %+v", ds)
+	}
+	p := airlock.PrepareProgram("const a = 1;\nwhile (a) break", airlock.ExecutorOptions{})
+	if p.HasErrors() || !strings.Contains(p.TransformedCode, "__smol_fail()") || strings.Count(p.TransformedCode, "\n") != 2 {
+		t.Errorf("prepared %q", p.TransformedCode)
+	}
+	// A blocked step never runs and names its rule in the details.
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	_, err := ex.Run(context.Background(), "   ")
+	e := wantCode(t, err, "ERR_VALIDATION_FAILED")
+	if ds, _ := e.Details["diagnostics"].([]airlock.Diagnostic); len(ds) != 1 || ds[0].Rule != "code_non_empty" {
+		t.Errorf("details %+v", e.Details)
+	}
+	wantState(t, ex, airlock.StateReady)
+}
