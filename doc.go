@@ -126,4 +126,17 @@
 // [ErrClosed]. Everything that happens in the sandbox is in the [Result]:
 // its [Status], and for any status but success a [*ScriptError] with the
 // name, message, stack, specifier and position.
+//
+// # The executor
+//
+// [Executor] keeps one sandbox alive across the steps of a code agent. A
+// step is JavaScript, the body of an async function, validated
+// ([ValidateCode], [PrepareProgram]) and instrumented before it runs: every
+// loop counts its iterations against [ExecutorOptions].MaxOperations, and
+// top-level declarations become globals that the next steps see. Tools
+// ([Executor.SendTools]) are read-only global functions, variables
+// ([Executor.SendVariables]) global copies of Go values, and final_answer(v)
+// ends a step with its answer. The host decides how a step ends, as for
+// Run. Errors are *[ExecutorError] with the contract's ERR_* codes;
+// [RenderCodeAgentPrompt] renders the agent's system prompt.
 package airlock

@@ -2,8 +2,9 @@
 // imports modernc.org/quickjs: it creates and hardens a VM, runs one job on
 // it with its event loop, and turns host calls into calls of a [Job].
 //
-// A VM is owned by the goroutine that created it. Only [VM.Interrupt] may be
-// called from another goroutine. A VM runs one job and is then closed.
+// A VM is owned by the goroutine that created it. Only [VM.Interrupt] and
+// [VM.InterruptJob] may be called from another goroutine. A VM runs one job
+// and is then closed, or, after [VM.StartSession], runs many steps.
 package engine
 
 import (
