@@ -2,6 +2,7 @@ package airlock_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -53,4 +54,27 @@ func ExampleScriptError() {
 	e := ex.Wait().Error
 	fmt.Printf("%s at %s:%d\n", e.Error(), e.Filename, e.Line)
 	// Output: TypeError: cannot read property 'x' of null at agent.ts:2
+}
+
+// The README's executor example: a step that calls a tool and answers.
+func ExampleExecutor() {
+	ctx := context.Background()
+	ex, _ := airlock.NewExecutor(airlock.ExecutorOptions{MaxOperations: 1000, Timeout: 2 * time.Second})
+	_ = ex.Init(ctx)
+	defer ex.Cleanup(ctx)
+	_ = ex.SendTools(ctx, map[string]any{
+		"readTool": airlock.Async(func(path string) string { return "content:" + path }),
+	})
+	out, err := ex.Run(ctx, `const text = await readTool("a.txt"); final_answer(text + ":ok")`)
+	fmt.Println(out.Output, out.IsFinalAnswer, err)
+
+	_, err = ex.Run(ctx, `while (true) {}`)
+	fmt.Println(errors.Is(err, airlock.ErrMaxOpsExceeded), err)
+
+	out, _ = ex.Run(ctx, `return text.length`) // state persists
+	fmt.Println(out.Output)
+	// Output:
+	// content:a.txt:ok true <nil>
+	// true ERR_MAX_OPS_EXCEEDED: Max operations exceeded (1000)
+	// 13
 }
