@@ -507,3 +507,15 @@ func TestExecutor_ValidationAPI(t *testing.T) {
 	}
 	wantState(t, ex, airlock.StateReady)
 }
+
+// A variable sent under a name a step declared replaces its value.
+func TestExecutor_SendVariableOverDeclaredName(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	mustRun(t, ex, `const data = 1; function get() { return data }`)
+	if err := ex.SendVariables(context.Background(), map[string]any{"data": "sent"}); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, ex, `return [data, get()]`); fmt.Sprint(out.Output) != "[sent sent]" {
+		t.Errorf("got %v", out.Output)
+	}
+}

@@ -811,8 +811,12 @@
       ObjectDefineProperty(g, name, { value: ObjectFreeze(hostFunction(id, name)), writable: false, enumerable: false, configurable: true });
     },
     // defineValue makes the decoded wire text the global name.
+    // A name a step declared (a var: not configurable) takes the new value.
     defineValue(name, text) {
-      ObjectDefineProperty(g, name, { value: decode(text), writable: true, enumerable: false, configurable: true });
+      const v = decode(text);
+      const d = ObjectGetOwnPropertyDescriptor(g, name);
+      if (d !== undefined && !d.configurable && d.writable) { g[name] = v; return; }
+      ObjectDefineProperty(g, name, { value: v, writable: true, enumerable: false, configurable: true });
     },
     installConsole() {
       ObjectDefineProperty(g, "console", { value: capturingConsole, writable: true, enumerable: false, configurable: true });
