@@ -278,9 +278,7 @@ func (e *Executor) wait(ctx context.Context, q *queued) error {
 		if w == q {
 			e.queue = append(e.queue[:i], e.queue[i+1:]...)
 			e.mu.Unlock()
-			ee := newExecError(CodeExecTimeout, nil, "Execution timed out after 0ms: %s while waiting in the run queue", context.Cause(ctx))
-			ee.Err = context.Cause(ctx)
-			return ee
+			return queueTimeout(ctx)
 		}
 	}
 	e.mu.Unlock()
@@ -289,6 +287,11 @@ func (e *Executor) wait(ctx context.Context, q *queued) error {
 		return err
 	}
 	e.next(false)
+	return queueTimeout(ctx)
+}
+
+// queueTimeout is the error of a step whose context ended in the queue.
+func queueTimeout(ctx context.Context) *ExecutorError {
 	ee := newExecError(CodeExecTimeout, nil, "Execution timed out after 0ms: %s while waiting in the run queue", context.Cause(ctx))
 	ee.Err = context.Cause(ctx)
 	return ee

@@ -509,7 +509,7 @@ func mapStepStack(stack string, prep *PreparedProgram) (string, int, int) {
 		if first == 0 {
 			first, firstCol = ln, cn
 		}
-		lines = append(lines, l[:i]+"<code>:"+strconv.Itoa(ln)+":"+strconv.Itoa(cn)+strings.TrimPrefix(l[i+len("<eval>:")+len(pos):], ""))
+		lines = append(lines, l[:i]+"<code>:"+strconv.Itoa(ln)+":"+strconv.Itoa(cn)+l[i+len("<eval>:")+len(pos):])
 	}
 	return strings.Join(lines, "\n"), first, firstCol
 }

@@ -519,3 +519,22 @@ func TestExecutor_SendVariableOverDeclaredName(t *testing.T) {
 		t.Errorf("got %v", out.Output)
 	}
 }
+
+// A step whose context ends while it waits in the queue leaves the queue.
+func TestExecutor_QueuedContextEnds(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{RunConcurrency: airlock.RunQueue, MaxQueuedRuns: 1})
+	first := make(chan error, 1)
+	go func() { _, err := ex.Run(context.Background(), `await sleepTool(300)`); first <- err }()
+	waitState(t, ex, airlock.StateRunning)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := ex.Run(ctx, `1`)
+	wantCode(t, err, "ERR_EXEC_TIMEOUT")
+	if !errors.Is(err, context.DeadlineExceeded) || ex.Queued() != 0 {
+		t.Errorf("err %v, queued %d", err, ex.Queued())
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, ex, airlock.StateReady)
+}
