@@ -260,10 +260,7 @@ type step struct {
 	entries []LogEntry
 	cut     bool
 	budget  int
-	nextID  int
-	notify  chan engine.Completion
-	pending atomic.Int32
-	wg      sync.WaitGroup
+	async   asyncCalls
 	vm      atomic.Pointer[engine.VM]
 	job     atomic.Pointer[engine.Job]
 }
@@ -308,7 +305,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	st := &step{
 		s: s, ctx: runCtx, opts: opts,
 		stop: make(chan struct{}), ended: make(chan struct{}),
-		budget: defaultValueBytes, notify: make(chan engine.Completion, 64),
+		budget: defaultValueBytes, async: newAsyncCalls(),
 	}
 	timer := time.AfterFunc(opts.Timeout, func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
@@ -327,8 +324,8 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 			Load:        s.load,
 			Call:        st.call,
 			Log:         st.log,
-			Completions: st.notify,
-			Pending:     func() int { return int(st.pending.Load()) },
+			Completions: st.async.notify,
+			Pending:     st.async.inFlight,
 			Stop:        st.stop,
 			OpsSpent:    func() { st.halt(stopOps, nil) },
 		}
@@ -355,7 +352,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		}
 	}
 	cancel()
-	st.wg.Wait()
+	st.async.wg.Wait()
 	return st.finish(res, prep)
 }
 
@@ -553,21 +550,9 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
 	}
 	h := st.s.funcs[id]
-	var args []any
-	if encoded {
-		if !st.spend(len(wire)) {
-			return engine.Reply{Kind: engine.ReplyError, Value: errValueTooLarge.Error()}
-		}
-		v, err := decodeWire(wire, defaultValueBytes)
-		if err != nil {
-			return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-		}
-		args, _ = v.([]any)
-	} else {
-		args = make([]any, len(raw))
-		for i, a := range raw {
-			args[i] = fromRaw(a)
-		}
+	args, err := callArgs(raw, wire, encoded, st.spend, errValueTooLarge, defaultValueBytes)
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
 	if id == finalAnswerID {
 		var v any = Undefined{}
@@ -578,28 +563,15 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 		st.halt(stopFinal, nil)
 		return engine.Reply{Kind: engine.ReplyRaw, Value: Undefined{}}
 	}
-	if !h.async {
+	// A tool that panics fails like one that returns an error.
+	invoke := func() engine.Reply {
 		v, err, _ := h.call(st.ctx, args)
 		return st.reply(v, err)
 	}
-	st.mu.Lock()
-	pid := st.nextID
-	st.nextID++
-	st.mu.Unlock()
-	st.pending.Add(1)
-	st.wg.Add(1)
-	go func() {
-		defer st.wg.Done()
-		v, err, _ := h.call(st.ctx, args)
-		rep := st.reply(v, err)
-		select {
-		case st.notify <- engine.Completion{ID: pid, Reply: rep}:
-		case <-st.stop:
-		case <-st.ctx.Done():
-		}
-		st.pending.Add(-1)
-	}()
-	return engine.Reply{Kind: engine.ReplyAsync, Value: pid}
+	if !h.async {
+		return invoke()
+	}
+	return st.async.start(invoke, st.stop, st.ctx.Done())
 }
 
 // reply turns a tool's result into the engine's reply. A tool's results

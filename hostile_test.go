@@ -492,3 +492,25 @@ func TestHostile_GetterOrder(t *testing.T) {
 		t.Fatalf("host got %v", got)
 	}
 }
+
+// Asynchronous calls a program starts and never awaits end with the run:
+// more of them than the reply queue holds once kept the run from settling.
+func TestHostile_UnawaitedAsyncCalls(t *testing.T) {
+	ex, err := airlock.Run(context.Background(), `
+		for (let i = 0; i < 200; i++) wait();
+		export default "done";
+	`, airlock.Options{Globals: map[string]any{
+		"wait": airlock.Async(func(ctx context.Context) { <-ctx.Done() }),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ex.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run never settled")
+	}
+	if res := ex.Wait(); res.Status != airlock.StatusSuccess || res.Result != "done" {
+		t.Errorf("result %v %v", res.Status, res.Error)
+	}
+}

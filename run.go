@@ -3,6 +3,7 @@ package airlock
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -38,14 +39,11 @@ type run struct {
 	builtinConsole bool // the kernel makes a capturing console
 	consoleIndex   int  // its place among the globals
 
-	mu      sync.Mutex
-	funcs   atomic.Pointer[[]*hostFunc] // copied on write: read without the lock
-	logs    []Log
-	budget  int // bytes left for values crossing to the host
-	notify  chan engine.Completion
-	pending atomic.Int32
-	wg      sync.WaitGroup
-	nextID  int
+	mu     sync.Mutex
+	funcs  atomic.Pointer[[]*hostFunc] // copied on write: read without the lock
+	logs   []Log
+	budget int // bytes left for values crossing to the host
+	async  asyncCalls
 
 	unwatch    func() bool // stops watching the caller's context
 	stop       chan struct{}
@@ -74,7 +72,7 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		fnID:     opts.Execute.Fn,
 		memLimit: opts.MemoryLimitBytes,
 		budget:   rt.cfg.MaxValueBytes,
-		notify:   make(chan engine.Completion, 64),
+		async:    newAsyncCalls(),
 		stop:     make(chan struct{}),
 		exec:     &Execution{done: make(chan struct{})},
 	}
@@ -236,8 +234,8 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		Console:     console,
 		Call:        r.call,
 		Log:         r.log,
-		Completions: r.notify,
-		Pending:     func() int { return int(r.pending.Load()) },
+		Completions: r.async.notify,
+		Pending:     r.async.inFlight,
 		Stop:        r.stop,
 	}
 	out := vm.Run(job)
@@ -258,50 +256,24 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 	if h == nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
 	}
-	var args []any
-	if encoded {
-		if !r.spend(len(wire)) {
-			return engine.Reply{Kind: engine.ReplyError, Value: "airlock: the run's budget for values crossing to the host is used up"}
-		}
-		v, err := decodeWire(wire, r.rt.cfg.MaxValueBytes)
-		if err != nil {
-			return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-		}
-		args, _ = v.([]any)
-	} else {
-		args = make([]any, len(raw))
-		for i, a := range raw {
-			args[i] = fromRaw(a)
-		}
+	args, err := callArgs(raw, wire, encoded, r.spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
-	if !h.async {
+	invoke := func() engine.Reply {
 		v, err, panicked := h.call(r.ctx, args)
 		if panicked {
 			r.halt(StatusError, err.Error())
 		}
 		return r.reply(v, err)
 	}
-	r.mu.Lock()
-	pid := r.nextID
-	r.nextID++
-	r.mu.Unlock()
-	r.pending.Add(1)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		v, err, panicked := h.call(r.ctx, args)
-		if panicked {
-			r.halt(StatusError, err.Error())
-		}
-		rep := r.reply(v, err)
-		select {
-		case r.notify <- engine.Completion{ID: pid, Reply: rep}:
-		case <-r.stop:
-		}
-		r.pending.Add(-1)
-	}()
-	return engine.Reply{Kind: engine.ReplyAsync, Value: pid}
+	if !h.async {
+		return invoke()
+	}
+	return r.async.start(invoke, r.stop, r.ctx.Done())
 }
+
+var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing to the host is used up")
 
 // spend takes n bytes from the run's budget for values crossing to the host.
 func (r *run) spend(n int) bool {
@@ -479,7 +451,7 @@ func (r *run) settle(res *Result) {
 		r.unwatch()
 	}
 	r.cancel()
-	r.wg.Wait()
+	r.async.wg.Wait()
 	res.Duration = time.Since(r.exec.start)
 	r.mu.Lock()
 	res.Logs = r.logs

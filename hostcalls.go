@@ -1,0 +1,60 @@
+package airlock
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/airlockrun/airlock/internal/engine"
+)
+
+// callArgs decodes the arguments of a host call: raw primitives as they
+// are, or wire text paid for by spend; spent is the error when it cannot.
+func callArgs(raw []any, wire string, encoded bool, spend func(int) bool, spent error, limit int) ([]any, error) {
+	if !encoded {
+		args := make([]any, len(raw))
+		for i, a := range raw {
+			args[i] = fromRaw(a)
+		}
+		return args, nil
+	}
+	if !spend(len(wire)) {
+		return nil, spent
+	}
+	v, err := decodeWire(wire, limit)
+	if err != nil {
+		return nil, err
+	}
+	args, _ := v.([]any)
+	return args, nil
+}
+
+// asyncCalls are the asynchronous host calls of a run or a step: each on
+// its own goroutine, its reply delivered on notify unless the run is stopped
+// or its context cancelled first (it has ended and reads no more replies).
+type asyncCalls struct {
+	notify  chan engine.Completion
+	pending atomic.Int32
+	nextID  atomic.Int32
+	wg      sync.WaitGroup
+}
+
+func newAsyncCalls() asyncCalls { return asyncCalls{notify: make(chan engine.Completion, 64)} }
+
+// start runs call and returns the engine's reply for its pending promise.
+func (a *asyncCalls) start(call func() engine.Reply, stop, cancelled <-chan struct{}) engine.Reply {
+	id := int(a.nextID.Add(1) - 1)
+	a.pending.Add(1)
+	a.wg.Go(func() {
+		defer a.pending.Add(-1)
+		c := engine.Completion{ID: id, Reply: call()}
+		select {
+		case a.notify <- c:
+		case <-stop:
+		case <-cancelled:
+		}
+	})
+	return engine.Reply{Kind: engine.ReplyAsync, Value: id}
+}
+
+// inFlight is what engine.Job.Pending reports.
+func (a *asyncCalls) inFlight() int { return int(a.pending.Load()) }
