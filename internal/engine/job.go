@@ -113,16 +113,7 @@ func (j *Job) stopped() bool {
 // After Run the VM must be closed.
 func (v *VM) Run(j *Job) (out Outcome) {
 	v.job = j
-	defer func() {
-		if p := recover(); p != nil {
-			out = Outcome{Kind: Crashed, Message: fmt.Sprint(p)}
-		}
-		if j.stopped() {
-			out.Kind = Stopped
-		}
-		out.PeakHeap = v.alloc.peak
-		out.LimitHit = v.alloc.limitHit
-	}()
+	defer func() { v.conclude(j, &out, recover()) }()
 	if j.MemoryLimit > 0 {
 		v.vm.SetMemoryLimit(j.MemoryLimit)
 	}
@@ -131,6 +122,19 @@ func (v *VM) Run(j *Job) (out Outcome) {
 	}
 	_, err := v.start.Call(v.kernel, j.Entry, j.Fn, j.FnOptional, j.Console, j.Args, j.Globals, j.Imports)
 	return v.loop(j, err)
+}
+
+// conclude completes the outcome of job j at its end: a panic p is a
+// crash, a stop the host asked for wins, and the heap figures are added.
+func (v *VM) conclude(j *Job, out *Outcome, p any) {
+	if p != nil {
+		*out = Outcome{Kind: Crashed, Message: fmt.Sprint(p)}
+	}
+	if j.stopped() {
+		out.Kind = Stopped
+	}
+	out.PeakHeap = v.alloc.peak
+	out.LimitHit = v.alloc.limitHit
 }
 
 // loop drives the event loop of a started job until it ends.

@@ -120,14 +120,7 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 	v.alloc.peak = v.HeapBytes()
 	defer func() {
 		v.setRunning(nil)
-		if p := recover(); p != nil {
-			out = Outcome{Kind: Crashed, Message: fmt.Sprint(p)}
-		}
-		if j.stopped() {
-			out.Kind = Stopped
-		}
-		out.PeakHeap = v.alloc.peak
-		out.LimitHit = v.alloc.limitHit
+		v.conclude(j, &out, recover())
 		v.job = nil
 		discarded = out.Kind == Crashed || !v.discard()
 	}()

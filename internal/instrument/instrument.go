@@ -87,9 +87,7 @@ type Program struct {
 	Globals []string
 	// Functions are the top-level function declarations, copied to the
 	// globals of their names when the step starts, in source order.
-	Functions []string
-	// Imports are the specifiers of the step's dynamic imports.
-	Imports     []string
+	Functions   []string
 	Diagnostics []Diagnostic
 
 	edits []edit
@@ -421,9 +419,7 @@ func (w *walker) declaration(start file.Idx, tok token.Token, list []*ast.Bindin
 			w.insert(b.Initializer.Idx1(), ")")
 		}
 		first = false
-		if b.Initializer != nil {
-			w.expr(b.Initializer)
-		}
+		w.node(b.Initializer)
 		w.pattern(b.Target)
 	}
 	if kw > 0 {
@@ -473,8 +469,6 @@ func (w *walker) pattern(t ast.Expression) {
 		w.node(t)
 	}
 }
-
-func (w *walker) expr(e ast.Expression) { w.node(e) }
 
 // ident applies the identifier rules to a name in the step.
 func (w *walker) ident(name any, idx file.Idx) {
@@ -586,7 +580,6 @@ func (w *walker) dynamicImport(c *ast.CallExpression) {
 	if len(c.ArgumentList) > 0 {
 		if s, ok := c.ArgumentList[0].(*ast.StringLiteral); ok {
 			spec := string(s.Value)
-			w.p.Imports = append(w.p.Imports, spec)
 			if !slices.Contains(w.opts.AuthorizedImports, spec) {
 				w.p.add(Diagnostic{Rule: "import_allowed", Severity: Error,
 					Message: fmt.Sprintf("import of %q is not allowed", spec), Line: line, Column: col,
@@ -632,15 +625,9 @@ func (w *walker) node(n ast.Node) {
 		w.loop(n.Body)
 		w.node(n.Body)
 	case *ast.ForInStatement:
-		w.forInto(n.Into)
-		w.node(n.Source)
-		w.loop(n.Body)
-		w.node(n.Body)
+		w.forEach(n.Into, n.Source, n.Body)
 	case *ast.ForOfStatement:
-		w.forInto(n.Into)
-		w.node(n.Source)
-		w.loop(n.Body)
-		w.node(n.Body)
+		w.forEach(n.Into, n.Source, n.Body)
 	case *ast.WhileStatement:
 		w.node(n.Test)
 		w.loop(n.Body)
@@ -731,6 +718,14 @@ func (w *walker) bindings(list []*ast.Binding) {
 		w.node(b.Target)
 		w.node(b.Initializer)
 	}
+}
+
+// forEach walks a for-in or for-of loop.
+func (w *walker) forEach(into ast.ForInto, source ast.Expression, body ast.Statement) {
+	w.forInto(into)
+	w.node(source)
+	w.loop(body)
+	w.node(body)
 }
 
 // forInto walks the head of a for-in or for-of loop; a var there, outside
