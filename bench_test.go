@@ -5,6 +5,7 @@ package airlock_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -138,6 +139,9 @@ func BenchmarkHostCall(b *testing.B) {
 		{"sync", "f(i)", func(n float64) float64 { return n }},
 		{"sync-object", "f({ n: i, tag: 'x' }).n", func(m map[string]any) map[string]any { return m }},
 		{"async", "await f(i)", airlock.Async(func(n float64) float64 { return n })},
+		{"json-object", "f({ n: i, tag: 'x' }).n", airlock.JSONFunc(func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+			return args[1 : len(args)-1], nil
+		})},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			res := runBench(b, loop(c.call), airlock.Options{Language: airlock.JavaScript,

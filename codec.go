@@ -36,7 +36,7 @@ import (
 //	["b", base64]          ArrayBuffer             (gets an id)
 //	["e", name, message]   Error                   (gets an id)
 //	["r", id]              the object with that id, again
-//	["f", id, name]        host function id (Go to sandbox only)
+//	["f", id, name, json]  host function id (Go to sandbox only); json: a JSONFunc
 //
 // Ids are given in the order the nodes appear in the text, so both sides
 // number them the same way without writing them down.
@@ -59,6 +59,7 @@ var (
 	typeFloat16     = reflect.TypeFor[Float16Array]()
 	typeError       = reflect.TypeFor[error]()
 	typeAsync       = reflect.TypeFor[asyncFunc]()
+	typeJSONFunc    = reflect.TypeFor[jsonFunc]()
 	typeJSONMarsh   = reflect.TypeFor[json.Marshaler]()
 )
 
@@ -282,7 +283,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			*t.dst = []any{"x", "Float16Array", base64.StdEncoding.EncodeToString(b)}
 			continue
 		}
-		if typ == typeAsync {
+		if typ == typeAsync || typ == typeJSONFunc {
 			if reg == nil {
 				return nil, &CloneError{What: "a function"}
 			}
@@ -290,7 +291,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			*t.dst = []any{"f", id, ""}
+			*t.dst = []any{"f", id, "", isJSONFunc(v)}
 			continue
 		}
 		if typ.Implements(typeError) {

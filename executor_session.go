@@ -86,7 +86,7 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 		return err
 	}
 	s.funcs, s.names = []*hostFunc{fa}, []string{""}
-	if err := vm.DefineTool("final_answer", finalAnswerID); err != nil {
+	if err := vm.DefineTool("final_answer", finalAnswerID, false); err != nil {
 		return err
 	}
 	for i, spec := range sortedKeys(opts.Modules) {
@@ -180,7 +180,9 @@ func (s *session) sendTools(ctx context.Context, tools map[string]any) error {
 			return err
 		}
 		v := reflect.ValueOf(tools[name])
-		if _, ok := tools[name].(asyncFunc); !ok && (!v.IsValid() || v.Kind() != reflect.Func || v.IsNil()) {
+		_, async := tools[name].(asyncFunc)
+		_, json := tools[name].(jsonFunc)
+		if !async && !json && (!v.IsValid() || v.Kind() != reflect.Func || v.IsNil()) {
 			return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q is not a function but %T", name, tools[name])
 		}
 		if _, err := newHostFunc(v); err != nil {
@@ -191,7 +193,7 @@ func (s *session) sendTools(ctx context.Context, tools map[string]any) error {
 		for _, name := range sortedKeys(tools) {
 			id, err := s.register(name)(reflect.ValueOf(tools[name]))
 			if err == nil {
-				err = vm.DefineTool(name, id)
+				err = vm.DefineTool(name, id, isJSONFunc(reflect.ValueOf(tools[name])))
 			}
 			if err != nil {
 				return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
@@ -561,7 +563,7 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 		}
 		st.final = v
 		st.halt(stopFinal, nil)
-		return engine.Reply{Kind: engine.ReplyRaw, Value: Undefined{}}
+		return engine.Reply{Kind: engine.ReplyRaw, Value: engine.Undefined{}}
 	}
 	// A tool that panics fails like one that returns an error.
 	invoke := func() engine.Reply {
@@ -569,7 +571,7 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 		return st.reply(v, err)
 	}
 	if !h.async {
-		return invoke()
+		return syncReply(h, invoke())
 	}
 	return st.async.start(invoke, st.stop, st.ctx.Done())
 }
@@ -579,6 +581,9 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 func (st *step) reply(v any, err error) engine.Reply {
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
+	if t, ok := v.(jsonText); ok {
+		return jsonReply(t)
 	}
 	if raw, ok := toRaw(v); ok {
 		return engine.Reply{Kind: engine.ReplyRaw, Value: raw}

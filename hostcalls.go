@@ -58,3 +58,22 @@ func (a *asyncCalls) start(call func() engine.Reply, stop, cancelled <-chan stru
 
 // inFlight is what engine.Job.Pending reports.
 func (a *asyncCalls) inFlight() int { return int(a.pending.Load()) }
+
+// jsonReply is the reply of a JSONFunc: its text, which the sandbox parses
+// with its own JSON.parse; empty text is undefined.
+func jsonReply(t jsonText) engine.Reply {
+	if len(t) == 0 {
+		return engine.Reply{Kind: engine.ReplyRaw, Value: engine.Undefined{}}
+	}
+	return engine.Reply{Kind: engine.ReplyWire, Value: "J" + string(t)}
+}
+
+// syncReply is the reply of a synchronous call: a JSONFunc's text goes back
+// as a plain string, which its wrapper in the sandbox parses (a string
+// crosses much faster than the wire's reply array).
+func syncReply(h *hostFunc, rep engine.Reply) engine.Reply {
+	if t, ok := rep.Value.(string); ok && h.json != nil && rep.Kind == engine.ReplyWire {
+		return engine.Reply{Kind: engine.ReplyRaw, Value: t[1:]}
+	}
+	return rep
+}

@@ -485,7 +485,7 @@
           case "n": v = specialNumbers[node[1]]; break;
           case "i": v = BigIntCtor(node[1]); break;
           case "r": v = refs[node[1]]; break;
-          case "f": v = hostFunction(node[1], node[2]); break;
+          case "f": v = hostFunction(node[1], node[2], node[3]); break;
           case "o": {
             v = ObjectCreate(null);
             refs[nref++] = v;
@@ -606,7 +606,24 @@
     return reply(ReflectApply(host, undefined, list), id);
   };
 
-  const hostFunction = (id, name) => {
+  // A JSON host function takes the JSON text of its argument list: the
+  // engine's own JSON.stringify makes it, far faster than the codec. A
+  // synchronous one answers with JSON text as a plain string.
+  const jsonHostFunction = (id, name) => {
+    const f = (...args) => {
+      const text = JSONStringify(args);
+      const r = host(0, id, text);
+      if (typeof r === "string") {
+        try { return JSONParse(r); } catch (e) { throw hostError(e, id); }
+      }
+      return typeof r !== "object" || r === null ? r : reply(r, id);
+    };
+    ObjectDefineProperty(f, "name", { value: name });
+    return f;
+  };
+
+  const hostFunction = (id, name, json) => {
+    if (json) return jsonHostFunction(id, name);
     // Calls with up to two primitive arguments, the common case, take the
     // short way: no array of arguments, no helper calls.
     const f = (...args) => {
@@ -807,8 +824,8 @@
     // settle.
     reset() { MapClear(pending); },
     // defineTool makes host function id the global name, read-only.
-    defineTool(name, id) {
-      ObjectDefineProperty(g, name, { value: ObjectFreeze(hostFunction(id, name)), writable: false, enumerable: false, configurable: true });
+    defineTool(name, id, json) {
+      ObjectDefineProperty(g, name, { value: ObjectFreeze(hostFunction(id, name, json)), writable: false, enumerable: false, configurable: true });
     },
     // defineValue makes the decoded wire text the global name.
     // A name a step declared (a var: not configurable) takes the new value.

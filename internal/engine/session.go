@@ -83,12 +83,13 @@ func (s *session) free() {
 
 var errNoSession = errors.New("airlock: the VM has no session")
 
-// DefineTool makes host function id the read-only global name.
-func (v *VM) DefineTool(name string, id int) error {
+// DefineTool makes host function id the read-only global name; a JSON
+// function takes the JSON text of its argument list.
+func (v *VM) DefineTool(name string, id int, json bool) error {
 	if v.sess == nil {
 		return errNoSession
 	}
-	_, err := v.sess.defineTool.Call(v.kernel, name, id)
+	_, err := v.sess.defineTool.Call(v.kernel, name, id, json)
 	return err
 }
 

@@ -211,9 +211,11 @@ func (g *Graph) Load(name string) (string, error) {
 		// The first module evaluated: it takes the run's globals and bridged
 		// modules from the kernel, which marks evaluation as started.
 		var b strings.Builder
-		fmt.Fprintf(&b, "const p = globalThis[%q](); export const G = p[0], I = p[1];", g.key)
+		// Its own names carry the key, so that no global's name meets them.
+		k := g.key
+		fmt.Fprintf(&b, "const %s_p = globalThis[%q](); export const %s_G = %s_p[0], %s_I = %s_p[1];", k, k, k, k, k, k)
 		for i, n := range g.globals {
-			fmt.Fprintf(&b, " export const %s = G[%d];", n, i)
+			fmt.Fprintf(&b, " export const %s = %s_G[%d];", n, k, i)
 		}
 		return b.String(), nil
 	case strings.HasPrefix(name, "airlock:import:"+g.key+":"):
@@ -223,7 +225,7 @@ func (g *Graph) Load(name string) (string, error) {
 		}
 		spec := g.order[i]
 		var b strings.Builder
-		fmt.Fprintf(&b, "import {I} from %q; const m = I[%d];", g.globalsName(), i)
+		fmt.Fprintf(&b, "import {%s_I as I} from %q; const m = I[%d];", g.key, g.globalsName(), i)
 		names := g.imports[spec]
 		for j, n := range names {
 			fmt.Fprintf(&b, " const v%d = m[%s];", j, strconv.Quote(n))

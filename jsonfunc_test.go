@@ -1,0 +1,102 @@
+package airlock_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/airlockrun/airlock"
+)
+
+// echoJSON returns the JSON text of its argument list as it received it.
+var echoJSON = airlock.JSONFunc(func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+	return args, nil
+})
+
+func TestJSONFunc_ArgumentsAndResult(t *testing.T) {
+	res := runOpts(t, `
+		const d = new Date(0);
+		export default {
+			args: echo({ a: 1, skip: undefined, when: d, nested: [1, undefined, "x"] }, 2),
+			none: echo(),
+		};`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"echo": echoJSON}})
+	wantStatus(t, res, airlock.StatusSuccess)
+	want := map[string]any{
+		"args": []any{map[string]any{"a": 1.0, "when": "1970-01-01T00:00:00.000Z", "nested": []any{1.0, nil, "x"}}, 2.0},
+		"none": []any{},
+	}
+	wantResult(t, res, want)
+}
+
+func TestJSONFunc_EmptyResultIsUndefined(t *testing.T) {
+	nothing := airlock.JSONFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil })
+	res := runOpts(t, `export default typeof f({})`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"f": nothing}})
+	wantResult(t, res, "undefined")
+}
+
+func TestJSONFunc_ErrorsAndBadOutput(t *testing.T) {
+	failing := airlock.JSONFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return nil, errors.New("no such city")
+	})
+	broken := airlock.JSONFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(`{"a":`), nil
+	})
+	panicking := airlock.JSONFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) { panic("boom") })
+	res := runOpts(t, `
+		const out = [];
+		for (const f of [failing, broken]) { try { f(1); } catch (e) { out.push(e.message); } }
+		try { f(1n); } catch (e) { out.push(e.name); }
+		const c = {}; c.c = c;
+		try { f(c); } catch (e) { out.push(e.name); }
+		export default out;`, airlock.Options{Language: airlock.JavaScript,
+		Globals: map[string]any{"failing": failing, "broken": broken, "f": echoJSON}})
+	wantStatus(t, res, airlock.StatusSuccess)
+	got := res.Result.([]any)
+	if got[0] != "no such city" || !strings.Contains(got[1].(string), "not JSON") || got[2] != "TypeError" || got[3] != "TypeError" {
+		t.Fatalf("got %v", got)
+	}
+	res = runOpts(t, `p(1)`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"p": panicking}})
+	wantStatus(t, res, airlock.StatusError)
+	if strings.Contains(res.Error.Message, "boom") {
+		t.Fatalf("the panic's value leaked: %v", res.Error.Message)
+	}
+}
+
+func TestJSONFunc_AsyncRunsConcurrently(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 2)
+	wait := airlock.Async(airlock.JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		started <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return args, nil
+	}))
+	go func() { <-started; <-started; close(release) }()
+	res := runOpts(t, `export default await Promise.all([w("a"), w("b")])`,
+		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"w": wait}})
+	wantResult(t, res, []any{[]any{"a"}, []any{"b"}})
+}
+
+func TestJSONFunc_ExecutorTool(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	if err := ex.SendTools(context.Background(), map[string]any{"echo": echoJSON}); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, ex, `final_answer(echo({ city: "Oslo" })[0].city)`)
+	if out.Output != "Oslo" {
+		t.Fatalf("output = %v", out.Output)
+	}
+}
+
+// The globals module once had its own bindings p, G and I: a global of one
+// of those names was a link error ("invalid redefinition of global identifier").
+func TestGlobals_NamesOfTheGlobalsModule(t *testing.T) {
+	res := runOpts(t, `export default p + G + I`, airlock.Options{Language: airlock.JavaScript,
+		Globals: map[string]any{"p": 1, "G": 2, "I": 3}})
+	wantResult(t, res, 6.0)
+}
