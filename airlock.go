@@ -59,7 +59,9 @@ type Options struct {
 	// Nothing else of the host can be imported.
 	Imports map[string]Module
 	// Modules are more source modules, by relative specifier from the
-	// module graph root ("./helpers.js", "./lib/math.ts").
+	// module graph root ("./helpers.js", "./lib/math.ts"), or by package
+	// name ("lodash", "@scope/pkg"), which is how code imports them; a
+	// package without an extension in its name is JavaScript.
 	Modules map[string]string
 	// Globals are identifiers bound at the module scope of every source
 	// module, never on globalThis. A "console" here replaces the capturing
@@ -320,15 +322,18 @@ func validate(opts *Options) error {
 		}
 	}
 	for k := range opts.Modules {
-		if !strings.HasPrefix(k, "./") || strings.ContainsAny(k, "\x00\n\r") {
-			return fmt.Errorf("airlock: Modules key %q must be a relative specifier from the module graph root, such as './helpers.js'", k)
+		if strings.ContainsAny(k, "\x00\n\r") || !strings.HasPrefix(k, "./") && !isBareSpecifier(k) {
+			return fmt.Errorf("airlock: Modules key %q must be a relative specifier from the module graph root, such as './helpers.js', or a package name such as 'lodash'", k)
 		}
 		if _, ok := source.Clean(k); !ok {
 			return fmt.Errorf("airlock: Modules key %q leaves the module graph root", k)
 		}
+		if _, dup := opts.Imports[k]; dup {
+			return fmt.Errorf("airlock: %q is both in Modules and in Imports", k)
+		}
 	}
 	for spec, m := range opts.Imports {
-		if spec == "" || source.IsRelative(spec) || strings.HasPrefix(spec, "/") || strings.Contains(spec, ":") || strings.ContainsAny(spec, "\x00\n\r") {
+		if !isBareSpecifier(spec) || strings.ContainsAny(spec, "\x00\n\r") {
 			return fmt.Errorf("airlock: Imports key %q must be a bare specifier such as 'fs' or '@scope/pkg'", spec)
 		}
 		if m == nil {
@@ -379,4 +384,10 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// isBareSpecifier reports whether spec names a package: not relative, not
+// absolute, not a URL or a node: specifier.
+func isBareSpecifier(spec string) bool {
+	return spec != "" && !source.IsRelative(spec) && !strings.HasPrefix(spec, "/") && !strings.HasPrefix(spec, ".") && !strings.Contains(spec, ":")
 }

@@ -19,7 +19,7 @@ func TestOptionsValidation(t *testing.T) {
 		{"negative memory", airlock.Options{MemoryLimitBytes: -1}, "MemoryLimitBytes"},
 		{"unknown language", airlock.Options{Language: 7}, "Language"},
 		{"filename leaves the root", airlock.Options{Filename: "../x.ts"}, "Filename"},
-		{"module key not relative", airlock.Options{Modules: map[string]string{"helpers.js": ""}}, "relative"},
+		{"module key not relative", airlock.Options{Modules: map[string]string{"/helpers.js": ""}}, "relative"},
 		{"module key leaves the root", airlock.Options{Modules: map[string]string{"./../x.js": ""}}, "leaves"},
 		{"import key relative", airlock.Options{Imports: map[string]airlock.Module{"./fs": {}}}, "bare specifier"},
 		{"import key URL", airlock.Options{Imports: map[string]airlock.Module{"https://x": {}}}, "bare specifier"},
@@ -96,4 +96,39 @@ func TestTerminateBeforeStart(t *testing.T) {
 	cancel()
 	ex, _ = rt.Run(ctx, `for (;;) {}`, airlock.Options{})
 	wantStatus(t, ex.Wait(), airlock.StatusTerminated)
+}
+
+func TestModules_PackageNames(t *testing.T) {
+	res := runOpts(t, `
+		import _ from "lodash";
+		import { shout } from "@acme/text";
+		export default shout(_.chunk([1, 2, 3], 2).length + "");`, airlock.Options{
+		Modules: map[string]string{
+			"lodash":     `import { helper } from "./lodash-helper.js"; export default { chunk: (a, n) => helper(a, n) };`,
+			"./node_modules/lodash-helper.js": `export const helper = (a, n) => { const out = []; for (let i = 0; i < a.length; i += n) out.push(a.slice(i, i + n)); return out; };`,
+			"@acme/text": `export const shout = (s) => s + "!";`,
+		},
+	})
+	wantResult(t, res, "2!")
+
+	res = runOpts(t, `import x from "nope"; export default x`, airlock.Options{Modules: map[string]string{"lodash": `export default 1`}})
+	wantStatus(t, res, airlock.StatusLinkError)
+	if res.Error.Specifier != "nope" {
+		t.Fatalf("specifier = %q", res.Error.Specifier)
+	}
+	// A package's error names the package.
+	res = runOpts(t, `import f from "bad"; export default f()`, airlock.Options{Modules: map[string]string{"bad": "export default () => { throw new Error('inside'); }"}})
+	wantStatus(t, res, airlock.StatusError)
+	if !strings.Contains(res.Error.Stack, "bad") {
+		t.Fatalf("stack = %q", res.Error.Stack)
+	}
+	for _, bad := range []string{"/abs", "node:fs", "https://x/y.js", ".hidden", "pkg/../../x"} {
+		if _, err := testRuntime.Run(context.Background(), "export default 1", airlock.Options{Modules: map[string]string{bad: "export default 1"}}); err == nil {
+			t.Errorf("Modules key %q accepted", bad)
+		}
+	}
+	if _, err := testRuntime.Run(context.Background(), "export default 1", airlock.Options{
+		Modules: map[string]string{"x": "export default 1"}, Imports: map[string]airlock.Module{"x": {}}}); err == nil {
+		t.Error("a package in both Modules and Imports was accepted")
+	}
 }

@@ -93,7 +93,12 @@ func New(c Config) *Graph {
 	g.files[g.entry.Name] = g.entry
 	for k, src := range c.Modules {
 		p, _ := Clean(k)
-		f := &File{Name: "/" + p, Display: p, Specifier: k, Source: src, Lang: langOf(p, c.Lang)}
+		display, lang := p, langOf(p, c.Lang)
+		if !IsRelative(k) { // a package, imported by its name
+			display, lang = k, langOf(p, JavaScript)
+			p = packageDir + p
+		}
+		f := &File{Name: "/" + p, Display: display, Specifier: k, Source: src, Lang: lang}
 		if _, dup := g.files[f.Name]; !dup {
 			g.files[f.Name] = f
 		}
@@ -137,6 +142,10 @@ func Clean(name string) (string, bool) {
 	return strings.Join(parts, "/"), len(parts) > 0
 }
 
+// packageDir is where the graph keeps the source modules supplied under a
+// package name.
+const packageDir = "node_modules/"
+
 // IsRelative reports whether a specifier is relative: ./ or ../.
 func IsRelative(spec string) bool {
 	return strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../")
@@ -169,6 +178,9 @@ func (g *Graph) Resolve(base, spec string) (string, error) {
 			}
 		}
 		return "", g.fail(spec, fmt.Sprintf("cannot find module '%s': it is not in the supplied modules", spec))
+	}
+	if _, ok := g.files["/"+packageDir+spec]; ok && !IsRelative(spec) {
+		return "/" + packageDir + spec, nil
 	}
 	if i, ok := g.index[spec]; ok {
 		return g.importName(i), nil
