@@ -104,9 +104,9 @@ func TestModules_PackageNames(t *testing.T) {
 		import { shout } from "@acme/text";
 		export default shout(_.chunk([1, 2, 3], 2).length + "");`, airlock.Options{
 		Modules: map[string]string{
-			"lodash":     `import { helper } from "./lodash-helper.js"; export default { chunk: (a, n) => helper(a, n) };`,
+			"lodash":                          `import { helper } from "./lodash-helper.js"; export default { chunk: (a, n) => helper(a, n) };`,
 			"./node_modules/lodash-helper.js": `export const helper = (a, n) => { const out = []; for (let i = 0; i < a.length; i += n) out.push(a.slice(i, i + n)); return out; };`,
-			"@acme/text": `export const shout = (s) => s + "!";`,
+			"@acme/text":                      `export const shout = (s) => s + "!";`,
 		},
 	})
 	wantResult(t, res, "2!")
