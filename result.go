@@ -72,6 +72,11 @@ const (
 // MarshalJSON encodes a Log as the seed's CodeExecutionLog:
 // {"level", "args", "timestamp"} with the timestamp in milliseconds since the
 // Unix epoch.
+// Message is the log's line as a console prints it: strings as they are,
+// other values as JSON (undefined, NaN and the infinities by name), joined
+// by spaces.
+func (l Log) Message() string { return logMessage(l.Args) }
+
 func (l Log) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Level     LogLevel `json:"level"`

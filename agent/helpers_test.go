@@ -1,0 +1,148 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlockrun/airlock/agent"
+)
+
+// weather is the seed's example tool, answering from a table.
+type weatherIn struct {
+	Latitude  float64 `json:"latitude" jsonschema:"degrees north"`
+	Longitude float64 `json:"longitude" jsonschema:"degrees east"`
+}
+
+type weatherOut struct {
+	Temperature float64 `json:"temperature"`
+	Description string  `json:"description"`
+}
+
+func weatherTool(delay time.Duration) agent.Tool {
+	return agent.NewTool("weather.get-weather", "Get current weather",
+		func(ctx context.Context, in weatherIn) (weatherOut, error) {
+			if delay > 0 {
+				select {
+				case <-time.After(delay):
+				case <-ctx.Done():
+					return weatherOut{}, ctx.Err()
+				}
+			}
+			if in.Latitude > 90 || in.Latitude < -90 {
+				return weatherOut{}, errors.New("latitude out of range")
+			}
+			return weatherOut{Temperature: 10 + in.Latitude/10, Description: "cloudy"}, nil
+		})
+}
+
+func todoTools() []agent.Tool {
+	type createIn struct {
+		Title string `json:"title"`
+	}
+	type item struct {
+		ID    int    `json:"id"`
+		Title string `json:"title"`
+	}
+	var mu sync.Mutex
+	var items []item
+	create := agent.NewTool("todo.create", "Create a todo item", func(_ context.Context, in createIn) (item, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		it := item{ID: len(items) + 1, Title: in.Title}
+		items = append(items, it)
+		return it, nil
+	})
+	list := agent.NewTool("todo.list", "List all todos", func(context.Context, struct{}) ([]item, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]item{}, items...), nil
+	})
+	return []agent.Tool{create, list}
+}
+
+func toolbox(t testing.TB, tools ...agent.Tool) *agent.Toolbox {
+	t.Helper()
+	tb, err := agent.NewToolbox(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func execute(t *testing.T, it *agent.Interpreter, code string, opts agent.ExecuteOptions) *agent.Execution {
+	t.Helper()
+	return it.Execute(context.Background(), code, opts)
+}
+
+func wantOK(t *testing.T, e *agent.Execution) {
+	t.Helper()
+	if !e.OK() {
+		b, _ := json.Marshal(e)
+		t.Fatalf("execution failed: %s", b)
+	}
+}
+
+func wantError(t *testing.T, e *agent.Execution, msg string) {
+	t.Helper()
+	if e.Error != msg {
+		b, _ := json.Marshal(e)
+		t.Fatalf("error = %q, want %q; execution: %s", e.Error, msg, b)
+	}
+}
+
+// chatServer is an OpenAI-compatible chat completions endpoint that answers
+// with reply(request). It records the requests.
+type chatServer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests []map[string]any
+}
+
+func newChatServer(t testing.TB, reply func(req map[string]any) (string, int)) *chatServer {
+	s := &chatServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req map[string]any
+		_ = json.Unmarshal(body, &req)
+		s.mu.Lock()
+		s.requests = append(s.requests, req)
+		s.mu.Unlock()
+		text, status := reply(req)
+		w.Header().Set("Content-Type", "application/json")
+		if status != http.StatusOK {
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"error":{"message":%q,"type":"server_error"}}`, text)
+			return
+		}
+		b, _ := json.Marshal(map[string]any{
+			"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": req["model"],
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": text}}},
+			"usage": map[string]any{"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+		})
+		w.Write(b)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *chatServer) last() map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.requests) == 0 {
+		return nil
+	}
+	return s.requests[len(s.requests)-1]
+}
+
+func (s *chatServer) completer() agent.Completer {
+	return agent.NewOpenAI(agent.OpenAIConfig{APIKey: "test", BaseURL: s.URL + "/v1", Model: "test-model", MaxRetries: -1})
+}

@@ -1,0 +1,397 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/instrument"
+)
+
+// DefaultTimeout is how long code may run when neither the interpreter nor
+// the call sets a timeout.
+const DefaultTimeout = 30 * time.Second
+
+// defaultMaxParallel bounds the tool calls parallel() runs at once.
+const defaultMaxParallel = 128
+
+// Config configures an Interpreter.
+type Config struct {
+	// Runtime runs the code; nil means a default one whose safety cap on
+	// wall time is 10 minutes (timeouts beyond it end there).
+	Runtime *airlock.Runtime
+	// Completer answers llm() and llmJson(); nil makes them throw.
+	Completer Completer
+	// Timeout of an execution that sets none; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// MemoryLimitBytes caps the sandbox heap; 0 means the runtime's default.
+	MemoryLimitBytes int64
+	// MaxParallel bounds how many tool calls one parallel() runs at once;
+	// 0 means 128.
+	MaxParallel int
+}
+
+// An Interpreter runs model-written JavaScript in a fresh sandbox per
+// execution, with the functions and modules registered on it, the tools of
+// the call as camelCase functions, and the helpers of code mode (parallel,
+// llm, llmJson, complete, output, done, log, store, recall, toolSchema).
+// It is safe for concurrent use.
+type Interpreter struct {
+	cfg       Config
+	mu        sync.RWMutex
+	functions map[string]any
+	modules   map[string]airlock.Module
+	sources   map[string]string
+}
+
+// NewInterpreter returns an interpreter with nothing registered.
+func NewInterpreter(cfg Config) *Interpreter {
+	return &Interpreter{cfg: cfg, functions: map[string]any{}, modules: map[string]airlock.Module{}, sources: map[string]string{}}
+}
+
+// helperNames are the globals of code mode; nothing registered may take them.
+var helperNames = map[string]bool{
+	"parallel": true, "llm": true, "llmJson": true, "complete": true, "output": true, "done": true,
+	"log": true, "store": true, "recall": true, "toolSchema": true, "input": true,
+	"console": true, "report": true,
+}
+
+func reservedName(name string) bool { return helperNames[name] }
+
+// Register makes fn a global function of the sandbox under name, as a
+// plugin does: any function shape airlock bridges (see the airlock
+// package), airlock.Async and airlock.JSONFunc included. Registering a name
+// again replaces the function.
+func (it *Interpreter) Register(name string, fn any) error {
+	if !isIdentifier(name) {
+		return fmt.Errorf("agent: Register: %q is not a JavaScript identifier", name)
+	}
+	if reservedName(name) {
+		return fmt.Errorf("agent: Register: %q is a sandbox helper", name)
+	}
+	if fn == nil {
+		return fmt.Errorf("agent: Register %q: nil function", name)
+	}
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	it.functions[name] = fn
+	return nil
+}
+
+// AddModule registers a module of Go values that code can import by name:
+// import { slugify } from "text".
+func (it *Interpreter) AddModule(name string, m airlock.Module) error {
+	if err := checkModuleName(name); err != nil {
+		return err
+	}
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	if _, dup := it.sources[name]; dup {
+		return fmt.Errorf("agent: AddModule: %q is already a source module", name)
+	}
+	it.modules[name] = m
+	return nil
+}
+
+// AddSourceModule registers an ES module of JavaScript source, such as a
+// library, that code can import by name.
+func (it *Interpreter) AddSourceModule(name, source string) error {
+	if err := checkModuleName(name); err != nil {
+		return err
+	}
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	if _, dup := it.modules[name]; dup {
+		return fmt.Errorf("agent: AddSourceModule: %q is already a Go module", name)
+	}
+	it.sources[name] = source
+	return nil
+}
+
+func checkModuleName(name string) error {
+	if name == "" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "/") || strings.Contains(name, ":") ||
+		strings.Contains(name, "..") || strings.ContainsAny(name, " \t\r\n\x00\\") {
+		return fmt.Errorf("agent: module name %q must be a package name such as 'lodash' or '@scope/pkg'", name)
+	}
+	return nil
+}
+
+// ModuleNames returns the names of the registered modules, sorted.
+func (it *Interpreter) ModuleNames() []string {
+	it.mu.RLock()
+	defer it.mu.RUnlock()
+	names := make([]string, 0, len(it.modules)+len(it.sources))
+	for n := range it.modules {
+		names = append(names, n)
+	}
+	for n := range it.sources {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// FunctionNames returns the names of the registered functions, sorted.
+func (it *Interpreter) FunctionNames() []string {
+	it.mu.RLock()
+	defer it.mu.RUnlock()
+	names := make([]string, 0, len(it.functions))
+	for n := range it.functions {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Clone returns a new interpreter with the same configuration and, at the
+// moment of the call, the same registered functions and modules; what is
+// registered on either afterwards is its own. A code-mode step clones the
+// interpreter the plugins registered on, so that their functions are
+// there; an interpreter with nothing registered clones to an empty one.
+func (it *Interpreter) Clone() *Interpreter {
+	it.mu.RLock()
+	defer it.mu.RUnlock()
+	c := NewInterpreter(it.cfg)
+	for k, v := range it.functions {
+		c.functions[k] = v
+	}
+	for k, v := range it.modules {
+		c.modules[k] = v
+	}
+	for k, v := range it.sources {
+		c.sources[k] = v
+	}
+	return c
+}
+
+// ExecuteOptions are the options of one execution.
+type ExecuteOptions struct {
+	// Tools are callable from the code, as camelCase functions and through
+	// parallel() and toolSchema().
+	Tools *Toolbox
+	// Input is bound to the global input; nil leaves it undefined.
+	Input any
+	// Timeout overrides the interpreter's.
+	Timeout time.Duration
+	// State keeps store()/recall() values (and complete()'s data, as
+	// "_lastData") across executions; nil gives the execution its own.
+	State *State
+}
+
+// An Execution is the outcome of running code.
+type Execution struct {
+	// Status is the sandbox's status: success, error, memory, terminated or
+	// link_error.
+	Status airlock.Status `json:"status"`
+	// Result is the value of the code: its default export if it has one,
+	// else the value of its last expression statement.
+	Result any `json:"result,omitempty"`
+	// Output is the text given to output() and complete(), one line each.
+	Output string `json:"output,omitempty"`
+	// Done is set when the code called done() or complete().
+	Done bool `json:"done,omitempty"`
+	// Logs are the console calls and log() calls, in order.
+	Logs []airlock.Log `json:"logs,omitempty"`
+	// Error, Line, Column and Context describe a failure: the message, the
+	// 1-based position in the code when known, and the trimmed line there.
+	Error   string `json:"error,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Context string `json:"context,omitempty"`
+	// Timeout is set when the execution ran out of time.
+	Timeout bool `json:"timeout,omitempty"`
+	// Duration is the wall time of the execution.
+	Duration time.Duration `json:"-"`
+}
+
+// OK reports whether the code ran to its end.
+func (e *Execution) OK() bool { return e.Error == "" }
+
+// State is what store() keeps for recall(), across the executions that
+// share it. It is safe for concurrent use.
+type State struct {
+	mu     sync.Mutex
+	values map[string]json.RawMessage
+}
+
+// NewState returns an empty state.
+func NewState() *State { return &State{values: map[string]json.RawMessage{}} }
+
+// Get returns the JSON text stored under key.
+func (s *State) Get(key string) (json.RawMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.values[key]
+	return v, ok
+}
+
+// Set stores JSON text under key.
+func (s *State) Set(key string, v json.RawMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.values[key] = v
+}
+
+// LastDataKey is where complete() stores its data.
+const LastDataKey = "_lastData"
+
+const filename = "code.js"
+
+var (
+	defaultRuntimeOnce sync.Once
+	defaultRuntime     *airlock.Runtime
+)
+
+func (it *Interpreter) runtime() *airlock.Runtime {
+	if it.cfg.Runtime != nil {
+		return it.cfg.Runtime
+	}
+	defaultRuntimeOnce.Do(func() {
+		defaultRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: 10 * time.Minute})
+	})
+	return defaultRuntime
+}
+
+// Execute runs code in a fresh sandbox and returns its outcome; it fails
+// only inside the Execution. The code is an ES module: it may import the
+// registered modules and use top-level await, and its value is its default
+// export or its last expression statement. Tools and helpers return their
+// values directly; awaiting them works too.
+func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOptions) *Execution {
+	start := time.Now()
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = it.cfg.Timeout
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	state := opts.State
+	if state == nil {
+		state = NewState()
+	}
+	x := &execution{it: it, tools: opts.Tools, state: state}
+	globals, err := x.globals(opts.Input)
+	if err != nil {
+		return &Execution{Status: airlock.StatusError, Error: err.Error(), Duration: time.Since(start)}
+	}
+	if strings.TrimSpace(code) == "" {
+		return &Execution{Status: airlock.StatusError, Error: "the code is empty", Duration: time.Since(start)}
+	}
+	src, edit := completionSource(code)
+	it.mu.RLock()
+	imports := make(map[string]airlock.Module, len(it.modules))
+	for k, v := range it.modules {
+		imports[k] = v
+	}
+	sources := make(map[string]string, len(it.sources))
+	for k, v := range it.sources {
+		sources[k] = v
+	}
+	it.mu.RUnlock()
+
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ex, err := it.runtime().Run(runCtx, src, airlock.Options{
+		Language:         airlock.JavaScript,
+		Filename:         filename,
+		Globals:          globals,
+		Imports:          imports,
+		Modules:          sources,
+		MemoryLimitBytes: it.cfg.MemoryLimitBytes,
+	})
+	if err != nil {
+		return &Execution{Status: airlock.StatusError, Error: err.Error(), Duration: time.Since(start)}
+	}
+	res := ex.Wait()
+	out := &Execution{Status: res.Status, Result: res.Result, Duration: time.Since(start)}
+	x.mu.Lock()
+	out.Output, out.Done = strings.Join(x.output, "\n"), x.done
+	out.Logs = mergeLogs(res.Logs, x.logs)
+	x.mu.Unlock()
+	if res.Status == airlock.StatusSuccess {
+		return out
+	}
+	out.Result = nil
+	if res.Status == airlock.StatusTerminated && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		out.Error, out.Timeout = fmt.Sprintf("Execution timed out after %dms", timeout.Milliseconds()), true
+		return out
+	}
+	e := res.Error
+	out.Error = e.Error()
+	if e.Filename == filename && e.Line > 0 {
+		out.Line, out.Column = e.Line, edit.column(e.Line, e.Column)
+		out.Context = sourceLine(code, e.Line)
+	}
+	return out
+}
+
+// completionEdit is where completionSource put "export default (": the
+// 1-based line and column of the expression in the user's code.
+type completionEdit struct{ line, col int }
+
+const completionOpen = "export default ("
+
+// completionSource makes the value of the code's last expression statement
+// its default export, by an edit that keeps every line where it was.
+func completionSource(code string) (string, completionEdit) {
+	s, e, ok := instrument.Completion(code)
+	if !ok {
+		return code, completionEdit{}
+	}
+	line := 1 + strings.Count(code[:s], "\n")
+	col := s - strings.LastIndexByte(code[:s], '\n')
+	return code[:s] + completionOpen + code[s:e] + ")" + code[e:], completionEdit{line, col}
+}
+
+// column maps a column of the edited code back to the user's code.
+func (c completionEdit) column(line, col int) int {
+	if line != c.line || col < c.col {
+		return col
+	}
+	if col < c.col+len(completionOpen) {
+		return c.col
+	}
+	return col - len(completionOpen)
+}
+
+// sourceLine is line n of code, trimmed.
+func sourceLine(code string, n int) string {
+	lines := strings.Split(code, "\n")
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return strings.TrimSpace(lines[n-1])
+}
+
+// mergeLogs puts the console's logs and log()'s together, in time order.
+func mergeLogs(a, b []airlock.Log) []airlock.Log {
+	if len(b) == 0 {
+		return a
+	}
+	out := append(append(make([]airlock.Log, 0, len(a)+len(b)), a...), b...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out
+}
+
+// isIdentifier reports whether s is a plain JavaScript identifier.
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+		case i > 0 && r >= '0' && r <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,30 @@
+package instrument
+
+import "testing"
+
+func TestCompletion(t *testing.T) {
+	for _, c := range []struct {
+		code, want string
+	}{
+		{"1 + 2", "1 + 2"},
+		{"const a = 1;\na * 2;", "a * 2"},
+		{"import x from 'y';\nx.map(v => v)\n// done\n", "x.map(v => v)"},
+		{"const r = await f();\nr.join('\\n');", "r.join('\\n')"},
+		{"for await (const x of xs) {}\nxs.length", "xs.length"},
+		{"let a = 1;", ""},
+		{"export default 1;\n2", ""},
+		{"const d = 1; export { d as default };\n2", ""},
+		{"if (x) { 1 }", ""},
+		{"1 +", ""},
+		{"", ""},
+	} {
+		s, e, ok := Completion(c.code)
+		got := ""
+		if ok {
+			got = c.code[s:e]
+		}
+		if got != c.want {
+			t.Errorf("Completion(%q) = %q, want %q", c.code, got, c.want)
+		}
+	}
+}
