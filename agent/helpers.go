@@ -35,6 +35,9 @@ func (x *execution) globals(input any) (map[string]any, error) {
 	}
 	x.it.mu.RUnlock()
 	for _, t := range x.tools.Tools() {
+		if t.ID == RunCodeID {
+			continue // code does not run code
+		}
 		name := FunctionName(t.ID)
 		if _, taken := g[name]; taken {
 			return nil, fmt.Errorf("agent: tool %q and a registered function are both named %s", t.ID, name)
@@ -129,7 +132,13 @@ func (x *execution) parallel(ctx context.Context, args json.RawMessage) (json.Ra
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out, err := x.tools.Call(ctx, *c.Tool, c.Input)
+			var out json.RawMessage
+			var err error
+			if *c.Tool == RunCodeID || *c.Tool == FunctionName(RunCodeID) {
+				err = notFound(*c.Tool)
+			} else {
+				out, err = x.tools.Call(ctx, *c.Tool, c.Input)
+			}
 			if err != nil {
 				out, _ = json.Marshal(map[string]string{"error": err.Error()})
 			}

@@ -1,0 +1,397 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Documentation for the model, generated from the tools: Markdown API docs
+// (seed 003), TypeScript declarations, and the compact listing of the
+// code-mode system prompt (seed 002).
+
+// A Helper documents a sandbox function that is not a tool: the helpers of
+// code mode and the functions plugins register.
+type Helper struct {
+	Name        string
+	Signature   string // TypeScript: "parallel(calls: ToolCall[]): unknown[]"
+	Description string
+	Example     string
+	Errors      []string
+}
+
+// Helpers are the functions every execution has.
+var Helpers = []Helper{
+	{Name: "parallel", Signature: "parallel(calls: { tool: string; input?: unknown }[]): unknown[]",
+		Description: "Runs tool calls concurrently, by tool ID. Each slot holds the tool's result, or {error} if that call failed; the other calls are unaffected.",
+		Example:     "const [a, b] = parallel([\n  { tool: \"weather.get-weather\", input: { latitude: 55.67, longitude: 12.56 } },\n  { tool: \"weather.get-weather\", input: { latitude: 48.85, longitude: 2.35 } },\n]);",
+		Errors:      []string{"the argument is not an array of {tool, input} objects (\"parallel() expects an array of {tool, input} objects\")"}},
+	{Name: "llm", Signature: "llm(prompt: string): string", Description: "Asks the language model for a text completion.",
+		Example: "const summary = llm(\"Summarize: \" + JSON.stringify(data));", Errors: []string{"the model's API fails"}},
+	{Name: "llmJson", Signature: "llmJson(prompt: string): unknown", Description: "Asks the language model for a JSON object and parses it; a reply that is not JSON is returned as the raw string.",
+		Example: "const facts = llmJson(\"List three facts about Oslo as {facts: string[]}\");", Errors: []string{"the model's API fails"}},
+	{Name: "toolSchema", Signature: "toolSchema(toolId: string): object", Description: "Returns the JSON Schema of a tool's input.",
+		Example: "toolSchema(\"weather.get-weather\")", Errors: []string{"no tool has the ID (`Tool \"x\" not found`)"}},
+	{Name: "complete", Signature: "complete(opts: { response: string; data?: unknown; followUp?: string }): void",
+		Description: "Answers the user: outputs the response (and the follow-up after it), keeps data for recall(\"_lastData\"), and ends the turn as done() does.",
+		Example:     "complete({ response: \"It is 4°C in Oslo.\", data: weather, followUp: \"Want tomorrow's forecast?\" });"},
+	{Name: "output", Signature: "output(...values: unknown[]): void", Description: "Adds a line to the text shown to the user."},
+	{Name: "done", Signature: "done(): void", Description: "Marks the task as finished."},
+	{Name: "log", Signature: "log(...values: unknown[]): void", Description: "Logs a line, as console.log does."},
+	{Name: "store", Signature: "store(key: string, value: unknown): void", Description: "Keeps a JSON value for recall() in this and later executions."},
+	{Name: "recall", Signature: "recall(key: string): unknown", Description: "Returns what store() kept under key, or undefined."},
+}
+
+// ArtifactHelpers document the functions RegisterArtifacts registers.
+var ArtifactHelpers = []Helper{
+	{Name: "storeArtifact", Signature: "storeArtifact(data: unknown, description?: string): string",
+		Description: "Stores data as an artifact and returns its ID.", Example: "const id = storeArtifact(rows, \"raw rows\");",
+		Errors: []string{"the store fails"}},
+	{Name: "listArtifacts", Signature: "listArtifacts(): { id: string; type: string; description: string | null; createdAt: string }[]",
+		Description: "Lists the stored artifacts, without their data."},
+	{Name: "getArtifact", Signature: "getArtifact(id: string): unknown", Description: "Returns the data of an artifact.",
+		Errors: []string{"no artifact has the ID"}},
+}
+
+// ToolListing is the compact listing of seed 002's code-mode prompt: one
+// line per namespace, "**weather**: weatherGetWeather — Get current weather
+// | …".
+func ToolListing(tools []Tool) string {
+	groups := map[string][]string{}
+	var order []string
+	for _, t := range sortedTools(tools) {
+		ns := Namespace(t.ID)
+		if _, ok := groups[ns]; !ok {
+			order = append(order, ns)
+		}
+		entry := FunctionName(t.ID)
+		if d := firstSentence(t.Description); d != "" {
+			entry += " — " + d
+		}
+		groups[ns] = append(groups[ns], entry)
+	}
+	var b strings.Builder
+	for _, ns := range order {
+		fmt.Fprintf(&b, "**%s**: %s\n", ns, strings.Join(groups[ns], " | "))
+	}
+	return b.String()
+}
+
+func sortedTools(tools []Tool) []Tool {
+	out := append([]Tool(nil), tools...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// firstSentence is the first line of a description, for one-line listings.
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// TypeScriptDeclarations declares every tool and helper of the sandbox, for
+// the model: an interface for each tool's input (and output, if it has an
+// output schema) from its schemas, descriptions as doc comments.
+func TypeScriptDeclarations(tools []Tool, helpers ...Helper) string {
+	var b strings.Builder
+	b.WriteString("// The functions of the sandbox. Tools and helpers return their values\n// directly; `await` works too.\n")
+	for _, t := range sortedTools(tools) {
+		b.WriteString("\n")
+		writeToolDecl(&b, t)
+	}
+	for _, h := range helpers {
+		b.WriteString("\n")
+		writeDoc(&b, "", h.Description)
+		fmt.Fprintf(&b, "declare function %s;\n", h.Signature)
+	}
+	return b.String()
+}
+
+func writeToolDecl(b *strings.Builder, t Tool) {
+	name := FunctionName(t.ID)
+	typeName := strings.ToUpper(name[:1]) + name[1:]
+	in := t.InputSchema
+	if in == nil {
+		in = &jsonschema.Schema{Type: "object"}
+	}
+	writeTypeDecl(b, typeName+"Input", in)
+	out := "unknown"
+	if t.OutputSchema != nil {
+		b.WriteString("\n")
+		writeTypeDecl(b, typeName+"Output", t.OutputSchema)
+		out = typeName + "Output"
+	}
+	b.WriteString("\n")
+	writeDoc(b, "", t.Description+"\n\nTool ID: "+t.ID)
+	fmt.Fprintf(b, "declare function %s(input: %sInput): %s;\n", name, typeName, out)
+}
+
+// writeTypeDecl declares a named type: an interface for an object with
+// properties, else a type alias.
+func writeTypeDecl(b *strings.Builder, name string, s *jsonschema.Schema) {
+	if isObjectWithProperties(s) && len(s.AnyOf) == 0 && len(s.OneOf) == 0 {
+		writeDoc(b, "", s.Description)
+		fmt.Fprintf(b, "interface %s %s\n", name, objectType(s, ""))
+		return
+	}
+	writeDoc(b, "", s.Description)
+	fmt.Fprintf(b, "type %s = %s;\n", name, tsType(s, ""))
+}
+
+func isObjectWithProperties(s *jsonschema.Schema) bool {
+	return (s.Type == "object" || s.Type == "") && len(s.Properties) > 0
+}
+
+// writeDoc writes a doc comment, if there is text.
+func writeDoc(b *strings.Builder, indent, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	text = strings.ReplaceAll(text, "*/", "*\\/")
+	lines := strings.Split(text, "\n")
+	if len(lines) == 1 {
+		fmt.Fprintf(b, "%s/** %s */\n", indent, lines[0])
+		return
+	}
+	fmt.Fprintf(b, "%s/**\n", indent)
+	for _, l := range lines {
+		if l = strings.TrimRight(l, " "); l == "" {
+			fmt.Fprintf(b, "%s *\n", indent)
+		} else {
+			fmt.Fprintf(b, "%s * %s\n", indent, l)
+		}
+	}
+	fmt.Fprintf(b, "%s */\n", indent)
+}
+
+var tsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// tsType is the TypeScript type of a schema, written at an indentation.
+func tsType(s *jsonschema.Schema, indent string) string {
+	if s == nil {
+		return "unknown"
+	}
+	if s.Const != nil {
+		return literal(*s.Const)
+	}
+	if len(s.Enum) > 0 {
+		parts := make([]string, len(s.Enum))
+		for i, v := range s.Enum {
+			parts[i] = literal(v)
+		}
+		return strings.Join(parts, " | ")
+	}
+	if alts := append(append([]*jsonschema.Schema{}, s.AnyOf...), s.OneOf...); len(alts) > 0 {
+		parts := make([]string, len(alts))
+		for i, a := range alts {
+			parts[i] = tsType(a, indent)
+		}
+		return strings.Join(parts, " | ")
+	}
+	types := s.Types
+	if s.Type != "" {
+		types = []string{s.Type}
+	}
+	if len(types) == 0 {
+		if len(s.Properties) > 0 {
+			types = []string{"object"}
+		} else {
+			return "unknown"
+		}
+	}
+	parts := make([]string, len(types))
+	for i, t := range types {
+		switch t {
+		case "string":
+			parts[i] = "string"
+		case "number", "integer":
+			parts[i] = "number"
+		case "boolean":
+			parts[i] = "boolean"
+		case "null":
+			parts[i] = "null"
+		case "array":
+			item := tsType(s.Items, indent)
+			if strings.ContainsAny(item, "|&") && !strings.HasPrefix(item, "{") {
+				item = "(" + item + ")"
+			}
+			parts[i] = item + "[]"
+		case "object":
+			parts[i] = objectType(s, indent)
+		default:
+			parts[i] = "unknown"
+		}
+	}
+	return strings.Join(parts, " | ")
+}
+
+// objectType is an object type literal: its properties, each with its doc
+// comment, optional unless required; or a record of its additional
+// properties.
+func objectType(s *jsonschema.Schema, indent string) string {
+	if len(s.Properties) == 0 {
+		if ap := s.AdditionalProperties; ap != nil && ap.Not == nil {
+			return "Record<string, " + tsType(ap, indent) + ">"
+		}
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
+			return "Record<string, never>"
+		}
+		return "Record<string, unknown>"
+	}
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	names := propertyOrder(s)
+	var b strings.Builder
+	b.WriteString("{\n")
+	inner := indent + "  "
+	for _, n := range names {
+		p := s.Properties[n]
+		if p != nil {
+			writeDoc(&b, inner, p.Description)
+		}
+		key := n
+		if !tsIdent.MatchString(n) {
+			key = strconvQuote(n)
+		}
+		opt := "?"
+		if required[n] {
+			opt = ""
+		}
+		fmt.Fprintf(&b, "%s%s%s: %s;\n", inner, key, opt, tsType(p, inner))
+	}
+	b.WriteString(indent + "}")
+	return b.String()
+}
+
+// propertyOrder is the schema's property order if it has one (inferred
+// schemas keep the struct's), else alphabetical.
+func propertyOrder(s *jsonschema.Schema) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, n := range s.PropertyOrder {
+		if _, ok := s.Properties[n]; ok && !seen[n] {
+			names = append(names, n)
+			seen[n] = true
+		}
+	}
+	var rest []string
+	for n := range s.Properties {
+		if !seen[n] {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
+func literal(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "unknown"
+	}
+	return string(b)
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// MarkdownDocs is the API documentation of the sandbox's functions for the
+// model, as seed 003 writes it: per function its signature, JSON Schema,
+// example and errors, grouped by namespace; helpers after the tools.
+func MarkdownDocs(tools []Tool, helpers ...Helper) string {
+	var b strings.Builder
+	b.WriteString("# Available JavaScript APIs\n")
+	var lastNS string
+	for _, t := range sortedTools(tools) {
+		if ns := Namespace(t.ID); ns != lastNS {
+			fmt.Fprintf(&b, "\n## %s\n", ns)
+			lastNS = ns
+		}
+		writeToolMarkdown(&b, t)
+	}
+	if len(helpers) > 0 {
+		b.WriteString("\n## Helpers\n")
+		for _, h := range helpers {
+			fmt.Fprintf(&b, "\n### %s\n\n%s\n\n**Signature:**\n```typescript\nfunction %s\n```\n", h.Name, h.Description, h.Signature)
+			if h.Example != "" {
+				fmt.Fprintf(&b, "\n**Example:**\n```javascript\n%s\n```\n", h.Example)
+			}
+			writeErrors(&b, h.Errors)
+		}
+	}
+	return b.String()
+}
+
+func writeToolMarkdown(b *strings.Builder, t Tool) {
+	name := FunctionName(t.ID)
+	fmt.Fprintf(b, "\n### %s(input)\n\n", name)
+	if d := strings.TrimSpace(t.Description); d != "" {
+		fmt.Fprintf(b, "%s\n\n", d)
+	}
+	fmt.Fprintf(b, "Tool ID: `%s`\n\n", t.ID)
+	var decl strings.Builder
+	writeToolDecl(&decl, t)
+	fmt.Fprintf(b, "**Signature:**\n```typescript\n%s```\n", decl.String())
+	in := t.InputSchema
+	if in == nil {
+		in = &jsonschema.Schema{Type: "object"}
+	}
+	fmt.Fprintf(b, "\n**JSON Schema (input):**\n```json\n%s\n```\n", indentJSON(in))
+	if t.OutputSchema != nil {
+		fmt.Fprintf(b, "\n**JSON Schema (result):**\n```json\n%s\n```\n", indentJSON(t.OutputSchema))
+	}
+	if len(t.Examples) > 0 {
+		b.WriteString("\n**Example:**\n```javascript\n")
+		for i, ex := range t.Examples {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			if ex.Description != "" {
+				fmt.Fprintf(b, "// %s\n", ex.Description)
+			}
+			fmt.Fprintf(b, "const result = %s(%s);\n", name, compactJSON(ex.Input))
+			if ex.Output != nil {
+				fmt.Fprintf(b, "// → %s\n", compactJSON(ex.Output))
+			}
+		}
+		b.WriteString("```\n")
+	}
+	writeErrors(b, t.Errors)
+}
+
+func writeErrors(b *strings.Builder, errs []string) {
+	if len(errs) == 0 {
+		return
+	}
+	b.WriteString("\n**Errors:** throws an Error if ")
+	b.WriteString(strings.Join(errs, "; if "))
+	b.WriteString(".\n")
+}
+
+func indentJSON(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "undefined"
+	}
+	return string(b)
+}

@@ -1,0 +1,59 @@
+package agent
+
+import (
+	_ "embed"
+	"strings"
+	"text/template"
+	"time"
+)
+
+//go:embed prompt_codemode.tmpl
+var codeModeTemplate string
+
+var codeModePrompt = template.Must(template.New("codemode").Parse(codeModeTemplate))
+
+// PromptOptions are what the code-mode system prompt tells the model.
+type PromptOptions struct {
+	// Tools are listed compactly, grouped by namespace.
+	Tools []Tool
+	// Functions are the registered functions (Interpreter.FunctionNames).
+	Functions []string
+	// Modules are the modules code may import (Interpreter.ModuleNames);
+	// without any, the prompt forbids import statements.
+	Modules []string
+	// Timeout of an execution; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Instructions are appended at the end.
+	Instructions string
+}
+
+// CodeModePrompt is the system prompt of code mode (seed 002): the rules,
+// parallel(), llm() and llmJson(), toolSchema(), the compact grouped tool
+// listing, the registered functions, and the modules, if any.
+func CodeModePrompt(opts PromptOptions) string {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	var b strings.Builder
+	_ = codeModePrompt.Execute(&b, map[string]any{
+		"Tools":          strings.TrimRight(ToolListing(opts.Tools), "\n"),
+		"Functions":      opts.Functions,
+		"Modules":        opts.Modules,
+		"TimeoutSeconds": int(timeout.Seconds()),
+		"Instructions":   strings.TrimSpace(opts.Instructions),
+	})
+	return b.String() + "\n"
+}
+
+// Prompt is the code-mode system prompt for this interpreter, with its
+// registered functions and modules and the given tools.
+func (it *Interpreter) Prompt(tools *Toolbox, instructions string) string {
+	return CodeModePrompt(PromptOptions{
+		Tools:        tools.Tools(),
+		Functions:    it.FunctionNames(),
+		Modules:      it.ModuleNames(),
+		Timeout:      it.cfg.Timeout,
+		Instructions: instructions,
+	})
+}

@@ -1,0 +1,141 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/airlockrun/airlock"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// RunCodeID is the ID of the run-code tool.
+const RunCodeID = "interpreter.run-code"
+
+// RunCodeInput is the input of the run-code tool.
+type RunCodeInput struct {
+	Code    string `json:"code"`
+	Input   any    `json:"input,omitempty"`
+	Timeout int    `json:"timeout,omitempty"` // milliseconds
+}
+
+// RunCodeTool is the tool a classic tool-calling model uses to run code
+// (seed 002's interpreter.run-code, seed 003's execute_javascript): its
+// sandbox has the interpreter's registered functions and modules, every
+// tool of the toolbox as a camelCase function (the conversation's tools),
+// and the helpers. Its description lists them. Its result is text for the
+// model, formatted by FormatExecution. state, if not nil, is shared by its
+// executions (store/recall).
+func RunCodeTool(it *Interpreter, tools *Toolbox, state *State) Tool {
+	min := 1
+	schema := &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"code": {Type: "string", MinLength: &min, Description: "JavaScript to run, as an ES module. The value of the last expression is the result. Tools and helpers return values directly."},
+			"input": {Description: "A JSON value the code reads as `input`."},
+			"timeout": {Type: "integer", Minimum: ptr(1.0), Maximum: ptr(float64(10 * time.Minute / time.Millisecond)),
+				Description: fmt.Sprintf("Time limit in milliseconds; default %d.", timeoutOf(it).Milliseconds())},
+		},
+		PropertyOrder:        []string{"code", "input", "timeout"},
+		Required:             []string{"code"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+	return Tool{
+		ID:          RunCodeID,
+		Description: runCodeDescription(it, tools),
+		InputSchema: schema,
+		Handler: func(ctx context.Context, raw json.RawMessage) (any, error) {
+			var in RunCodeInput
+			if err := json.Unmarshal(raw, &in); err != nil {
+				return nil, fmt.Errorf("invalid input: %v", err)
+			}
+			e := it.Execute(ctx, in.Code, ExecuteOptions{
+				Tools: tools, Input: in.Input, State: state,
+				Timeout: time.Duration(in.Timeout) * time.Millisecond,
+			})
+			return FormatExecution(e), nil
+		},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func timeoutOf(it *Interpreter) time.Duration {
+	if it.cfg.Timeout > 0 {
+		return it.cfg.Timeout
+	}
+	return DefaultTimeout
+}
+
+// runCodeDescription is the tool's description: what it does and what the
+// code can call.
+func runCodeDescription(it *Interpreter, tools *Toolbox) string {
+	var b strings.Builder
+	b.WriteString("Run JavaScript in an isolated sandbox (no network, files or timers) and get its result and console output. ")
+	b.WriteString("Use it to call several tools in one step (parallel() runs them concurrently), or to process or compute over data.\n")
+	b.WriteString("\nHelpers: parallel([{tool, input}]), llm(prompt), llmJson(prompt), toolSchema(toolId), log(), store(key, value), recall(key).\n")
+	if fns := it.FunctionNames(); len(fns) > 0 {
+		fmt.Fprintf(&b, "Functions: %s().\n", strings.Join(fns, "(), "))
+	}
+	if l := ToolListing(tools.Tools()); l != "" {
+		b.WriteString("Tools, as camelCase functions taking one input object:\n")
+		b.WriteString(l)
+	}
+	if mods := it.ModuleNames(); len(mods) > 0 {
+		fmt.Fprintf(&b, "Modules you may import: %s.\n", strings.Join(mods, ", "))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// FormatExecution formats an execution for the model, as seed 003 does:
+// the duration, then the result and the console output, or the error and
+// the console output before it.
+func FormatExecution(e *Execution) string {
+	ms := e.Duration.Milliseconds()
+	console := consoleText(e)
+	var b strings.Builder
+	if e.OK() {
+		fmt.Fprintf(&b, "Execution completed successfully in %dms\n\n=== Result ===\n%s\n", ms, resultText(e.Result))
+		if e.Output != "" {
+			fmt.Fprintf(&b, "\n=== Output ===\n%s\n", e.Output)
+		}
+		fmt.Fprintf(&b, "\n=== Console Output ===\n%s", console)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Execution failed after %dms\n\n=== Error ===\n%s\n", ms, e.Error)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "at line %d, column %d: %s\n", e.Line, e.Column, e.Context)
+	}
+	fmt.Fprintf(&b, "\n=== Console Output (before error) ===\n%s", console)
+	return b.String()
+}
+
+func consoleText(e *Execution) string {
+	if len(e.Logs) == 0 {
+		return "(no output)"
+	}
+	var b strings.Builder
+	for i, l := range e.Logs {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if l.Level != "log" && l.Level != "info" {
+			fmt.Fprintf(&b, "[%s] ", l.Level)
+		}
+		b.WriteString(l.Message())
+	}
+	return b.String()
+}
+
+func resultText(v any) string {
+	if _, undef := v.(airlock.Undefined); undef {
+		return "undefined"
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
