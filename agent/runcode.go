@@ -33,7 +33,7 @@ func RunCodeTool(it *Interpreter, tools *Toolbox, state *State) Tool {
 	schema := &jsonschema.Schema{
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
-			"code": {Type: "string", MinLength: &min, Description: "JavaScript to run, as an ES module. The value of the last expression is the result. Tools and helpers return values directly."},
+			"code":  {Type: "string", MinLength: &min, Description: "JavaScript to run, as an ES module. The value of the last expression is the result. Tools and helpers return values directly."},
 			"input": {Description: "A JSON value the code reads as `input`."},
 			"timeout": {Type: "integer", Minimum: ptr(1.0), Maximum: ptr(float64(10 * time.Minute / time.Millisecond)),
 				Description: fmt.Sprintf("Time limit in milliseconds; default %d.", timeoutOf(it).Milliseconds())},
