@@ -44,7 +44,7 @@ func (x *execution) globals(input any) (map[string]any, error) {
 		}
 		e := x.tools.lookup(t.ID)
 		g[name] = airlock.JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			return e.call(ctx, firstArg(args))
+			return e.callArgs(ctx, args)
 		})
 	}
 	g["parallel"] = airlock.JSONFunc(x.parallel)

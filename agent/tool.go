@@ -277,6 +277,26 @@ func (e *entry) call(ctx context.Context, input json.RawMessage) (json.RawMessag
 	if err := json.Unmarshal(input, &v); err != nil {
 		return nil, &SchemaError{Tool: e.tool.ID, Err: fmt.Errorf("the input is not JSON: %v", err)}
 	}
+	return e.callDecoded(ctx, input, v)
+}
+
+// callArgs calls the tool with the first element of the JSON text of an
+// argument list, as the sandbox's functions give it, decoding it once.
+func (e *entry) callArgs(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	var list []any
+	if err := json.Unmarshal(args, &list); err != nil || len(list) == 0 || list[0] == nil {
+		return e.call(ctx, nil)
+	}
+	var input json.RawMessage
+	if len(list) == 1 {
+		input = args[1 : len(args)-1] // the sandbox's JSON.stringify adds no space
+	} else {
+		input = firstArg(args)
+	}
+	return e.callDecoded(ctx, input, list[0])
+}
+
+func (e *entry) callDecoded(ctx context.Context, input json.RawMessage, v any) (json.RawMessage, error) {
 	if err := e.resolved.Validate(v); err != nil {
 		return nil, &SchemaError{Tool: e.tool.ID, Err: err}
 	}
