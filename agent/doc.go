@@ -1,0 +1,66 @@
+// Package agent turns the sandbox into what an agent framework plugs in:
+// tools that model-written code calls, the helpers of "code mode", the
+// documentation a model reads, and the run-code tool a classic
+// tool-calling model uses.
+//
+// # Tools
+//
+// A Tool has a namespaced ID (weather.get-weather), a description, a JSON
+// Schema for its input (and optionally its output), examples, and a Go
+// handler. NewTool infers the schemas from Go types. A Toolbox holds tools
+// and calls them: the input is validated against the schema (with
+// github.com/google/jsonschema-go) before the handler runs, and a violation
+// is a SchemaError whose message names the tool, says what is wrong and
+// points at toolSchema(). In the sandbox each tool is a function named by
+// its ID in camelCase, weatherGetWeather.
+//
+//	tb, _ := agent.NewToolbox(agent.NewTool("weather.get-weather", "Get current weather",
+//		func(ctx context.Context, in struct {
+//			Latitude  float64 `json:"latitude"`
+//			Longitude float64 `json:"longitude"`
+//		}) (Weather, error) { ... }))
+//	it := agent.NewInterpreter(agent.Config{Completer: agent.NewOpenAI(agent.OpenAIConfig{})})
+//	e := it.Execute(ctx, `
+//		const w = weatherGetWeather({ latitude: 55.67, longitude: 12.56 });
+//		complete({ response: llm("Summarize: " + JSON.stringify(w)) });`,
+//		agent.ExecuteOptions{Tools: tb})
+//	// e.Output, e.Done, e.Result, e.Logs; on failure e.Error, e.Line, e.Column, e.Context, e.Timeout
+//
+// # Code mode
+//
+// Interpreter.Execute runs code in a fresh sandbox each time. The code is
+// an ES module; its value is its default export, else the value of its last
+// statement when that is an expression statement (a script's completion
+// value for the common case: `results.join("\n")` at the end). Tools and
+// helpers return their values directly, so code written for a synchronous
+// sandbox works unchanged, and `await` on them works as well; parallel() is
+// the way to run tool calls concurrently. The helpers:
+//
+//	parallel([{tool, input}])  concurrent tool calls by ID; a failure is {error} in its slot
+//	llm(prompt), llmJson(prompt)  completions through Config.Completer (NewOpenAI: any
+//	                           OpenAI-compatible endpoint, OPENAI_API_KEY, OPENAI_BASE_URL)
+//	complete({response, data?, followUp?}), output(...), done()
+//	log(...), store(key, value), recall(key), toolSchema(id), input
+//
+// Functions registered with Register (as plugins do: RegisterArtifacts adds
+// storeArtifact, listArtifacts and getArtifact) and modules added with
+// AddModule (Go values) or AddSourceModule (JavaScript source) are there in
+// every execution, and in every Clone. An execution that runs past its
+// timeout (DefaultTimeout, 30 s, unless the interpreter or the call sets
+// one) ends with {error: "Execution timed out after Xms", timeout: true};
+// an error carries the line, the column and the offending line of the code.
+//
+// # Documentation for the model
+//
+// MarkdownDocs, TypeScriptDeclarations and ToolListing generate, from the
+// tools, API documentation, declarations and the compact grouped listing;
+// CodeModePrompt (Interpreter.Prompt) is the system prompt of code mode.
+// RunCodeTool is the interpreter.run-code tool, whose sandbox has the
+// conversation's tools, and FormatExecution its text for the model.
+//
+// # Artifacts
+//
+// An ArtifactStore keeps data by ID; OpenArtifacts is the default, on
+// embedded SQLite (modernc.org/sqlite). ArtifactTools are artifact.store,
+// artifact.list and artifact.get for classic mode.
+package agent
