@@ -456,3 +456,68 @@ func TestCancelledContext(t *testing.T) {
 }
 
 var _ = errors.New
+
+// NewOpenAI takes OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL from the
+// environment when the config leaves them empty.
+func TestOpenAI_Environment(t *testing.T) {
+	var auth string
+	chat := newChatServer(t, func(req map[string]any) (string, int) { return "ok", 200 })
+	chat.Config.Handler = func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			auth = r.Header.Get("Authorization")
+			next.ServeHTTP(w, r)
+		})
+	}(chat.Config.Handler)
+	t.Setenv("OPENAI_API_KEY", "sk-env")
+	t.Setenv("OPENAI_BASE_URL", chat.URL+"/v1")
+	t.Setenv("OPENAI_MODEL", "env-model")
+	c := agent.NewOpenAI(agent.OpenAIConfig{MaxRetries: -1})
+	text, err := c.Complete(context.Background(), agent.CompletionRequest{Messages: []agent.Message{{Role: "user", Content: "hi"}}, MaxTokens: 5})
+	if err != nil || text != "ok" {
+		t.Fatalf("%q, %v", text, err)
+	}
+	req := chat.last()
+	if auth != "Bearer sk-env" || req["model"] != "env-model" || req["max_tokens"] != 5.0 || req["response_format"] != nil {
+		t.Fatalf("auth %q request %v", auth, req)
+	}
+}
+
+// A tool's failure inside code is an error the code can catch.
+func TestToolErrorCaught(t *testing.T) {
+	it := agent.NewInterpreter(agent.Config{})
+	e := execute(t, it, `let msg;
+try { weatherGetWeather({ latitude: 100, longitude: 0 }) } catch (err) { msg = err instanceof Error && err.message }
+msg`, agent.ExecuteOptions{Tools: toolbox(t, weatherTool(0))})
+	wantOK(t, e)
+	if e.Result != "latitude out of range" {
+		t.Fatalf("result = %v", e.Result)
+	}
+}
+
+// Hostile code against the helpers: nothing crashes the host, each gets a
+// clear error.
+func TestHelpers_HostileArguments(t *testing.T) {
+	it := agent.NewInterpreter(agent.Config{MaxParallel: 4})
+	opts := agent.ExecuteOptions{Tools: toolbox(t, weatherTool(0)), State: agent.NewState()}
+	for code, want := range map[string]string{
+		`const c = {}; c.c = c; weatherGetWeather(c)`: "TypeError",
+		`weatherGetWeather(10n)`:                      "TypeError",
+		`store()`:                                     "Error: store() expects a key string and a value",
+		`recall({})`:                                  "Error: recall() expects a key string",
+		`toolSchema()`:                                "Error: toolSchema() expects",
+		`complete("text")`:                            "Error: complete() expects",
+		`parallel([{ tool: 1, input: {} }])`:          "Error: parallel() expects",
+		`weatherGetWeather({ get latitude() { throw new Error("getter") } })`: "Error: getter",
+	} {
+		e := execute(t, it, code, opts)
+		if !strings.HasPrefix(e.Error, want) {
+			t.Errorf("%s: error = %q, want %q…", code, e.Error, want)
+		}
+	}
+	// Many calls through a small bound still all answer.
+	e := execute(t, it, `parallel(Array.from({ length: 500 }, (_, i) => ({ tool: "weather.get-weather", input: { latitude: i % 90, longitude: 0 } }))).filter(r => r.temperature).length`, opts)
+	wantOK(t, e)
+	if e.Result != 500.0 {
+		t.Fatalf("result = %v", e.Result)
+	}
+}
