@@ -1,0 +1,118 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+)
+
+// Usage counts tokens.
+type Usage struct {
+	PromptTokens     int64 `json:"promptTokens"`
+	CompletionTokens int64 `json:"completionTokens"`
+	TotalTokens      int64 `json:"totalTokens"`
+}
+
+func (u *Usage) add(o Usage) {
+	u.PromptTokens += o.PromptTokens
+	u.CompletionTokens += o.CompletionTokens
+	u.TotalTokens += o.TotalTokens
+}
+
+func usageOf(c *openai.ChatCompletion) Usage {
+	return Usage{PromptTokens: c.Usage.PromptTokens, CompletionTokens: c.Usage.CompletionTokens, TotalTokens: c.Usage.TotalTokens}
+}
+
+// A Step is one turn of an agent loop: the model's reply and what came of
+// it.
+type Step struct {
+	Index int `json:"index"`
+	// ModelReply is the text of the model's reply.
+	ModelReply string `json:"modelReply,omitempty"`
+	// Code is the code the step ran (code mode).
+	Code string `json:"code,omitempty"`
+	// ToolCalls are the tools the model called (classic mode).
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	// Observation is what the model is told next: the logs and the value,
+	// or the error.
+	Observation string `json:"observation,omitempty"`
+	// Error is set when the step's code or reply failed.
+	Error string `json:"error,omitempty"`
+	// Final is set on the step that gave the final answer.
+	Final    bool          `json:"final,omitempty"`
+	Duration time.Duration `json:"durationNs"`
+	Usage    Usage         `json:"usage"`
+}
+
+// A ToolCall is a tool the model called in classic mode, and its result.
+type ToolCall struct {
+	Tool   string `json:"tool"`
+	Input  string `json:"input"`
+	Result string `json:"result"`
+	Error  bool   `json:"error,omitempty"`
+}
+
+// Outcome is how an agent run ended.
+type Outcome string
+
+const (
+	// OutcomeFinalAnswer: the model gave its final answer.
+	OutcomeFinalAnswer Outcome = "final_answer"
+	// OutcomeMaxSteps: the steps ran out first.
+	OutcomeMaxSteps Outcome = "max_steps"
+	// OutcomeError: the model could not be reached, or the context ended.
+	OutcomeError Outcome = "error"
+)
+
+// A Transcript is the record of an agent run.
+type Transcript struct {
+	Task        string        `json:"task"`
+	Mode        string        `json:"mode"`
+	Outcome     Outcome       `json:"outcome"`
+	FinalAnswer any           `json:"finalAnswer,omitempty"`
+	Error       string        `json:"error,omitempty"`
+	Steps       []Step        `json:"steps"`
+	Usage       Usage         `json:"usage"`
+	Duration    time.Duration `json:"durationNs"`
+}
+
+// loopHooks are the observability of a loop: a callback per step and slog.
+type loopHooks struct {
+	onStep func(Step)
+	logger *slog.Logger
+}
+
+func (h loopHooks) emit(mode string, s Step) {
+	if h.onStep != nil {
+		h.onStep(s)
+	}
+	l := h.logger
+	if l == nil {
+		l = slog.Default()
+	}
+	attrs := []any{"mode", mode, "step", s.Index, "duration", s.Duration, "tokens", s.Usage.TotalTokens, "final", s.Final}
+	if s.Code != "" {
+		attrs = append(attrs, "code", s.Code)
+	}
+	if len(s.ToolCalls) > 0 {
+		names := make([]string, len(s.ToolCalls))
+		for i, c := range s.ToolCalls {
+			names[i] = c.Tool
+		}
+		attrs = append(attrs, "tools", names)
+	}
+	if s.Error != "" {
+		attrs = append(attrs, "error", s.Error)
+	}
+	l.LogAttrs(context.Background(), slog.LevelInfo, "agent step", argsToAttrs(attrs)...)
+}
+
+func argsToAttrs(args []any) []slog.Attr {
+	out := make([]slog.Attr, 0, len(args)/2)
+	for i := 0; i+1 < len(args); i += 2 {
+		out = append(out, slog.Any(args[i].(string), args[i+1]))
+	}
+	return out
+}
