@@ -58,6 +58,19 @@
 // RunCodeTool is the interpreter.run-code tool, whose sandbox has the
 // conversation's tools, and FormatExecution its text for the model.
 //
+// # Agent loops
+//
+// CodeAgent is the Thought → Code → Observation loop of seed 001's
+// Appendix D on one airlock.Executor: the model's reply is searched for a
+// code block (ExtractCode), the code runs with the tools as functions and
+// state kept from step to step, and the logs and value, or the error with
+// its line and the code there, are the next observation, until
+// final_answer(value) or MaxSteps. ClassicAgent is the tool-calling loop of
+// seed 002: the model calls the tools (by APIName) and run_code. Both talk
+// to any OpenAI-compatible endpoint through NewOpenAI (retries on transient
+// errors, cancellation by the context), report each Step to OnStep and to
+// log/slog, and return a Transcript with the token usage summed.
+//
 // # Artifacts
 //
 // An ArtifactStore keeps data by ID; OpenArtifacts is the default, on

@@ -1,6 +1,8 @@
 // Command airlock runs JavaScript and TypeScript in Airlock's sandbox.
 //
 //	airlock run [flags] FILE
+//	airlock repl [flags]
+//	airlock agent [flags] TASK
 //
 // runs FILE (TypeScript for .ts/.mts/.cts/.tsx, JavaScript otherwise; "-" reads
 // standard input as TypeScript), with the files under --modules DIR as the
@@ -36,9 +38,12 @@ func main() {
 
 const usage = `usage: airlock run [flags] FILE
        airlock repl [flags]
+       airlock agent [flags] TASK
 
-run:  runs FILE in a fresh sandbox and prints the result. FILE "-" reads standard input.
-repl: an interactive session on one executor: each line is a step, state persists.
+run:   runs FILE in a fresh sandbox and prints the result. FILE "-" reads standard input.
+repl:  an interactive session on one executor: each line is a step, state persists.
+agent: solves TASK with a language model (OPENAI_API_KEY, OPENAI_BASE_URL) that writes code
+       for the sandbox; airlock agent -h lists its flags.
 
 run flags:
 `
@@ -47,6 +52,9 @@ run flags:
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "repl" {
 		return replCommand(ctx, args[1:], stdin, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "agent" {
+		return agentCommand(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "run" {
 		fmt.Fprint(stderr, usage)

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/agent"
+)
+
+func agentFlags(stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("airlock agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.String("mode", "code", "code (the model writes JavaScript) or classic (tool calling, with run_code)")
+	fs.Int("max-steps", agent.DefaultMaxSteps, "give up after this many model calls")
+	fs.String("model", "", "model name (default: $OPENAI_MODEL, else gpt-4o-mini)")
+	fs.String("base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); the key is $OPENAI_API_KEY")
+	fs.String("dir", "", "let the tools fs.read-file and fs.list-files read the files under this directory (default: no file tools)")
+	fs.String("allow-host", "", "comma-separated hosts the http.get tool may fetch from (default: no http tool)")
+	fs.Duration("timeout", 10*time.Second, "time limit of one code step")
+	fs.String("memory", "64MiB", "memory limit of the sandbox")
+	fs.Bool("json", false, "print the transcript as JSON at the end instead of streaming the steps")
+	fs.Bool("v", false, "log each step with log/slog to standard error as well")
+	return fs
+}
+
+// agentCommand runs `airlock agent [flags] TASK`.
+func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fl := agentFlags(stderr)
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "usage: airlock agent [flags] TASK\n\nflags:\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	get := func(name string) string { return fl.Lookup(name).Value.String() }
+	if fl.NArg() != 1 || strings.TrimSpace(fl.Arg(0)) == "" {
+		fl.Usage()
+		return 2
+	}
+	task := fl.Arg(0)
+	memory, err := parseBytes(get("memory"))
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock agent: --memory: %v\n", err)
+		return 2
+	}
+	var maxSteps int
+	fmt.Sscan(get("max-steps"), &maxSteps)
+	timeout, _ := time.ParseDuration(get("timeout"))
+	tools, err := builtinTools(get("dir"), get("allow-host"))
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock agent: %v\n", err)
+		return 2
+	}
+	tb, err := agent.NewToolbox(tools...)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock agent: %v\n", err)
+		return 2
+	}
+	model := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: get("base-url"), Model: get("model")})
+	asJSON := get("json") == "true"
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if get("v") == "true" {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	onStep := func(s agent.Step) {
+		if !asJSON {
+			printStep(stdout, s)
+		}
+	}
+	var tr *agent.Transcript
+	switch get("mode") {
+	case "code":
+		a := &agent.CodeAgent{Model: model, Tools: tb, MaxSteps: maxSteps, OnStep: onStep, Logger: logger,
+			Executor: airlock.ExecutorOptions{Timeout: timeout, MemoryLimitBytes: memory}}
+		tr, err = a.Run(ctx, task)
+	case "classic":
+		it := agent.NewInterpreter(agent.Config{Completer: model, Timeout: timeout, MemoryLimitBytes: memory})
+		a := &agent.ClassicAgent{Model: model, Tools: tb, Interpreter: it, MaxSteps: maxSteps, OnStep: onStep, Logger: logger}
+		tr, err = a.Run(ctx, task)
+	default:
+		fmt.Fprintf(stderr, "airlock agent: --mode must be code or classic, not %q\n", get("mode"))
+		return 2
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(tr)
+	} else {
+		switch tr.Outcome {
+		case agent.OutcomeFinalAnswer:
+			fmt.Fprintf(stdout, "\nFinal answer: %s\n", answerText(tr.FinalAnswer))
+		default:
+			fmt.Fprintf(stdout, "\nNo answer: %s\n", tr.Error)
+		}
+		fmt.Fprintf(stdout, "(%d steps, %d tokens, %s)\n", len(tr.Steps), tr.Usage.TotalTokens, tr.Duration.Round(time.Millisecond))
+	}
+	if err != nil || tr.Outcome != agent.OutcomeFinalAnswer {
+		return 1
+	}
+	return 0
+}
+
+func answerText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// printStep writes a step for a person to follow.
+func printStep(w io.Writer, s agent.Step) {
+	fmt.Fprintf(w, "── step %d · %s · %d tokens\n", s.Index, s.Duration.Round(time.Millisecond), s.Usage.TotalTokens)
+	if r := strings.TrimSpace(s.ModelReply); r != "" {
+		fmt.Fprintln(w, indent(r, "  "))
+	}
+	for _, c := range s.ToolCalls {
+		fmt.Fprintf(w, "  → %s(%s)\n%s\n", c.Tool, clip(c.Input, 400), indent(clip(c.Result, 2000), "    "))
+	}
+	if s.Observation != "" {
+		fmt.Fprintf(w, "  Observation:\n%s\n", indent(clip(s.Observation, 2000), "    "))
+	}
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// builtinTools are the agent command's tools, none unless a flag grants
+// them: file reading under one directory, HTTP GET to listed hosts.
+func builtinTools(dir, hosts string) ([]agent.Tool, error) {
+	var tools []agent.Tool
+	if dir != "" {
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			return nil, fmt.Errorf("--dir: %v", err)
+		}
+		tools = append(tools, fileTools(root)...)
+	}
+	if hosts != "" {
+		allowed := map[string]bool{}
+		for _, h := range strings.Split(hosts, ",") {
+			if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+				allowed[h] = true
+			}
+		}
+		tools = append(tools, httpGetTool(allowed, nil))
+	}
+	return tools, nil
+}
+
+const maxFileBytes = 1 << 20
+
+type pathIn struct {
+	Path string `json:"path" jsonschema:"a path relative to the directory, such as notes/todo.md"`
+}
+
+type listIn struct {
+	Path string `json:"path,omitempty" jsonschema:"a directory relative to the root; default the root"`
+}
+
+type entry struct {
+	Name  string `json:"name"`
+	Dir   bool   `json:"dir"`
+	Bytes int64  `json:"bytes"`
+}
+
+// fileTools read under root only: os.Root refuses paths and symbolic links
+// that leave it.
+func fileTools(root *os.Root) []agent.Tool {
+	read := agent.NewTool("fs.read-file", "Read a text file (at most 1 MiB) under the agent's directory",
+		func(_ context.Context, in pathIn) (string, error) {
+			f, err := root.Open(cleanRel(in.Path))
+			if err != nil {
+				return "", errors.New(strings.ReplaceAll(err.Error(), root.Name(), "."))
+			}
+			defer f.Close()
+			b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+			if err != nil {
+				return "", fmt.Errorf("read %s: %v", in.Path, err)
+			}
+			if len(b) > maxFileBytes {
+				return "", fmt.Errorf("%s is larger than 1 MiB", in.Path)
+			}
+			return string(b), nil
+		})
+	list := agent.NewTool("fs.list-files", "List the files of a directory under the agent's directory",
+		func(_ context.Context, in listIn) ([]entry, error) {
+			p := cleanRel(in.Path)
+			entries, err := fs.ReadDir(root.FS(), p)
+			if err != nil {
+				return nil, errors.New(strings.ReplaceAll(err.Error(), root.Name(), "."))
+			}
+			out := make([]entry, 0, len(entries))
+			for _, e := range entries {
+				info, err := e.Info()
+				if err != nil {
+					continue
+				}
+				out = append(out, entry{Name: e.Name(), Dir: e.IsDir(), Bytes: info.Size()})
+			}
+			return out, nil
+		})
+	return []agent.Tool{read, list}
+}
+
+// cleanRel turns what a model wrote into a path for the root: "/a" and
+// "./a" are "a", "" is ".".
+func cleanRel(p string) string {
+	p = strings.TrimLeft(strings.TrimSpace(p), "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+type getIn struct {
+	URL string `json:"url" jsonschema:"an http or https URL on an allowed host"`
+}
+
+type getOut struct {
+	Status      int    `json:"status"`
+	ContentType string `json:"contentType"`
+	Body        string `json:"body"`
+	Truncated   bool   `json:"truncated,omitempty"`
+}
+
+const maxBodyBytes = 256 << 10
+
+// httpGetTool fetches from the allowed hosts only, redirects included.
+func httpGetTool(allowed map[string]bool, client *http.Client) agent.Tool {
+	hostOK := func(u *url.URL) error {
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return fmt.Errorf("only http and https URLs can be fetched, not %q", u.Scheme)
+		}
+		if !allowed[strings.ToLower(u.Hostname())] && !allowed[strings.ToLower(u.Host)] {
+			return fmt.Errorf("host %q is not allowed (allowed: %s)", u.Host, strings.Join(sortedHosts(allowed), ", "))
+		}
+		return nil
+	}
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	c := *client
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("too many redirects")
+		}
+		return hostOK(req.URL)
+	}
+	t := agent.NewTool("http.get", "Fetch a URL with HTTP GET (allowed hosts: "+strings.Join(sortedHosts(allowed), ", ")+")",
+		func(ctx context.Context, in getIn) (getOut, error) {
+			u, err := url.Parse(in.URL)
+			if err != nil {
+				return getOut{}, fmt.Errorf("invalid URL: %v", err)
+			}
+			if err := hostOK(u); err != nil {
+				return getOut{}, err
+			}
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+			if err != nil {
+				return getOut{}, err
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				return getOut{}, err
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
+			if err != nil {
+				return getOut{}, err
+			}
+			out := getOut{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type")}
+			if len(b) > maxBodyBytes {
+				b, out.Truncated = b[:maxBodyBytes], true
+			}
+			out.Body = string(b)
+			return out, nil
+		})
+	return t
+}
+
+func sortedHosts(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for h := range m {
+		out = append(out, h)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
