@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -260,5 +261,36 @@ func TestClassicAgent(t *testing.T) {
 	last := msgs[len(msgs)-1].(map[string]any)
 	if last["role"] != "tool" || last["tool_call_id"] != "call_1" {
 		t.Fatalf("last message = %v", last)
+	}
+}
+
+// The context cancels a model call in flight, and the run ends with what it has.
+func TestCodeAgent_Cancelled(t *testing.T) {
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // then the server sees the client go
+		<-r.Context().Done()
+	}))
+	defer hang.Close()
+	a := &agent.CodeAgent{Model: agent.NewOpenAI(agent.OpenAIConfig{APIKey: "k", BaseURL: hang.URL + "/v1", MaxRetries: -1})}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	tr, err := a.Run(ctx, "x")
+	if err == nil || tr.Outcome != agent.OutcomeError || time.Since(start) > 5*time.Second {
+		t.Fatalf("transcript %+v, %v after %v", tr, err, time.Since(start))
+	}
+}
+
+// Each step is a log/slog record too.
+func TestCodeAgent_Slog(t *testing.T) {
+	s := newScripted(t, reply{text: "```js\nfinal_answer(1)\n```"})
+	var buf strings.Builder
+	a := codeAgent(s, nil)
+	a.Logger = slog.New(slog.NewTextHandler(&buf, nil))
+	if _, err := a.Run(context.Background(), "x"); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); !strings.Contains(got, `msg="agent step" mode=code step=1`) || !strings.Contains(got, "final=true") || !strings.Contains(got, "tokens=15") {
+		t.Fatalf("log = %q", got)
 	}
 }
