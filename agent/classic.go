@@ -88,10 +88,7 @@ func (a *ClassicAgent) Run(ctx context.Context, task string) (*Transcript, error
 	}
 	messages := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(instructions), openai.UserMessage(task)}
 	hooks := loopHooks{onStep: a.OnStep, logger: a.Logger}
-	maxSteps := a.MaxSteps
-	if maxSteps <= 0 {
-		maxSteps = DefaultMaxSteps
-	}
+	maxSteps := stepLimit(a.MaxSteps)
 	for i := 1; i <= maxSteps; i++ {
 		stepStart := time.Now()
 		resp, err := a.Model.chat(ctx, openai.ChatCompletionNewParams{Messages: messages, Tools: apiTools})

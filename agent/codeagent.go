@@ -98,10 +98,7 @@ func (a *CodeAgent) Run(ctx context.Context, task string) (*Transcript, error) {
 	}
 	messages := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system), openai.UserMessage("Task: " + task)}
 	hooks := loopHooks{onStep: a.OnStep, logger: a.Logger}
-	maxSteps := a.MaxSteps
-	if maxSteps <= 0 {
-		maxSteps = DefaultMaxSteps
-	}
+	maxSteps := stepLimit(a.MaxSteps)
 	for i := 1; i <= maxSteps; i++ {
 		stepStart := time.Now()
 		step := Step{Index: i}

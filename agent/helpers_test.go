@@ -99,14 +99,22 @@ func wantError(t *testing.T, e *agent.Execution, msg string) {
 }
 
 // chatServer is an OpenAI-compatible chat completions endpoint that answers
-// with reply(request). It records the requests.
+// each request with answer(request). It records the requests.
 type chatServer struct {
 	*httptest.Server
 	mu       sync.Mutex
 	requests []map[string]any
 }
 
-func newChatServer(t testing.TB, reply func(req map[string]any) (string, int)) *chatServer {
+// reply is one answer of the model: text, tool calls (name, arguments
+// JSON), or an HTTP error status with text as its message.
+type reply struct {
+	text   string
+	calls  [][2]string
+	status int
+}
+
+func newChatServer(t testing.TB, answer func(req map[string]any) reply) *chatServer {
 	s := &chatServer{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -115,23 +123,34 @@ func newChatServer(t testing.TB, reply func(req map[string]any) (string, int)) *
 		s.mu.Lock()
 		s.requests = append(s.requests, req)
 		s.mu.Unlock()
-		text, status := reply(req)
+		rep := answer(req)
 		w.Header().Set("Content-Type", "application/json")
-		if status != http.StatusOK {
-			w.WriteHeader(status)
-			fmt.Fprintf(w, `{"error":{"message":%q,"type":"server_error"}}`, text)
+		if rep.status != 0 && rep.status != http.StatusOK {
+			w.WriteHeader(rep.status)
+			fmt.Fprintf(w, `{"error":{"message":%q,"type":"server_error"}}`, rep.text)
 			return
 		}
-		b, _ := json.Marshal(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": req["model"],
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-				"message": map[string]any{"role": "assistant", "content": text}}},
-			"usage": map[string]any{"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-		})
+		msg := map[string]any{"role": "assistant", "content": rep.text}
+		var calls []any
+		for i, c := range rep.calls {
+			calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d", i), "type": "function",
+				"function": map[string]any{"name": c[0], "arguments": c[1]}})
+		}
+		if calls != nil {
+			msg["tool_calls"] = calls
+		}
+		b, _ := json.Marshal(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": req["model"],
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": msg}},
+			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
 		w.Write(b)
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// text is a chat server's answer function that always says the same.
+func text(s string) func(map[string]any) reply {
+	return func(map[string]any) reply { return reply{text: s} }
 }
 
 func (s *chatServer) last() map[string]any {

@@ -16,7 +16,7 @@ import (
 
 // The seed's transparent-style example: no await, the call returns the value.
 func TestSeedExample_TransparentStyle(t *testing.T) {
-	chat := newChatServer(t, func(req map[string]any) (string, int) { return "Cloudy and mild in Copenhagen.", 200 })
+	chat := newChatServer(t, text("Cloudy and mild in Copenhagen."))
 	it := agent.NewInterpreter(agent.Config{Completer: chat.completer()})
 	e := execute(t, it, `
 // No await needed — the function call suspends internally
@@ -158,18 +158,18 @@ func TestToolSchema(t *testing.T) {
 // Seed 002, error handling: llm() and llmJson().
 func TestLLM(t *testing.T) {
 	var fail bool
-	chat := newChatServer(t, func(req map[string]any) (string, int) {
+	chat := newChatServer(t, func(req map[string]any) reply {
 		if fail {
-			return "the model is down", http.StatusInternalServerError
+			return reply{text: "the model is down", status: http.StatusInternalServerError}
 		}
 		if rf, _ := req["response_format"].(map[string]any); rf["type"] == "json_object" {
 			msgs := req["messages"].([]any)
 			if strings.Contains(msgs[len(msgs)-1].(map[string]any)["content"].(string), "broken") {
-				return "not { json", 200
+				return reply{text: "not { json"}
 			}
-			return `{"city": "Oslo", "temp": 4}`, 200
+			return reply{text: `{"city": "Oslo", "temp": 4}`}
 		}
-		return "plain text", 200
+		return reply{text: "plain text"}
 	})
 	it := agent.NewInterpreter(agent.Config{Completer: chat.completer()})
 	e := execute(t, it, `[llm("hi"), llmJson("weather as json"), llmJson("broken please")]`, agent.ExecuteOptions{})
@@ -461,7 +461,7 @@ var _ = errors.New
 // environment when the config leaves them empty.
 func TestOpenAI_Environment(t *testing.T) {
 	var auth string
-	chat := newChatServer(t, func(req map[string]any) (string, int) { return "ok", 200 })
+	chat := newChatServer(t, text("ok"))
 	chat.Config.Handler = func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			auth = r.Header.Get("Authorization")

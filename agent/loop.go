@@ -78,6 +78,14 @@ type Transcript struct {
 	Duration    time.Duration `json:"durationNs"`
 }
 
+// stepLimit is a loop's MaxSteps, or the default.
+func stepLimit(n int) int {
+	if n <= 0 {
+		return DefaultMaxSteps
+	}
+	return n
+}
+
 // loopHooks are the observability of a loop: a callback per step and slog.
 type loopHooks struct {
 	onStep func(Step)

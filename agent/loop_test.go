@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,62 +16,23 @@ import (
 	"github.com/airlockrun/airlock/agent"
 )
 
-// reply is one scripted answer of the model: text, tool calls, or an HTTP
-// error status.
-type reply struct {
-	text   string
-	calls  [][2]string // tool name, arguments JSON
-	status int
-}
-
-// scripted is an OpenAI-compatible endpoint that replays replies in order
-// and records the requests.
+// scripted is a chat server that replays replies in order.
 type scripted struct {
-	*httptest.Server
-	mu       sync.Mutex
-	replies  []reply
-	requests []map[string]any
+	*chatServer
 }
 
 func newScripted(t *testing.T, replies ...reply) *scripted {
-	s := &scripted{replies: replies}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req map[string]any
-		_ = json.Unmarshal(body, &req)
-		s.mu.Lock()
-		s.requests = append(s.requests, req)
-		if len(s.replies) == 0 {
-			s.mu.Unlock()
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprint(w, `{"error":{"message":"the script has no more replies"}}`)
-			return
+	var mu sync.Mutex
+	return &scripted{newChatServer(t, func(map[string]any) reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(replies) == 0 {
+			return reply{text: "the script has no more replies", status: http.StatusBadRequest}
 		}
-		rep := s.replies[0]
-		s.replies = s.replies[1:]
-		s.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if rep.status != 0 {
-			w.WriteHeader(rep.status)
-			fmt.Fprintf(w, `{"error":{"message":"scripted failure %d"}}`, rep.status)
-			return
-		}
-		msg := map[string]any{"role": "assistant", "content": rep.text}
-		var calls []any
-		for i, c := range rep.calls {
-			calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d", i), "type": "function",
-				"function": map[string]any{"name": c[0], "arguments": c[1]}})
-		}
-		if calls != nil {
-			msg["tool_calls"] = calls
-		}
-		b, _ := json.Marshal(map[string]any{"id": "x", "object": "chat.completion", "created": 0, "model": "m",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": msg}},
-			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
-		w.Write(b)
-	}))
-	t.Cleanup(s.Close)
-	return s
+		r := replies[0]
+		replies = replies[1:]
+		return r
+	})}
 }
 
 func (s *scripted) model(retries int) *agent.OpenAI {
