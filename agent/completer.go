@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"errors"
 	"os"
 
 	"github.com/openai/openai-go/v3"
@@ -122,12 +121,9 @@ func (o *OpenAI) Complete(ctx context.Context, req CompletionRequest) (string, e
 	case "text":
 		params.ResponseFormat.OfText = &shared.ResponseFormatTextParam{}
 	}
-	resp, err := o.Client.Chat.Completions.New(ctx, params)
+	resp, err := o.chat(ctx, params)
 	if err != nil {
 		return "", err
-	}
-	if len(resp.Choices) == 0 {
-		return "", errors.New("the model returned no choices")
 	}
 	return resp.Choices[0].Message.Content, nil
 }
