@@ -2,7 +2,9 @@ package airlock
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -162,4 +164,59 @@ func (e *ScriptError) String() string {
 		return s + "\n    at " + e.Filename + ":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column)
 	}
 	return s
+}
+
+// Text is the result as a person or a model reads it: the value on success;
+// the console's lines as "[level] message"; the reports as "[report] value";
+// on failure the status and the error, the specifier of a link error, the
+// position with the line of source (from src, the entry's source) and a
+// caret under the column, and the stack.
+func (r *Result) Text(src string) string {
+	var b strings.Builder
+	if r.Status == StatusSuccess {
+		b.WriteString(formatValue(r.Result) + "\n")
+	}
+	for _, l := range r.Logs {
+		fmt.Fprintf(&b, "[%s] %s\n", l.Level, l.Message())
+	}
+	for _, v := range r.Reports {
+		fmt.Fprintf(&b, "[report] %s\n", formatValue(v))
+	}
+	e := r.Error
+	if e == nil {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "%s: %s\n", r.Status, e.Error())
+	if e.Specifier != "" {
+		fmt.Fprintf(&b, "  specifier: %s\n", e.Specifier)
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "  at %s:%d:%d\n", e.Filename, e.Line, e.Column)
+		lines := strings.Split(src, "\n")
+		if e.Line <= len(lines) {
+			text := strings.TrimRight(lines[e.Line-1], "\r")
+			prefix := fmt.Sprintf("  %4d | ", e.Line)
+			fmt.Fprintf(&b, "%s%s\n", prefix, text)
+			if e.Column > 0 && e.Column <= len(text)+1 {
+				fmt.Fprintf(&b, "%s^\n", strings.Repeat(" ", len(prefix)-2)+"| "+strings.Repeat(" ", e.Column-1))
+			}
+		}
+	}
+	if e.Stack != "" {
+		b.WriteString(e.Stack + "\n")
+	}
+	return b.String()
+}
+
+// formatValue is a value as JSON, as Result's JSON writes it (undefined by
+// name).
+func formatValue(v any) string {
+	if _, ok := v.(Undefined); ok {
+		return "undefined"
+	}
+	b, err := marshalJSONValue(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

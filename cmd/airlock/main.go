@@ -255,58 +255,10 @@ func parseBytes(s string) (int64, error) {
 // printHuman prints the value, then the logs and reports, then the error
 // with the source line it points at.
 func printHuman(w io.Writer, res *airlock.Result, src string) {
-	if res.Status == airlock.StatusSuccess {
-		fmt.Fprintln(w, formatValue(res.Result))
-	}
-	for _, l := range res.Logs {
-		parts := make([]string, len(l.Args))
-		for i, a := range l.Args {
-			if s, ok := a.(string); ok {
-				parts[i] = s
-			} else {
-				parts[i] = formatValue(a)
-			}
-		}
-		fmt.Fprintf(w, "[%s] %s\n", l.Level, strings.Join(parts, " "))
-	}
-	for _, r := range res.Reports {
-		fmt.Fprintf(w, "[report] %s\n", formatValue(r))
-	}
-	if e := res.Error; e != nil {
-		fmt.Fprintf(w, "%s: %s\n", res.Status, e.Error())
-		if e.Specifier != "" {
-			fmt.Fprintf(w, "  specifier: %s\n", e.Specifier)
-		}
-		if e.Line > 0 {
-			fmt.Fprintf(w, "  at %s:%d:%d\n", e.Filename, e.Line, e.Column)
-			lines := strings.Split(src, "\n")
-			if e.Line <= len(lines) {
-				text := strings.TrimRight(lines[e.Line-1], "\r")
-				prefix := fmt.Sprintf("  %4d | ", e.Line)
-				fmt.Fprintf(w, "%s%s\n", prefix, text)
-				if e.Column > 0 && e.Column <= len(text)+1 {
-					fmt.Fprintf(w, "%s^\n", strings.Repeat(" ", len(prefix)-2)+"| "+strings.Repeat(" ", e.Column-1))
-				}
-			}
-		}
-		if e.Stack != "" {
-			fmt.Fprintln(w, e.Stack)
-		}
-	}
+	io.WriteString(w, res.Text(src))
 }
 
+// formatValue is a value as the run command prints it.
 func formatValue(v any) string {
-	if _, ok := v.(airlock.Undefined); ok {
-		return "undefined"
-	}
-	r := airlock.Result{Status: airlock.StatusSuccess, Result: v}
-	b, err := json.Marshal(&r)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	var wrapper struct {
-		Result json.RawMessage `json:"result"`
-	}
-	_ = json.Unmarshal(b, &wrapper)
-	return string(wrapper.Result)
+	return strings.TrimSuffix((&airlock.Result{Status: airlock.StatusSuccess, Result: v}).Text(""), "\n")
 }
