@@ -395,3 +395,52 @@ func compactJSON(v any) string {
 	}
 	return string(b)
 }
+
+// A FunctionDoc describes a function for NamespaceDeclarations.
+type FunctionDoc struct {
+	Name        string
+	Description string
+	// Input is the schema of the one input object; nil means any object.
+	Input *jsonschema.Schema
+	// Output is the schema of the result; if nil, Returns names its type
+	// ("" means unknown).
+	Output  *jsonschema.Schema
+	Returns string
+	// Async functions return a Promise of the result.
+	Async bool
+}
+
+// NamespaceDeclarations declares functions as members of a namespace, for
+// functions bridged as an object (github.createIssue):
+//
+//	declare namespace github {
+//	  /** Create an issue */
+//	  function createIssue(input: { title: string; body?: string }): Promise<{ number: number }>;
+//	}
+func NamespaceDeclarations(ns string, fns []FunctionDoc) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "declare namespace %s {\n", ns)
+	for i, f := range fns {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		writeDoc(&b, "  ", f.Description)
+		in := f.Input
+		if in == nil {
+			in = &jsonschema.Schema{Type: "object"}
+		}
+		out := f.Returns
+		if f.Output != nil {
+			out = tsType(f.Output, "  ")
+		}
+		if out == "" {
+			out = "unknown"
+		}
+		if f.Async {
+			out = "Promise<" + out + ">"
+		}
+		fmt.Fprintf(&b, "  function %s(input: %s): %s;\n", f.Name, tsType(in, "  "), out)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}

@@ -3,6 +3,7 @@
 //	airlock run [flags] FILE
 //	airlock repl [flags]
 //	airlock agent [flags] TASK
+//	airlock mcp [--http ADDR] [--config FILE]
 //
 // runs FILE (TypeScript for .ts/.mts/.cts/.tsx, JavaScript otherwise; "-" reads
 // standard input as TypeScript), with the files under --modules DIR as the
@@ -39,11 +40,14 @@ func main() {
 const usage = `usage: airlock run [flags] FILE
        airlock repl [flags]
        airlock agent [flags] TASK
+       airlock mcp [--http ADDR] [--config FILE]
 
 run:   runs FILE in a fresh sandbox and prints the result. FILE "-" reads standard input.
 repl:  an interactive session on one executor: each line is a step, state persists.
 agent: solves TASK with a language model (OPENAI_API_KEY, OPENAI_BASE_URL) that writes code
        for the sandbox; airlock agent -h lists its flags.
+mcp:   an MCP server with a run_code tool, on stdio or streamable HTTP; --config FILE also
+       proxies the MCP servers FILE lists into the sandbox. airlock mcp -h lists its flags.
 
 run flags:
 `
@@ -55,6 +59,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(args) > 0 && args[0] == "agent" {
 		return agentCommand(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "mcp" {
+		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "run" {
 		fmt.Fprint(stderr, usage)

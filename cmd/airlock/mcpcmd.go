@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlockrun/airlock/mcp"
+)
+
+func mcpFlags(stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("airlock mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.String("http", "", "serve streamable HTTP on this address (such as 127.0.0.1:8931) instead of stdio")
+	fs.String("config", "", `proxy the MCP servers listed in this file ({"mcpServers": {...}}) into the sandbox`)
+	fs.String("memory", "64MiB", "memory limit of a program")
+	fs.Duration("timeout", 30*time.Second, "time limit of a program that sets no timeout_ms")
+	fs.Duration("max-timeout", 5*time.Minute, "the largest timeout_ms a program may ask for")
+	return fs
+}
+
+// mcpCommand runs `airlock mcp`: the MCP server on stdio or HTTP.
+func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fl := mcpFlags(stderr)
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "usage: airlock mcp [--http ADDR] [--config FILE] [flags]\n\nflags:\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return 2
+	}
+	if fl.NArg() != 0 {
+		fl.Usage()
+		return 2
+	}
+	get := func(name string) string { return fl.Lookup(name).Value.String() }
+	memory, err := parseBytes(get("memory"))
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock mcp: --memory: %v\n", err)
+		return 2
+	}
+	timeout, _ := time.ParseDuration(get("timeout"))
+	maxTimeout, _ := time.ParseDuration(get("max-timeout"))
+	opts := mcp.Options{MemoryLimitBytes: memory, Timeout: timeout, MaxTimeout: maxTimeout}
+	if path := get("config"); path != "" {
+		if opts.Upstreams, err = mcp.LoadConfig(path); err != nil {
+			fmt.Fprintf(stderr, "airlock mcp: --config: %v\n", err)
+			return 2
+		}
+	}
+	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	s, err := mcp.NewServer(connectCtx, opts)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock mcp: %v\n", err)
+		return 2
+	}
+	defer s.Close()
+	for _, f := range s.Failures() {
+		fmt.Fprintf(stderr, "airlock mcp: upstream %v (left out; the others work)\n", f)
+	}
+	addr := get("http")
+	if addr == "" {
+		err = s.SDK().Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	} else {
+		err = serveHTTP(ctx, addr, s, stderr)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "airlock mcp: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func serveHTTP(ctx context.Context, addr string, s *mcp.Server, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.SDK() }, nil)}
+	fmt.Fprintf(stderr, "airlock mcp: serving streamable HTTP on http://%s\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+	}()
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
