@@ -292,3 +292,11 @@ func TestDeclarationsParse(t *testing.T) {
 		t.Fatalf("esbuild: %v\n%s\n%s", res.Errors, decls, res.Code)
 	}
 }
+
+// The README's example proxy config loads.
+func TestExampleConfig(t *testing.T) {
+	c, err := mcp.LoadConfig("../examples/mcp/proxy.json")
+	if err != nil || c.MCPServers["fs"].Command != "npx" {
+		t.Fatalf("%+v, %v", c, err)
+	}
+}
