@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlockrun/airlock/mcp"
 )
 
 // TestMain lets the test binary be the command: with AIRLOCK_CLI_ARGS set
@@ -80,5 +83,34 @@ func TestMCPCommand_UsageErrors(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "", "mcp", "-h"); code != 2 || !strings.Contains(errs, "--config") {
 		t.Errorf("help: %d %q", code, errs)
+	}
+}
+
+// The streamable HTTP endpoint of `airlock mcp --http`.
+func TestMCPServeHTTP(t *testing.T) {
+	s, err := mcp.NewServer(context.Background(), mcp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveHTTP(ctx, ln, s) }()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+		&sdk.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String(), MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": "throw new Error('no')"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "Error: no") {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	cs.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -70,7 +70,11 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if addr == "" {
 		err = s.SDK().Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
 	} else {
-		err = serveHTTP(ctx, addr, s, stderr)
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			fmt.Fprintf(stderr, "airlock mcp: serving streamable HTTP on http://%s\n", ln.Addr())
+			err = serveHTTP(ctx, ln, s)
+		}
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "airlock mcp: %v\n", err)
@@ -83,13 +87,10 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-func serveHTTP(ctx context.Context, addr string, s *mcp.Server, stderr io.Writer) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
+// serveHTTP serves the MCP server's streamable HTTP endpoint on ln until
+// ctx ends.
+func serveHTTP(ctx context.Context, ln net.Listener, s *mcp.Server) error {
 	srv := &http.Server{Handler: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.SDK() }, nil)}
-	fmt.Fprintf(stderr, "airlock mcp: serving streamable HTTP on http://%s\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
