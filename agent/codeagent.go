@@ -91,7 +91,7 @@ func (a *CodeAgent) Run(ctx context.Context, task string) (*Transcript, error) {
 	if err != nil {
 		return a.fail(tr, err)
 	}
-	defer ex.Cleanup(context.WithoutCancel(ctx))
+	defer func() { ex.Cleanup(context.WithoutCancel(ctx)) }() // the last executor: a dirty step replaces it
 	tools := a.executorTools()
 	if err := a.startExecutor(ctx, ex, tools); err != nil {
 		return a.fail(tr, err)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -252,5 +253,35 @@ func TestCodeAgent_Slog(t *testing.T) {
 	}
 	if got := buf.String(); !strings.Contains(got, `msg="agent step" mode=code step=1`) || !strings.Contains(got, "final=true") || !strings.Contains(got, "tokens=15") {
 		t.Fatalf("log = %q", got)
+	}
+}
+
+// sessions counts the goroutines that own an executor's sandbox.
+func sessions() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), "airlock.startSession.func")
+}
+
+// After a run, including one that replaced a dirty executor, no sandbox is
+// left running.
+func TestCodeAgent_NoLeftoverExecutors(t *testing.T) {
+	s := newScripted(t,
+		reply{text: "```js\nwhile (true) {}\n```"},
+		reply{text: "```js\nwhile (true) {}\n```"},
+		reply{text: "```js\nfinal_answer(1)\n```"},
+	)
+	a := codeAgent(s, nil)
+	a.Executor.Timeout = 50 * time.Millisecond
+	a.Executor.MaxOperations = 1 << 40
+	if tr, err := a.Run(context.Background(), "x"); err != nil || tr.FinalAnswer != 1.0 {
+		t.Fatalf("%+v, %v", tr, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for sessions() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := sessions(); n > 0 {
+		t.Fatalf("%d executor sandboxes left running", n)
 	}
 }
