@@ -1,0 +1,115 @@
+// Package service is Airlock's sandbox service (seed 004): an HTTP server
+// that runs code an agent wrote — Python and Node.js in subprocesses jailed
+// by bubblewrap, JavaScript and TypeScript in process on the core sandbox —
+// with tool calls back to the agent over HTTP, per-session workspaces, and
+// files in and out. It speaks the reference protocol (POST /execute, GET
+// /health, DELETE /workspace/{id}) and its own /v1/execute.
+package service
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// Config configures a server. The zero value of a field means its default.
+type Config struct {
+	// Addr to listen on (SANDBOX_ADDR); default ":9000".
+	Addr string
+	// Workspace is the root of the session workspaces (SANDBOX_WORKSPACE);
+	// default a directory under the system's temporary directory.
+	Workspace string
+	// PythonBin and NodeBin are the interpreters (SANDBOX_PYTHON_BIN,
+	// SANDBOX_NODE_BIN); default "python3" and "node".
+	PythonBin, NodeBin string
+	// MaxConcurrent executions; more get 503 (SANDBOX_MAX_CONCURRENT);
+	// default 4.
+	MaxConcurrent int
+	// SessionTTL evicts a workspace not used for this long
+	// (SANDBOX_SESSION_TTL); default 1h.
+	SessionTTL time.Duration
+	// MaxOutput caps the logs of an execution, and its result
+	// (SANDBOX_MAX_OUTPUT); default 512 KiB.
+	MaxOutput int
+	// MaxFileBytes caps a returned file; a larger one comes back as its
+	// name, type and size only. Default 10 MiB.
+	MaxFileBytes int64
+	// MemoryLimitBytes caps a subprocess's address space and a JavaScript
+	// sandbox's heap; default 512 MiB (subprocesses) and 64 MiB (JavaScript).
+	MemoryLimitBytes int64
+	// MaxProcesses bounds a subprocess's processes (RLIMIT_NPROC; binding
+	// only when the server does not run as root); default 64.
+	MaxProcesses int
+	// AllowInstall lets code install packages (install_package / installPackage).
+	AllowInstall bool
+	// Insecure runs Python and Node without bubblewrap. Without it and
+	// without bwrap on the machine, those runtimes are refused.
+	Insecure bool
+	// BwrapBin is the bubblewrap binary; default "bwrap".
+	BwrapBin string
+}
+
+// ConfigFromEnv reads the seed's environment variables.
+func ConfigFromEnv() (Config, error) {
+	var c Config
+	c.Addr = os.Getenv("SANDBOX_ADDR")
+	c.Workspace = os.Getenv("SANDBOX_WORKSPACE")
+	c.PythonBin = os.Getenv("SANDBOX_PYTHON_BIN")
+	c.NodeBin = os.Getenv("SANDBOX_NODE_BIN")
+	if v := os.Getenv("SANDBOX_MAX_CONCURRENT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("SANDBOX_MAX_CONCURRENT=%q: want a positive integer", v)
+		}
+		c.MaxConcurrent = n
+	}
+	if v := os.Getenv("SANDBOX_SESSION_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("SANDBOX_SESSION_TTL=%q: want a duration such as 1h", v)
+		}
+		c.SessionTTL = d
+	}
+	if v := os.Getenv("SANDBOX_MAX_OUTPUT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("SANDBOX_MAX_OUTPUT=%q: want a positive number of bytes", v)
+		}
+		c.MaxOutput = n
+	}
+	return c, nil
+}
+
+func (c *Config) defaults() {
+	if c.Addr == "" {
+		c.Addr = ":9000"
+	}
+	if c.Workspace == "" {
+		c.Workspace = os.TempDir() + "/airlock-sandbox"
+	}
+	if c.PythonBin == "" {
+		c.PythonBin = "python3"
+	}
+	if c.NodeBin == "" {
+		c.NodeBin = "node"
+	}
+	if c.MaxConcurrent <= 0 {
+		c.MaxConcurrent = 4
+	}
+	if c.SessionTTL <= 0 {
+		c.SessionTTL = time.Hour
+	}
+	if c.MaxOutput <= 0 {
+		c.MaxOutput = 512 << 10
+	}
+	if c.MaxFileBytes <= 0 {
+		c.MaxFileBytes = 10 << 20
+	}
+	if c.MaxProcesses <= 0 {
+		c.MaxProcesses = 64
+	}
+	if c.BwrapBin == "" {
+		c.BwrapBin = "bwrap"
+	}
+}

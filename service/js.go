@@ -1,0 +1,176 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+// runJS runs javascript or typescript in process on the core sandbox, with
+// the preludes' functions: callTool, callToolsParallel (both async),
+// setResult, and readFile/writeFile on the workspace.
+func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt, dir string, timeout time.Duration, dispatch Dispatcher) V1Response {
+	var mu sync.Mutex
+	var result json.RawMessage
+	var declared []string
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return V1Response{ExecuteResponse: ExecuteResponse{ExitCode: 1, Error: err.Error()}, Status: "error"}
+	}
+	defer root.Close()
+	callTool := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		var list []json.RawMessage
+		var name string
+		if json.Unmarshal(args, &list) != nil || len(list) == 0 || json.Unmarshal(list[0], &name) != nil || name == "" {
+			return nil, errors.New("callTool: the tool name must be a non-empty string")
+		}
+		var a json.RawMessage
+		if len(list) > 1 {
+			a = list[1]
+		}
+		return toolData(ctx, dispatch, name, a)
+	}
+	parallel := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		var list []json.RawMessage
+		var calls [][]json.RawMessage
+		if json.Unmarshal(args, &list) != nil || len(list) == 0 || json.Unmarshal(list[0], &calls) != nil {
+			return nil, errors.New("callToolsParallel expects an array of [name, args] pairs")
+		}
+		out := make([]json.RawMessage, len(calls))
+		errs := make([]error, len(calls))
+		var wg sync.WaitGroup
+		for i, c := range calls {
+			var name string
+			if len(c) == 0 || json.Unmarshal(c[0], &name) != nil || name == "" {
+				return nil, errors.New("callToolsParallel expects an array of [name, args] pairs")
+			}
+			var a json.RawMessage
+			if len(c) > 1 {
+				a = c[1]
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out[i], errs[i] = toolData(ctx, dispatch, name, a)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
+	setResult := func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+		var list []json.RawMessage
+		if json.Unmarshal(args, &list) != nil || len(list) == 0 {
+			return nil, errors.New("setResult expects a value")
+		}
+		var files []string
+		if len(list) > 1 && string(list[1]) != "null" && json.Unmarshal(list[1], &files) != nil {
+			return nil, errors.New("setResult: files must be an array of names")
+		}
+		mu.Lock()
+		result, declared = list[0], files
+		mu.Unlock()
+		return nil, nil
+	}
+	readFile := func(name string) (string, error) {
+		n, err := cleanName(name)
+		if err != nil {
+			return "", err
+		}
+		b, err := root.ReadFile(n)
+		if err != nil {
+			return "", fmt.Errorf("readFile %q: %v", name, strings.ReplaceAll(err.Error(), dir, "."))
+		}
+		return string(b), nil
+	}
+	writeFile := func(name, text string) error {
+		n, err := cleanName(name)
+		if err != nil {
+			return err
+		}
+		if err := root.WriteFile(n, []byte(text), 0o644); err != nil {
+			return fmt.Errorf("writeFile %q: %v", name, strings.ReplaceAll(err.Error(), dir, "."))
+		}
+		return nil
+	}
+	lang, filename := airlock.TypeScript, "main.ts"
+	if rt == "javascript" {
+		lang, filename = airlock.JavaScript, "main.js"
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ex, err := s.js.Run(runCtx, req.Code, airlock.Options{
+		Language: lang, Filename: filename,
+		Globals: map[string]any{
+			"callTool":          airlock.Async(airlock.JSONFunc(callTool)),
+			"callToolsParallel": airlock.Async(airlock.JSONFunc(parallel)),
+			"setResult":         airlock.JSONFunc(setResult),
+			"readFile":          readFile,
+			"writeFile":         writeFile,
+		},
+	})
+	if err != nil {
+		return V1Response{ExecuteResponse: ExecuteResponse{ExitCode: 1, Error: err.Error()}, Status: "error"}
+	}
+	res := ex.Wait()
+	var resp V1Response
+	resp.Status = string(res.Status)
+	var logs strings.Builder
+	for _, l := range res.Logs {
+		if l.Level == airlock.LevelLog || l.Level == airlock.LevelInfo {
+			logs.WriteString(l.Message() + "\n")
+		} else {
+			fmt.Fprintf(&logs, "[%s] %s\n", l.Level, l.Message())
+		}
+	}
+	resp.Logs = logs.String()
+	if len(resp.Logs) > s.cfg.MaxOutput {
+		resp.Logs = resp.Logs[:s.cfg.MaxOutput] + truncatedMarker
+	}
+	mu.Lock()
+	if result != nil {
+		resp.Output = string(result)
+	}
+	files := declared
+	mu.Unlock()
+	switch {
+	case res.Status == airlock.StatusSuccess:
+	case res.Status == airlock.StatusTerminated && runCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
+		resp.ExitCode, resp.Error = -1, fmt.Sprintf("execution timed out after %s", timeout)
+	default:
+		resp.ExitCode, resp.Error, resp.ScriptErr = 1, res.Error.Error(), res.Error
+		if res.Error.Line > 0 {
+			resp.Error += fmt.Sprintf(" (%s:%d:%d)", res.Error.Filename, res.Error.Line, res.Error.Column)
+		}
+	}
+	if len(resp.Output) > s.cfg.MaxOutput {
+		resp.Output = ""
+		if resp.Error == "" {
+			resp.Error = fmt.Sprintf("the result is larger than the output cap (%d bytes)", s.cfg.MaxOutput)
+		}
+	}
+	resp.Files = collectFiles(dir, files, s.cfg.MaxFileBytes, &resp.Error)
+	return resp
+}
+
+// toolData calls a tool through the dispatcher; its data, a string, is
+// parsed as JSON when it is JSON, as the preludes do.
+func toolData(ctx context.Context, dispatch Dispatcher, name string, args json.RawMessage) (json.RawMessage, error) {
+	data, err := dispatch(ctx, name, args)
+	if err != nil {
+		return nil, fmt.Errorf("Tool '%s' failed: %v", name, err)
+	}
+	if json.Valid([]byte(data)) && strings.TrimSpace(data) != "" {
+		return json.RawMessage(data), nil
+	}
+	return json.Marshal(data)
+}

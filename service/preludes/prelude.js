@@ -1,0 +1,46 @@
+// Airlock's Node.js prelude: the functions the code calls. console output
+// goes to the logs; results travel on their own pipe (fd 3), so nothing the
+// code or its children print can corrupt them.
+"use strict";
+const __airlock = (() => {
+  const net = require("net");
+  const fs = require("fs");
+  const socketPath = process.env.AIRLOCK_SOCKET || "";
+  const install = process.env.AIRLOCK_ALLOW_INSTALL === "1";
+  delete process.env.AIRLOCK_SOCKET;
+  delete process.env.AIRLOCK_ALLOW_INSTALL;
+  const util = require("util");
+  const toLogs = (...args) => { process.stderr.write(util.format(...args) + "\n"); };
+  for (const k of ["log", "info", "warn", "error", "debug"]) console[k] = toLogs;
+  const call = (name, args) => new Promise((resolve, reject) => {
+    if (typeof name !== "string" || name === "") { reject(new TypeError("callTool: the tool name must be a non-empty string")); return; }
+    const s = net.createConnection(socketPath);
+    let buf = "";
+    s.setEncoding("utf8");
+    s.on("connect", () => s.write(JSON.stringify({ name, args: args === undefined || args === null ? {} : args }) + "\n"));
+    s.on("data", (d) => { buf += d; });
+    s.on("error", reject);
+    s.on("end", () => {
+      let resp;
+      try { resp = JSON.parse(buf || "{}"); } catch (e) { reject(e); return; }
+      if (resp.error) { reject(new Error(`Tool '${name}' failed: ${resp.error}`)); return; }
+      let data = resp.data;
+      if (typeof data === "string") { try { data = JSON.parse(data); } catch { /* a plain string */ } }
+      resolve(data);
+    });
+  });
+  return {
+    callTool: (name, args) => call(name, args),
+    callToolsParallel: (calls) => Promise.all(Array.from(calls, (c) => call(c[0], c[1]))),
+    setResult: (data, files) => {
+      fs.writeSync(3, JSON.stringify({ data: data === undefined ? null : data, files: Array.from(files || []) }) + "\n");
+    },
+    installPackage: async (name) => {
+      if (!install) throw new Error("installPackage is disabled on this server");
+      const { execFileSync } = require("child_process");
+      execFileSync("npm", ["install", "--silent", "--prefix", process.cwd(), name], { stdio: ["ignore", 2, 2] });
+      module.paths.unshift(require("path").join(process.cwd(), "node_modules"));
+    },
+  };
+})();
+module.exports = __airlock;

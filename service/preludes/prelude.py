@@ -1,0 +1,84 @@
+# Airlock's Python prelude: the functions the code calls. Prints and
+# console output go to the logs; results travel on their own pipe (fd 3),
+# so nothing the code or its children print can corrupt them.
+import json as _json, os as _os, socket as _socket, sys as _sys
+from concurrent.futures import ThreadPoolExecutor as _Pool
+
+_os.dup2(2, 1)  # stdout (of this process and its children) joins the logs
+_sys.stdout = _sys.stderr
+_SOCKET = _os.environ.pop("AIRLOCK_SOCKET", "")
+_INSTALL = _os.environ.pop("AIRLOCK_ALLOW_INSTALL", "") == "1"
+_RESULT = _os.fdopen(3, "w", encoding="utf-8")
+
+
+def _call(name, args):
+    if not isinstance(name, str) or not name:
+        raise TypeError("call_tool: the tool name must be a non-empty string")
+    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        s.connect(_SOCKET)
+        s.sendall((_json.dumps({"name": name, "args": {} if args is None else args}) + "\n").encode())
+        buf = bytearray()
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+    finally:
+        s.close()
+    resp = _json.loads(buf or b"{}")
+    if resp.get("error"):
+        raise RuntimeError("Tool '%s' failed: %s" % (name, resp["error"]))
+    data = resp.get("data")
+    if isinstance(data, str):
+        try:
+            return _json.loads(data)
+        except ValueError:
+            return data
+    return data
+
+
+def call_tool(name, args=None):
+    """Call an agent tool and return its result (parsed JSON when it is JSON)."""
+    return _call(name, args)
+
+
+def call_tools_parallel(calls):
+    """Call tools concurrently: calls is a list of (name, args); results keep the order."""
+    calls = list(calls)
+    if not calls:
+        return []
+    with _Pool(max_workers=min(16, len(calls))) as pool:
+        return list(pool.map(lambda c: _call(c[0], c[1] if len(c) > 1 else None), calls))
+
+
+def set_result(data, files=None):
+    """Set the structured result, and the workspace files to return."""
+    _RESULT.write(_json.dumps({"data": data, "files": list(files or [])}) + "\n")
+    _RESULT.flush()
+
+
+def install_package(name):
+    """Install a package with pip into the workspace (if the server allows it)."""
+    if not _INSTALL:
+        raise RuntimeError("install_package is disabled on this server")
+    import subprocess
+    target = _os.path.join(_os.getcwd(), ".packages")
+    subprocess.run([_sys.executable, "-m", "pip", "install", "--quiet", "--target", target, name], check=True, stdout=2)
+    if target not in _sys.path:
+        _sys.path.insert(0, target)
+
+
+
+def _main(path):
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    scope = {"__name__": "__main__", "call_tool": call_tool, "call_tools_parallel": call_tools_parallel,
+             "set_result": set_result, "install_package": install_package}
+    exec(compile(source, "main.py", "exec"), scope)
+
+
+if __name__ == "__main__":
+    _path = _sys.argv[1]
+    _sys.argv = ["main.py"]
+    _main(_path)

@@ -1,0 +1,460 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+// File is a file on the wire: base64 data.
+type File struct {
+	Name string `json:"name"`
+	Data []byte `json:"data"` // base64 in JSON
+	MIME string `json:"mime,omitempty"`
+	// Size is set (and Data left out) for a returned file over the cap.
+	Size int64 `json:"size,omitempty"`
+}
+
+// ExecuteRequest is the body of POST /execute (the reference protocol).
+type ExecuteRequest struct {
+	ExecutionID string `json:"execution_id"`
+	CallbackURL string `json:"callback_url"`
+	Code        string `json:"code"`
+	Runtime     string `json:"runtime"`
+	SessionID   string `json:"session_id"`
+	Timeout     int    `json:"timeout"` // seconds; ≤ 0 means 30, at most 300
+	Files       []File `json:"files"`
+}
+
+// ExecuteResponse is the answer of POST /execute.
+type ExecuteResponse struct {
+	// Output is the JSON of the value given to set_result / setResult.
+	Output   string `json:"output"`
+	Logs     string `json:"logs"`
+	ExitCode int    `json:"exit_code"` // -1 on timeout
+	Error    string `json:"error,omitempty"`
+	Files    []File `json:"files,omitempty"`
+}
+
+// V1Response is the answer of POST /v1/execute: the reference's fields and
+// what it lacks.
+type V1Response struct {
+	ExecuteResponse
+	// Status is the core sandbox's status for javascript/typescript
+	// (success, error, memory, terminated, link_error); for a subprocess,
+	// success, error or terminated (timeout).
+	Status     string               `json:"status"`
+	ScriptErr  *airlock.ScriptError `json:"scriptError,omitempty"`
+	DurationMs float64              `json:"durationMs"`
+}
+
+// A Server runs code for clients.
+type Server struct {
+	cfg     Config
+	ws      *workspaces
+	jail    *jail
+	sem     chan struct{}
+	log     *slog.Logger
+	js      *airlock.Runtime
+	client  *http.Client
+	metrics *metrics
+	nextID  atomic.Int64
+	stop    chan struct{}
+}
+
+// New checks the configuration and returns a server. Without bwrap on the
+// machine, Python and Node are refused unless cfg.Insecure is set.
+func New(cfg Config, logger *slog.Logger) (*Server, error) {
+	cfg.defaults()
+	if logger == nil {
+		logger = slog.Default()
+	}
+	ws, err := newWorkspaces(cfg.Workspace, cfg.SessionTTL)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	j := &jail{root: ws.root, memory: cfg.MemoryLimitBytes, procs: cfg.MaxProcesses, install: cfg.AllowInstall,
+		maxOut: cfg.MaxOutput, fileSize: max(cfg.MaxFileBytes*4, 64<<20)}
+	if j.memory <= 0 {
+		j.memory = 512 << 20
+	}
+	if p, err := exec.LookPath("prlimit"); err == nil {
+		j.prlimit = p
+	}
+	if !cfg.Insecure {
+		if p, err := exec.LookPath(cfg.BwrapBin); err == nil {
+			j.bwrap = p
+		}
+	}
+	for _, rt := range []struct {
+		name string
+		bin  string
+		dst  *string
+	}{{"python", cfg.PythonBin, &j.python}, {"node", cfg.NodeBin, &j.node}} {
+		if p, err := exec.LookPath(rt.bin); err == nil {
+			*rt.dst, _ = filepath.Abs(p)
+			if real, err := filepath.EvalSymlinks(*rt.dst); err == nil {
+				*rt.dst = real
+			}
+		} else {
+			logger.Warn("runtime unavailable", "runtime", rt.name, "binary", rt.bin, "err", err)
+		}
+	}
+	switch {
+	case j.bwrap != "":
+	case cfg.Insecure:
+		logger.Warn("INSECURE: python and node run WITHOUT bubblewrap: the code can read the machine, use the network and see other workspaces")
+	default:
+		logger.Warn("bwrap not found: python and node are refused (install bubblewrap, or start with --insecure-no-bwrap)")
+	}
+	memJS := cfg.MemoryLimitBytes
+	if memJS <= 0 {
+		memJS = 64 << 20
+	}
+	s := &Server{
+		cfg: cfg, ws: ws, jail: j, sem: make(chan struct{}, cfg.MaxConcurrent), log: logger,
+		js:      airlock.NewRuntime(airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second}),
+		client:  &http.Client{Timeout: 5 * time.Minute},
+		metrics: newMetrics(), stop: make(chan struct{}),
+	}
+	go s.evictLoop()
+	return s, nil
+}
+
+// Close stops the eviction loop.
+func (s *Server) Close() { close(s.stop) }
+
+func (s *Server) evictLoop() {
+	every := min(max(s.cfg.SessionTTL/4, time.Second), time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-t.C:
+			for _, id := range s.ws.evict(now) {
+				s.log.Info("workspace evicted", "session", id)
+			}
+		}
+	}
+}
+
+// Evict removes the workspaces idle past the TTL now (the server also does
+// it periodically).
+func (s *Server) Evict() []string { return s.ws.evict(time.Now()) }
+
+// Handler serves the API.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, false) })
+	mux.HandleFunc("/v1/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, true) })
+	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+	mux.HandleFunc("/workspace/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodDelete {
+			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+			return
+		}
+		if err := s.ws.remove(r.PathValue("id")); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.Handle("/metrics", s.metrics)
+	return s.withRequestID(mux)
+}
+
+func (s *Server) withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-ID")
+		if id == "" {
+			id = fmt.Sprintf("req-%d", s.nextID.Add(1))
+		}
+		w.Header().Set("X-Request-ID", id)
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: 200}
+		next.ServeHTTP(rec, r)
+		s.log.Info("request", "id", id, "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) { r.status = code; r.ResponseWriter.WriteHeader(code) }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+const maxRequestBytes = 256 << 20
+
+func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
+	if r.Method != http.MethodPost {
+		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+		return
+	}
+	var req ExecuteRequest
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxRequestBytes))
+	if err := dec.Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid JSON: "+err.Error())
+		return
+	}
+	resp, err := s.Execute(r.Context(), req, s.dispatcher(req.ExecutionID, req.CallbackURL))
+	if err != nil {
+		status := http.StatusInternalServerError
+		var re *RequestError
+		if errors.As(err, &re) {
+			status = re.Status
+		}
+		writeError(w, status, err.Error())
+		return
+	}
+	if v1 {
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp.ExecuteResponse)
+}
+
+// A RequestError is a request the server refuses: Status is the HTTP
+// status (400, or 503 when busy).
+type RequestError struct {
+	Status int
+	Msg    string
+}
+
+func (e *RequestError) Error() string { return e.Msg }
+
+func badRequest(format string, args ...any) error {
+	return &RequestError{Status: http.StatusBadRequest, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrBusy is the error of an execution refused at the concurrency cap.
+var ErrBusy = &RequestError{Status: http.StatusServiceUnavailable, Msg: "server busy"}
+
+// A Dispatcher calls a tool for the code and returns its data (a string the
+// preludes parse as JSON when it is JSON).
+type Dispatcher func(ctx context.Context, name string, args json.RawMessage) (data string, err error)
+
+// Execute runs a request, with dispatch answering its tool calls; it is
+// what POST /execute does, callable in process. A refused request is a
+// *RequestError.
+func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispatcher) (*V1Response, error) {
+	if strings.TrimSpace(req.Code) == "" {
+		return nil, badRequest("code is empty")
+	}
+	rt := strings.ToLower(req.Runtime)
+	switch rt {
+	case "python", "node", "javascript", "typescript":
+	case "":
+		return nil, badRequest("runtime is missing (python, node, javascript or typescript)")
+	default:
+		return nil, badRequest("unsupported runtime %q (python, node, javascript or typescript)", req.Runtime)
+	}
+	if (rt == "python" || rt == "node") && s.jail.bwrap == "" && !s.cfg.Insecure {
+		return nil, badRequest("runtime %s is disabled: bubblewrap (bwrap) is not installed on the server", rt)
+	}
+	if (rt == "python" && s.jail.python == "") || (rt == "node" && s.jail.node == "") {
+		return nil, badRequest("runtime %s is not installed on the server", rt)
+	}
+	for _, f := range req.Files {
+		if _, err := cleanName(f.Name); err != nil {
+			return nil, badRequest("%v", err)
+		}
+	}
+	if req.SessionID != "" && !sessionID.MatchString(req.SessionID) {
+		return nil, badRequest("invalid session_id %q", req.SessionID)
+	}
+	select {
+	case s.sem <- struct{}{}:
+		defer func() { <-s.sem }()
+	default:
+		s.metrics.reject()
+		return nil, ErrBusy
+	}
+	timeout := time.Duration(req.Timeout) * time.Second
+	if req.Timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	timeout = min(timeout, 300*time.Second)
+
+	dir, id, err := s.ws.acquire(req.SessionID)
+	if err != nil {
+		return nil, badRequest("%v", err)
+	}
+	defer s.ws.release(id, req.SessionID == "")
+	if err := writeInputs(dir, req.Files); err != nil {
+		if errors.Is(err, errBadPath) {
+			return nil, badRequest("%v", err)
+		}
+		return nil, err
+	}
+	start := time.Now()
+	var resp V1Response
+	if rt == "javascript" || rt == "typescript" {
+		resp = s.runJS(ctx, req, rt, dir, timeout, dispatch)
+	} else {
+		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch})
+		if err != nil {
+			return nil, err
+		}
+		resp.Output, resp.Logs, resp.ExitCode, resp.Error = out.output, out.logs, out.exitCode, out.err
+		resp.Status = "success"
+		switch {
+		case out.timedOut:
+			resp.Status = "terminated"
+		case out.err != "":
+			resp.Status = "error"
+		}
+		resp.Files = collectFiles(dir, out.files, s.cfg.MaxFileBytes, &resp.Error)
+	}
+	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	s.metrics.observe(rt, resp.Status, time.Since(start))
+	s.log.Info("execution", "runtime", rt, "status", resp.Status, "exit_code", resp.ExitCode, "duration", time.Since(start), "session", req.SessionID)
+	return &resp, nil
+}
+
+// dispatcher makes the code's tool calls callbacks to the client.
+func (s *Server) dispatcher(executionID, callbackURL string) Dispatcher {
+	return func(ctx context.Context, name string, args json.RawMessage) (string, error) {
+		if callbackURL == "" {
+			return "", errors.New("no callback_url was given: tools are unavailable")
+		}
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		body, _ := json.Marshal(map[string]any{"execution_id": executionID, "name": name, "args": args})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, callbackURL, bytes.NewReader(body))
+		if err != nil {
+			return "", fmt.Errorf("callback: %v", err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := s.client.Do(req)
+		if err != nil {
+			return "", fmt.Errorf("callback: %v", err)
+		}
+		defer resp.Body.Close()
+		var out struct {
+			Data  *string `json:"data"`
+			Error string  `json:"error"`
+		}
+		if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<20)).Decode(&out); err != nil {
+			return "", fmt.Errorf("callback answered %s with no valid JSON", resp.Status)
+		}
+		if out.Error != "" {
+			return "", errors.New(out.Error)
+		}
+		if resp.StatusCode != http.StatusOK {
+			return "", fmt.Errorf("callback answered %s", resp.Status)
+		}
+		if out.Data == nil {
+			return "", nil
+		}
+		return *out.Data, nil
+	}
+}
+
+// writeInputs puts the request's files in the workspace, refusing any path
+// that leaves it (symbolic links included).
+func writeInputs(dir string, files []File) error {
+	if len(files) == 0 {
+		return nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, f := range files {
+		name, err := cleanName(f.Name)
+		if err != nil {
+			return err
+		}
+		if d := filepath.Dir(name); d != "." {
+			if err := root.MkdirAll(d, 0o755); err != nil {
+				return fmt.Errorf("%w: %q: %v", errBadPath, f.Name, err)
+			}
+		}
+		if err := root.WriteFile(name, f.Data, 0o644); err != nil {
+			return fmt.Errorf("%w: %q: %v", errBadPath, f.Name, err)
+		}
+	}
+	return nil
+}
+
+// collectFiles reads the declared output files from the workspace; a file
+// that is missing or leaves it is reported in errText, one over the cap
+// comes back as metadata.
+func collectFiles(dir string, names []string, maxBytes int64, errText *string) []File {
+	if len(names) == 0 {
+		return nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
+	var out []File
+	var problems []string
+	for _, n := range names {
+		name, err := cleanName(n)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		info, err := root.Stat(name)
+		if err != nil || !info.Mode().IsRegular() {
+			problems = append(problems, fmt.Sprintf("declared file %q: not a regular file in the workspace", n))
+			continue
+		}
+		f := File{Name: n, MIME: mimeOf(name)}
+		if info.Size() > maxBytes {
+			f.Size = info.Size()
+		} else if f.Data, err = root.ReadFile(name); err != nil {
+			problems = append(problems, fmt.Sprintf("declared file %q: %v", n, err))
+			continue
+		}
+		out = append(out, f)
+	}
+	if len(problems) > 0 && *errText == "" {
+		*errText = strings.Join(problems, "; ")
+	}
+	return out
+}
+
+func mimeOf(name string) string {
+	if t := mime.TypeByExtension(filepath.Ext(name)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}

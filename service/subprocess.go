@@ -1,0 +1,291 @@
+package service
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+//go:embed preludes/prelude.py
+var pythonPrelude string
+
+//go:embed preludes/prelude.js
+var nodePrelude string
+
+// runRequest is one subprocess execution.
+type runRequest struct {
+	runtime  string // "python" or "node"
+	code     string
+	dir      string // the workspace
+	timeout  time.Duration
+	dispatch Dispatcher
+}
+
+// runOutcome is what came of it.
+type runOutcome struct {
+	output   string // the JSON of the value given to set_result, or ""
+	files    []string
+	logs     string
+	exitCode int
+	err      string
+	timedOut bool
+}
+
+// jail is how subprocesses are started: under bubblewrap, or (insecure)
+// directly.
+type jail struct {
+	bwrap    string // "" when running without bubblewrap
+	prlimit  string // "" when the machine has none
+	python   string
+	node     string
+	root     string // the workspace root, hidden from the sandbox
+	memory   int64
+	procs    int
+	install  bool
+	maxOut   int
+	fileSize int64
+}
+
+const sandboxRun = "/run/airlock"       // the execution's private files, read-only
+const sandboxWork = "/run/airlock-work" // the workspace, writable
+
+// run runs the code and waits for it, killing its whole process tree at
+// the timeout.
+func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
+	priv, err := os.MkdirTemp("", "airlock-run-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(priv)
+	var interp []string
+	switch req.runtime {
+	case "python":
+		if err := writeFiles(priv, map[string]string{"prelude.py": pythonPrelude, "main.py": req.code}); err != nil {
+			return nil, err
+		}
+		interp = []string{j.python, "-u", j.inside(priv, "prelude.py"), j.inside(priv, "main.py")}
+	case "node":
+		// The code runs in an async function, for top-level await; the
+		// wrapper shares the first line, so line numbers stay the code's.
+		main := `const {callTool,callToolsParallel,setResult,installPackage}=require(` + strconv.Quote(j.inside(priv, "prelude.js")) +
+			`);(async()=>{` + req.code + "\n})().catch((e)=>{console.error(e&&e.stack||String(e));process.exitCode=1;});\n"
+		if err := writeFiles(priv, map[string]string{"prelude.js": nodePrelude, "main.js": main}); err != nil {
+			return nil, err
+		}
+		interp = []string{j.node, j.inside(priv, "main.js")}
+	default:
+		return nil, fmt.Errorf("unsupported runtime %q", req.runtime)
+	}
+
+	sock := filepath.Join(priv, "sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return nil, err
+	}
+	defer ln.Close()
+	runCtx, cancel := context.WithTimeout(ctx, req.timeout)
+	defer cancel()
+	var calls sync.WaitGroup
+	go serveCalls(runCtx, ln, req.dispatch, &calls)
+
+	resultR, resultW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer resultR.Close()
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1",
+		"AIRLOCK_SOCKET=" + j.inside(priv, "sock")}
+	if j.install {
+		env = append(env, "AIRLOCK_ALLOW_INSTALL=1")
+	}
+	var argv []string
+	if j.prlimit != "" {
+		argv = append(argv, j.prlimit, "--data="+strconv.FormatInt(j.memory, 10), "--cpu="+strconv.Itoa(int(req.timeout.Seconds())+1),
+			"--fsize="+strconv.FormatInt(j.fileSize, 10), "--nofile=256", "--nproc="+strconv.Itoa(j.procs), "--core=0", "--")
+	}
+	if j.bwrap != "" {
+		argv = append(argv, j.bwrap, "--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL",
+			"--ro-bind", "/", "/", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dev", "/dev", "--proc", "/proc")
+		if !strings.HasPrefix(j.root, "/tmp/") {
+			argv = append(argv, "--tmpfs", j.root) // the other sessions' workspaces
+		}
+		argv = append(argv, "--ro-bind", priv, sandboxRun, "--bind", req.dir, sandboxWork, "--chdir", sandboxWork, "--clearenv",
+			"--setenv", "HOME", sandboxWork)
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			argv = append(argv, "--setenv", k, v)
+		}
+		argv = append(argv, "--")
+	}
+	argv = append(argv, interp...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = req.dir
+	cmd.Env = append(env, "HOME="+req.dir)
+	logs := &capped{limit: j.maxOut}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	cmd.ExtraFiles = []*os.File{resultW} // fd 3
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = time.Second // a descendant holding the output open does not hold the response
+	if err := cmd.Start(); err != nil {
+		resultW.Close()
+		return nil, fmt.Errorf("start %s: %w", req.runtime, err)
+	}
+	resultW.Close()
+	results := make(chan []byte, 1)
+	go func() { // the last line of the result pipe, up to the cap
+		b, _ := io.ReadAll(io.LimitReader(resultR, int64(j.maxOut)+1))
+		results <- b
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	var werr error
+	timedOut := false
+	select {
+	case werr = <-waited:
+	case <-runCtx.Done():
+		timedOut = errors.Is(runCtx.Err(), context.DeadlineExceeded)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the process group: children too
+		werr = <-waited
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything the code left behind in its group
+	resultR.SetReadDeadline(time.Now().Add(time.Second))
+	raw := <-results
+	cancel()
+	out := &runOutcome{logs: logs.String(), exitCode: cmd.ProcessState.ExitCode()}
+	switch {
+	case timedOut:
+		out.exitCode, out.timedOut = -1, true
+		out.err = fmt.Sprintf("execution timed out after %s", req.timeout)
+	case ctx.Err() != nil:
+		out.exitCode, out.err = -1, "execution cancelled"
+	case werr != nil:
+		out.err = werr.Error()
+	}
+	if len(raw) > j.maxOut {
+		if out.err == "" {
+			out.err = fmt.Sprintf("the result is larger than the output cap (%d bytes)", j.maxOut)
+		}
+		return out, nil
+	}
+	if line := lastLine(raw); len(line) > 0 {
+		var r struct {
+			Data  json.RawMessage `json:"data"`
+			Files []string        `json:"files"`
+		}
+		if err := json.Unmarshal(line, &r); err == nil {
+			out.output, out.files = string(r.Data), r.Files
+		} else if out.err == "" {
+			out.err = "the result could not be read: " + err.Error()
+		}
+	}
+	return out, nil
+}
+
+// inside is where a private file is seen by the code.
+func (j *jail) inside(priv, name string) string {
+	if j.bwrap == "" {
+		return filepath.Join(priv, name)
+	}
+	return sandboxRun + "/" + name
+}
+
+func writeFiles(dir string, files map[string]string) error {
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return os.Chmod(dir, 0o755)
+}
+
+func lastLine(b []byte) []byte {
+	b = bytes.TrimRight(b, "\n")
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		return b[i+1:]
+	}
+	return b
+}
+
+// serveCalls answers the code's tool calls on the Unix socket: one JSON
+// line each way per connection, each connection on its own goroutine.
+func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, wg *sync.WaitGroup) {
+	go func() { <-ctx.Done(); ln.Close() }()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer conn.Close()
+			line, err := bufio.NewReader(io.LimitReader(conn, 16<<20)).ReadBytes('\n')
+			var resp struct {
+				Data  *string `json:"data,omitempty"`
+				Error string  `json:"error,omitempty"`
+			}
+			var call struct {
+				Name string          `json:"name"`
+				Args json.RawMessage `json:"args"`
+			}
+			if err != nil && len(line) == 0 || json.Unmarshal(line, &call) != nil || call.Name == "" {
+				resp.Error = "malformed tool call"
+			} else if data, err := dispatch(ctx, call.Name, call.Args); err != nil {
+				resp.Error = err.Error()
+			} else {
+				resp.Data = &data
+			}
+			b, _ := json.Marshal(resp)
+			conn.Write(append(b, '\n'))
+		}()
+	}
+}
+
+// capped keeps the first limit bytes written to it, then a marker.
+type capped struct {
+	mu        sync.Mutex
+	buf       bytes.Buffer
+	limit     int
+	truncated bool
+}
+
+const truncatedMarker = "\n...[output truncated]\n"
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.limit - c.buf.Len(); room > 0 {
+		if len(p) > room {
+			c.buf.Write(p[:room])
+			c.truncated = true
+		} else {
+			c.buf.Write(p)
+		}
+	} else if len(p) > 0 {
+		c.truncated = true
+	}
+	return len(p), nil
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.truncated {
+		return c.buf.String() + truncatedMarker
+	}
+	return c.buf.String()
+}

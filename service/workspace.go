@@ -1,0 +1,134 @@
+package service
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// workspaces are the session directories under one root, with the time
+// each was last used.
+type workspaces struct {
+	root string
+	ttl  time.Duration
+	mu   sync.Mutex
+	used map[string]time.Time // session → last use
+	busy map[string]int       // session → executions running in it
+}
+
+var sessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+func newWorkspaces(root string, ttl time.Duration) (*workspaces, error) {
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	return &workspaces{root: abs, ttl: ttl, used: map[string]time.Time{}, busy: map[string]int{}}, nil
+}
+
+// acquire returns the directory of a session (a throwaway one for ""),
+// creating it, and marks it in use until release.
+func (w *workspaces) acquire(session string) (dir, id string, err error) {
+	id = session
+	if id == "" {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id = "tmp-" + hex.EncodeToString(b[:])
+	} else if !sessionID.MatchString(id) || strings.Contains(id, "..") {
+		return "", "", fmt.Errorf("invalid session_id %q", session)
+	}
+	dir = filepath.Join(w.root, id)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", err
+	}
+	w.mu.Lock()
+	w.used[id] = time.Now()
+	w.busy[id]++
+	w.mu.Unlock()
+	return dir, id, nil
+}
+
+// release ends a use; a throwaway workspace is deleted.
+func (w *workspaces) release(id string, throwaway bool) {
+	w.mu.Lock()
+	w.busy[id]--
+	if w.busy[id] <= 0 {
+		delete(w.busy, id)
+	}
+	w.used[id] = time.Now()
+	if throwaway {
+		delete(w.used, id)
+	}
+	w.mu.Unlock()
+	if throwaway {
+		os.RemoveAll(filepath.Join(w.root, id))
+	}
+}
+
+// remove deletes a session's workspace; an unknown one is no error.
+func (w *workspaces) remove(session string) error {
+	if !sessionID.MatchString(session) || strings.Contains(session, "..") {
+		return fmt.Errorf("invalid session_id %q", session)
+	}
+	w.mu.Lock()
+	delete(w.used, session)
+	w.mu.Unlock()
+	return os.RemoveAll(filepath.Join(w.root, session))
+}
+
+// evict deletes the workspaces not used within the TTL and not in use,
+// including ones left on disk by an earlier server.
+func (w *workspaces) evict(now time.Time) []string {
+	entries, _ := os.ReadDir(w.root)
+	var gone []string
+	for _, e := range entries {
+		id := e.Name()
+		w.mu.Lock()
+		last, known := w.used[id]
+		if !known {
+			if info, err := e.Info(); err == nil {
+				last = info.ModTime()
+			}
+		}
+		stale := w.busy[id] == 0 && now.Sub(last) > w.ttl
+		if stale {
+			delete(w.used, id)
+		}
+		w.mu.Unlock()
+		if stale {
+			os.RemoveAll(filepath.Join(w.root, id))
+			gone = append(gone, id)
+		}
+	}
+	return gone
+}
+
+var errBadPath = errors.New("invalid file path")
+
+// cleanName checks a file name given for a workspace: relative, no "..",
+// no NUL.
+func cleanName(name string) (string, error) {
+	if name == "" || strings.ContainsRune(name, 0) || filepath.IsAbs(name) || strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) {
+		return "", fmt.Errorf("%w: %q", errBadPath, name)
+	}
+	c := filepath.Clean(name)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("%w: %q", errBadPath, name)
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == ".." {
+			return "", fmt.Errorf("%w: %q", errBadPath, name)
+		}
+	}
+	return c, nil
+}
