@@ -4,6 +4,7 @@
 //	airlock repl [flags]
 //	airlock agent [flags] TASK
 //	airlock mcp [--http ADDR] [--config FILE]
+//	airlock serve [flags]
 //
 // runs FILE (TypeScript for .ts/.mts/.cts/.tsx, JavaScript otherwise; "-" reads
 // standard input as TypeScript), with the files under --modules DIR as the
@@ -41,6 +42,7 @@ const usage = `usage: airlock run [flags] FILE
        airlock repl [flags]
        airlock agent [flags] TASK
        airlock mcp [--http ADDR] [--config FILE]
+       airlock serve [flags]
 
 run:   runs FILE in a fresh sandbox and prints the result. FILE "-" reads standard input.
 repl:  an interactive session on one executor: each line is a step, state persists.
@@ -48,6 +50,8 @@ agent: solves TASK with a language model (OPENAI_API_KEY, OPENAI_BASE_URL) that 
        for the sandbox; airlock agent -h lists its flags.
 mcp:   an MCP server with a run_code tool, on stdio or streamable HTTP; --config FILE also
        proxies the MCP servers FILE lists into the sandbox. airlock mcp -h lists its flags.
+serve: the sandbox service: python, node (under bubblewrap), javascript and typescript over
+       HTTP, with tool callbacks and workspaces. airlock serve -h lists its flags.
 
 run flags:
 `
@@ -59,6 +63,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if len(args) > 0 && args[0] == "agent" {
 		return agentCommand(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "serve" {
+		return serveCommand(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "mcp" {
 		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)

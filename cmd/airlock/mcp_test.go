@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,7 +27,8 @@ func TestMain(m *testing.M) {
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {
 			os.Exit(3)
 		}
-		os.Exit(run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr))
+		ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt) // as main does
+		os.Exit(run(ctx, args, os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -112,5 +116,52 @@ func TestMCPServeHTTP(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// `airlock serve` as a process: configured by the seed's environment
+// variables, answering /health and /execute, stopping on SIGINT.
+func TestServeCommand(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := command(t, "serve")
+	cmd.Env = append(cmd.Env, "SANDBOX_ADDR="+addr, "SANDBOX_WORKSPACE="+t.TempDir(), "SANDBOX_MAX_CONCURRENT=2")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var resp *http.Response
+	for i := 0; i < 100; i++ {
+		if resp, err = http.Get("http://" + addr + "/health"); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("health: %v", err)
+	}
+	resp, err = http.Post("http://"+addr+"/execute", "application/json", strings.NewReader(`{"code":"setResult(6*7)","runtime":"typescript"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	if out["output"] != "42" {
+		t.Fatalf("execute: %v", out)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+func TestServeCommand_BadConfig(t *testing.T) {
+	t.Setenv("SANDBOX_MAX_CONCURRENT", "many")
+	if code, _, errs := cli(t, "", "serve"); code != 2 || !strings.Contains(errs, "SANDBOX_MAX_CONCURRENT") {
+		t.Fatalf("%d %q", code, errs)
 	}
 }
