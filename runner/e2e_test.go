@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -32,11 +33,11 @@ func serve(t *testing.T, cfg service.Config) (*service.Server, string) {
 		cfg.Workspace = t.TempDir()
 	}
 	cfg.Insecure = cfg.Insecure || insecure()
-	srv, err := service.New(cfg, nil)
+	srv, err := service.New(cfg, discard())
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	hs := newServer(srv)
 	t.Cleanup(func() { hs.Close(); srv.Close() })
 	return srv, hs.URL
 }
@@ -438,3 +439,54 @@ func TestRunner(t *testing.T) {
 }
 
 var _ = bytes.NewReader
+
+// Path traversal through symbolic links, both ways: a declared output file
+// that points out of the workspace is refused, and so is an input file
+// written through a link the code left.
+func TestSymlinkTraversal(t *testing.T) {
+	needRuntime(t, "python")
+	_, url := serve(t, service.Config{})
+	r := runner.NewHTTPRunner(url)
+	defer r.Close()
+	ctx := context.Background()
+	res, err := r.Run(ctx, runner.CodeRequest{Runtime: "python", SessionID: "links", Code: "import os\nos.symlink('/etc/passwd', 'leak')\nos.symlink('/tmp', 'dir')\nopen('ok.txt', 'w').write('fine')\nset_result(1, files=['leak', 'ok.txt', '../escape'])"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 1 || res.Files[0].Name != "ok.txt" || !strings.Contains(res.Error, "leak") || !strings.Contains(res.Error, "../escape") {
+		t.Fatalf("%+v", res)
+	}
+	_, err = r.Run(ctx, runner.CodeRequest{Runtime: "javascript", SessionID: "links", Code: "setResult(1)",
+		Files: []runner.File{{Name: "dir/planted.txt", Data: []byte("x")}}}, nil)
+	var se *runner.ServiceError
+	if !errors.As(err, &se) || se.Status != 400 {
+		t.Fatalf("writing through a link: %v", err)
+	}
+	if _, err := os.Stat("/tmp/planted.txt"); err == nil {
+		t.Fatal("a file was written outside the workspace")
+	}
+}
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func newServer(srv *service.Server) *httptest.Server { return httptest.NewServer(srv.Handler()) }
+
+// A returned file over the cap comes back as metadata; the callback server
+// can be the application's own (WithCallbackExternal and Handler).
+func TestFileCapAndExternalCallback(t *testing.T) {
+	_, url := serve(t, service.Config{MaxFileBytes: 1000})
+	mux := http.NewServeMux()
+	app := httptest.NewServer(mux)
+	defer app.Close()
+	r := runner.NewHTTPRunner(url, runner.WithCallbackExternal(app.URL))
+	defer r.Close()
+	mux.Handle(runner.DispatchPath, r.Handler())
+	res, err := r.Run(context.Background(), runner.CodeRequest{Runtime: "javascript",
+		Code: "writeFile('big.txt', 'z'.repeat(5000)); writeFile('small.txt', 'ok'); setResult(await callTool('add', { a: 1, b: 2 }), ['big.txt', 'small.txt'])"}, tools)
+	if err != nil || res.Output != `{"sum": 3}` && res.Output != `{"sum":3}` {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if len(res.Files) != 2 || res.Files[0].Data != nil || res.Files[0].Size != 5000 || string(res.Files[1].Data) != "ok" {
+		t.Fatalf("files: %+v", res.Files)
+	}
+}

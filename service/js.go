@@ -16,15 +16,28 @@ import (
 // runJS runs javascript or typescript in process on the core sandbox, with
 // the preludes' functions: callTool, callToolsParallel (both async),
 // setResult, and readFile/writeFile on the workspace.
-func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt, dir string, timeout time.Duration, dispatch Dispatcher) V1Response {
+func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *workdir, timeout time.Duration, dispatch Dispatcher) V1Response {
 	var mu sync.Mutex
 	var result json.RawMessage
 	var declared []string
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return V1Response{ExecuteResponse: ExecuteResponse{ExitCode: 1, Error: err.Error()}, Status: "error"}
+	var root *os.Root
+	var rootErr error
+	var rootOnce sync.Once
+	openRoot := func() (*os.Root, error) { // the workspace, made on first use
+		rootOnce.Do(func() {
+			dir, err := wd.get()
+			if err == nil {
+				root, err = os.OpenRoot(dir)
+			}
+			rootErr = err
+		})
+		return root, rootErr
 	}
-	defer root.Close()
+	defer func() {
+		if root != nil {
+			root.Close()
+		}
+	}()
 	callTool := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		var list []json.RawMessage
 		var name string
@@ -86,9 +99,13 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt, dir string, 
 		if err != nil {
 			return "", err
 		}
+		root, err := openRoot()
+		if err != nil {
+			return "", err
+		}
 		b, err := root.ReadFile(n)
 		if err != nil {
-			return "", fmt.Errorf("readFile %q: %v", name, strings.ReplaceAll(err.Error(), dir, "."))
+			return "", fmt.Errorf("readFile %q: %v", name, strings.ReplaceAll(err.Error(), wd.dir, "."))
 		}
 		return string(b), nil
 	}
@@ -97,8 +114,12 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt, dir string, 
 		if err != nil {
 			return err
 		}
+		root, err := openRoot()
+		if err != nil {
+			return err
+		}
 		if err := root.WriteFile(n, []byte(text), 0o644); err != nil {
-			return fmt.Errorf("writeFile %q: %v", name, strings.ReplaceAll(err.Error(), dir, "."))
+			return fmt.Errorf("writeFile %q: %v", name, strings.ReplaceAll(err.Error(), wd.dir, "."))
 		}
 		return nil
 	}
@@ -158,7 +179,11 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt, dir string, 
 			resp.Error = fmt.Sprintf("the result is larger than the output cap (%d bytes)", s.cfg.MaxOutput)
 		}
 	}
-	resp.Files = collectFiles(dir, files, s.cfg.MaxFileBytes, &resp.Error)
+	if len(files) > 0 {
+		if dir, err := wd.get(); err == nil {
+			resp.Files = collectFiles(dir, files, s.cfg.MaxFileBytes, &resp.Error)
+		}
+	}
 	return resp
 }
 

@@ -106,10 +106,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		dst  *string
 	}{{"python", cfg.PythonBin, &j.python}, {"node", cfg.NodeBin, &j.node}} {
 		if p, err := exec.LookPath(rt.bin); err == nil {
-			*rt.dst, _ = filepath.Abs(p)
-			if real, err := filepath.EvalSymlinks(*rt.dst); err == nil {
-				*rt.dst = real
-			}
+			*rt.dst = realBinary(p, rt.name)
 		} else {
 			logger.Warn("runtime unavailable", "runtime", rt.name, "binary", rt.bin, "err", err)
 		}
@@ -308,22 +305,26 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 	}
 	timeout = min(timeout, 300*time.Second)
 
-	dir, id, err := s.ws.acquire(req.SessionID)
-	if err != nil {
-		return nil, badRequest("%v", err)
-	}
-	defer s.ws.release(id, req.SessionID == "")
-	if err := writeInputs(dir, req.Files); err != nil {
-		if errors.Is(err, errBadPath) {
+	wd := &workdir{ws: s.ws, session: req.SessionID}
+	defer wd.release()
+	if req.SessionID != "" || len(req.Files) > 0 || rt == "python" || rt == "node" {
+		dir, err := wd.get()
+		if err != nil {
 			return nil, badRequest("%v", err)
 		}
-		return nil, err
+		if err := writeInputs(dir, req.Files); err != nil {
+			if errors.Is(err, errBadPath) {
+				return nil, badRequest("%v", err)
+			}
+			return nil, err
+		}
 	}
 	start := time.Now()
 	var resp V1Response
 	if rt == "javascript" || rt == "typescript" {
-		resp = s.runJS(ctx, req, rt, dir, timeout, dispatch)
+		resp = s.runJS(ctx, req, rt, wd, timeout, dispatch)
 	} else {
+		dir, _ := wd.get()
 		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch})
 		if err != nil {
 			return nil, err
@@ -458,3 +459,33 @@ func mimeOf(name string) string {
 	}
 	return "application/octet-stream"
 }
+
+// realBinary is the interpreter a command name runs: the symbolic links
+// followed and, for Python, the executable itself rather than a wrapper
+// script such as a pyenv shim (which would cost every execution its own
+// start and need more of the machine inside the jail).
+func realBinary(path, runtime string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if runtime != "python" {
+		return abs
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, abs, "-c", "import sys; print(sys.executable)").Output()
+	if exe := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(exe) {
+		return exe
+	}
+	return abs
+}
+
+// PythonBinary is the Python executable the server runs, for comparisons.
+func (s *Server) PythonBinary() string { return s.jail.python }
+
+// NodeBinary is the Node.js executable the server runs.
+func (s *Server) NodeBinary() string { return s.jail.node }

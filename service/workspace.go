@@ -132,3 +132,25 @@ func cleanName(name string) (string, error) {
 	}
 	return c, nil
 }
+
+// A workdir is an execution's workspace, acquired on first use: a
+// javascript run that touches no file creates none.
+type workdir struct {
+	ws      *workspaces
+	session string
+	once    sync.Once
+	dir, id string
+	err     error
+}
+
+func (w *workdir) get() (string, error) {
+	w.once.Do(func() { w.dir, w.id, w.err = w.ws.acquire(w.session) })
+	return w.dir, w.err
+}
+
+// release ends the use, if there was one.
+func (w *workdir) release() {
+	if w.id != "" {
+		w.ws.release(w.id, w.session == "")
+	}
+}

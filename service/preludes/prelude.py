@@ -1,8 +1,9 @@
 # Airlock's Python prelude: the functions the code calls. Prints and
 # console output go to the logs; results travel on their own pipe (fd 3),
 # so nothing the code or its children print can corrupt them.
-import json as _json, os as _os, socket as _socket, sys as _sys
-from concurrent.futures import ThreadPoolExecutor as _Pool
+# Modules the code may not need are imported when first used: the start of
+# every execution pays for what it imports here.
+import json as _json, os as _os, sys as _sys
 
 _os.dup2(2, 1)  # stdout (of this process and its children) joins the logs
 _sys.stdout = _sys.stderr
@@ -14,6 +15,7 @@ _RESULT = _os.fdopen(3, "w", encoding="utf-8")
 def _call(name, args):
     if not isinstance(name, str) or not name:
         raise TypeError("call_tool: the tool name must be a non-empty string")
+    import socket as _socket
     s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         s.connect(_SOCKET)
@@ -48,7 +50,8 @@ def call_tools_parallel(calls):
     calls = list(calls)
     if not calls:
         return []
-    with _Pool(max_workers=min(16, len(calls))) as pool:
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=min(16, len(calls))) as pool:
         return list(pool.map(lambda c: _call(c[0], c[1] if len(c) > 1 else None), calls))
 
 
