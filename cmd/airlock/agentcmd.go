@@ -38,18 +38,10 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 // agentCommand runs `airlock agent [flags] TASK`.
 func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := agentFlags(stderr)
-	fl.Usage = func() {
-		fmt.Fprint(stderr, "usage: airlock agent [flags] TASK\n\nflags:\n")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
+	if !parseArgs(fl, "usage: airlock agent [flags] TASK", args, 1) || strings.TrimSpace(fl.Arg(0)) == "" {
 		return 2
 	}
 	get := func(name string) string { return fl.Lookup(name).Value.String() }
-	if fl.NArg() != 1 || strings.TrimSpace(fl.Arg(0)) == "" {
-		fl.Usage()
-		return 2
-	}
 	task := fl.Arg(0)
 	memory, err := parseBytes(get("memory"))
 	if err != nil {

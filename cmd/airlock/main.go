@@ -276,3 +276,21 @@ func printHuman(w io.Writer, res *airlock.Result, src string) {
 func formatValue(v any) string {
 	return strings.TrimSuffix((&airlock.Result{Status: airlock.StatusSuccess, Result: v}).Text(""), "\n")
 }
+
+// parseArgs parses a subcommand's flags, with usage as the head of its help;
+// it reports false (after printing the help) for bad flags or when the
+// number of arguments is not nargs.
+func parseArgs(fl *flag.FlagSet, usage string, args []string, nargs int) bool {
+	fl.Usage = func() {
+		fmt.Fprint(fl.Output(), usage+"\n\nflags:\n")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		return false
+	}
+	if fl.NArg() != nargs {
+		fl.Usage()
+		return false
+	}
+	return true
+}

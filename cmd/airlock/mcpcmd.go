@@ -29,15 +29,7 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 // mcpCommand runs `airlock mcp`: the MCP server on stdio or HTTP.
 func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := mcpFlags(stderr)
-	fl.Usage = func() {
-		fmt.Fprint(stderr, "usage: airlock mcp [--http ADDR] [--config FILE] [flags]\n\nflags:\n")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
-	}
-	if fl.NArg() != 0 {
-		fl.Usage()
+	if !parseArgs(fl, "usage: airlock mcp [--http ADDR] [--config FILE] [flags]", args, 0) {
 		return 2
 	}
 	get := func(name string) string { return fl.Lookup(name).Value.String() }

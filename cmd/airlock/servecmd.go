@@ -38,15 +38,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	fl := serveFlags(stderr, env)
-	fl.Usage = func() {
-		fmt.Fprint(stderr, "usage: airlock serve [flags]\n\nflags:\n")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return 2
-	}
-	if fl.NArg() != 0 {
-		fl.Usage()
+	if !parseArgs(fl, "usage: airlock serve [flags]", args, 0) {
 		return 2
 	}
 	get := func(name string) flag.Getter { return fl.Lookup(name).Value.(flag.Getter) }
