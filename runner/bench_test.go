@@ -16,7 +16,7 @@ import (
 // BenchmarkExecute is the latency of a hello-world through the service, per
 // runtime, against a bare interpreter spawn measured in the same run.
 func BenchmarkExecute(b *testing.B) {
-	srv, url := serveB(b)
+	srv, url := serve(b, service.Config{})
 	r := runner.NewHTTPRunner(url)
 	defer r.Close()
 	// The bare spawns run the same executables as the service.
@@ -49,7 +49,7 @@ func BenchmarkExecute(b *testing.B) {
 // BenchmarkJavaScriptThroughput is hello-world executions per second of the
 // in-process javascript runtime over loopback HTTP, 8 clients at once.
 func BenchmarkJavaScriptThroughput(b *testing.B) {
-	_, url := serveB(b, service.Config{MaxConcurrent: 64})
+	_, url := serve(b, service.Config{MaxConcurrent: 64})
 	body := []byte(`{"code":"setResult('hello')","runtime":"javascript"}`)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.ResetTimer()
@@ -76,20 +76,4 @@ func BenchmarkJavaScriptThroughput(b *testing.B) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "exec/s")
-}
-
-func serveB(b *testing.B, cfg ...service.Config) (*service.Server, string) {
-	c := service.Config{}
-	if len(cfg) > 0 {
-		c = cfg[0]
-	}
-	c.Workspace = b.TempDir()
-	c.Insecure = insecure()
-	srv, err := service.New(c, discard())
-	if err != nil {
-		b.Fatal(err)
-	}
-	hs := newServer(srv)
-	b.Cleanup(func() { hs.Close(); srv.Close() })
-	return srv, hs.URL
 }

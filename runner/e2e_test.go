@@ -27,7 +27,7 @@ import (
 func insecure() bool { return os.Getenv("AIRLOCK_TEST_INSECURE") == "1" }
 
 // serve starts the service on a real listener.
-func serve(t *testing.T, cfg service.Config) (*service.Server, string) {
+func serve(t testing.TB, cfg service.Config) (*service.Server, string) {
 	t.Helper()
 	if cfg.Workspace == "" {
 		cfg.Workspace = t.TempDir()
@@ -37,7 +37,7 @@ func serve(t *testing.T, cfg service.Config) (*service.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := newServer(srv)
+	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { hs.Close(); srv.Close() })
 	return srv, hs.URL
 }
@@ -468,8 +468,6 @@ func TestSymlinkTraversal(t *testing.T) {
 }
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
-func newServer(srv *service.Server) *httptest.Server { return httptest.NewServer(srv.Handler()) }
 
 // A returned file over the cap comes back as metadata; the callback server
 // can be the application's own (WithCallbackExternal and Handler).
