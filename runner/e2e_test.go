@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -351,19 +352,25 @@ func TestReferenceProtocol(t *testing.T) {
 		t.Fatalf("timeout: %v", m)
 	}
 	// Busy: 503 at once, no queue.
+	// The first execution holds the only slot: it says so through a tool
+	// call before it loops.
+	started := make(chan struct{})
+	var once sync.Once
+	hold := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(started) })
+		w.Write([]byte(`{"data":"1"}`))
+	}))
+	defer hold.Close()
 	done := make(chan struct{})
-	go func() { post("/execute", `{"code":"while (true) {}","runtime":"javascript","timeout":3}`); close(done) }()
-	busy := false
-	for deadline := time.Now().Add(2500 * time.Millisecond); !busy && time.Now().Before(deadline); {
-		start := time.Now()
-		status, m = post("/execute", `{"code":"setResult(1)","runtime":"javascript"}`)
-		busy = status == 503 && m["error"] == "server busy"
-		if busy && time.Since(start) > time.Second {
-			t.Fatalf("503 took %v: it must fail fast", time.Since(start))
-		}
-	}
-	if !busy {
-		t.Fatalf("no 503 while the only slot was taken: %d %v", status, m)
+	go func() {
+		post("/execute", `{"code":"await callTool('started'); while (true) {}","runtime":"javascript","timeout":2,"callback_url":"`+hold.URL+`"}`)
+		close(done)
+	}()
+	<-started
+	start := time.Now()
+	status, m = post("/execute", `{"code":"setResult(1)","runtime":"javascript"}`)
+	if status != 503 || m["error"] != "server busy" || time.Since(start) > time.Second {
+		t.Fatalf("busy: %d %v after %v", status, m, time.Since(start))
 	}
 	<-done
 	// /v1/execute adds status and the structured error.
