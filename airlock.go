@@ -98,6 +98,14 @@ type RuntimeConfig struct {
 	// run: the result, and all reports, logs and host call arguments
 	// together, in bytes of their encoded form. 0 means 64 MiB.
 	MaxValueBytes int
+	// Workers, when positive, runs the sandboxes in that many child
+	// processes (this same binary, re-executed: the package's init
+	// recognises them) instead of in this process, with the same API and
+	// results: a fatal error in the engine, or a run that does not stop
+	// when told, kills a worker (replaced by a fresh one), never the host.
+	// Bridged functions still run in the host; a function must be a global
+	// or a module export (not inside a value). Prepared does not apply.
+	Workers int
 }
 
 const (
@@ -117,6 +125,7 @@ var (
 // sandboxes it keeps prepared.
 type Runtime struct {
 	cfg     RuntimeConfig
+	workers *workerPool // worker-process mode, or nil
 	ready   chan *worker
 	closing chan struct{}
 	idle    atomic.Int32 // workers preparing or waiting in ready
@@ -147,6 +156,10 @@ func NewRuntime(cfg RuntimeConfig) *Runtime {
 		cfg.MaxValueBytes = defaultValueBytes
 	}
 	rt := &Runtime{cfg: cfg, ready: make(chan *worker, cfg.Prepared), closing: make(chan struct{})}
+	if cfg.Workers > 0 {
+		rt.workers = newWorkerPool(rt)
+		return rt
+	}
 	for i := 0; i < cfg.Prepared; i++ {
 		rt.idle.Add(1)
 		go rt.work(nil)
@@ -212,6 +225,9 @@ func (rt *Runtime) Close() error {
 	rt.once.Do(func() {
 		rt.closed.Store(true)
 		close(rt.closing)
+		if rt.workers != nil {
+			rt.workers.close()
+		}
 		for {
 			select {
 			case w := <-rt.ready:
@@ -245,6 +261,9 @@ func (rt *Runtime) Run(ctx context.Context, src string, opts Options) (*Executio
 	if rt.closed.Load() {
 		return nil, ErrClosed
 	}
+	if rt.workers != nil {
+		return rt.runRemote(ctx, src, opts)
+	}
 	r, err := rt.newRun(ctx, src, opts)
 	if err != nil {
 		return nil, err
@@ -266,6 +285,7 @@ type Execution struct {
 	result *Result
 	start  time.Time
 	r      *run
+	remote *remoteRun // in worker-process mode
 
 	mu      sync.Mutex
 	reports []any
@@ -304,6 +324,13 @@ func (e *Execution) Terminate(reason string) {
 	msg := "terminated"
 	if reason != "" {
 		msg = "terminated: " + reason
+	}
+	if e.remote != nil {
+		if e.Running() {
+			e.remote.terminate(msg)
+			go e.remote.killAfterGrace()
+		}
+		return
 	}
 	e.r.halt(StatusTerminated, msg)
 }

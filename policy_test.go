@@ -11,7 +11,8 @@ import (
 )
 
 // TestImportPolicy keeps the engine and the transpiler behind their
-// packages, and the root package free of processes and networking.
+// packages, and the root package free of processes and networking, but for
+// worker.go: worker-process mode starts this binary again, and nothing else.
 func TestImportPolicy(t *testing.T) {
 	rules := []struct {
 		imp     string
@@ -36,6 +37,9 @@ func TestImportPolicy(t *testing.T) {
 		for _, is := range f.Imports {
 			imp, _ := strconv.Unquote(is.Path.Value)
 			for _, r := range rules {
+				if imp == "os/exec" && path == "worker.go" {
+					continue
+				}
 				if imp == r.imp && !r.allowed(dir) {
 					t.Errorf("%s imports %s", path, imp)
 				}

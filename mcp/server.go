@@ -36,6 +36,9 @@ type Options struct {
 	Upstreams *Config
 	// Version is reported to clients.
 	Version string
+	// Workers, when positive and Runtime is nil, runs the programs in that
+	// many worker processes (airlock.RuntimeConfig.Workers).
+	Workers int
 }
 
 // A Server is Airlock's MCP server.
@@ -73,7 +76,7 @@ func NewServer(ctx context.Context, opts Options) (*Server, error) {
 		opts.MaxTimeout = 5 * time.Minute
 	}
 	if opts.Runtime == nil {
-		opts.Runtime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: opts.MaxTimeout + time.Second})
+		opts.Runtime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: opts.MaxTimeout + time.Second, Workers: opts.Workers})
 	}
 	version := opts.Version
 	if version == "" {

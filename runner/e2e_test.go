@@ -501,3 +501,14 @@ func TestFileCapAndExternalCallback(t *testing.T) {
 		t.Fatalf("files: %+v", res.Files)
 	}
 }
+
+// The service with javascript in worker processes gives the same answers.
+func TestServiceWorkers(t *testing.T) {
+	_, url := serve(t, service.Config{Workers: 1})
+	r := runner.NewHTTPRunner(url)
+	defer r.Close()
+	res, err := r.Run(context.Background(), runner.CodeRequest{Code: programs["typescript"]["roundtrip"], Runtime: "typescript"}, tools)
+	if err != nil || !strings.Contains(res.Output, `"sum":5`) || !strings.Contains(res.Logs, "logged") {
+		t.Fatalf("%+v, %v", res, err)
+	}
+}

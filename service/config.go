@@ -48,6 +48,9 @@ type Config struct {
 	Insecure bool
 	// BwrapBin is the bubblewrap binary; default "bwrap".
 	BwrapBin string
+	// Workers, when positive, runs javascript and typescript in that many
+	// worker processes instead of in the server's (airlock.RuntimeConfig.Workers).
+	Workers int
 }
 
 // ConfigFromEnv reads the seed's environment variables.

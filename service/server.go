@@ -124,7 +124,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, ws: ws, jail: j, sem: make(chan struct{}, cfg.MaxConcurrent), log: logger,
-		js:      airlock.NewRuntime(airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second}),
+		js:      airlock.NewRuntime(airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: cfg.Workers}),
 		client:  &http.Client{Timeout: 5 * time.Minute},
 		metrics: newMetrics(), stop: make(chan struct{}),
 	}

@@ -165,3 +165,17 @@ func TestServeCommand_BadConfig(t *testing.T) {
 		t.Fatalf("%d %q", code, errs)
 	}
 }
+
+// airlock mcp --workers: run_code in a worker process of the server.
+func TestMCPCommand_Workers(t *testing.T) {
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+		&sdk.CommandTransport{Command: command(t, "mcp", "--workers", "1")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": "export default 40 + 2"}})
+	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "42\n" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+}

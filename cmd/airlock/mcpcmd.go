@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,6 +24,7 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("memory", "64MiB", "memory limit of a program")
 	fs.Duration("timeout", 30*time.Second, "time limit of a program that sets no timeout_ms")
 	fs.Duration("max-timeout", 5*time.Minute, "the largest timeout_ms a program may ask for")
+	fs.Int("workers", 0, "run the programs in this many worker processes instead of the server's")
 	return fs
 }
 
@@ -40,7 +42,8 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	timeout, _ := time.ParseDuration(get("timeout"))
 	maxTimeout, _ := time.ParseDuration(get("max-timeout"))
-	opts := mcp.Options{MemoryLimitBytes: memory, Timeout: timeout, MaxTimeout: maxTimeout}
+	workers, _ := strconv.Atoi(get("workers"))
+	opts := mcp.Options{MemoryLimitBytes: memory, Timeout: timeout, MaxTimeout: maxTimeout, Workers: workers}
 	if path := get("config"); path != "" {
 		if opts.Upstreams, err = mcp.LoadConfig(path); err != nil {
 			fmt.Fprintf(stderr, "airlock mcp: --config: %v\n", err)

@@ -26,6 +26,7 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	fs.Int("max-output", env.MaxOutput, "cap on an execution's logs and result, bytes ($SANDBOX_MAX_OUTPUT; default 524288)")
 	fs.String("memory", "", "memory limit of an execution (default 512MiB for python/node, 64MiB for javascript)")
 	fs.Bool("allow-install", false, "let code install packages (install_package / installPackage)")
+	fs.Int("workers", 0, "run javascript and typescript in this many worker processes instead of the server's")
 	fs.Bool("insecure-no-bwrap", false, "run python and node WITHOUT bubblewrap (the code can then read the machine and use the network)")
 	return fs
 }
@@ -52,6 +53,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		MaxOutput:     get("max-output").Get().(int),
 		AllowInstall:  get("allow-install").Get().(bool),
 		Insecure:      get("insecure-no-bwrap").Get().(bool),
+		Workers:       get("workers").Get().(int),
 	}
 	if m := get("memory").Get().(string); m != "" {
 		if cfg.MemoryLimitBytes, err = parseBytes(m); err != nil {

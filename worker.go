@@ -1,0 +1,644 @@
+package airlock
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Worker-process mode (RuntimeConfig.Workers): sandboxes run in child
+// processes — this same binary, re-executed — so that a fatal error or a
+// loop the engine cannot interrupt kills a worker, never the host. The
+// host keeps the bridged functions: a call from the sandbox travels to the
+// host and back, its values through the wire codec. A worker that dies or
+// does not stop in time is killed and replaced; its runs settle with an
+// error.
+
+// workerEnv marks a process started as a worker.
+const workerEnv = "AIRLOCK_WORKER_PROCESS"
+
+func init() {
+	if os.Getenv(workerEnv) == "1" {
+		os.Unsetenv(workerEnv)
+		serveWorker(os.Stdin, os.Stdout)
+		os.Exit(0)
+	}
+}
+
+// wmsg is one message between host and worker, either way.
+type wmsg struct {
+	Kind   string // run, terminate, reply (host → worker); call, report, log, done (worker → host)
+	Run    uint64
+	Call   uint64
+	Fn     int
+	Text   string // wire text or JSON text
+	Err    string
+	Spec   *wspec
+	Result *wresult
+}
+
+// wspec is a run, for the worker.
+type wspec struct {
+	Source, Filename string
+	Language         Language
+	Memory           int64
+	Modules          map[string]string
+	Fn               string
+	Args             string // wire text of Execute.Args
+	Globals          []wvalue
+	Imports          map[string][]wvalue
+	Report           bool
+	MaxDuration      time.Duration
+}
+
+// wvalue is a global or an export: a value as wire text, or a host
+// function by index.
+type wvalue struct {
+	Name  string
+	Wire  string
+	Fn    int // -1 for a value
+	Async bool
+	JSON  bool
+}
+
+type wresult struct {
+	Status   Status
+	Result   string // wire text
+	Logs     []wlog
+	Error    *ScriptError
+	Memory   int64
+	Duration time.Duration
+}
+
+type wlog struct {
+	Level LogLevel
+	Args  string // wire text
+	Time  time.Time
+}
+
+// --- the host side ---
+
+type workerPool struct {
+	rt    *Runtime
+	mu    sync.Mutex
+	procs []*workerProc
+	next  int
+}
+
+type workerProc struct {
+	pool   *workerPool
+	cmd    *exec.Cmd
+	enc    *gob.Encoder
+	wmu    sync.Mutex
+	mu     sync.Mutex
+	runs   map[uint64]*remoteRun
+	dead   bool
+	nextID atomic.Uint64
+	killed sync.Once
+}
+
+type remoteRun struct {
+	stopping atomic.Pointer[string] // the host's reason, once it stopped the run
+	id       uint64
+	proc     *workerProc
+	opts     Options
+	fns      []*hostFunc
+	exec     *Execution
+	ctx      context.Context
+	once     sync.Once
+	start    time.Time
+}
+
+func newWorkerPool(rt *Runtime) *workerPool { return &workerPool{rt: rt} }
+
+// proc returns a live worker, starting one if needed.
+func (p *workerPool) proc() (*workerProc, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.procs) < p.rt.cfg.Workers {
+		w, err := startWorker(p)
+		if err != nil {
+			return nil, err
+		}
+		p.procs = append(p.procs, w)
+		return w, nil
+	}
+	for i := 0; i < len(p.procs); i++ {
+		p.next = (p.next + 1) % len(p.procs)
+		w := p.procs[p.next]
+		w.mu.Lock()
+		dead := w.dead
+		w.mu.Unlock()
+		if !dead {
+			return w, nil
+		}
+		nw, err := startWorker(p)
+		if err != nil {
+			return nil, err
+		}
+		p.procs[p.next] = nw
+		return nw, nil
+	}
+	return nil, errors.New("airlock: no worker process")
+}
+
+func (p *workerPool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, w := range p.procs {
+		w.kill()
+	}
+	p.procs = nil
+}
+
+func startWorker(p *workerPool) (*workerProc, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("airlock: worker process: %w", err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), workerEnv+"=1")
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("airlock: worker process: %w", err)
+	}
+	w := &workerProc{pool: p, cmd: cmd, enc: gob.NewEncoder(in), runs: map[uint64]*remoteRun{}}
+	go w.read(out)
+	return w, nil
+}
+
+func (w *workerProc) send(m *wmsg) error {
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	return w.enc.Encode(m)
+}
+
+// read handles the worker's messages until it exits; then every run it had
+// settles with an error.
+func (w *workerProc) read(out io.Reader) {
+	dec := gob.NewDecoder(bufio.NewReader(out))
+	for {
+		var m wmsg
+		if err := dec.Decode(&m); err != nil {
+			break
+		}
+		w.mu.Lock()
+		r := w.runs[m.Run]
+		w.mu.Unlock()
+		if r == nil {
+			continue
+		}
+		switch m.Kind {
+		case "call":
+			go r.call(m)
+		case "report":
+			if v, err := decodeHostWire(m.Text, w.pool.rt.cfg.MaxValueBytes); err == nil {
+				r.exec.mu.Lock()
+				r.exec.reports = append(r.exec.reports, v)
+				r.exec.mu.Unlock()
+				if r.opts.Report != nil {
+					r.opts.Report(v)
+				}
+			}
+		case "done":
+			r.settle(m.Result)
+		}
+	}
+	w.kill()
+	w.mu.Lock()
+	runs := w.runs
+	w.runs = map[uint64]*remoteRun{}
+	w.mu.Unlock()
+	for _, r := range runs {
+		if reason := r.stopping.Load(); reason != nil {
+			r.settle(&wresult{Status: StatusTerminated, Error: &ScriptError{Name: "Error", Message: *reason + " (the worker process did not stop in time and was killed)"}})
+			continue
+		}
+		r.settle(&wresult{Status: StatusError, Error: &ScriptError{Name: "InternalError", Message: "the worker process running the sandbox exited"}})
+	}
+}
+
+func (w *workerProc) kill() {
+	w.mu.Lock()
+	w.dead = true
+	w.mu.Unlock()
+	w.killed.Do(func() {
+		w.cmd.Process.Kill()
+		go w.cmd.Wait()
+	})
+}
+
+// runRemote starts a run on a worker process.
+func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Execution, error) {
+	start := time.Now()
+	if err := validate(&opts); err != nil {
+		return nil, err
+	}
+	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}}
+	reg := func(v reflect.Value) (int, error) {
+		h, err := newHostFunc(v)
+		if err != nil {
+			return 0, err
+		}
+		r.fns = append(r.fns, h)
+		return len(r.fns) - 1, nil
+	}
+	value := func(name string, v any) (wvalue, error) {
+		rv := reflect.ValueOf(v)
+		if rv.IsValid() && (rv.Kind() == reflect.Func && !rv.IsNil() || rv.Type() == typeAsync || rv.Type() == typeJSONFunc) {
+			id, err := reg(rv)
+			if err != nil {
+				return wvalue{}, err
+			}
+			h := r.fns[id]
+			return wvalue{Name: name, Fn: id, Async: h.async, JSON: h.json != nil}, nil
+		}
+		text, err := encodeWire(v, func(reflect.Value) (int, error) {
+			return 0, errors.New("in worker-process mode a function must be a global or a module export, not inside a value")
+		})
+		if err != nil {
+			return wvalue{}, fmt.Errorf("airlock: %s: %w", name, err)
+		}
+		return wvalue{Name: name, Wire: text, Fn: -1}, nil
+	}
+	spec := &wspec{Source: src, Filename: opts.Filename, Language: opts.Language, Memory: opts.MemoryLimitBytes,
+		Modules: opts.Modules, Fn: opts.Execute.Fn, Report: opts.Report != nil, Imports: map[string][]wvalue{},
+		MaxDuration: rt.cfg.MaxDuration}
+	if spec.Memory == 0 {
+		spec.Memory = rt.cfg.MemoryLimitBytes
+	}
+	if len(opts.Execute.Args) > 0 {
+		text, err := encodeWire(opts.Execute.Args, func(reflect.Value) (int, error) {
+			return 0, errors.New("in worker-process mode Execute.Args cannot hold functions")
+		})
+		if err != nil {
+			return nil, fmt.Errorf("airlock: Execute.Args: %w", err)
+		}
+		spec.Args = text
+	}
+	for _, name := range sortedKeys(opts.Globals) {
+		v, err := value(name, opts.Globals[name])
+		if err != nil {
+			return nil, err
+		}
+		spec.Globals = append(spec.Globals, v)
+	}
+	for _, s := range sortedKeys(opts.Imports) {
+		for _, name := range sortedKeys(opts.Imports[s]) {
+			v, err := value(name, opts.Imports[s][name])
+			if err != nil {
+				return nil, err
+			}
+			spec.Imports[s] = append(spec.Imports[s], v)
+		}
+		if len(opts.Imports[s]) == 0 {
+			spec.Imports[s] = []wvalue{}
+		}
+	}
+	w, err := rt.workers.proc()
+	if err != nil {
+		return nil, err
+	}
+	r.proc = w
+	r.id = w.nextID.Add(1)
+	w.mu.Lock()
+	w.runs[r.id] = r
+	w.mu.Unlock()
+	r.exec.remote = r
+	if err := w.send(&wmsg{Kind: "run", Run: r.id, Spec: spec}); err != nil {
+		w.kill()
+		return nil, fmt.Errorf("airlock: worker process: %w", err)
+	}
+	// The context, and the safety cap with a grace period after which the
+	// worker is killed: the host owns the end of the run.
+	go func() {
+		var hard <-chan time.Time
+		if rt.cfg.MaxDuration > 0 {
+			t := time.NewTimer(rt.cfg.MaxDuration + time.Duration(workerGrace.Load()))
+			defer t.Stop()
+			hard = t.C
+		}
+		select {
+		case <-r.exec.done:
+		case <-ctx.Done():
+			r.terminate("terminated: " + context.Cause(ctx).Error())
+			r.killAfterGrace()
+		case <-hard:
+			msg := fmt.Sprintf("terminated: the run exceeded the runtime's safety cap of %s", rt.cfg.MaxDuration)
+			r.stopping.CompareAndSwap(nil, &msg)
+			r.proc.kill()
+		}
+	}()
+	return r.exec, nil
+}
+
+// workerGrace is how long a worker has to stop a run it was told to stop,
+// in nanoseconds.
+var workerGrace atomic.Int64
+
+func init() { workerGrace.Store(int64(2 * time.Second)) }
+
+func (r *remoteRun) terminate(msg string) {
+	r.stopping.CompareAndSwap(nil, &msg)
+	r.proc.send(&wmsg{Kind: "terminate", Run: r.id, Text: msg})
+}
+
+func (r *remoteRun) killAfterGrace() {
+	t := time.NewTimer(time.Duration(workerGrace.Load()))
+	defer t.Stop()
+	select {
+	case <-r.exec.done:
+	case <-t.C:
+		r.proc.kill()
+	}
+}
+
+// call runs a host function for the worker and sends the reply.
+func (r *remoteRun) call(m wmsg) {
+	reply := &wmsg{Kind: "reply", Run: r.id, Call: m.Call}
+	defer func() { r.proc.send(reply) }()
+	if m.Fn < 0 || m.Fn >= len(r.fns) {
+		reply.Err = "airlock: unknown host function"
+		return
+	}
+	h := r.fns[m.Fn]
+	if h.json != nil {
+		out, err := h.json(r.ctx, json.RawMessage(m.Text))
+		if err != nil {
+			reply.Err = err.Error()
+		} else {
+			reply.Text = string(out)
+		}
+		return
+	}
+	v, err := decodeHostWire(m.Text, r.proc.pool.rt.cfg.MaxValueBytes)
+	if err != nil {
+		reply.Err = err.Error()
+		return
+	}
+	args, _ := v.([]any)
+	out, err, panicked := h.call(r.ctx, args)
+	if panicked {
+		reply.Err = err.Error()
+		return
+	}
+	if err != nil {
+		reply.Err = err.Error()
+		return
+	}
+	text, err := encodeWire(out, func(reflect.Value) (int, error) {
+		return 0, errors.New("in worker-process mode a host function cannot return a function")
+	})
+	if err != nil {
+		reply.Err = err.Error()
+		return
+	}
+	reply.Text = text
+}
+
+func (r *remoteRun) settle(wr *wresult) {
+	r.once.Do(func() {
+		r.proc.mu.Lock()
+		delete(r.proc.runs, r.id)
+		r.proc.mu.Unlock()
+		res := &Result{Status: wr.Status, Error: wr.Error, MemoryUsedBytes: wr.Memory, Logs: []Log{}}
+		budget := r.proc.pool.rt.cfg.MaxValueBytes
+		if wr.Status == StatusSuccess {
+			v, err := decodeHostWire(wr.Result, budget)
+			if err != nil {
+				res.Status, res.Error = StatusError, &ScriptError{Name: "DataCloneError", Message: err.Error()}
+			} else {
+				res.Result = v
+			}
+		}
+		for _, l := range wr.Logs {
+			v, _ := decodeHostWire(l.Args, budget)
+			args, _ := v.([]any)
+			if args == nil {
+				args = []any{}
+			}
+			res.Logs = append(res.Logs, Log{Level: l.Level, Args: args, Time: l.Time})
+		}
+		res.Reports = r.exec.Reports()
+		res.Duration = time.Since(r.start)
+		r.exec.result = res
+		close(r.exec.done)
+	})
+}
+
+// --- the worker side ---
+
+// serveWorker runs the runs its host sends, until its input ends.
+func serveWorker(in io.Reader, out io.Writer) {
+	dec := gob.NewDecoder(bufio.NewReader(in))
+	enc := gob.NewEncoder(out)
+	var wmu sync.Mutex
+	send := func(m *wmsg) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		enc.Encode(m)
+	}
+	var mu sync.Mutex
+	runs := map[uint64]*Execution{}
+	pending := map[uint64]chan wmsg{}
+	var nextCall atomic.Uint64
+	var rt *Runtime
+	// A worker that will not stop, for the tests of the host's last resort.
+	stuck := os.Getenv("AIRLOCK_WORKER_TEST_STUCK") == "1"
+	for {
+		var m wmsg
+		if err := dec.Decode(&m); err != nil {
+			return
+		}
+		switch m.Kind {
+		case "run":
+			if rt == nil {
+				maxDuration := m.Spec.MaxDuration
+				if stuck {
+					maxDuration = -1
+				}
+				rt = NewRuntime(RuntimeConfig{MaxDuration: maxDuration})
+			}
+			id := m.Run
+			call := func(ctx context.Context, fn int, text string) (string, error) {
+				c := nextCall.Add(1)
+				ch := make(chan wmsg, 1)
+				mu.Lock()
+				pending[c] = ch
+				mu.Unlock()
+				defer func() { mu.Lock(); delete(pending, c); mu.Unlock() }()
+				send(&wmsg{Kind: "call", Run: id, Call: c, Fn: fn, Text: text})
+				select {
+				case r := <-ch:
+					if r.Err != "" {
+						return "", errors.New(r.Err)
+					}
+					return r.Text, nil
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
+			}
+			ex, err := startWorkerRun(rt, m.Spec, call, func(v any) {
+				if text, err := encodeWire(v, nil); err == nil {
+					send(&wmsg{Kind: "report", Run: id, Text: text})
+				}
+			})
+			if err != nil {
+				send(&wmsg{Kind: "done", Run: id, Result: &wresult{Status: StatusError, Error: &ScriptError{Name: "Error", Message: err.Error()}}})
+				continue
+			}
+			mu.Lock()
+			runs[id] = ex
+			mu.Unlock()
+			go func() {
+				res := ex.Wait()
+				mu.Lock()
+				delete(runs, id)
+				mu.Unlock()
+				send(&wmsg{Kind: "done", Run: id, Result: toWire(res)})
+			}()
+		case "terminate":
+			mu.Lock()
+			ex := runs[m.Run]
+			mu.Unlock()
+			if ex != nil && !stuck {
+				ex.r.halt(StatusTerminated, m.Text)
+			}
+		case "reply":
+			mu.Lock()
+			ch := pending[m.Call]
+			mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		}
+	}
+}
+
+// startWorkerRun starts a run of a spec in the worker, with proxies for the
+// host's functions.
+func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int, text string) (string, error), report func(any)) (*Execution, error) {
+	value := func(v wvalue) (any, error) {
+		if v.Fn < 0 {
+			return decodeHostWire(v.Wire, rt.cfg.MaxValueBytes)
+		}
+		fn := v.Fn
+		if v.JSON {
+			f := JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+				out, err := call(ctx, fn, string(args))
+				return json.RawMessage(out), err
+			})
+			if v.Async {
+				return Async(f), nil
+			}
+			return f, nil
+		}
+		f := func(ctx context.Context, args ...any) (any, error) {
+			text, err := encodeWire(args, nil)
+			if err != nil {
+				return nil, err
+			}
+			out, err := call(ctx, fn, text)
+			if err != nil {
+				return nil, err
+			}
+			return decodeHostWire(out, rt.cfg.MaxValueBytes)
+		}
+		if v.Async {
+			return Async(f), nil
+		}
+		return f, nil
+	}
+	opts := Options{Filename: s.Filename, Language: s.Language, MemoryLimitBytes: s.Memory, Modules: s.Modules,
+		Execute: Execute{Fn: s.Fn}}
+	if s.Args != "" {
+		v, err := decodeHostWire(s.Args, rt.cfg.MaxValueBytes)
+		if err != nil {
+			return nil, err
+		}
+		opts.Execute.Args, _ = v.([]any)
+	}
+	if len(s.Globals) > 0 {
+		opts.Globals = map[string]any{}
+		for _, g := range s.Globals {
+			v, err := value(g)
+			if err != nil {
+				return nil, err
+			}
+			opts.Globals[g.Name] = v
+		}
+	}
+	if len(s.Imports) > 0 {
+		opts.Imports = map[string]Module{}
+		for spec, exports := range s.Imports {
+			m := Module{}
+			for _, e := range exports {
+				v, err := value(e)
+				if err != nil {
+					return nil, err
+				}
+				m[e.Name] = v
+			}
+			opts.Imports[spec] = m
+		}
+	}
+	if s.Report {
+		opts.Report = report
+	}
+	return rt.Run(context.Background(), s.Source, opts)
+}
+
+// toWire is a result for the host.
+func toWire(res *Result) *wresult {
+	wr := &wresult{Status: res.Status, Error: res.Error, Memory: res.MemoryUsedBytes, Duration: res.Duration}
+	if res.Status == StatusSuccess {
+		text, err := encodeWire(res.Result, nil)
+		if err != nil {
+			wr.Status, wr.Error = StatusError, &ScriptError{Name: "DataCloneError", Message: err.Error()}
+		} else {
+			wr.Result = text
+		}
+	}
+	for _, l := range res.Logs {
+		text, err := encodeWire(l.Args, nil)
+		if err != nil {
+			continue
+		}
+		wr.Logs = append(wr.Logs, wlog{Level: l.Level, Args: text, Time: l.Time})
+	}
+	return wr
+}
+
+// decodeHostWire decodes wire text that encodeWire made: its plain-JSON
+// form ("J" and JSON text, for data without special values) or its tree.
+func decodeHostWire(text string, budget int) (any, error) {
+	if len(text) > 0 && text[0] == 'J' {
+		if len(text) > budget {
+			return nil, fmt.Errorf("airlock: a value of %d bytes is over the budget of %d", len(text), budget)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(text[1:]), &v); err != nil {
+			return nil, fmt.Errorf("airlock: malformed value: %v", err)
+		}
+		return v, nil
+	}
+	return decodeWire(text, budget)
+}

@@ -1,0 +1,212 @@
+package airlock_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+var workerRuntime = airlock.NewRuntime(airlock.RuntimeConfig{Workers: 2, MaxDuration: 20 * time.Second})
+
+// comparable is a result's JSON without what differs from run to run.
+func comparable(t *testing.T, res *airlock.Result) string {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	delete(m, "durationMs")
+	delete(m, "memoryUsedBytes")
+	for _, l := range m["logs"].([]any) {
+		delete(l.(map[string]any), "timestamp")
+	}
+	b, _ = json.Marshal(m)
+	return string(b)
+}
+
+// Worker-process mode gives the results of in-process runs, for every kind
+// of value, bridge and outcome.
+func TestWorkers_SameResults(t *testing.T) {
+	add := func(a, b float64) float64 { return a + b }
+	echo := airlock.JSONFunc(func(_ context.Context, args json.RawMessage) (json.RawMessage, error) { return args, nil })
+	slow := airlock.Async(func(ctx context.Context, ms float64) (string, error) {
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+			return "slept " + strconv.Itoa(int(ms)), nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
+	fail := func() error { return errors.New("the host says no") }
+	for _, c := range []struct {
+		name string
+		src  string
+		opts airlock.Options
+	}{
+		{"values", `export default { n: 1.5, big: 12345678901234567890n, m: new Map([[1, "a"]]), s: new Set([1]), d: new Date(0), u: undefined, nan: NaN, bytes: new Uint8Array([1, 2]), nested: [[{}]] }`, airlock.Options{}},
+		{"globals", `export default input.rows.length + add(2, 3)`, airlock.Options{Globals: map[string]any{"input": map[string]any{"rows": []int{1, 2}}, "add": add}}},
+		{"async", `export default await Promise.all([slow(30), slow(10)])`, airlock.Options{Globals: map[string]any{"slow": slow}}},
+		{"json", `export default echo({ a: [1, "x"] }, 2)`, airlock.Options{Globals: map[string]any{"echo": echo}}},
+		{"imports", `import { add, base } from "calc"; import * as all from "calc"; export default add(base, 1) + Object.keys(all).length`, airlock.Options{Imports: map[string]airlock.Module{"calc": {"add": add, "base": 10}}}},
+		{"reports and logs", `console.log("a", 1); console.warn({ b: 2 }); report([1]); report("two"); export default 0`, airlock.Options{Report: func(any) {}}},
+		{"host error", `export default fail()`, airlock.Options{Globals: map[string]any{"fail": fail}}},
+		{"typescript error", "const x: number = 1;\nexport default (null as any).f(x);", airlock.Options{Filename: "t.ts"}},
+		{"link error", `import x from "nowhere"; export default x`, airlock.Options{}},
+		{"export with args", `export function mul(a, b) { return a * b }`, airlock.Options{Execute: airlock.Execute{Fn: "mul", Args: []any{6, 7}}}},
+		{"memory", `const a = []; for (;;) a.push(new Array(1e4).fill(1))`, airlock.Options{MemoryLimitBytes: 16 << 20}},
+		{"modules", `import { k } from "./k.js"; export default k`, airlock.Options{Modules: map[string]string{"./k.js": "export const k = 'module'"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want := comparable(t, runOpts(t, c.src, c.opts))
+			ex, err := workerRuntime.Run(context.Background(), c.src, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := comparable(t, ex.Wait()); got != want {
+				t.Fatalf("worker:\n%s\nin process:\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestWorkers_TerminateAndContext(t *testing.T) {
+	ex, err := workerRuntime.Run(context.Background(), `for (;;) {}`, airlock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(100*time.Millisecond, func() { ex.Terminate("enough") })
+	res := ex.Wait()
+	if res.Status != airlock.StatusTerminated || res.Error.Message != "terminated: enough" {
+		t.Fatalf("%s %v", res.Status, res.Error)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	ex, _ = workerRuntime.Run(ctx, `for (;;) {}`, airlock.Options{})
+	if res := ex.Wait(); res.Status != airlock.StatusTerminated {
+		t.Fatalf("%s %v", res.Status, res.Error)
+	}
+	// Options are checked in the host, as in process.
+	if _, err := workerRuntime.Run(context.Background(), `1`, airlock.Options{MemoryLimitBytes: -1}); err == nil {
+		t.Fatal("invalid options accepted")
+	}
+	if _, err := workerRuntime.Run(context.Background(), `1`, airlock.Options{Globals: map[string]any{"o": map[string]any{"f": func() {}}}}); err == nil ||
+		!strings.Contains(err.Error(), "worker-process mode") {
+		t.Fatalf("a nested function: %v", err)
+	}
+}
+
+// children are this process's child processes.
+func children(t *testing.T) []int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(os.Getpid()) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// A worker that dies takes only its runs with it: they settle with an
+// error, and the next run gets a fresh worker.
+func TestWorkers_DeadWorker(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
+	defer rt.Close()
+	before := map[int]bool{}
+	for _, p := range children(t) {
+		before[p] = true
+	}
+	ex, err := rt.Run(context.Background(), `for (;;) {}`, airlock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var worker int
+	for deadline := time.Now().Add(5 * time.Second); worker == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, p := range children(t) {
+			if !before[p] {
+				worker = p
+			}
+		}
+	}
+	if worker == 0 {
+		t.Fatal("no worker process")
+	}
+	syscall.Kill(worker, syscall.SIGKILL)
+	res := ex.Wait()
+	if res.Status != airlock.StatusError || !strings.Contains(res.Error.Message, "worker process") {
+		t.Fatalf("%s %v", res.Status, res.Error)
+	}
+	ex, _ = rt.Run(context.Background(), `export default "alive"`, airlock.Options{})
+	if res := ex.Wait(); res.Result != "alive" {
+		t.Fatalf("%s %v", res.Status, res.Error)
+	}
+}
+
+// A worker that does not stop when told is killed after a grace period,
+// and the run settles as the host decided.
+func TestWorkers_StuckWorkerKilled(t *testing.T) {
+	t.Setenv("AIRLOCK_WORKER_TEST_STUCK", "1")
+	defer airlock.SetWorkerGrace(200 * time.Millisecond)()
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
+	defer rt.Close()
+	ex, err := rt.Run(context.Background(), `for (;;) {}`, airlock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(100*time.Millisecond, func() { ex.Terminate("budget") })
+	start := time.Now()
+	res := ex.Wait()
+	if res.Status != airlock.StatusTerminated || !strings.Contains(res.Error.Message, "terminated: budget") ||
+		!strings.Contains(res.Error.Message, "killed") || time.Since(start) > 5*time.Second {
+		t.Fatalf("%s %v after %v", res.Status, res.Error, time.Since(start))
+	}
+}
+
+// BenchmarkWorkers compares worker-process mode with in-process runs, in
+// the same run: a hello-world's latency, and a sync host call's round trip.
+func BenchmarkWorkers(b *testing.B) {
+	inProc := airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: time.Minute})
+	workers := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1, MaxDuration: time.Minute})
+	defer inProc.Close()
+	defer workers.Close()
+	for _, rt := range []struct {
+		name string
+		rt   *airlock.Runtime
+	}{{"in-process", inProc}, {"worker", workers}} {
+		b.Run("hello/"+rt.name, func(b *testing.B) {
+			for b.Loop() {
+				ex, _ := rt.rt.Run(context.Background(), `export default "hello"`, airlock.Options{Language: airlock.JavaScript})
+				if res := ex.Wait(); res.Result != "hello" {
+					b.Fatal(res.Error)
+				}
+			}
+		})
+		b.Run("host-call/"+rt.name, func(b *testing.B) {
+			ex, _ := rt.rt.Run(context.Background(), `let s = 0; for (let i = 0; i < n; i++) s += f(i); export default s`,
+				airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"n": b.N, "f": func(x float64) float64 { return x }}})
+			if res := ex.Wait(); res.Status != airlock.StatusSuccess {
+				b.Fatal(res.Error)
+			}
+		})
+	}
+}
