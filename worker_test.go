@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -189,6 +191,24 @@ func BenchmarkWorkers(b *testing.B) {
 	workers := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1, MaxDuration: time.Minute})
 	defer inProc.Close()
 	defer workers.Close()
+	// The floor of any host call across processes: one byte echoed by a
+	// child process (cat) through pipes.
+	b.Run("pipe-round-trip-floor", func(b *testing.B) {
+		cmd := exec.Command("cat")
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Skip("no cat:", err)
+		}
+		defer func() { in.Close(); cmd.Wait() }()
+		buf := make([]byte, 1)
+		for b.Loop() {
+			in.Write(buf)
+			if _, err := io.ReadFull(out, buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	for _, rt := range []struct {
 		name string
 		rt   *airlock.Runtime
