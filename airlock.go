@@ -104,7 +104,8 @@ type RuntimeConfig struct {
 	// results: a fatal error in the engine, or a run that does not stop
 	// when told, kills a worker (replaced by a fresh one), never the host.
 	// Bridged functions still run in the host; a function must be a global
-	// or a module export (not inside a value). Prepared does not apply.
+	// or a module export (not inside a value). Prepared does not apply, and
+	// Close ends the workers: runs still in them settle with an error.
 	Workers int
 }
 
