@@ -370,19 +370,4 @@ func jsType(a any) string {
 }
 
 // reply turns a host function's result into the engine's reply.
-func (r *run) reply(v any, err error) engine.Reply {
-	if err != nil {
-		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-	}
-	if t, ok := v.(jsonText); ok {
-		return jsonReply(t)
-	}
-	if raw, ok := toRaw(v); ok {
-		return engine.Reply{Kind: engine.ReplyRaw, Value: raw}
-	}
-	text, err := encodeWire(v, r.register)
-	if err != nil {
-		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-	}
-	return engine.Reply{Kind: engine.ReplyWire, Value: text}
-}
+func (r *run) reply(v any, err error) engine.Reply { return hostReply(v, err, r.register) }

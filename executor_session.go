@@ -579,22 +579,9 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 // reply turns a tool's result into the engine's reply. A tool's results
 // are data: a function among them cannot cross.
 func (st *step) reply(v any, err error) engine.Reply {
-	if err != nil {
-		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-	}
-	if t, ok := v.(jsonText); ok {
-		return jsonReply(t)
-	}
-	if raw, ok := toRaw(v); ok {
-		return engine.Reply{Kind: engine.ReplyRaw, Value: raw}
-	}
-	text, err := encodeWire(v, func(reflect.Value) (int, error) {
+	return hostReply(v, err, func(reflect.Value) (int, error) {
 		return 0, errors.New("a tool cannot return a function")
 	})
-	if err != nil {
-		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-	}
-	return engine.Reply{Kind: engine.ReplyWire, Value: text}
 }
 
 func (st *step) spend(n int) bool {

@@ -77,3 +77,22 @@ func syncReply(h *hostFunc, rep engine.Reply) engine.Reply {
 	}
 	return rep
 }
+
+// hostReply turns a host function's result into the engine's reply; reg
+// registers the functions the result holds, if they may cross.
+func hostReply(v any, err error, reg funcRegistrar) engine.Reply {
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
+	if t, ok := v.(jsonText); ok {
+		return jsonReply(t)
+	}
+	if raw, ok := toRaw(v); ok {
+		return engine.Reply{Kind: engine.ReplyRaw, Value: raw}
+	}
+	text, err := encodeWire(v, reg)
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
+	return engine.Reply{Kind: engine.ReplyWire, Value: text}
+}

@@ -427,30 +427,27 @@ func TestHostile_NothingOfTheHost(t *testing.T) {
 	}
 }
 
-// A mix of hostile and normal programs at once: every run settles with the
-// right status, and the host's goroutines return to where they were.
-func TestHostile_Hammer(t *testing.T) {
-	before := runtime.NumGoroutine()
-	programs := []struct {
-		src  string
-		want airlock.Status
-	}{
-		{`export default 1 + 1`, airlock.StatusSuccess},
-		{`for (;;) {}`, airlock.StatusTerminated},
-		{`const a = []; for (;;) a.push(new Array(1e4).fill(1))`, airlock.StatusMemory},
-		{`null.boom`, airlock.StatusError},
-		{`import x from 'nowhere'; export default x`, airlock.StatusLinkError},
-		{`export default await Promise.all([tick(), tick()])`, airlock.StatusSuccess},
-	}
+// hammerCase is a program and the status it must settle with.
+type hammerCase struct {
+	src  string
+	want airlock.Status
+}
+
+// hammer runs n programs at once on rt, cycling through cases, each with
+// a tick() async host function; a program that must be terminated gets
+// 200 ms, the others 20 s. Every run must settle with its status.
+func hammer(t *testing.T, rt *airlock.Runtime, n int, cases []hammerCase) {
+	t.Helper()
+	tick := airlock.Async(func() int { time.Sleep(time.Millisecond); return 1 })
 	var wg sync.WaitGroup
-	for i := 0; i < 48; i++ {
-		p := programs[i%len(programs)]
+	for i := 0; i < n; i++ {
+		p := cases[i%len(cases)]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ex, err := testRuntime.Run(context.Background(), p.src, airlock.Options{
+			ex, err := rt.Run(context.Background(), p.src, airlock.Options{
 				MemoryLimitBytes: 16 << 20,
-				Globals:          map[string]any{"tick": airlock.Async(func() int { time.Sleep(time.Millisecond); return 1 })},
+				Globals:          map[string]any{"tick": tick},
 			})
 			if err != nil {
 				t.Error(err)
@@ -469,6 +466,20 @@ func TestHostile_Hammer(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// A mix of hostile and normal programs at once: every run settles with the
+// right status, and the host's goroutines return to where they were.
+func TestHostile_Hammer(t *testing.T) {
+	before := runtime.NumGoroutine()
+	hammer(t, testRuntime, 48, []hammerCase{
+		{`export default 1 + 1`, airlock.StatusSuccess},
+		{`for (;;) {}`, airlock.StatusTerminated},
+		{`const a = []; for (;;) a.push(new Array(1e4).fill(1))`, airlock.StatusMemory},
+		{`null.boom`, airlock.StatusError},
+		{`import x from 'nowhere'; export default x`, airlock.StatusLinkError},
+		{`export default await Promise.all([tick(), tick()])`, airlock.StatusSuccess},
+	})
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before+4 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

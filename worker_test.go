@@ -234,44 +234,12 @@ func BenchmarkWorkers(b *testing.B) {
 // Many runs at once in worker processes, normal and hostile mixed: each
 // settles with its own status.
 func TestWorkers_Hammer(t *testing.T) {
-	programs := []struct {
-		src  string
-		want airlock.Status
-	}{
+	hammer(t, workerRuntime, 36, []hammerCase{
 		{`export default 1 + 1`, airlock.StatusSuccess},
 		{`for (;;) {}`, airlock.StatusTerminated},
 		{`const a = []; for (;;) a.push(new Array(1e4).fill(1))`, airlock.StatusMemory},
 		{`null.boom`, airlock.StatusError},
 		{`export default await Promise.all([tick(), tick()])`, airlock.StatusSuccess},
 		{`Array.prototype.includes.call({ length: 2 ** 32 }, 1)`, airlock.StatusError}, // refused by the guard
-	}
-	tick := airlock.Async(func() int { time.Sleep(time.Millisecond); return 1 })
-	done := make(chan error, 36)
-	for i := 0; i < 36; i++ {
-		p := programs[i%len(programs)]
-		go func() {
-			ex, err := workerRuntime.Run(context.Background(), p.src, airlock.Options{MemoryLimitBytes: 16 << 20, Globals: map[string]any{"tick": tick}})
-			if err != nil {
-				done <- err
-				return
-			}
-			budget := 20 * time.Second
-			if p.want == airlock.StatusTerminated {
-				budget = 300 * time.Millisecond
-			}
-			timer := time.AfterFunc(budget, func() { ex.Terminate("hammer") })
-			res := ex.Wait()
-			timer.Stop()
-			if res.Status != p.want {
-				done <- errors.New(p.src + ": " + string(res.Status) + " " + res.Error.Error())
-				return
-			}
-			done <- nil
-		}()
-	}
-	for i := 0; i < 36; i++ {
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	}
+	})
 }
