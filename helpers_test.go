@@ -53,3 +53,22 @@ func evalJS(t *testing.T, src string) any {
 	wantStatus(t, res, airlock.StatusSuccess)
 	return res.Result
 }
+
+// comparable is a result's JSON, indented, less what changes from run to
+// run: the duration, the memory, the logs' timestamps.
+func comparable(t *testing.T, res *airlock.Result) string {
+	t.Helper()
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	delete(m, "durationMs")
+	delete(m, "memoryUsedBytes")
+	for _, l := range m["logs"].([]any) {
+		delete(l.(map[string]any), "timestamp")
+	}
+	b, _ = json.MarshalIndent(m, "", "  ")
+	return string(b)
+}

@@ -66,17 +66,8 @@ func TestScripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The want section is the Result JSON less what changes from run
-			// to run: the duration, the memory, the logs' timestamps.
-			b, _ := json.Marshal(ex.Wait())
-			var m map[string]any
-			json.Unmarshal(b, &m)
-			delete(m, "durationMs")
-			delete(m, "memoryUsedBytes")
-			for _, l := range m["logs"].([]any) {
-				delete(l.(map[string]any), "timestamp")
-			}
-			got, _ := json.MarshalIndent(m, "", "  ")
-			gotText := string(got) + "\n"
+			// to run.
+			gotText := comparable(t, ex.Wait()) + "\n"
 			if *update {
 				if wantAt < 0 {
 					ar.Files = append(ar.Files, txtar.File{Name: "want"})

@@ -18,23 +18,6 @@ import (
 
 var workerRuntime = airlock.NewRuntime(airlock.RuntimeConfig{Workers: 2, MaxDuration: 20 * time.Second})
 
-// comparable is a result's JSON without what differs from run to run.
-func comparable(t *testing.T, res *airlock.Result) string {
-	t.Helper()
-	b, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	delete(m, "durationMs")
-	delete(m, "memoryUsedBytes")
-	for _, l := range m["logs"].([]any) {
-		delete(l.(map[string]any), "timestamp")
-	}
-	b, _ = json.Marshal(m)
-	return string(b)
-}
 
 // Worker-process mode gives the results of in-process runs, for every kind
 // of value, bridge and outcome.
