@@ -18,7 +18,6 @@ import (
 
 var workerRuntime = airlock.NewRuntime(airlock.RuntimeConfig{Workers: 2, MaxDuration: 20 * time.Second})
 
-
 // Worker-process mode gives the results of in-process runs, for every kind
 // of value, bridge and outcome.
 func TestWorkers_SameResults(t *testing.T) {
