@@ -521,3 +521,27 @@ func TestHelpers_HostileArguments(t *testing.T) {
 		t.Fatalf("result = %v", e.Result)
 	}
 }
+
+// The interpreter on a runtime whose sandboxes run in worker processes:
+// tools, helpers and input work the same.
+func TestInterpreter_WorkerRuntime(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
+	defer rt.Close()
+	it := agent.NewInterpreter(agent.Config{Runtime: rt})
+	state := agent.NewState()
+	e := execute(t, it, `const w = weatherGetWeather({ latitude: input.lat, longitude: 0 });
+const all = parallel([{ tool: "weather.get-weather", input: { latitude: 20, longitude: 0 } }]);
+store("k", 1);
+log("seen", w.temperature);
+complete({ response: "ok " + w.temperature + " " + all[0].temperature });
+recall("k")`, agent.ExecuteOptions{Tools: toolbox(t, weatherTool(0)), Input: map[string]any{"lat": 10}, State: state})
+	wantOK(t, e)
+	if e.Output != "ok 11 12" || !e.Done || e.Result != 1.0 || len(e.Logs) != 1 {
+		b, _ := json.Marshal(e)
+		t.Fatalf("%s", b)
+	}
+	e = execute(t, it, "\nnull.f()", agent.ExecuteOptions{})
+	if e.Line != 2 || e.Context != "null.f()" {
+		t.Fatalf("%+v", e)
+	}
+}
