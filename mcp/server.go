@@ -140,8 +140,17 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) register() {
+	in, err := jsonschema.For[RunCodeArgs](nil)
+	if err != nil {
+		panic(err) // a fixed type: cannot fail
+	}
+	in.Properties["language"].Enum = []any{"typescript", "javascript"}
+	min := 1
+	in.Properties["code"].MinLength = &min
+	in.Properties["timeout_ms"].Minimum = ptr(1.0)
 	sdk.AddTool(s.server, &sdk.Tool{
 		Name:         "run_code",
+		InputSchema:  in,
 		Description:  s.RunCodeDescription(),
 		OutputSchema: resultSchema,
 		Annotations:  &sdk.ToolAnnotations{Title: "Run code in the Airlock sandbox", OpenWorldHint: ptr(len(s.upstreams) > 0)},

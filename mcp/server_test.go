@@ -139,7 +139,7 @@ func TestRunCode(t *testing.T) {
 	}
 	rc := tools.Tools[0]
 	schema, _ := json.Marshal(rc.InputSchema)
-	for _, want := range []string{`"code"`, `"language"`, `"timeout_ms"`, `"required":["code"]`} {
+	for _, want := range []string{`"code"`, `"language"`, `"enum":["typescript","javascript"]`, `"timeout_ms"`, `"required":["code"]`} {
 		if !strings.Contains(string(schema), want) {
 			t.Errorf("input schema lacks %s: %s", want, schema)
 		}
