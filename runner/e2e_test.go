@@ -512,3 +512,23 @@ func TestServiceWorkers(t *testing.T) {
 		t.Fatalf("%+v, %v", res, err)
 	}
 }
+
+// Without bubblewrap, python and node are refused, and javascript still runs.
+func TestNoBwrapRefused(t *testing.T) {
+	srv, err := service.New(service.Config{Workspace: t.TempDir(), BwrapBin: "no-such-bwrap"}, discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, rt := range []string{"python", "node"} {
+		_, err := srv.Execute(context.Background(), service.ExecuteRequest{Code: "1", Runtime: rt}, nil)
+		var re *service.RequestError
+		if !errors.As(err, &re) || re.Status != 400 || !strings.Contains(err.Error(), "bubblewrap") {
+			t.Fatalf("%s: %v", rt, err)
+		}
+	}
+	resp, err := srv.Execute(context.Background(), service.ExecuteRequest{Code: "setResult(1)", Runtime: "javascript"}, nil)
+	if err != nil || resp.Output != "1" {
+		t.Fatalf("%+v, %v", resp, err)
+	}
+}
