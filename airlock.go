@@ -369,7 +369,7 @@ func validate(opts *Options) error {
 		}
 	}
 	for name := range opts.Globals {
-		if !isIdentifier(name) {
+		if !IsIdentifier(name) {
 			return fmt.Errorf("airlock: Globals key %q is not a JavaScript identifier", name)
 		}
 	}
@@ -390,7 +390,11 @@ func init() {
 	}
 }
 
-func isIdentifier(s string) bool {
+// IsIdentifier reports whether s can name a global or a bridged function
+// in the sandbox: a JavaScript identifier that is neither a reserved word nor
+// a name the language keeps (undefined, NaN, Infinity, globalThis, eval,
+// arguments).
+func IsIdentifier(s string) bool {
 	if s == "" || reservedWords[s] {
 		return false
 	}

@@ -206,7 +206,7 @@ func (s *session) sendTools(ctx context.Context, tools map[string]any) error {
 // checkGlobalName checks the name of a variable or tool.
 func checkGlobalName(name, what string) error {
 	switch {
-	case !isIdentifier(name):
+	case !IsIdentifier(name):
 		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is not a JavaScript identifier", what, name)
 	case name == "final_answer" || name == "console" || name == "globalThis" || strings.HasPrefix(name, instrument.Reserved):
 		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is reserved", what, name)

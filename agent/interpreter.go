@@ -69,7 +69,7 @@ func reservedName(name string) bool { return helperNames[name] }
 // package), airlock.Async and airlock.JSONFunc included. Registering a name
 // again replaces the function.
 func (it *Interpreter) Register(name string, fn any) error {
-	if !isIdentifier(name) {
+	if !airlock.IsIdentifier(name) {
 		return fmt.Errorf("agent: Register: %q is not a JavaScript identifier", name)
 	}
 	if reservedName(name) {
@@ -378,20 +378,4 @@ func mergeLogs(a, b []airlock.Log) []airlock.Log {
 	out := append(append(make([]airlock.Log, 0, len(a)+len(b)), a...), b...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
 	return out
-}
-
-// isIdentifier reports whether s is a plain JavaScript identifier.
-func isIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
-		case i > 0 && r >= '0' && r <= '9':
-		default:
-			return false
-		}
-	}
-	return true
 }

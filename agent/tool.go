@@ -10,8 +10,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/airlockrun/airlock"
 )
 
 // A Tool is a capability the model's code can call: in the sandbox as a
@@ -91,24 +95,37 @@ func checkID(id string) error {
 	return nil
 }
 
-// FunctionName is the name of a tool in the sandbox: its ID in camelCase,
-// weather.get-weather → weatherGetWeather.
+// FunctionName is the name of a tool in the sandbox, or of anything named
+// outside it: camelCase across '.', '-', '_' and the other characters a
+// JavaScript name cannot hold (weather.get-weather → weatherGetWeather,
+// create_issue → createIssue), '_' before a leading digit, and '_' after a
+// reserved word (delete → delete_).
 func FunctionName(id string) string {
 	var b strings.Builder
 	upper := false
-	for i, r := range id {
+	for _, r := range id {
 		switch {
-		case r == '.' || r == '-' || r == '_':
-			upper = i > 0
-		case upper && r >= 'a' && r <= 'z':
-			b.WriteRune(r - 'a' + 'A')
-			upper = false
-		default:
+		case r == '$' || r == '_' && b.Len() == 0 || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			if upper && b.Len() > 0 {
+				r = unicode.ToUpper(r)
+			}
+			if b.Len() == 0 && unicode.IsDigit(r) {
+				b.WriteByte('_')
+			}
 			b.WriteRune(r)
 			upper = false
+		default:
+			upper = true
 		}
 	}
-	return b.String()
+	name := b.String()
+	if name == "" {
+		return "_"
+	}
+	if !airlock.IsIdentifier(name) {
+		return name + "_"
+	}
+	return name
 }
 
 // Namespace is the group of a tool ID: the part before the first dot.

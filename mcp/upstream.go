@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -100,45 +99,14 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return h.next.RoundTrip(r)
 }
 
-// identifier turns a name into a JavaScript identifier in camelCase:
-// create_issue and create-issue are createIssue, 2fa is _2fa.
+// identifier is the sandbox's name for a server or a tool: its camelCase
+// (agent.FunctionName), kept off the sandbox's own globals.
 func identifier(name string) string {
-	var b strings.Builder
-	upper := false
-	for _, r := range name {
-		switch {
-		case r == '$' || r == '_' && b.Len() == 0 || r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			if upper && b.Len() > 0 {
-				r = unicode.ToUpper(r)
-			}
-			if b.Len() == 0 && unicode.IsDigit(r) {
-				b.WriteByte('_')
-			}
-			b.WriteRune(r)
-			upper = false
-		default:
-			upper = true
-		}
+	id := agent.FunctionName(name)
+	if id == "console" || id == "report" {
+		return id + "_"
 	}
-	s := b.String()
-	if s == "" {
-		return "_"
-	}
-	if reservedWords[s] {
-		return s + "_"
-	}
-	return s
-}
-
-var reservedWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`break case catch class const continue debugger default delete do else enum
-		export extends false finally for function if import in instanceof new null return super switch this
-		throw true try typeof var void while with yield let static implements interface package private
-		protected public await arguments eval undefined NaN Infinity globalThis console report`) {
-		reservedWords[w] = true
-	}
+	return id
 }
 
 // module is the namespace object the sandbox gets: an async function per
