@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 )
 
 // Config lists upstream MCP servers in the common "mcpServers" shape that
@@ -42,14 +41,4 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("%s: no servers under \"mcpServers\"", path)
 	}
 	return &c, nil
-}
-
-// names returns the server names, sorted.
-func (c *Config) names() []string {
-	out := make([]string, 0, len(c.MCPServers))
-	for n := range c.MCPServers {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -88,7 +90,7 @@ func NewServer(ctx context.Context, opts Options) (*Server, error) {
 		client: sdk.NewClient(&sdk.Implementation{Name: "airlock", Version: version}, nil),
 	}
 	if opts.Upstreams != nil {
-		for _, name := range opts.Upstreams.names() {
+		for _, name := range slices.Sorted(maps.Keys(opts.Upstreams.MCPServers)) {
 			u, err := connect(ctx, s.client, name, opts.Upstreams.MCPServers[name])
 			s.add(name, u, err)
 		}

@@ -38,7 +38,6 @@ type HTTPRunner struct {
 	cbExternal string
 	startOnce  sync.Once
 	startErr   error
-	ln         net.Listener
 	srv        *http.Server
 	cbURL      string
 
@@ -129,7 +128,7 @@ func (r *HTTPRunner) callbackURL() (string, error) {
 		}
 		mux := http.NewServeMux()
 		mux.Handle(DispatchPath, r.Handler())
-		r.ln, r.srv = ln, &http.Server{Handler: mux}
+		r.srv = &http.Server{Handler: mux}
 		go r.srv.Serve(ln)
 		r.cbURL = "http://" + ln.Addr().String() + DispatchPath
 	})

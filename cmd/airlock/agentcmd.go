@@ -9,9 +9,11 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -249,7 +251,7 @@ func httpGetTool(allowed map[string]bool, client *http.Client) agent.Tool {
 			return fmt.Errorf("only http and https URLs can be fetched, not %q", u.Scheme)
 		}
 		if !allowed[strings.ToLower(u.Hostname())] && !allowed[strings.ToLower(u.Host)] {
-			return fmt.Errorf("host %q is not allowed (allowed: %s)", u.Host, strings.Join(sortedHosts(allowed), ", "))
+			return fmt.Errorf("host %q is not allowed (allowed: %s)", u.Host, strings.Join(slices.Sorted(maps.Keys(allowed)), ", "))
 		}
 		return nil
 	}
@@ -263,7 +265,7 @@ func httpGetTool(allowed map[string]bool, client *http.Client) agent.Tool {
 		}
 		return hostOK(req.URL)
 	}
-	t := agent.NewTool("http.get", "Fetch a URL with HTTP GET (allowed hosts: "+strings.Join(sortedHosts(allowed), ", ")+")",
+	t := agent.NewTool("http.get", "Fetch a URL with HTTP GET (allowed hosts: "+strings.Join(slices.Sorted(maps.Keys(allowed)), ", ")+")",
 		func(ctx context.Context, in getIn) (getOut, error) {
 			u, err := url.Parse(in.URL)
 			if err != nil {
@@ -293,17 +295,4 @@ func httpGetTool(allowed map[string]bool, client *http.Client) agent.Tool {
 			return out, nil
 		})
 	return t
-}
-
-func sortedHosts(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for h := range m {
-		out = append(out, h)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
 }
