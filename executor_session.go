@@ -571,7 +571,7 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 		return st.reply(v, err)
 	}
 	if !h.async {
-		return syncReply(h, invoke())
+		return invoke()
 	}
 	return st.async.start(invoke, st.stop, st.ctx.Done())
 }

@@ -65,17 +65,7 @@ func jsonReply(t jsonText) engine.Reply {
 	if len(t) == 0 {
 		return engine.Reply{Kind: engine.ReplyRaw, Value: engine.Undefined{}}
 	}
-	return engine.Reply{Kind: engine.ReplyWire, Value: "J" + string(t)}
-}
-
-// syncReply is the reply of a synchronous call: a JSONFunc's text goes back
-// as a plain string, which its wrapper in the sandbox parses (a string
-// crosses much faster than the wire's reply array).
-func syncReply(h *hostFunc, rep engine.Reply) engine.Reply {
-	if t, ok := rep.Value.(string); ok && h.json != nil && rep.Kind == engine.ReplyWire {
-		return engine.Reply{Kind: engine.ReplyRaw, Value: t[1:]}
-	}
-	return rep
+	return engine.Reply{Kind: engine.ReplyJSON, Value: string(t)}
 }
 
 // hostReply turns a host function's result into the engine's reply; reg

@@ -268,7 +268,7 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 		return r.reply(v, err)
 	}
 	if !h.async {
-		return syncReply(h, invoke())
+		return invoke()
 	}
 	return r.async.start(invoke, r.stop, r.ctx.Done())
 }

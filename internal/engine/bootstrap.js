@@ -608,7 +608,8 @@
 
   // A JSON host function takes the JSON text of its argument list: the
   // engine's own JSON.stringify makes it, far faster than the codec. A
-  // synchronous one answers with JSON text as a plain string.
+  // synchronous one answers with JSON text as a plain string (its host
+  // functions return nothing else as a string).
   const jsonHostFunction = (id, name) => {
     const f = (...args) => {
       const text = JSONStringify(args);

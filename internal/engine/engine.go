@@ -266,7 +266,7 @@ func (v *VM) dispatch(args []any) (any, error) {
 			r = j.Call(id, args[2:], "", false)
 		}
 		switch r.Kind {
-		case ReplyRaw:
+		case ReplyRaw, ReplyJSON: // a JSON host function parses its text itself
 			return r.Value, nil
 		case ReplyWire:
 			return []any{0, r.Value}, nil

@@ -51,6 +51,7 @@ const (
 	ReplyWire                   // Value is wire text
 	ReplyError                  // Value is an error message; the call throws an Error
 	ReplyAsync                  // Value is the id of a pending asynchronous call
+	ReplyJSON                   // Value is JSON text, the answer of a JSON host function
 )
 
 // Reply is the answer of a host call.
@@ -59,7 +60,8 @@ type Reply struct {
 	Value any
 }
 
-// Completion settles an asynchronous host call: Reply is raw, wire or error.
+// Completion settles an asynchronous host call: Reply is raw, wire, JSON or
+// error.
 type Completion struct {
 	ID    int
 	Reply Reply
@@ -176,6 +178,8 @@ func (v *VM) complete(c Completion) error {
 	switch c.Reply.Kind {
 	case ReplyWire:
 		kind = 1
+	case ReplyJSON: // settled as wire text in its plain-JSON form
+		kind, value = 1, "J"+value.(string)
 	case ReplyError:
 		ok = false
 	}
