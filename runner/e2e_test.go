@@ -223,6 +223,9 @@ func TestTimeoutKillsChildren(t *testing.T) {
 				return res.Output
 			}
 			a := read()
+			if a == "" || a == `""` {
+				t.Fatal("the forked child never wrote its beat: the test would prove nothing")
+			}
 			time.Sleep(400 * time.Millisecond)
 			if b := read(); a != b {
 				t.Fatalf("a forked child still runs after the timeout: %s then %s", a, b)
