@@ -267,3 +267,37 @@ func rss() int64 {
 	pages, _ := strconv.ParseInt(f[1], 10, 64)
 	return pages * int64(os.Getpagesize())
 }
+
+// BenchmarkStop measures how long a run takes to settle after Terminate,
+// for programs that fight it: a tight loop, a loop of long native calls,
+// one long native call that allocates as it goes, and a loop of the
+// largest BigInt conversions the sandbox allows. Each run is stopped 20 ms
+// after it starts; "stop-ms" is the worst case over the iterations.
+func BenchmarkStop(b *testing.B) {
+	for _, c := range []struct{ name, src string }{
+		{"tight-loop", `for (;;) {}`},
+		{"catching-loop", `for (;;) { try { for (;;) {} } catch {} }`},
+		{"typed-array-sorts", `const t = new Float64Array(4e6); for (;;) t.sort()`},
+		{"sparse-stringify", `const a = []; a.length = 2**32 - 1; export default JSON.stringify(a)`},
+		{"largest-bigint-to-string", `const x = 2n ** 131000n - 1n; for (;;) String(x)`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var worst time.Duration
+			for i := 0; i < b.N; i++ {
+				ex, err := testRuntime.Run(context.Background(), c.src, airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 1 << 30})
+				if err != nil {
+					b.Fatal(err)
+				}
+				time.Sleep(20 * time.Millisecond)
+				start := time.Now()
+				ex.Terminate("benchmark")
+				<-ex.Done()
+				worst = max(worst, time.Since(start))
+				if res := ex.Wait(); res.Status != airlock.StatusTerminated {
+					b.Fatalf("status %s: %v", res.Status, res.Error)
+				}
+			}
+			b.ReportMetric(float64(worst.Microseconds())/1000, "stop-ms")
+		})
+	}
+}

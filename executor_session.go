@@ -278,7 +278,7 @@ func (st *step) halt(r stopReason, cause error) {
 			defer t.Stop()
 			for {
 				if vm, j := st.vm.Load(), st.job.Load(); vm != nil && j != nil {
-					vm.InterruptJob(j)
+					vm.InterruptJob(j, r == stopTimeout || r == stopContext)
 				}
 				select {
 				case <-st.ended:

@@ -260,6 +260,26 @@ func TestExecutor_HostDecidesTermination(t *testing.T) {
 	wantCode(t, err, "ERR_EXEC_TIMEOUT")
 	wantState(t, ex2, airlock.StateDirty)
 
+	// A timeout also starves the VM, so one long native call ends at its
+	// next allocation (here it ran until the 1 GiB limit, tens of seconds);
+	// the executor is DIRTY and its VM discarded. A final answer or a spent
+	// loop budget does not starve it: the next step runs on the same VM.
+	ex4 := newExecutor(t, airlock.ExecutorOptions{Timeout: 100 * time.Millisecond, MemoryLimitBytes: 1 << 30})
+	start := time.Now()
+	_, err = ex4.Run(context.Background(), `const a = []; a.length = 2**32 - 1; try { JSON.stringify(a) } catch {} return 1`)
+	wantCode(t, err, "ERR_EXEC_TIMEOUT")
+	wantState(t, ex4, airlock.StateDirty)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("the timeout took %v to stop a native call", d)
+	}
+	ex5 := newExecutor(t, airlock.ExecutorOptions{MaxOperations: 10})
+	mustRun(t, ex5, `final_answer(1)`)
+	_, err = ex5.Run(context.Background(), `for (;;) {}`)
+	wantCode(t, err, "ERR_MAX_OPS_EXCEEDED")
+	if out := mustRun(t, ex5, `return JSON.stringify({a: "x".repeat(100000)}).length`); out.Output != 100008.0 {
+		t.Errorf("after a final answer and a spent budget: %v", out.Output)
+	}
+
 	ex3 := newExecutor(t, airlock.ExecutorOptions{MemoryLimitBytes: 16 << 20})
 	_, err = ex3.Run(context.Background(), `const a = []; try { for (;;) a.push("x".repeat(1000) + a.length) } catch {} return a.length`)
 	wantCode(t, err, "ERR_MEMORY_LIMIT_EXCEEDED")

@@ -6,6 +6,7 @@ package airlock_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"runtime"
@@ -247,6 +248,61 @@ func TestHostile_NativeLoops(t *testing.T) {
 			t.Errorf("%s: took %v to stop", src, d)
 		}
 	}
+}
+
+// A native call that runs long between two checkpoints ends at its next
+// allocation once the host has stopped the run: a stopped VM gets no more
+// memory. JSON.stringify of an array of 2^32 - 1 holes allocates as its
+// output grows and ran, before, until the output reached the memory limit
+// (54 s with a 1 GiB limit). The status is the host's, not the engine's
+// out-of-memory error.
+func TestHostile_StopStarvesNativeCall(t *testing.T) {
+	for _, src := range []string{
+		`const a = []; a.length = 2**32 - 1; export default JSON.stringify(a).length`,
+		`const a = []; a.length = 2**32 - 1; try { JSON.stringify(a) } catch (e) {} for (;;) {}`,
+	} {
+		start := time.Now()
+		res := settle(t, src, airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 1 << 30}, 100*time.Millisecond)
+		wantStatus(t, res, airlock.StatusTerminated)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: took %v to stop", src, d)
+		}
+	}
+}
+
+// BigInts are bounded at 4,096 32-bit words (engine.MaxBigIntWords), because
+// the engine's BigInt arithmetic and decimal conversion are native loops,
+// quadratic in the size, that never poll: the implicit string conversion of
+// a million-bit BigInt (String(b), `${b}`, "" + b) took 2.2 s after a
+// terminate. Every BigInt is allocated in one engine function, which the
+// allocator hook recognises; the refusal is an ordinary, catchable
+// RangeError, and a real out-of-memory afterwards is still status memory.
+func TestHostile_BigIntLimit(t *testing.T) {
+	for _, src := range []string{
+		`export default "" + 2n ** 1000000n`,
+		"export default `${(1n << 999999n)}`",
+		`let x = 1n; for (;;) x = x * 2n + 1n`,
+		`let x = 3n; for (;;) x = x * x`,
+		`export default BigInt("9".repeat(100000))`,
+	} {
+		res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript})
+		wantStatus(t, res, airlock.StatusError)
+		if res.Error.Name != "RangeError" || !strings.Contains(res.Error.Message, "BigInt is too large for the sandbox") {
+			t.Errorf("%s: %s: %s", src, res.Error.Name, res.Error.Message)
+		}
+	}
+	got := evalJS(t, `let caught;
+		try { 2n ** 200000n } catch (e) { caught = [e.name, e instanceof RangeError] }
+		const big = 2n ** 130000n * 3n - 1n, text = String(big), head = text.slice(0, 32000);
+		export default [caught, text.length, String(BigInt(head)) === head, String(big % 1000n), (big / (2n ** 65000n + 7n)) > 0n]`)
+	want := []any{[]any{"RangeError", true}, 39135.0, true, "127", true}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	res := runOpts(t, `try { 2n ** 200000n } catch {}
+		const keep = []; for (;;) keep.push(new Array(1e4).fill(keep.length))`,
+		airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 16 << 20})
+	wantStatus(t, res, airlock.StatusMemory)
 }
 
 // The guards keep the builtins' behaviour for ordinary arrays.

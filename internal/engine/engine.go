@@ -61,8 +61,13 @@ func New() (*VM, error) {
 		qvm.Close()
 		return nil, errors.New("airlock: the engine's runtime is not where it is expected; the quickjs version is unsupported")
 	}
-	hookAllocator(v.rt, v.alloc)
 	v.ctx = contextOf(qvm)
+	if v.ctx == nil {
+		qvm.Close()
+		return nil, errors.New("airlock: the engine's context is not where it is expected; the quickjs version is unsupported")
+	}
+	v.alloc.ctx = uintptr(unsafe.Pointer(v.ctx))
+	hookAllocator(v.rt, v.alloc)
 	if err := qvm.RegisterHostFunc("__airlock_host", v.dispatch); err != nil {
 		qvm.Close()
 		return nil, err
@@ -78,14 +83,15 @@ func New() (*VM, error) {
 		qvm.Close()
 		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
 	}
-	defer importer.Free()
 	fn, err := qvm.EvalBytecodeValue(code)
 	if err != nil {
+		importer.Free()
 		qvm.Close()
 		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
 	}
 	v.kernel, err = fn.CallValue(quickjs.UndefinedValue, v.key, importer)
 	fn.Free()
+	importer.Free()
 	if err != nil {
 		qvm.Close()
 		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
@@ -189,15 +195,21 @@ func (v *VM) HeapBytes() int64 {
 // can forge.
 func (v *VM) LimitHit() bool { return v.alloc.limitHit }
 
-// Interrupt asks the VM to stop the JavaScript it runs. Safe from any
-// goroutine, also during and after Close.
+// Interrupt stops the JavaScript the VM runs, for good: the VM must be
+// discarded afterwards. Safe from any goroutine, also during and after Close.
 //
 // The engine checks for an interrupt only when a countdown of checkpoints
 // (10,000 at a time) runs out, and a long native call (a sort, a search of a
 // long string, a BigInt's toString) is one checkpoint: a loop of them would
 // poll once every 10,000 long calls. So Interrupt also sets the countdown to
-// zero, and the interrupt lands at the next checkpoint.
+// zero, and the interrupt lands at the next checkpoint. A single native call
+// can run for seconds between two checkpoints (the decimal string of a
+// million-bit BigInt, JSON.stringify of a sparse array of 2^31 holes), so
+// Interrupt also starves the VM: every allocation from then on fails, and
+// such a call ends with an out-of-memory exception at its next allocation.
+// The status of the run is the host's decision, not that exception.
 func (v *VM) Interrupt() {
+	v.alloc.starved.Store(true)
 	v.vm.Interrupt()
 	v.intrMu.Lock()
 	if v.ctx != nil {
@@ -207,12 +219,17 @@ func (v *VM) Interrupt() {
 }
 
 // InterruptJob interrupts the VM only while it runs step j of a session:
-// an interrupt meant for one step never lands on the next.
-func (v *VM) InterruptJob(j *Job) {
+// an interrupt meant for one step never lands on the next. With terminal
+// set it also starves the VM as Interrupt does, and the session must be
+// discarded; without it the VM stays usable for the next step.
+func (v *VM) InterruptJob(j *Job, terminal bool) {
 	v.intrMu.Lock()
 	defer v.intrMu.Unlock()
 	if v.running != j || v.ctx == nil {
 		return
+	}
+	if terminal {
+		v.alloc.starved.Store(true)
 	}
 	v.vm.Interrupt()
 	atomic.StoreInt32(&v.ctx.Finterrupt_counter, 0)
