@@ -319,6 +319,37 @@ func TestHostile_GuardedBuiltinsStillWork(t *testing.T) {
 	}
 }
 
+// Long typed arrays are sorted in chunks and merged in JavaScript, so that a
+// stop lands within one chunk; the result is the native sort's, including
+// NaN, -0, BigInts, comparators, stability and toSorted.
+func TestHostile_TypedArraySortInChunks(t *testing.T) {
+	got := evalJS(t, `
+		const n = 200001;
+		let seed = 7;
+		const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+		const f = new Float64Array(n).map(() => { const r = rnd(); return r < 0.01 ? NaN : r < 0.02 ? -0 : r < 0.03 ? 0 : Math.floor(r * 1000) - 500 });
+		const want = Array.from(f).sort((a, b) => a < b ? -1 : a > b ? 1 : a !== a ? (b !== b ? 0 : 1) : b !== b ? -1 : a === 0 && b === 0 ? (1 / a < 1 / b ? -1 : 1 / a > 1 / b ? 1 : 0) : 0);
+		const sorted = f.toSorted();
+		const same = (x, y) => x.length === y.length && Array.prototype.every.call(x, (v, i) => Object.is(v, y[i]));
+		const keyed = new Int32Array(n).map(() => Math.floor(rnd() * 1e6));
+		const byHigh = (a, b) => (a >> 8) - (b >> 8);
+		const wantKeyed = Array.from(keyed).sort(byHigh);
+		const big = new BigInt64Array(70000).map(() => BigInt(Math.floor(rnd() * 1e6)) - 500000n);
+		const wantBig = Array.from(big).sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
+		const whole = new Float64Array(n).map((_, i) => (i * 7919) % 100003), view = new Float64Array(whole.buffer, 8, 100000);
+		const wantView = [whole[0], ...Array.from(view).sort((a, b) => a - b), ...Array.from(whole.subarray(100001))];
+		view.sort();
+		const viewSorted = same(whole, wantView);
+		let typeError = "";
+		try { Float64Array.prototype.sort.call(Array.from(f)) } catch (e) { typeError = e.name }
+		export default [same(sorted, want), same(f.sort(), want), same(keyed.sort(byHigh), wantKeyed),
+			same(big.sort(), wantBig), viewSorted, typeError]`)
+	want := []any{true, true, true, true, true, "TypeError"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
 // Once the host decides to stop a run, the decision is sticky: no host
 // function starts afterwards, whatever the program catches, and the status is
 // the host's.

@@ -201,8 +201,74 @@
   // Typed arrays are as long as the heap allows. Their sorts get the same
   // treatment, and their other walks poll afterwards.
   const TypedArrayPrototype = ObjectGetPrototypeOf(Int8Array.prototype);
-  guard(TypedArrayPrototype, "sort", sortWith(NumericCompare));
-  guard(TypedArrayPrototype, "toSorted", sortWith(NumericCompare));
+  // A typed array is as long as the heap allows (2^28 elements at the
+  // default limit), and a native sort does not stop when its comparator is
+  // interrupted: the engine records the exception and finishes the sort with
+  // every comparison answering 0, n·log(n) of them. So a long typed array is
+  // sorted in chunks the engine sorts natively (each a few milliseconds),
+  // merged here, in JavaScript, where the engine polls: a stop lands within
+  // one chunk. The merge is stable and calls the comparator as a sort may.
+  const TA_CHUNK = 2 ** 16;
+  const typedLength = uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, "length").get);
+  const typedTag = uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, SymbolToStringTag).get);
+  const typedBuffer = uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, "buffer").get);
+  const typedOffset = uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, "byteOffset").get);
+  const typedSet = uncurry(TypedArrayPrototype.set);
+  const typedCtors = { __proto__: null };
+  for (const C of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
+    Uint32Array, Float16Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
+    typedCtors[C.name] = C;
+  }
+  const MathMin = Math.min;
+  const sortTyped = (nativeSort, ta, cmp) => {
+    const n = typedLength(ta);
+    const C = typedCtors[typedTag(ta)];
+    const buf = typedBuffer(ta), off = typedOffset(ta), size = C.BYTES_PER_ELEMENT;
+    const args = cmp === undefined ? [] : [cmp];
+    for (let i = 0; i < n; i += TA_CHUNK) {
+      ReflectApply(nativeSort, new C(buf, off + i * size, MathMin(TA_CHUNK, n - i)), args);
+    }
+    let src = ta, dst = new C(n);
+    for (let width = TA_CHUNK; width < n; width *= 2) {
+      for (let lo = 0; lo < n; lo += 2 * width) {
+        const mid = MathMin(lo + width, n), hi = MathMin(lo + 2 * width, n);
+        let i = lo, j = mid, k = lo;
+        if (cmp === undefined) {
+          // b goes first when NumericCompare(b, a) < 0, written out.
+          while (i < mid && j < hi) {
+            const a = src[i], b = src[j];
+            if (b < a || (b === a ? b === 0 && 1 / b < 1 / a : a !== a && b === b)) { dst[k++] = b; j++; } else { dst[k++] = a; i++; }
+          }
+        } else {
+          while (i < mid && j < hi) {
+            const a = src[i], b = src[j];
+            if (+cmp(b, a) < 0) { dst[k++] = b; j++; } else { dst[k++] = a; i++; }
+          }
+        }
+        while (i < mid) dst[k++] = src[i++];
+        while (j < hi) dst[k++] = src[j++];
+      }
+      const t = src; src = dst; dst = t;
+    }
+    if (src !== ta) typedSet(ta, src);
+    return ta;
+  };
+  {
+    const nativeSort = TypedArrayPrototype.sort;
+    TypedArrayPrototype.sort = function sort(cmp) {
+      if ((cmp !== undefined && typeof cmp !== "function") || typedLength(this) <= POLL_AFTER) {
+        return ReflectApply(nativeSort, this, [cmp]);
+      }
+      return sortTyped(nativeSort, this, cmp);
+    };
+    const nativeToSorted = TypedArrayPrototype.toSorted;
+    TypedArrayPrototype.toSorted = function toSorted(cmp) {
+      if ((cmp !== undefined && typeof cmp !== "function") || typedLength(this) <= POLL_AFTER) {
+        return ReflectApply(nativeToSorted, this, [cmp]);
+      }
+      return sortTyped(nativeSort, new typedCtors[typedTag(this)](this), cmp);
+    };
+  }
   for (const name of ["includes", "indexOf", "lastIndexOf", "join", "fill", "reverse", "copyWithin", "set",
     "slice", "toReversed", "toLocaleString", "toString", "with"]) {
     guard(TypedArrayPrototype, name, (self) => lengthOf(self));
