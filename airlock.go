@@ -107,12 +107,24 @@ type RuntimeConfig struct {
 	// or a module export (not inside a value). Prepared does not apply, and
 	// Close ends the workers: runs still in them settle with an error.
 	Workers int
+	// WorkerGrace is how long a worker has to stop a run the host stopped
+	// (Terminate, the context, the safety cap) before the worker is killed,
+	// with every run in it, and replaced. 0 means 1 s. A stop normally lands
+	// within milliseconds, but a few single native calls over large data (a
+	// string operation over tens of megabytes, RATIONALE.md "Native loops")
+	// run on for longer in the engine; WorkerGrace bounds them. A shorter
+	// grace (100 ms) bounds them harder, at a cost under overload: a worker
+	// whose runs share a CPU can be slow to stop without being stuck, and
+	// killing it ends its other runs too (TestWorkers_Hammer saw it at
+	// 100 ms with 18 runs a worker on 2 CPUs).
+	WorkerGrace time.Duration
 }
 
 const (
 	defaultMemoryLimit = 256 << 20
 	defaultMaxDuration = 30 * time.Second
 	defaultPrepared    = 2
+	defaultWorkerGrace = time.Second
 	defaultValueBytes  = 64 << 20
 )
 
@@ -155,6 +167,9 @@ func NewRuntime(cfg RuntimeConfig) *Runtime {
 	}
 	if cfg.MaxValueBytes <= 0 {
 		cfg.MaxValueBytes = defaultValueBytes
+	}
+	if cfg.WorkerGrace <= 0 {
+		cfg.WorkerGrace = defaultWorkerGrace
 	}
 	rt := &Runtime{cfg: cfg, ready: make(chan *worker, cfg.Prepared), closing: make(chan struct{})}
 	if cfg.Workers > 0 {

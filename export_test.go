@@ -1,7 +1,5 @@
 package airlock
 
-import "time"
-
 // Prepared reports how many sandboxes rt holds ready, for benchmarks that
 // measure a warm Runtime.
 func Prepared(rt *Runtime) int { return len(rt.ready) }
@@ -11,10 +9,4 @@ func Prepared(rt *Runtime) int { return len(rt.ready) }
 func WithoutLoopGuards(opts ExecutorOptions) ExecutorOptions {
 	opts.noGuards = true
 	return opts
-}
-
-// SetWorkerGrace sets how long a worker has to stop before it is killed.
-func SetWorkerGrace(d time.Duration) (restore func()) {
-	old := workerGrace.Swap(int64(d))
-	return func() { workerGrace.Store(old) }
 }

@@ -332,7 +332,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 	go func() {
 		var hard <-chan time.Time
 		if rt.cfg.MaxDuration > 0 {
-			t := time.NewTimer(rt.cfg.MaxDuration + time.Duration(workerGrace.Load()))
+			t := time.NewTimer(rt.cfg.MaxDuration + rt.cfg.WorkerGrace)
 			defer t.Stop()
 			hard = t.C
 		}
@@ -350,19 +350,13 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 	return r.exec, nil
 }
 
-// workerGrace is how long a worker has to stop a run it was told to stop,
-// in nanoseconds.
-var workerGrace atomic.Int64
-
-func init() { workerGrace.Store(int64(2 * time.Second)) }
-
 func (r *remoteRun) terminate(msg string) {
 	r.stopping.CompareAndSwap(nil, &msg)
 	r.proc.send(&wmsg{Kind: "terminate", Run: r.id, Text: msg})
 }
 
 func (r *remoteRun) killAfterGrace() {
-	t := time.NewTimer(time.Duration(workerGrace.Load()))
+	t := time.NewTimer(r.proc.pool.rt.cfg.WorkerGrace)
 	defer t.Stop()
 	select {
 	case <-r.exec.done:

@@ -150,8 +150,7 @@ func TestWorkers_DeadWorker(t *testing.T) {
 // and the run settles as the host decided.
 func TestWorkers_StuckWorkerKilled(t *testing.T) {
 	t.Setenv("AIRLOCK_WORKER_TEST_STUCK", "1")
-	defer airlock.SetWorkerGrace(200 * time.Millisecond)()
-	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1, WorkerGrace: 200 * time.Millisecond})
 	defer rt.Close()
 	ex, err := rt.Run(context.Background(), `for (;;) {}`, airlock.Options{})
 	if err != nil {
@@ -163,6 +162,31 @@ func TestWorkers_StuckWorkerKilled(t *testing.T) {
 	if res.Status != airlock.StatusTerminated || !strings.Contains(res.Error.Message, "terminated: budget") ||
 		!strings.Contains(res.Error.Message, "killed") || time.Since(start) > 5*time.Second {
 		t.Fatalf("%s %v after %v", res.Status, res.Error, time.Since(start))
+	}
+}
+
+// One native call over a large string runs for seconds after a stop in
+// process (replaceAll over 64 MiB: ~2 s, no checkpoint, one allocation at
+// the end); in a worker the run ends when the grace period runs out, here
+// 100 ms, and the next run gets a fresh worker.
+func TestWorkers_LongNativeCallEndsWithGrace(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1, WorkerGrace: 100 * time.Millisecond})
+	defer rt.Close()
+	ex, err := rt.Run(context.Background(), `const s = "ab".repeat(2**25); for (;;) s.replaceAll("a", "cc").length`,
+		airlock.Options{MemoryLimitBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	start := time.Now()
+	ex.Terminate("budget")
+	res := ex.Wait()
+	if d := time.Since(start); res.Status != airlock.StatusTerminated || d > 2*time.Second {
+		t.Fatalf("%s %v after %v", res.Status, res.Error, d)
+	}
+	ex, _ = rt.Run(context.Background(), `export default "alive"`, airlock.Options{})
+	if res := ex.Wait(); res.Result != "alive" {
+		t.Fatalf("%s %v", res.Status, res.Error)
 	}
 }
 
