@@ -289,6 +289,91 @@ func TestWorkspaces(t *testing.T) {
 	}
 }
 
+// A session's workspace has a quota of bytes and of entries: a run that
+// goes over fails with a clear error (Python and Node are killed while they
+// write; JavaScript's writeFile throws), the workspace then refuses runs
+// until it is deleted, and nothing is lost before that.
+func TestWorkspaceQuota(t *testing.T) {
+	dir := t.TempDir()
+	_, url := serve(t, service.Config{Workspace: dir, WorkspaceQuotaBytes: 1 << 20, WorkspaceMaxEntries: 50})
+	r := runner.NewHTTPRunner(url)
+	defer r.Close()
+	ctx := context.Background()
+	fill := map[string]map[string]string{
+		"python": {
+			"bytes":   "i = 0\nwhile True:\n    open(f'f{i}', 'w').write('x' * 100000)\n    i += 1",
+			"entries": "import os\nfor i in range(100000):\n    os.makedirs(f'd{i}', exist_ok=True)",
+			"one":     "open('big', 'w').write('x' * (2 << 20))",
+		},
+		"node": {
+			"bytes":   "const fs = require('fs'); for (let i = 0; ; i++) fs.writeFileSync('f' + i, 'x'.repeat(100000));",
+			"entries": "const fs = require('fs'); for (let i = 0; i < 100000; i++) fs.mkdirSync('d' + i, { recursive: true });",
+			"one":     "require('fs').writeFileSync('big', 'x'.repeat(2 << 20));",
+		},
+		"javascript": {
+			"bytes":   "for (let i = 0; ; i++) writeFile('f' + i, 'x'.repeat(100000));",
+			"entries": "for (let i = 0; i < 100000; i++) writeFile('e' + i, '');",
+			"one":     "writeFile('big', 'x'.repeat(2 << 20));",
+		},
+	}
+	for _, rt := range []string{"python", "node", "javascript"} {
+		t.Run(rt, func(t *testing.T) {
+			needRuntime(t, rt)
+			for _, kind := range []string{"bytes", "entries", "one"} {
+				session := rt + "-" + kind
+				start := time.Now()
+				res, err := r.Run(ctx, runner.CodeRequest{Code: fill[rt][kind], Runtime: rt, SessionID: session, Timeout: 20}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if kind != "one" && !strings.Contains(res.Error, "workspace quota exceeded") {
+					t.Fatalf("%s: error %q", kind, res.Error)
+				}
+				if kind == "one" && res.Error == "" {
+					t.Fatalf("%s: a file over the quota was written", kind)
+				}
+				if d := time.Since(start); d > 10*time.Second {
+					t.Fatalf("%s: stopped after %v", kind, d)
+				}
+				var size int64
+				filepath.Walk(filepath.Join(dir, session), func(_ string, info os.FileInfo, err error) error {
+					if err == nil && info.Mode().IsRegular() {
+						size += info.Size()
+					}
+					return nil
+				})
+				// Python and Node are measured while they write and stopped at
+				// most one measure late; javascript never goes over.
+				limit := int64(64 << 20)
+				if rt == "javascript" {
+					limit = 1 << 20
+				}
+				if size > limit {
+					t.Fatalf("%s: %d bytes were written before the stop", kind, size)
+				}
+				t.Logf("%s: stopped with %d bytes written, after %v", kind, size, time.Since(start).Round(time.Millisecond))
+			}
+			if rt == "javascript" {
+				return // it never went over
+			}
+			// A workspace over the quota runs nothing until it is deleted.
+			session := rt + "-bytes"
+			res, err := r.Run(ctx, runner.CodeRequest{Code: programs[rt]["write"], Runtime: rt, SessionID: session}, nil)
+			if err != nil || !strings.Contains(res.Error, "workspace quota exceeded") {
+				t.Fatalf("over the quota: %+v, %v", res, err)
+			}
+			req, _ := http.NewRequest(http.MethodDelete, url+"/workspace/"+session, nil)
+			if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNoContent {
+				t.Fatalf("DELETE: %v", err)
+			}
+			res, err = r.Run(ctx, runner.CodeRequest{Code: programs[rt]["write"], Runtime: rt, SessionID: session}, nil)
+			if err != nil || res.Error != "" || string(res.Output) != `"written"` {
+				t.Fatalf("after DELETE: %+v, %v", res, err)
+			}
+		})
+	}
+}
+
 // The reference protocol, spoken with raw HTTP requests.
 func TestReferenceProtocol(t *testing.T) {
 	_, url := serve(t, service.Config{MaxConcurrent: 1})

@@ -48,6 +48,13 @@ type Config struct {
 	Insecure bool
 	// BwrapBin is the bubblewrap binary; default "bwrap".
 	BwrapBin string
+	// WorkspaceQuotaBytes bounds the bytes of a session's workspace
+	// (SANDBOX_WORKSPACE_QUOTA); default 1 GiB. WorkspaceMaxEntries bounds
+	// its files and directories; default 10,000. A run that goes over fails
+	// (Python and Node are killed, JavaScript's writeFile throws), and a
+	// workspace over either refuses runs until files are deleted.
+	WorkspaceQuotaBytes int64
+	WorkspaceMaxEntries int
 	// Workers, when positive, runs javascript and typescript in that many
 	// worker processes instead of in the server's (airlock.RuntimeConfig.Workers).
 	Workers int
@@ -80,6 +87,13 @@ func ConfigFromEnv() (Config, error) {
 			return c, fmt.Errorf("SANDBOX_MAX_OUTPUT=%q: want a positive number of bytes", v)
 		}
 		c.MaxOutput = n
+	}
+	if v := os.Getenv("SANDBOX_WORKSPACE_QUOTA"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("SANDBOX_WORKSPACE_QUOTA=%q: want a positive number of bytes", v)
+		}
+		c.WorkspaceQuotaBytes = n
 	}
 	return c, nil
 }
@@ -114,5 +128,11 @@ func (c *Config) defaults() {
 	}
 	if c.BwrapBin == "" {
 		c.BwrapBin = "bwrap"
+	}
+	if c.WorkspaceQuotaBytes <= 0 {
+		c.WorkspaceQuotaBytes = 1 << 30
+	}
+	if c.WorkspaceMaxEntries <= 0 {
+		c.WorkspaceMaxEntries = 10000
 	}
 }

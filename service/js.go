@@ -118,6 +118,19 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if err != nil {
 			return err
 		}
+		q := s.quota()
+		bytes, entries, err := q.usage(wd.dir)
+		if err != nil {
+			return err
+		}
+		if info, err := root.Lstat(n); err == nil {
+			bytes -= info.Size() // replaced
+		} else {
+			entries++
+		}
+		if bytes+int64(len(text)) > q.bytes || entries > q.entries {
+			return fmt.Errorf("writeFile %q: %w", name, q.exceeded(bytes+int64(len(text)), entries))
+		}
 		if err := root.WriteFile(n, []byte(text), 0o644); err != nil {
 			return fmt.Errorf("writeFile %q: %v", name, strings.ReplaceAll(err.Error(), wd.dir, "."))
 		}

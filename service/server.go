@@ -88,7 +88,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
 	j := &jail{root: ws.root, memory: cfg.MemoryLimitBytes, procs: cfg.MaxProcesses, install: cfg.AllowInstall,
-		maxOut: cfg.MaxOutput, fileSize: max(cfg.MaxFileBytes*4, 64<<20)}
+		maxOut: cfg.MaxOutput, fileSize: min(max(cfg.MaxFileBytes*4, 64<<20), cfg.WorkspaceQuotaBytes)}
 	if j.memory <= 0 {
 		j.memory = 512 << 20
 	}
@@ -312,6 +312,9 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		if err != nil {
 			return nil, badRequest("%v", err)
 		}
+		if err := s.quotaAllows(dir, req.Files); err != nil {
+			return &V1Response{ExecuteResponse: ExecuteResponse{ExitCode: -1, Error: err.Error()}, Status: "error"}, nil
+		}
 		if err := writeInputs(dir, req.Files); err != nil {
 			if errors.Is(err, errBadPath) {
 				return nil, badRequest("%v", err)
@@ -325,7 +328,7 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		resp = s.runJS(ctx, req, rt, wd, timeout, dispatch)
 	} else {
 		dir, _ := wd.get()
-		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch})
+		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch, quota: s.quota()})
 		if err != nil {
 			return nil, err
 		}
@@ -338,11 +341,36 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 			resp.Status = "error"
 		}
 		resp.Files = collectFiles(dir, out.files, s.cfg.MaxFileBytes, &resp.Error)
+		if out.overQuota {
+			resp.Status = "error"
+		}
 	}
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	s.metrics.observe(rt, resp.Status, time.Since(start))
 	s.log.Info("execution", "runtime", rt, "status", resp.Status, "exit_code", resp.ExitCode, "duration", time.Since(start), "session", req.SessionID)
 	return &resp, nil
+}
+
+func (s *Server) quota() quota {
+	return quota{bytes: s.cfg.WorkspaceQuotaBytes, entries: s.cfg.WorkspaceMaxEntries}
+}
+
+// quotaAllows checks a workspace, with the input files about to be
+// written, against the quota: one already over it runs nothing.
+func (s *Server) quotaAllows(dir string, files []File) error {
+	q := s.quota()
+	bytes, entries, err := q.usage(dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		bytes += int64(len(f.Data))
+		entries++
+	}
+	if bytes > q.bytes || entries > q.entries {
+		return q.exceeded(bytes, entries)
+	}
+	return nil
 }
 
 // dispatcher makes the code's tool calls callbacks to the client.

@@ -12,11 +12,12 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv("SANDBOX_MAX_CONCURRENT", "7")
 	t.Setenv("SANDBOX_SESSION_TTL", "2m")
 	t.Setenv("SANDBOX_MAX_OUTPUT", "1024")
+	t.Setenv("SANDBOX_WORKSPACE_QUOTA", "4096")
 	c, err := ConfigFromEnv()
-	if err != nil || c.Addr != ":9100" || c.MaxConcurrent != 7 || c.SessionTTL != 2*time.Minute || c.MaxOutput != 1024 {
+	if err != nil || c.Addr != ":9100" || c.MaxConcurrent != 7 || c.SessionTTL != 2*time.Minute || c.MaxOutput != 1024 || c.WorkspaceQuotaBytes != 4096 {
 		t.Fatalf("%+v, %v", c, err)
 	}
-	for k, v := range map[string]string{"SANDBOX_MAX_CONCURRENT": "0", "SANDBOX_SESSION_TTL": "soon", "SANDBOX_MAX_OUTPUT": "-1"} {
+	for k, v := range map[string]string{"SANDBOX_MAX_CONCURRENT": "0", "SANDBOX_SESSION_TTL": "soon", "SANDBOX_MAX_OUTPUT": "-1", "SANDBOX_WORKSPACE_QUOTA": "lots"} {
 		t.Run(k, func(t *testing.T) {
 			t.Setenv(k, v)
 			if _, err := ConfigFromEnv(); err == nil || !strings.Contains(err.Error(), k) {
@@ -26,7 +27,8 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	var d Config
 	d.defaults()
-	if d.Addr != ":9000" || d.MaxConcurrent != 4 || d.SessionTTL != time.Hour || d.MaxOutput != 512<<10 || d.MaxFileBytes != 10<<20 {
+	if d.Addr != ":9000" || d.MaxConcurrent != 4 || d.SessionTTL != time.Hour || d.MaxOutput != 512<<10 || d.MaxFileBytes != 10<<20 ||
+		d.WorkspaceQuotaBytes != 1<<30 || d.WorkspaceMaxEntries != 10000 {
 		t.Fatalf("defaults: %+v", d)
 	}
 }

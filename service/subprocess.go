@@ -33,16 +33,18 @@ type runRequest struct {
 	dir      string // the workspace
 	timeout  time.Duration
 	dispatch Dispatcher
+	quota    quota
 }
 
 // runOutcome is what came of it.
 type runOutcome struct {
-	output   string // the JSON of the value given to set_result, or ""
-	files    []string
-	logs     string
-	exitCode int
-	err      string
-	timedOut bool
+	output    string // the JSON of the value given to set_result, or ""
+	files     []string
+	logs      string
+	exitCode  int
+	err       string
+	timedOut  bool
+	overQuota bool
 }
 
 // jail is how subprocesses are started: under bubblewrap, or (insecure)
@@ -112,10 +114,14 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	if j.install {
 		env = append(env, "AIRLOCK_ALLOW_INSTALL=1")
 	}
+	used, _, err := req.quota.usage(req.dir)
+	if err != nil {
+		return nil, err
+	}
 	var argv []string
 	if j.prlimit != "" {
 		argv = append(argv, j.prlimit, "--data="+strconv.FormatInt(j.memory, 10), "--cpu="+strconv.Itoa(int(req.timeout.Seconds())+1),
-			"--fsize="+strconv.FormatInt(j.fileSize, 10), "--nofile=256", "--nproc="+strconv.Itoa(j.procs), "--core=0", "--")
+			"--fsize="+strconv.FormatInt(max(1, min(j.fileSize, req.quota.bytes-used)), 10), "--nofile=256", "--nproc="+strconv.Itoa(j.procs), "--core=0", "--")
 	}
 	if j.bwrap != "" {
 		argv = append(argv, j.bwrap, "--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL",
@@ -152,10 +158,15 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	}()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
-	var werr error
+	overQuota := make(chan error, 1)
+	go req.quota.watch(runCtx, req.dir, func(err error) { overQuota <- err })
+	var werr, quotaErr error
 	timedOut := false
 	select {
 	case werr = <-waited:
+	case quotaErr = <-overQuota:
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		werr = <-waited
 	case <-runCtx.Done():
 		timedOut = errors.Is(runCtx.Err(), context.DeadlineExceeded)
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the process group: children too
@@ -166,7 +177,16 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	raw := <-results
 	cancel()
 	out := &runOutcome{logs: logs.String(), exitCode: cmd.ProcessState.ExitCode()}
+	if quotaErr == nil { // what was written after the last measure
+		_, _, quotaErr = req.quota.usage(req.dir)
+		if !errors.Is(quotaErr, errOverQuota) {
+			quotaErr = nil
+		}
+	}
 	switch {
+	case quotaErr != nil:
+		out.exitCode, out.overQuota = -1, true
+		out.err = quotaErr.Error()
 	case timedOut:
 		out.exitCode, out.timedOut = -1, true
 		out.err = fmt.Sprintf("execution timed out after %s", req.timeout)

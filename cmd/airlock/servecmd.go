@@ -24,6 +24,8 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	fs.Int("max-concurrent", env.MaxConcurrent, "executions at once; more get 503 ($SANDBOX_MAX_CONCURRENT; default 4)")
 	fs.Duration("session-ttl", env.SessionTTL, "evict a workspace idle this long ($SANDBOX_SESSION_TTL; default 1h)")
 	fs.Int("max-output", env.MaxOutput, "cap on an execution's logs and result, bytes ($SANDBOX_MAX_OUTPUT; default 524288)")
+	fs.String("workspace-quota", "", "bytes a session's workspace may hold ($SANDBOX_WORKSPACE_QUOTA; default 1GiB)")
+	fs.Int("workspace-entries", 0, "files and directories a session's workspace may hold (default 10000)")
 	fs.String("memory", "", "memory limit of an execution (default 512MiB for python/node, 64MiB for javascript)")
 	fs.Bool("allow-install", false, "let code install packages (install_package / installPackage)")
 	fs.Int("workers", 0, "run javascript and typescript in this many worker processes instead of the server's")
@@ -54,6 +56,15 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		AllowInstall:  get("allow-install").Get().(bool),
 		Insecure:      get("insecure-no-bwrap").Get().(bool),
 		Workers:       get("workers").Get().(int),
+
+		WorkspaceQuotaBytes: env.WorkspaceQuotaBytes,
+		WorkspaceMaxEntries: get("workspace-entries").Get().(int),
+	}
+	if q := get("workspace-quota").Get().(string); q != "" {
+		if cfg.WorkspaceQuotaBytes, err = parseBytes(q); err != nil {
+			fmt.Fprintf(stderr, "airlock serve: --workspace-quota: %v\n", err)
+			return 2
+		}
 	}
 	if m := get("memory").Get().(string); m != "" {
 		if cfg.MemoryLimitBytes, err = parseBytes(m); err != nil {
