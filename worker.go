@@ -27,10 +27,18 @@ import (
 // workerEnv marks a process started as a worker.
 const workerEnv = "AIRLOCK_WORKER_PROCESS"
 
+// workerShmEnv names the worker's descriptor of the shared-memory slots.
+const workerShmEnv = "AIRLOCK_WORKER_SHM"
+
 func init() {
 	if os.Getenv(workerEnv) == "1" {
 		os.Unsetenv(workerEnv)
-		serveWorker(os.Stdin, os.Stdout)
+		var slots *workerSlots
+		if os.Getenv(workerShmEnv) == "3" {
+			slots = openWorkerSlots(os.NewFile(3, "airlock-calls"))
+		}
+		os.Unsetenv(workerShmEnv)
+		serveWorker(os.Stdin, os.Stdout, slots)
 		os.Exit(0)
 	}
 }
@@ -105,6 +113,7 @@ type workerProc struct {
 	dead   bool
 	nextID atomic.Uint64
 	killed sync.Once
+	calls  *workerShm // shared-memory slots for synchronous calls, or nil
 }
 
 type remoteRun struct {
@@ -177,10 +186,22 @@ func startWorker(p *workerPool) (*workerProc, error) {
 	if err != nil {
 		return nil, err
 	}
+	calls, shmFile := newWorkerShm()
+	if shmFile != nil {
+		cmd.ExtraFiles = []*os.File{shmFile} // fd 3
+		cmd.Env = append(cmd.Env, workerShmEnv+"=3")
+	}
 	if err := cmd.Start(); err != nil {
+		if shmFile != nil {
+			shmFile.Close()
+			calls.release()
+		}
 		return nil, fmt.Errorf("airlock: worker process: %w", err)
 	}
-	w := &workerProc{pool: p, cmd: cmd, enc: gob.NewEncoder(in), runs: map[uint64]*remoteRun{}}
+	if shmFile != nil {
+		shmFile.Close() // the mappings stay
+	}
+	w := &workerProc{pool: p, cmd: cmd, enc: gob.NewEncoder(in), runs: map[uint64]*remoteRun{}, calls: calls}
 	go w.read(out)
 	return w, nil
 }
@@ -199,6 +220,10 @@ func (w *workerProc) read(out io.Reader) {
 		var m wmsg
 		if err := dec.Decode(&m); err != nil {
 			break
+		}
+		if m.Kind == "poke" {
+			w.poke()
+			continue
 		}
 		w.mu.Lock()
 		r := w.runs[m.Run]
@@ -223,6 +248,9 @@ func (w *workerProc) read(out io.Reader) {
 		}
 	}
 	w.kill()
+	if w.calls != nil {
+		w.calls.release()
+	}
 	w.mu.Lock()
 	runs := w.runs
 	w.runs = map[uint64]*remoteRun{}
@@ -368,44 +396,50 @@ func (r *remoteRun) killAfterGrace() {
 // call runs a host function for the worker and sends the reply.
 func (r *remoteRun) call(m wmsg) {
 	reply := &wmsg{Kind: "reply", Run: r.id, Call: m.Call}
-	defer func() { r.proc.send(reply) }()
-	if m.Fn < 0 || m.Fn >= len(r.fns) {
-		reply.Err = "airlock: unknown host function"
-		return
+	reply.Text, reply.Err = r.answer(m.Fn, m.Text)
+	r.proc.send(reply)
+}
+
+// answer runs host function fn with the wire or JSON text of its
+// arguments, and gives the text of its result, or the message of its
+// error.
+func (r *remoteRun) answer(fn int, text string) (out, errText string) {
+	if fn < 0 || fn >= len(r.fns) {
+		return "", "airlock: unknown host function"
 	}
-	h := r.fns[m.Fn]
+	h := r.fns[fn]
 	if h.json != nil {
-		out, err := h.json(r.ctx, json.RawMessage(m.Text))
+		out, err := h.json(r.ctx, json.RawMessage(text))
 		if err != nil {
-			reply.Err = err.Error()
-		} else {
-			reply.Text = string(out)
+			return "", errMessage(err)
 		}
-		return
+		return string(out), ""
 	}
-	v, err := decodeHostWire(m.Text, r.proc.pool.rt.cfg.MaxValueBytes)
+	v, err := decodeHostWire(text, r.proc.pool.rt.cfg.MaxValueBytes)
 	if err != nil {
-		reply.Err = err.Error()
-		return
+		return "", errMessage(err)
 	}
 	args, _ := v.([]any)
-	out, err, panicked := h.call(r.ctx, args)
-	if panicked {
-		reply.Err = err.Error()
-		return
-	}
+	res, err, _ := h.call(r.ctx, args)
 	if err != nil {
-		reply.Err = err.Error()
-		return
+		return "", errMessage(err)
 	}
-	text, err := encodeWire(out, func(reflect.Value) (int, error) {
+	enc, err := encodeWire(res, func(reflect.Value) (int, error) {
 		return 0, errors.New("in worker-process mode a host function cannot return a function")
 	})
 	if err != nil {
-		reply.Err = err.Error()
-		return
+		return "", errMessage(err)
 	}
-	reply.Text = text
+	return enc, ""
+}
+
+// errMessage is an error's message for the worker, never empty: an empty
+// one would read as success.
+func errMessage(err error) string {
+	if m := err.Error(); m != "" {
+		return m
+	}
+	return "error"
 }
 
 func (r *remoteRun) settle(wr *wresult) {
@@ -441,7 +475,7 @@ func (r *remoteRun) settle(wr *wresult) {
 // --- the worker side ---
 
 // serveWorker runs the runs its host sends, until its input ends.
-func serveWorker(in io.Reader, out io.Writer) {
+func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 	dec := gob.NewDecoder(bufio.NewReader(in))
 	enc := gob.NewEncoder(out)
 	var wmu sync.Mutex
@@ -450,6 +484,7 @@ func serveWorker(in io.Reader, out io.Writer) {
 		defer wmu.Unlock()
 		enc.Encode(m)
 	}
+	poke := func() { send(&wmsg{Kind: "poke"}) }
 	var mu sync.Mutex
 	runs := map[uint64]*Execution{}
 	pending := map[uint64]chan wmsg{}
@@ -472,7 +507,13 @@ func serveWorker(in io.Reader, out io.Writer) {
 				rt = NewRuntime(RuntimeConfig{MaxDuration: maxDuration})
 			}
 			id := m.Run
-			call := func(ctx context.Context, fn int, text string) (string, error) {
+			call := func(ctx context.Context, fn int, text string, async bool) (string, error) {
+				if !async {
+					out, err := slots.call(ctx, id, fn, text, poke)
+					if err != errNoSlot {
+						return out, err
+					}
+				}
 				c := nextCall.Add(1)
 				ch := make(chan wmsg, 1)
 				mu.Lock()
@@ -516,6 +557,8 @@ func serveWorker(in io.Reader, out io.Writer) {
 			if ex != nil && !stuck {
 				ex.r.halt(StatusTerminated, m.Text)
 			}
+		case "slot":
+			slots.deliver(m)
 		case "reply":
 			mu.Lock()
 			ch := pending[m.Call]
@@ -529,15 +572,15 @@ func serveWorker(in io.Reader, out io.Writer) {
 
 // startWorkerRun starts a run of a spec in the worker, with proxies for the
 // host's functions.
-func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int, text string) (string, error), report func(any)) (*Execution, error) {
+func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int, text string, async bool) (string, error), report func(any)) (*Execution, error) {
 	value := func(v wvalue) (any, error) {
 		if v.Fn < 0 {
 			return decodeHostWire(v.Wire, rt.cfg.MaxValueBytes)
 		}
-		fn := v.Fn
+		fn, async := v.Fn, v.Async
 		if v.JSON {
 			f := JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-				out, err := call(ctx, fn, string(args))
+				out, err := call(ctx, fn, string(args), async)
 				return json.RawMessage(out), err
 			})
 			if v.Async {
@@ -550,7 +593,7 @@ func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int
 			if err != nil {
 				return nil, err
 			}
-			out, err := call(ctx, fn, text)
+			out, err := call(ctx, fn, text, async)
 			if err != nil {
 				return nil, err
 			}
