@@ -53,7 +53,11 @@
 // engine refused an allocation for the limit, whatever error text the
 // program throws. Builtins that walk a length in native code, where the
 // engine does not poll for an interrupt, refuse lengths the sandbox could not
-// hold, sort with comparators the engine polls in, and poll after long walks.
+// hold, sort with comparators the engine polls in (long typed arrays in
+// chunks), and poll after long walks; BigInts are bounded at about 131,072
+// bits (a RangeError beyond), since their native arithmetic is quadratic and
+// never polls; and a stopped VM gets no more memory, so that a long native
+// call ends at its next allocation.
 // A host function that panics ends the run with an error that reveals nothing
 // of the panic. Errors carry the sandbox's frames only, with
 // positions in the user's original source.

@@ -319,6 +319,21 @@ func TestHostile_GuardedBuiltinsStillWork(t *testing.T) {
 	}
 }
 
+// The engine's BigInt.asUintN returned a small negative BigInt unchanged for
+// 32 bits or more (asUintN(64, -1n) was -1n); the kernel corrects it, and
+// keeps the builtin's argument checks.
+func TestEngineFix_BigIntAsUintN(t *testing.T) {
+	got := evalJS(t, `const name = (f) => { try { f() } catch (e) { return e.name } };
+		export default [String(BigInt.asUintN(64, -1n)), String(BigInt.asUintN(8, -1n)), String(BigInt.asUintN(64, -(2n ** 40n))),
+			String(BigInt.asUintN(0, -5n)), BigInt.asUintN(200, -1n) === 2n ** 200n - 1n, String(BigInt.asUintN(3, 13n)),
+			BigInt.asUintN.length, name(() => BigInt.asUintN(-1, 1n)), name(() => BigInt.asUintN(1n, 1n)), name(() => BigInt.asUintN(8, 1)),
+			name(() => new BigInt.asUintN(8, 1n))]`)
+	want := []any{"18446744073709551615", "255", "18446742974197923840", "0", true, "5", 2.0, "RangeError", "TypeError", "TypeError", "TypeError"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
 // Long typed arrays are sorted in chunks and merged in JavaScript, so that a
 // stop lands within one chunk; the result is the native sort's, including
 // NaN, -0, BigInts, comparators, stability and toSorted.

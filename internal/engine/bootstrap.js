@@ -274,7 +274,25 @@
     guard(TypedArrayPrototype, name, (self) => lengthOf(self));
   }
   // BigInts are bounded by the engine's allocator hook (alloc.go,
-  // MaxBigIntBits), which keeps their quadratic native work short.
+  // MaxBigIntWords), which keeps their quadratic native work short.
+  //
+  // The engine's BigInt.asUintN returns a small negative BigInt unchanged
+  // when bits >= 32: asUintN(64, -1n) gave -1n, not 2^64 - 1. The result
+  // it gives is then congruent to the right one, and the wrapper adds 2^bits.
+  {
+    const nativeAsUintN = BigInt.asUintN;
+    const MathTrunc = Math.trunc;
+    BigInt.asUintN = {
+      asUintN(bits, bigint) {
+        const n = +bits, index = n !== n ? 0 : MathTrunc(n); // + throws for a BigInt, as ToIndex does
+        if (!(index >= 0 && index <= 9007199254740991)) {
+          throw new RangeErrorCtor("BigInt.asUintN: bits must be an integer from 0 to 2^53 - 1");
+        }
+        const r = ReflectApply(nativeAsUintN, BigIntCtor, [index, bigint]);
+        return r < 0n ? r + (1n << BigIntCtor(index)) : r;
+      },
+    }.asUintN;
+  }
   guard(ArrayPrototype, "concat", (self, args) => {
     let n = checkLength(self, "Array.prototype.concat");
     for (let i = 0; i < args.length; i++) {
