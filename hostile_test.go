@@ -319,6 +319,67 @@ func TestHostile_GuardedBuiltinsStillWork(t *testing.T) {
 	}
 }
 
+// Long arrays are sorted as the specification describes, in native chunks
+// merged in JavaScript: holes skipped and deleted at the end, undefined
+// last, stable, default order by strings, the comparator's NaN as 0, and
+// toSorted reading holes as undefined. The expected orders are built by
+// counting and bucketing, in linear time.
+func TestHostile_ArraySortInChunks(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the kernel's sort is JavaScript, with no Go concurrency to check; the engine runs 40 times slower under -race (the test runs in go test ./...)")
+	}
+	got := evalJS(t, `
+		let seed = 11;
+		const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+		const n = 100000;
+		const a = [];
+		let holes = 0, undefs = 0;
+		for (let i = 0; i < n; i++) {
+			const r = rnd();
+			if (r < 0.01) { holes++; continue }      // a hole at i
+			a[i] = r < 0.02 ? (undefs++, undefined) : Math.floor(r * 1000);
+		}
+		a.length = n;
+		const keys = Array.from({ length: 1000 }, (_, i) => String(i)).sort();
+		const count = new Map();
+		for (let i = 0; i < n; i++) if (i in a && a[i] !== undefined) count.set(String(a[i]), (count.get(String(a[i])) || 0) + 1);
+		const want = [];
+		for (const k of keys) for (let i = 0; i < (count.get(k) || 0); i++) want.push(Number(k));
+		const copy = a.slice();
+		const sortedCopy = a.toSorted();
+		let untouched = true;
+		for (let i = 0; i < n; i++) if ((i in a) !== (i in copy) || a[i] !== copy[i]) untouched = false;
+		a.sort();
+		let ok = true;
+		for (let i = 0; i < want.length; i++) if (a[i] !== want[i]) ok = false;
+		for (let i = want.length; i < want.length + undefs; i++) if (!(i in a) || a[i] !== undefined) ok = false;
+		for (let i = want.length + undefs; i < n; i++) if (i in a) ok = false;
+		let toSortedOk = sortedCopy.length === n && Object.getPrototypeOf(sortedCopy) === Array.prototype;
+		for (let i = 0; i < want.length; i++) if (sortedCopy[i] !== want[i]) toSortedOk = false;
+		for (let i = want.length; i < n; i++) if (!(i in sortedCopy) || sortedCopy[i] !== undefined) toSortedOk = false;
+
+		const m = 270000; // more than one comparator chunk of 2^18
+		const objs = Array.from({ length: m }, (_, i) => ({ k: Math.floor(rnd() * 50), i }));
+		const buckets = [];
+		for (const o of objs) (buckets[o.k] ||= []).push(o);
+		const wantObjs = buckets.flat();
+		const byK = objs.toSorted((x, y) => x.k - y.k);
+		const stable = byK.every((o, i) => o === wantObjs[i]);
+		const nanCmp = objs.slice().sort(() => NaN).every((o, i) => o === objs[i]);
+		const like = { length: 40000 };
+		for (let i = 0; i < 40000; i++) like[i] = 40000 - i;
+		Array.prototype.sort.call(like, (x, y) => x - y);
+		let frozen = "";
+		try { Object.freeze(Array.from({ length: 40000 }, (_, i) => -i)).sort() } catch (e) { frozen = e.name }
+		let badCmp = "";
+		try { new Array(40000).fill(1).sort("nope") } catch (e) { badCmp = e.name }
+		export default [ok, toSortedOk, untouched, stable, nanCmp, like[0] === 1 && like[39999] === 40000, frozen, badCmp, holes > 0 && undefs > 0]`)
+	want := []any{true, true, true, true, true, true, "TypeError", "TypeError", true}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
 // The engine's BigInt.asUintN returned a small negative BigInt unchanged for
 // 32 bits or more (asUintN(64, -1n) was -1n); the kernel corrects it, and
 // keeps the builtin's argument checks.
