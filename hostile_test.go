@@ -6,6 +6,7 @@ package airlock_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -377,6 +378,31 @@ func TestHostile_ArraySortInChunks(t *testing.T) {
 	want := []any{true, true, true, true, true, true, "TypeError", "TypeError", true}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// Bridged functions are the host's C function bound to their id: the
+// engine hands over the arguments with no JavaScript between (a sync call
+// costs less than the wrapper's own RegisterHostFunc). They keep what the
+// JavaScript proxies had: the argument count, spread, call and apply, no
+// constructor, values that are not primitives through the codec, errors
+// from the host, and stacks that show the user's frames only.
+func TestHostile_BridgedFunctionsAreBoundNatives(t *testing.T) {
+	count := func(args ...any) int { return len(args) }
+	echo := func(v any) any { return v }
+	fail := func() error { return errors.New("the host says no") }
+	res := runOpts(t, "function g() { return fail(); }\n"+
+		"let stack = ''; try { g() } catch (e) { stack = e.stack }\n"+
+		"export default [count(), count(undefined), count(1, 2, 3), count(...[1, 2]), count.call({}, 1), count.apply(null, [1, 2, 3, 4]),"+
+		" echo({ a: [1, 2n, new Map([[1, 'x']])] }).a[2].get(1), echo(null), echo('ü😀'), String(count),"+
+		" (() => { try { new count() } catch (e) { return e.name } })(), stack.includes('__airlock'), typeof count]",
+		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"count": count, "echo": echo, "fail": fail}})
+	want := []any{0.0, 1.0, 3.0, 2.0, 1.0, 4.0, "x", nil, "ü😀", "function () {\n    [native code]\n}", "TypeError", false, "function"}
+	wantResult(t, res, want)
+	res = runOpts(t, "function g() { return fail(); }\ng();", airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"fail": fail}})
+	wantStatus(t, res, airlock.StatusError)
+	if res.Error.Message != "the host says no" || strings.Contains(res.Error.Stack, "native") || !strings.Contains(res.Error.Stack, "at g (") {
+		t.Fatalf("%q %q", res.Error.Message, res.Error.Stack)
 	}
 }
 

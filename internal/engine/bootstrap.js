@@ -765,23 +765,13 @@
     return f;
   };
 
+  // A host function is the host's C function bound to (9, id): the engine
+  // passes the arguments as they are, with no JavaScript in between. The
+  // host converts primitives itself, and comes back to callHost for other
+  // arguments and to reply for answers that are not primitives.
   const hostFunction = (id, name, json) => {
     if (json) return jsonHostFunction(id, name);
-    // Calls with up to two primitive arguments, the common case, take the
-    // short way: no array of arguments, no helper calls.
-    const f = (...args) => {
-      const n = args.length;
-      if (n <= 2) {
-        const a = args[0], b = args[1];
-        const ta = typeof a, tb = typeof b;
-        if ((ta === "number" || ta === "string" || ta === "boolean" || ta === "undefined" || a === null) &&
-          (tb === "number" || tb === "string" || tb === "boolean" || tb === "undefined" || b === null)) {
-          const r = n === 0 ? host(0, id) : n === 1 ? host(0, id, a) : host(0, id, a, b);
-          return typeof r !== "object" || r === null ? r : reply(r, id);
-        }
-      }
-      return callHost(id, args);
-    };
+    const f = ReflectApply(FunctionPrototypeBind, host, [undefined, 9, id]);
     ObjectDefineProperty(f, "name", { value: name });
     return f;
   };
@@ -984,5 +974,8 @@
     // opsSpent tells the host that a step spent its budget of loop
     // iterations; the host stops the step.
     opsSpent() { host(8); },
+    // For the host's calls of host functions (op 9).
+    callHost,
+    reply,
   });
 })

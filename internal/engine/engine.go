@@ -34,18 +34,24 @@ type VM struct {
 	kernel quickjs.Value
 	start  quickjs.Value
 	settle quickjs.Value
-	key    string // random name of the hidden hand-over property
-	rt     *lib.TJSRuntime
-	job    *Job
-	sess   *session // set by StartSession
-	alloc  *allocStats
-	closed bool
+	// callHost and reply are the kernel's, for hostCall.
+	callHost, reply quickjs.Value
+	key             string // random name of the hidden hand-over property
+	rt              *lib.TJSRuntime
+	job             *Job
+	sess            *session // set by StartSession
+	alloc           *allocStats
+	closed          bool
 	// ctx is the engine context, for Interrupt; nil from the start of Close.
 	intrMu  sync.Mutex
 	ctx     *lib.TJSContext
 	running *Job // the step of a session that runs, for InterruptJob
 	// compiling is set while Compiles checks syntax, which must not resolve.
 	compiling bool
+	magic     int32 // the VM's number for hostCall
+	// abandoned is set when a runtime.Goexit went up through the engine
+	// from a host call: the engine may not run or free anything more.
+	abandoned bool
 }
 
 // New creates and hardens a VM. It must be called on the goroutine that
@@ -68,9 +74,16 @@ func New() (*VM, error) {
 	}
 	v.alloc.ctx = uintptr(unsafe.Pointer(v.ctx))
 	hookAllocator(v.rt, v.alloc)
-	if err := qvm.RegisterHostFunc("__airlock_host", v.dispatch); err != nil {
+	tls := tlsOf(qvm)
+	if tls == nil {
 		qvm.Close()
-		return nil, err
+		return nil, errors.New("airlock: the engine's thread state is not where it is expected; the quickjs version is unsupported")
+	}
+	v.magic = registerVM(v)
+	if !v.defineHost(tls) {
+		unregisterVM(v.magic)
+		qvm.Close()
+		return nil, errors.New("airlock: sandbox bootstrap failed: the host function could not be defined")
 	}
 	qvm.SetModuleLoader(v.load, v.normalize)
 	code, err := bootstrapBytecode()
@@ -96,7 +109,7 @@ func New() (*VM, error) {
 		qvm.Close()
 		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
 	}
-	for name, dst := range map[string]*quickjs.Value{"start": &v.start, "settle": &v.settle} {
+	for name, dst := range map[string]*quickjs.Value{"start": &v.start, "settle": &v.settle, "callHost": &v.callHost, "reply": &v.reply} {
 		atom, err := qvm.NewAtom(name)
 		if err == nil {
 			*dst, err = v.kernel.GetPropertyValue(atom)
@@ -244,12 +257,18 @@ func (v *VM) Close() {
 	v.intrMu.Lock()
 	v.ctx = nil
 	v.intrMu.Unlock()
+	defer unregisterVM(v.magic)
+	if v.abandoned {
+		return // its memory is left to the process
+	}
 	defer func() { _ = recover() }() // an abandoned VM panics on Free; Close still runs
 	if v.sess != nil {
 		v.sess.free()
 	}
 	v.start.Free()
 	v.settle.Free()
+	v.callHost.Free()
+	v.reply.Free()
 	v.kernel.Free()
 	v.vm.Close()
 }

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	lib "modernc.org/libquickjs"
+	"modernc.org/quickjs"
 )
 
 // TestRuntimeLayout checks that the engine runtime read through the
@@ -48,5 +49,30 @@ func TestContextLayout(t *testing.T) {
 	}
 	if got := (*lib.TJSRuntime)(*(*unsafe.Pointer)(unsafe.Pointer(&v.ctx.Frt))); got != v.rt {
 		t.Fatalf("the context's runtime %p is not the VM's %p", got, v.rt)
+	}
+}
+
+// TestDirectHostCalls checks what hostCall reads of the wrapper: the
+// engine values inside its Values (the kernel's functions), and its thread
+// state.
+func TestDirectHostCalls(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	tls := tlsOf(v.vm)
+	if tls == nil {
+		t.Fatal("thread state not found: the quickjs wrapper changed its layout")
+	}
+	ctx := uintptr(unsafe.Pointer(v.ctx))
+	for name, fn := range map[string]quickjs.Value{"callHost": v.callHost, "reply": v.reply, "start": v.start} {
+		raw := rawValue(fn)
+		if raw.Ftag != lib.EJS_TAG_OBJECT || lib.XJS_IsFunction(tls, ctx, raw) == 0 {
+			t.Fatalf("%s is not a function: tag %d", name, raw.Ftag)
+		}
+	}
+	if lookupVM(v.magic) != v {
+		t.Fatal("the VM is not registered under its magic number")
 	}
 }

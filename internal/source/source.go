@@ -433,7 +433,10 @@ func (g *Graph) MapStack(stack string) (string, *Frame) {
 		}
 		m := frameRE.FindStringSubmatch(line)
 		if m == nil {
-			if strings.Contains(line, "(native)") {
+			if strings.TrimSpace(line) == "at host (native)" {
+				// The host function every bridged function calls: the user's
+				// frame below it is the call.
+			} else if strings.Contains(line, "(native)") {
 				out = append(out, "    "+strings.TrimSpace(line))
 			} else if n := len(out); n > 0 && out[n-1] == "    at apply (native)" {
 				// A frame of the sandbox's kernel, which has no position, and
