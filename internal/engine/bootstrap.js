@@ -191,6 +191,17 @@
   const DEFAULT_CHUNK = 2 ** 15, COMPARATOR_CHUNK = 2 ** 18;
   const nativeArraySort = ArrayPrototype.sort, nativeArrayToSorted = ArrayPrototype.toSorted;
   const nativeArraySlice = ArrayPrototype.slice;
+  // mergeRuns merges the sorted runs src[lo, mid) and src[mid, hi) into dst
+  // from lo, stably, in a comparator's order (its NaN counts as 0).
+  const mergeRuns = (src, dst, lo, mid, hi, cmp) => {
+    let i = lo, j = mid, k = lo;
+    while (i < mid && j < hi) {
+      const x = src[i], y = src[j];
+      if (+cmp(y, x) < 0) { dst[k++] = y; j++; } else { dst[k++] = x; i++; }
+    }
+    while (i < mid) dst[k++] = src[i++];
+    while (j < hi) dst[k++] = src[j++];
+  };
   // sortItems sorts values that hold no undefined: SortCompare puts those
   // last without comparing them. In the default order each value is turned
   // into its string once, after its chunk is sorted, for the merges.
@@ -217,12 +228,7 @@
           while (i < mid) { dstKey[k] = srcKey[i]; dst[k++] = src[i++]; }
           while (j < hi) { dstKey[k] = srcKey[j]; dst[k++] = src[j++]; }
         } else {
-          while (i < mid && j < hi) {
-            const x = src[i], y = src[j];
-            if (+cmp(y, x) < 0) { dst[k++] = y; j++; } else { dst[k++] = x; i++; }
-          }
-          while (i < mid) dst[k++] = src[i++];
-          while (j < hi) dst[k++] = src[j++];
+          mergeRuns(src, dst, lo, mid, hi, cmp);
         }
       }
       let t = src; src = dst; dst = t;
@@ -302,18 +308,15 @@
       for (let lo = 0; lo < n; lo += 2 * width) {
         const mid = MathMin(lo + width, n), hi = MathMin(lo + 2 * width, n);
         let i = lo, j = mid, k = lo;
-        if (cmp === undefined) {
-          // b goes first when b < a in the default numeric order: -0 before
-          // +0, NaN last.
-          while (i < mid && j < hi) {
-            const a = src[i], b = src[j];
-            if (b < a || (b === a ? b === 0 && 1 / b < 1 / a : a !== a && b === b)) { dst[k++] = b; j++; } else { dst[k++] = a; i++; }
-          }
-        } else {
-          while (i < mid && j < hi) {
-            const a = src[i], b = src[j];
-            if (+cmp(b, a) < 0) { dst[k++] = b; j++; } else { dst[k++] = a; i++; }
-          }
+        if (cmp !== undefined) {
+          mergeRuns(src, dst, lo, mid, hi, cmp);
+          continue;
+        }
+        // b goes first when b < a in the default numeric order: -0 before
+        // +0, NaN last.
+        while (i < mid && j < hi) {
+          const a = src[i], b = src[j];
+          if (b < a || (b === a ? b === 0 && 1 / b < 1 / a : a !== a && b === b)) { dst[k++] = b; j++; } else { dst[k++] = a; i++; }
         }
         while (i < mid) dst[k++] = src[i++];
         while (j < hi) dst[k++] = src[j++];
