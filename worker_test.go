@@ -173,7 +173,10 @@ func TestWorkers_StuckWorkerKilled(t *testing.T) {
 // fall back to the pipe, and a run stopped during a call frees its slot
 // once the host answers. The results are the in-process ones.
 func TestWorkers_SyncCallsThroughSharedMemory(t *testing.T) {
-	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
+	// A long grace: 48 runs start at once in one worker, and under -race
+	// on a loaded machine a stopped run whose VM is still being made took
+	// more than the default second to settle, and the worker was killed.
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1, WorkerGrace: time.Minute})
 	defer rt.Close()
 	echo := func(s string) string { return s }
 	nap := func(ctx context.Context, ms float64, s string) string {
