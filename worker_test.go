@@ -17,7 +17,9 @@ import (
 	"github.com/airlockrun/airlock"
 )
 
-var workerRuntime = airlock.NewRuntime(airlock.RuntimeConfig{Workers: 2, MaxDuration: 20 * time.Second})
+// A long grace: the hammer stops runs while the workers are loaded, and a
+// kill there would end the other runs of a worker too.
+var workerRuntime = airlock.NewRuntime(airlock.RuntimeConfig{Workers: 2, MaxDuration: 20 * time.Second, WorkerGrace: 10 * time.Second})
 
 // Worker-process mode gives the results of in-process runs, for every kind
 // of value, bridge and outcome.
