@@ -74,6 +74,10 @@ func New() (*VM, error) {
 	}
 	v.alloc.ctx = uintptr(unsafe.Pointer(v.ctx))
 	hookAllocator(v.rt, v.alloc)
+	// The engine collects cycles when its heap passes a threshold, 256 KiB
+	// at first: a new VM's kernel crossed it, and every VM paid a collection
+	// (~50 µs) before its run. A VM runs one job and is then freed whole.
+	qvm.SetGCThreshold(gcThreshold)
 	tls := tlsOf(qvm)
 	if tls == nil {
 		qvm.Close()
@@ -122,6 +126,10 @@ func New() (*VM, error) {
 	}
 	return v, nil
 }
+
+// gcThreshold is the heap size at which the engine first collects cycles;
+// a job's memory limit lowers it (see setMemoryLimit).
+const gcThreshold = 4 << 20
 
 var (
 	bootstrapOnce sync.Once
@@ -193,6 +201,13 @@ func contextOf(m *quickjs.VM) *lib.TJSContext {
 		return nil
 	}
 	return (*lib.TJSContext)(*(*unsafe.Pointer)(unsafe.Pointer(f.UnsafeAddr())))
+}
+
+// setMemoryLimit caps the heap, and has cycles collected by half of it at
+// the latest, so that garbage in cycles does not reach the limit first.
+func (v *VM) setMemoryLimit(limit uintptr) {
+	v.vm.SetMemoryLimit(limit)
+	v.vm.SetGCThreshold(min(gcThreshold, limit/2))
 }
 
 // HeapBytes is the engine's current heap size in bytes.

@@ -117,7 +117,7 @@ func (v *VM) Run(j *Job) (out Outcome) {
 	v.job = j
 	defer func() { v.conclude(j, &out, recover()) }()
 	if j.MemoryLimit > 0 {
-		v.vm.SetMemoryLimit(j.MemoryLimit)
+		v.setMemoryLimit(j.MemoryLimit)
 	}
 	if j.stopped() {
 		return Outcome{Kind: Stopped}

@@ -60,7 +60,7 @@ func (v *VM) StartSession(counter, fail string, memoryLimit uintptr) (err error)
 		return err
 	}
 	if memoryLimit > 0 {
-		v.vm.SetMemoryLimit(memoryLimit)
+		v.setMemoryLimit(memoryLimit)
 	}
 	v.sess = s
 	return nil
