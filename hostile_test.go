@@ -476,8 +476,15 @@ func TestHostile_TypedArraySortInChunks(t *testing.T) {
 
 // Once the host decides to stop a run, the decision is sticky: no host
 // function starts afterwards, whatever the program catches, and the status is
-// the host's.
+// the host's. In worker mode too (there the worker refuses calls once it has
+// heard of the stop, and the host refuses those already on their way).
 func TestHostile_NoHostCallAfterStop(t *testing.T) {
+	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
+		noHostCallAfterStop(t, rt)
+	}
+}
+
+func noHostCallAfterStop(t *testing.T, rt *airlock.Runtime) {
 	for _, src := range []string{
 		`for (let i = 0; i < 1e6; i++) { try { stopNow() } catch (e) {} }
 		export default "finished";`,
@@ -498,7 +505,7 @@ func TestHostile_NoHostCallAfterStop(t *testing.T) {
 			}
 		}
 		var err error
-		ex, err = testRuntime.Run(context.Background(), src, airlock.Options{Globals: map[string]any{"stopNow": stopNow}})
+		ex, err = rt.Run(context.Background(), src, airlock.Options{Globals: map[string]any{"stopNow": stopNow}})
 		if err != nil {
 			t.Fatal(err)
 		}

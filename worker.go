@@ -404,6 +404,9 @@ func (r *remoteRun) call(m wmsg) {
 // arguments, and gives the text of its result, or the message of its
 // error.
 func (r *remoteRun) answer(fn int, text string) (out, errText string) {
+	if r.stopping.Load() != nil {
+		return "", "the run was stopped" // no host function starts after the host's decision
+	}
 	if fn < 0 || fn >= len(r.fns) {
 		return "", "airlock: unknown host function"
 	}
