@@ -132,12 +132,17 @@ func (s *session) register(name string) funcRegistrar {
 func (s *session) do(ctx context.Context, f func(*engine.VM) error) error {
 	errc := make(chan error, 1)
 	task := func(vm *engine.VM) {
+		returned := false
 		defer func() {
 			if p := recover(); p != nil {
 				errc <- fmt.Errorf("airlock: %v", p)
+			} else if !returned { // runtime.Goexit: this goroutine, and the session, end
+				errc <- errors.New("airlock: " + errGoexit)
 			}
 		}()
-		errc <- f(vm)
+		err := f(vm)
+		returned = true
+		errc <- err
 	}
 	select {
 	case s.tasks <- task:
@@ -318,6 +323,12 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	results := make(chan stepResult, 1)
 	task := func(vm *engine.VM) {
 		defer close(st.ended)
+		sent := false
+		defer func() {
+			if !sent { // runtime.Goexit in a tool: the session's goroutine ends
+				results <- stepResult{engine.Outcome{Kind: engine.Crashed, Message: errGoexit}, true}
+			}
+		}()
 		st.vm.Store(vm)
 		s.cur = st
 		defer func() { s.cur = nil }()
@@ -333,6 +344,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		}
 		st.job.Store(job)
 		out, discarded := vm.Step(job, prep.TransformedCode, opts.MaxOperations)
+		sent = true
 		results <- stepResult{out, discarded}
 	}
 	select {

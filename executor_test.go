@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -557,4 +558,31 @@ func TestExecutor_QueuedContextEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantState(t, ex, airlock.StateReady)
+}
+
+// A tool that calls runtime.Goexit (a test's t.FailNow, say) ends the
+// session's goroutine: the step fails with a clear error instead of hanging
+// until its timeout or crashing the host, the executor is DIRTY, and
+// Cleanup and Init start afresh.
+func TestExecutor_ToolGoexit(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{Timeout: 5 * time.Second})
+	if err := ex.SendTools(context.Background(), map[string]any{"quit": func() { runtime.Goexit() }}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err := ex.Run(context.Background(), `quit(); return 1`)
+	wantCode(t, err, "ERR_RUNTIME_EXCEPTION")
+	if !strings.Contains(err.Error(), "runtime.Goexit") || time.Since(start) > time.Second {
+		t.Fatalf("%v after %v", err, time.Since(start))
+	}
+	wantState(t, ex, airlock.StateDirty)
+	if err := ex.Cleanup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.Init(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, ex, `return 2`); out.Output != 2.0 {
+		t.Fatalf("after Init: %v", out.Output)
+	}
 }

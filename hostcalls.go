@@ -45,16 +45,24 @@ func (a *asyncCalls) start(call func() engine.Reply, stop, cancelled <-chan stru
 	id := int(a.nextID.Add(1) - 1)
 	a.pending.Add(1)
 	a.wg.Go(func() {
-		defer a.pending.Add(-1)
-		c := engine.Completion{ID: id, Reply: call()}
-		select {
-		case a.notify <- c:
-		case <-stop:
-		case <-cancelled:
-		}
+		c := engine.Completion{ID: id, Reply: engine.Reply{Kind: engine.ReplyError, Value: errGoexit}}
+		defer func() {
+			// Also when the function called runtime.Goexit: the promise
+			// still settles, rejected.
+			select {
+			case a.notify <- c:
+			case <-stop:
+			case <-cancelled:
+			}
+			a.pending.Add(-1)
+		}()
+		c.Reply = call()
 	})
 	return engine.Reply{Kind: engine.ReplyAsync, Value: id}
 }
+
+// errGoexit is the error of a host function that called runtime.Goexit.
+const errGoexit = "a host function ended its goroutine (runtime.Goexit)"
 
 // inFlight is what engine.Job.Pending reports.
 func (a *asyncCalls) inFlight() int { return int(a.pending.Load()) }

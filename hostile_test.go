@@ -474,6 +474,22 @@ func TestHostile_TypedArraySortInChunks(t *testing.T) {
 	}
 }
 
+// A host function that calls runtime.Goexit (a test's t.FailNow, say) ends
+// the goroutine it runs on; the run still settles with a clear error, the VM
+// is left unfreed rather than freed in the middle of a call, and the runtime
+// goes on.
+func TestHostile_HostGoexit(t *testing.T) {
+	quit := func() { runtime.Goexit() }
+	for _, g := range []any{quit, airlock.Async(quit)} {
+		res := settle(t, `await quit(); export default 1`, airlock.Options{Globals: map[string]any{"quit": g}}, 5*time.Second)
+		wantStatus(t, res, airlock.StatusError)
+		if !strings.Contains(res.Error.Message, "runtime.Goexit") {
+			t.Fatalf("%v", res.Error)
+		}
+	}
+	wantResult(t, runOpts(t, `export default 1`, airlock.Options{}), 1.0)
+}
+
 // Once the host decides to stop a run, the decision is sticky: no host
 // function starts afterwards, whatever the program catches, and the status is
 // the host's. In worker mode too (there the worker refuses calls once it has

@@ -185,6 +185,12 @@ func (r *run) halt(status Status, msg string) {
 func (r *run) execute(vm *engine.VM, vmErr error) {
 	res := &Result{}
 	defer func() {
+		if res.Status == "" {
+			// Only runtime.Goexit in a host function leaves the run without
+			// an outcome: the VM's goroutine ends under it.
+			res.Status = StatusError
+			res.Error = &ScriptError{Name: "Error", Message: errGoexit}
+		}
 		r.settle(res)
 		// The caller that waits is now runnable on this goroutine's P, where
 		// it would wait behind the VM's teardown; let it run first.

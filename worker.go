@@ -118,6 +118,7 @@ type workerProc struct {
 
 type remoteRun struct {
 	stopping atomic.Pointer[string] // the host's reason, once it stopped the run
+	failed   atomic.Pointer[string] // set when a host function panicked: the run ends in error
 	id       uint64
 	proc     *workerProc
 	opts     Options
@@ -395,9 +396,16 @@ func (r *remoteRun) killAfterGrace() {
 
 // call runs a host function for the worker and sends the reply.
 func (r *remoteRun) call(m wmsg) {
-	reply := &wmsg{Kind: "reply", Run: r.id, Call: m.Call}
+	reply := &wmsg{Kind: "reply", Run: r.id, Call: m.Call, Err: errGoexit}
+	returned := false
+	defer func() { // also after a runtime.Goexit
+		if !returned {
+			r.fail(errGoexit)
+		}
+		r.proc.send(reply)
+	}()
 	reply.Text, reply.Err = r.answer(m.Fn, m.Text)
-	r.proc.send(reply)
+	returned = true
 }
 
 // answer runs host function fn with the wire or JSON text of its
@@ -411,21 +419,25 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 		return "", "airlock: unknown host function"
 	}
 	h := r.fns[fn]
+	var args []any
 	if h.json != nil {
-		out, err := h.json(r.ctx, json.RawMessage(text))
+		args = []any{text}
+	} else {
+		v, err := decodeHostWire(text, r.proc.pool.rt.cfg.MaxValueBytes)
 		if err != nil {
 			return "", errMessage(err)
 		}
-		return string(out), ""
+		args, _ = v.([]any)
 	}
-	v, err := decodeHostWire(text, r.proc.pool.rt.cfg.MaxValueBytes)
+	res, err, panicked := h.call(r.ctx, args) // panics recovered there
+	if panicked {
+		r.fail(err.Error())
+	}
 	if err != nil {
 		return "", errMessage(err)
 	}
-	args, _ := v.([]any)
-	res, err, _ := h.call(r.ctx, args)
-	if err != nil {
-		return "", errMessage(err)
+	if t, ok := res.(jsonText); ok {
+		return string(t), ""
 	}
 	enc, err := encodeWire(res, func(reflect.Value) (int, error) {
 		return 0, errors.New("in worker-process mode a host function cannot return a function")
@@ -434,6 +446,14 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 		return "", errMessage(err)
 	}
 	return enc, ""
+}
+
+// fail ends the run with an error the sandbox cannot catch, as a host
+// function's panic or runtime.Goexit does in process.
+func (r *remoteRun) fail(msg string) {
+	r.failed.CompareAndSwap(nil, &msg)
+	r.terminate(msg)
+	go r.killAfterGrace()
 }
 
 // errMessage is an error's message for the worker, never empty: an empty
@@ -451,6 +471,9 @@ func (r *remoteRun) settle(wr *wresult) {
 		delete(r.proc.runs, r.id)
 		r.proc.mu.Unlock()
 		res := &Result{Status: wr.Status, Error: wr.Error, MemoryUsedBytes: wr.Memory, Logs: []Log{}}
+		if msg := r.failed.Load(); msg != nil {
+			res.Status, res.Error = StatusError, &ScriptError{Name: "Error", Message: *msg}
+		}
 		budget := r.proc.pool.rt.cfg.MaxValueBytes
 		if wr.Status == StatusSuccess {
 			v, err := decodeHostWire(wr.Result, budget)

@@ -229,27 +229,56 @@ func (w *workerProc) isDead() bool {
 // is still the poller.
 func (w *workerProc) serve(i int, gen uint64) (poller bool) {
 	ws := w.calls
-	s := ws.shm
-	handoff := time.AfterFunc(pollHandoff, func() {
-		if ws.gen.CompareAndSwap(gen, gen+1) {
-			ws.users.Add(1)
-			go w.poll(gen + 1)
+	handoff := time.AfterFunc(pollHandoff, func() { w.handOff(gen) })
+	out, errText := "", errGoexit
+	returned := false
+	defer func() {
+		// Also when the host function called runtime.Goexit, which ends
+		// this goroutine after the answer: polling goes on in another.
+		poller = handoff.Stop()
+		w.answerSlot(i, out, errText)
+		if !returned && poller {
+			w.handOff(gen)
 		}
-	})
-	var out, errText string
+	}()
+	s := ws.shm
 	text, ok := s.text(i)
 	w.mu.Lock()
 	r := w.runs[*s.run(i)]
 	w.mu.Unlock()
+	if r != nil {
+		defer func() {
+			if !returned {
+				r.fail(errGoexit)
+			}
+		}()
+	}
 	switch {
 	case !ok:
-		errText = "airlock: malformed host call"
+		out, errText = "", "airlock: malformed host call"
 	case r == nil:
-		errText = "airlock: the run has ended"
+		out, errText = "", "airlock: the run has ended"
 	default:
 		out, errText = r.answer(int(int32(atomic.LoadUint32(s.field(i, 16)))), text)
 	}
-	poller = handoff.Stop()
+	returned = true
+	return poller
+}
+
+// handOff starts a new poller in place of the one of generation gen, once.
+func (w *workerProc) handOff(gen uint64) {
+	ws := w.calls
+	if ws.gen.CompareAndSwap(gen, gen+1) {
+		ws.users.Add(1)
+		go w.poll(gen + 1)
+	}
+}
+
+// answerSlot writes the answer to slot i, and wakes the worker if it
+// sleeps.
+func (w *workerProc) answerSlot(i int, out, errText string) {
+	ws := w.calls
+	s := ws.shm
 	ws.served.Add(1)
 	flags := uint32(0)
 	if errText != "" {
@@ -275,7 +304,7 @@ func (w *workerProc) serve(i int, gen uint64) (poller bool) {
 			if st&slotSleeping != 0 && flags&replyViaPipe == 0 {
 				w.send(&wmsg{Kind: "slot", Call: uint64(i)})
 			}
-			return poller
+			return
 		}
 	}
 }

@@ -35,6 +35,9 @@ func TestWorkers_SameResults(t *testing.T) {
 		}
 	})
 	fail := func() error { return errors.New("the host says no") }
+	boom := func() int { panic("a secret of the host") }
+	jboom := airlock.JSONFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) { panic("a secret of the host") })
+	quit := func() { runtime.Goexit() }
 	for _, c := range []struct {
 		name string
 		src  string
@@ -51,6 +54,9 @@ func TestWorkers_SameResults(t *testing.T) {
 		{"link error", `import x from "nowhere"; export default x`, airlock.Options{}},
 		{"export with args", `export function mul(a, b) { return a * b }`, airlock.Options{Execute: airlock.Execute{Fn: "mul", Args: []any{6, 7}}}},
 		{"memory", `const a = []; for (;;) a.push(new Array(1e4).fill(1))`, airlock.Options{MemoryLimitBytes: 16 << 20}},
+		{"host panic", `let r; try { boom() } catch (e) { r = e.message } export default r`, airlock.Options{Globals: map[string]any{"boom": boom}}},
+		{"host panic in a JSON function", `let r; try { jboom() } catch (e) { r = e.message } export default r`, airlock.Options{Globals: map[string]any{"jboom": jboom}}},
+		{"host Goexit", `let r; try { quit() } catch (e) { r = e.message } export default r`, airlock.Options{Globals: map[string]any{"quit": quit}}},
 		{"modules", `import { k } from "./k.js"; export default k`, airlock.Options{Modules: map[string]string{"./k.js": "export const k = 'module'"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

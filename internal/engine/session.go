@@ -123,6 +123,10 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 		v.setRunning(nil)
 		v.conclude(j, &out, recover())
 		v.job = nil
+		if v.abandoned { // runtime.Goexit from a host function: the engine may run nothing more
+			out, discarded = Outcome{Kind: Crashed, Message: "a host function ended its goroutine (runtime.Goexit)"}, true
+			return
+		}
 		discarded = out.Kind == Crashed || !v.discard()
 	}()
 	if _, err := v.sess.setOps.Call(quickjs.UndefinedValue, ops); err != nil {
