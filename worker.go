@@ -471,9 +471,6 @@ func (r *remoteRun) settle(wr *wresult) {
 		delete(r.proc.runs, r.id)
 		r.proc.mu.Unlock()
 		res := &Result{Status: wr.Status, Error: wr.Error, MemoryUsedBytes: wr.Memory, Logs: []Log{}}
-		if msg := r.failed.Load(); msg != nil {
-			res.Status, res.Error = StatusError, &ScriptError{Name: "Error", Message: *msg}
-		}
 		budget := r.proc.pool.rt.cfg.MaxValueBytes
 		if wr.Status == StatusSuccess {
 			v, err := decodeHostWire(wr.Result, budget)
@@ -482,6 +479,14 @@ func (r *remoteRun) settle(wr *wresult) {
 			} else {
 				res.Result = v
 			}
+		}
+		// A stop the host decided wins over what the worker reports, as in
+		// process: the worker may have ended the run otherwise before it
+		// heard of the stop (a call the host refused, say).
+		if msg := r.failed.Load(); msg != nil {
+			res.Status, res.Error, res.Result = StatusError, &ScriptError{Name: "Error", Message: *msg}, nil
+		} else if reason := r.stopping.Load(); reason != nil && res.Status != StatusTerminated {
+			res.Status, res.Error, res.Result = StatusTerminated, &ScriptError{Name: "TerminatedError", Message: *reason}, nil
 		}
 		for _, l := range wr.Logs {
 			v, _ := decodeHostWire(l.Args, budget)

@@ -256,6 +256,33 @@ func TestWorkers_SyncCallsThroughSharedMemory(t *testing.T) {
 	}
 }
 
+// A stop the host decided wins over what the worker reports, as in process:
+// here the run finishes right after the host function that stops it
+// returns, before the worker hears of the stop, and still settles
+// terminated (a refused call ending the run in error, before, made a CI run
+// fail once).
+func TestWorkers_HostStopWins(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		var ex *airlock.Execution
+		ready := make(chan struct{})
+		stopNow := func() {
+			<-ready
+			ex.Terminate("the host decided")
+		}
+		var err error
+		ex, err = workerRuntime.Run(context.Background(), `stopNow(); export default "finished"`,
+			airlock.Options{Globals: map[string]any{"stopNow": stopNow}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		close(ready)
+		res := ex.Wait()
+		if res.Status != airlock.StatusTerminated || res.Error.Message != "terminated: the host decided" {
+			t.Fatalf("run %d: %s %v %v", i, res.Status, res.Result, res.Error)
+		}
+	}
+}
+
 // One native call over a large string runs for seconds after a stop in
 // process (replaceAll over 64 MiB: ~2 s, no checkpoint, one allocation at
 // the end); in a worker the run ends when the grace period runs out, here
