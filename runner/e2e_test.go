@@ -343,8 +343,10 @@ func TestWorkspaceQuota(t *testing.T) {
 					return nil
 				})
 				// Python and Node are measured while they write and stopped at
-				// most one measure late; javascript never goes over.
-				limit := int64(64 << 20)
+				// most one measure late (~2 MB here; the bound leaves room for
+				// a loaded machine, where a measure comes late: unstopped, they
+				// write gigabytes in the 20 s); javascript never goes over.
+				limit := int64(256 << 20)
 				if rt == "javascript" {
 					limit = 1 << 20
 				}
