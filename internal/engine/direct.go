@@ -117,7 +117,7 @@ func (v *VM) defineHost(tls *libc.TLS) bool {
 func hostCall(tls *libc.TLS, ctx uintptr, this lib.TJSValue, argc int32, argv uintptr, magic int32) (r lib.TJSValue) {
 	v := lookupVM(magic)
 	if v == nil {
-		return throwInternal(tls, ctx, "airlock: host call into a closed sandbox")
+		return throwTypeError(tls, ctx, "airlock: host call into a closed sandbox")
 	}
 	returned := false
 	defer func() {
@@ -125,7 +125,7 @@ func hostCall(tls *libc.TLS, ctx uintptr, this lib.TJSValue, argc int32, argv ui
 			return
 		}
 		if p := recover(); p != nil {
-			r = throwInternal(tls, ctx, "airlock: internal error in a host call")
+			r = throwTypeError(tls, ctx, "airlock: internal error in a host call")
 			return
 		}
 		v.abandoned = true
@@ -134,7 +134,7 @@ func hostCall(tls *libc.TLS, ctx uintptr, this lib.TJSValue, argc int32, argv ui
 	if bound {
 		for i := int32(2); i < argc; i++ {
 			if !isPrimitive(arg(argv, i).Ftag) {
-				r = v.kernelCall(tls, ctx, v.callHost, argc, argv)
+				r = v.callHostWithList(tls, ctx, argc, argv)
 				returned = true
 				return r
 			}
@@ -145,7 +145,7 @@ func hostCall(tls *libc.TLS, ctx uintptr, this lib.TJSValue, argc int32, argv ui
 		a, ok := goValue(tls, ctx, *arg(argv, int32(i)))
 		if !ok {
 			returned = true
-			return throwInternal(tls, ctx, errBadDispatch.Error())
+			return throwTypeError(tls, ctx, errBadDispatch.Error())
 		}
 		args[i] = a
 	}
@@ -155,14 +155,14 @@ func hostCall(tls *libc.TLS, ctx uintptr, this lib.TJSValue, argc int32, argv ui
 	res, err := v.dispatch(args)
 	switch {
 	case err != nil:
-		r = throwInternal(tls, ctx, err.Error())
+		r = throwTypeError(tls, ctx, err.Error())
 	case bound && isList(res):
 		// An answer to decode, an error to throw or a promise to make: the
 		// kernel's reply(answer, id) does it.
 		r = jsValue(tls, ctx, res)
 		if r.Ftag != lib.EJS_TAG_EXCEPTION {
 			a := [2]lib.TJSValue{r, *arg(argv, 1)}
-			r2 := v.kernelCall(tls, ctx, v.reply, 2, 0, a[:]...)
+			r2 := callKernel(tls, ctx, v.reply, a[:]...)
 			lib.XFreeValue(tls, ctx, a[0])
 			r = r2
 		}
@@ -197,32 +197,34 @@ func isPrimitive(tag int64) bool {
 	return false
 }
 
-// kernelCall calls a function of the kernel's from hostCall. For callHost
-// the arguments are the bound call's: (9, id, ...args) becomes
-// callHost(id, [...args]); otherwise they are vals.
-func (v *VM) kernelCall(tls *libc.TLS, ctx uintptr, fn quickjs.Value, argc int32, argv uintptr, vals ...lib.TJSValue) lib.TJSValue {
-	if argv != 0 {
-		list := lib.XJS_NewArray(tls, ctx)
-		if list.Ftag == lib.EJS_TAG_EXCEPTION {
-			return list
-		}
-		defer lib.XFreeValue(tls, ctx, list)
-		for i := int32(2); i < argc; i++ {
-			if lib.XJS_SetPropertyUint32(tls, ctx, list, uint32(i-2), lib.XDupValue(tls, ctx, *arg(argv, i))) < 0 {
-				return lib.TJSValue{Ftag: lib.EJS_TAG_EXCEPTION}
-			}
-		}
-		vals = []lib.TJSValue{*arg(argv, 1), list}
+// callHostWithList hands a bound call whose arguments are not all
+// primitives, (9, id, ...args), to the kernel: callHost(id, [...args]),
+// which encodes them with the codec.
+func (v *VM) callHostWithList(tls *libc.TLS, ctx uintptr, argc int32, argv uintptr) lib.TJSValue {
+	list := lib.XJS_NewArray(tls, ctx)
+	if list.Ftag == lib.EJS_TAG_EXCEPTION {
+		return list
 	}
-	size := len(vals) * int(unsafe.Sizeof(lib.TJSValue{}))
+	defer lib.XFreeValue(tls, ctx, list)
+	for i := int32(2); i < argc; i++ {
+		if lib.XJS_SetPropertyUint32(tls, ctx, list, uint32(i-2), lib.XDupValue(tls, ctx, *arg(argv, i))) < 0 {
+			return lib.TJSValue{Ftag: lib.EJS_TAG_EXCEPTION}
+		}
+	}
+	return callKernel(tls, ctx, v.callHost, *arg(argv, 1), list)
+}
+
+// callKernel calls a function of the kernel's from hostCall with args,
+// which it does not take over.
+func callKernel(tls *libc.TLS, ctx uintptr, fn quickjs.Value, args ...lib.TJSValue) lib.TJSValue {
+	size := len(args) * int(unsafe.Sizeof(lib.TJSValue{}))
 	p := tls.Alloc(size)
 	defer tls.Free(size)
-	for i, x := range vals {
+	for i, x := range args {
 		*arg(p, int32(i)) = x
 	}
-	var undefined lib.TJSValue
-	undefined.Ftag = lib.EJS_TAG_UNDEFINED
-	return lib.XJS_Call(tls, ctx, rawValue(fn), undefined, int32(len(vals)), p)
+	undefined := lib.TJSValue{Ftag: lib.EJS_TAG_UNDEFINED}
+	return lib.XJS_Call(tls, ctx, rawValue(fn), undefined, int32(len(args)), p)
 }
 
 // rawValue is the engine value a wrapper Value holds, unexported in the
@@ -306,7 +308,7 @@ func jsValue(tls *libc.TLS, ctx uintptr, x any) (r lib.TJSValue) {
 		}
 		return arr
 	default:
-		return throwInternal(tls, ctx, errBadDispatch.Error())
+		return throwTypeError(tls, ctx, errBadDispatch.Error())
 	}
 	return r
 }
@@ -355,7 +357,7 @@ var percentS = mustCString("%s")
 
 // throwInternal throws a TypeError with msg, as the wrapper throws a host
 // function's error.
-func throwInternal(tls *libc.TLS, ctx uintptr, msg string) lib.TJSValue {
+func throwTypeError(tls *libc.TLS, ctx uintptr, msg string) lib.TJSValue {
 	p, err := libc.CString(msg)
 	if err != nil {
 		return lib.XJS_ThrowOutOfMemory(tls, ctx)

@@ -56,21 +56,25 @@ type VM struct {
 
 // New creates and hardens a VM. It must be called on the goroutine that
 // will run the VM's job.
-func New() (*VM, error) {
+func New() (_ *VM, err error) {
 	qvm, err := quickjs.NewVM()
 	if err != nil {
 		return nil, err
 	}
-	v := &VM{vm: qvm, key: randomKey(), alloc: new(allocStats)}
-	v.rt = runtimeOf(qvm)
-	if v.rt == nil {
-		qvm.Close()
-		return nil, errors.New("airlock: the engine's runtime is not where it is expected; the quickjs version is unsupported")
+	v := &VM{vm: qvm, key: randomKey(), alloc: new(allocStats), magic: -1}
+	defer func() {
+		if err != nil {
+			v.abort()
+		}
+	}()
+	unsupported := func(what string) error {
+		return fmt.Errorf("airlock: the engine's %s is not where it is expected; the quickjs version is unsupported", what)
 	}
-	v.ctx = contextOf(qvm)
-	if v.ctx == nil {
-		qvm.Close()
-		return nil, errors.New("airlock: the engine's context is not where it is expected; the quickjs version is unsupported")
+	if v.rt = runtimeOf(qvm); v.rt == nil {
+		return nil, unsupported("runtime")
+	}
+	if v.ctx = contextOf(qvm); v.ctx == nil {
+		return nil, unsupported("context")
 	}
 	v.alloc.ctx = uintptr(unsafe.Pointer(v.ctx))
 	hookAllocator(v.rt, v.alloc)
@@ -80,51 +84,59 @@ func New() (*VM, error) {
 	qvm.SetGCThreshold(gcThreshold)
 	tls := tlsOf(qvm)
 	if tls == nil {
-		qvm.Close()
-		return nil, errors.New("airlock: the engine's thread state is not where it is expected; the quickjs version is unsupported")
+		return nil, unsupported("thread state")
 	}
 	v.magic = registerVM(v)
 	if !v.defineHost(tls) {
-		unregisterVM(v.magic)
-		qvm.Close()
 		return nil, errors.New("airlock: sandbox bootstrap failed: the host function could not be defined")
 	}
 	qvm.SetModuleLoader(v.load, v.normalize)
 	code, err := bootstrapBytecode()
 	if err != nil {
-		qvm.Close()
 		return nil, err
 	}
+	bootFailed := func(err error) error { return fmt.Errorf("airlock: sandbox bootstrap failed: %w", err) }
 	importer, err := qvm.EvalBytecodeValue(importerCode)
 	if err != nil {
-		qvm.Close()
-		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
+		return nil, bootFailed(err)
 	}
+	defer importer.Free() // before the deferred abort: the VM is still open
 	fn, err := qvm.EvalBytecodeValue(code)
 	if err != nil {
-		importer.Free()
-		qvm.Close()
-		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
+		return nil, bootFailed(err)
 	}
 	v.kernel, err = fn.CallValue(quickjs.UndefinedValue, v.key, importer)
 	fn.Free()
-	importer.Free()
 	if err != nil {
-		qvm.Close()
-		return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
+		return nil, bootFailed(err)
 	}
-	for name, dst := range map[string]*quickjs.Value{"start": &v.start, "settle": &v.settle, "callHost": &v.callHost, "reply": &v.reply} {
-		atom, err := qvm.NewAtom(name)
+	for _, p := range []struct {
+		name string
+		dst  *quickjs.Value
+	}{{"start", &v.start}, {"settle", &v.settle}, {"callHost", &v.callHost}, {"reply", &v.reply}} {
+		atom, err := qvm.NewAtom(p.name)
 		if err == nil {
-			*dst, err = v.kernel.GetPropertyValue(atom)
+			*p.dst, err = v.kernel.GetPropertyValue(atom)
 		}
 		if err != nil {
-			v.kernel.Free()
-			qvm.Close()
-			return nil, fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
+			return nil, bootFailed(err)
 		}
 	}
 	return v, nil
+}
+
+// abort releases a VM whose creation failed: the values it holds, its
+// host function's number, the engine.
+func (v *VM) abort() {
+	for _, x := range []*quickjs.Value{&v.start, &v.settle, &v.callHost, &v.reply, &v.kernel} {
+		if *x != (quickjs.Value{}) {
+			x.Free()
+		}
+	}
+	if v.magic >= 0 {
+		unregisterVM(v.magic)
+	}
+	v.vm.Close()
 }
 
 // gcThreshold is the heap size at which the engine first collects cycles;
