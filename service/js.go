@@ -118,18 +118,12 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if err != nil {
 			return err
 		}
-		q := s.quota()
-		bytes, entries, err := q.usage(wd.dir)
-		if err != nil {
-			return err
-		}
+		add, newEntries := int64(len(text)), 1
 		if info, err := root.Lstat(n); err == nil {
-			bytes -= info.Size() // replaced
-		} else {
-			entries++
+			add, newEntries = add-info.Size(), 0 // replaced
 		}
-		if bytes+int64(len(text)) > q.bytes || entries > q.entries {
-			return fmt.Errorf("writeFile %q: %w", name, q.exceeded(bytes+int64(len(text)), entries))
+		if _, err := s.quota().room(wd.dir, add, newEntries); err != nil {
+			return fmt.Errorf("writeFile %q: %w", name, err)
 		}
 		if err := root.WriteFile(n, []byte(text), 0o644); err != nil {
 			return fmt.Errorf("writeFile %q: %v", name, strings.ReplaceAll(err.Error(), wd.dir, "."))

@@ -57,6 +57,21 @@ func (q quota) usage(dir string) (bytes int64, entries int, err error) {
 	return bytes, entries, err
 }
 
+// room checks a workspace against the quota as it will be after a change
+// that adds addBytes and addEntries to what it holds, and gives the bytes
+// left then.
+func (q quota) room(dir string, addBytes int64, addEntries int) (left int64, err error) {
+	bytes, entries, err := q.usage(dir)
+	if err != nil {
+		return 0, err
+	}
+	bytes, entries = bytes+addBytes, entries+addEntries
+	if bytes > q.bytes || entries > q.entries {
+		return 0, q.exceeded(bytes, entries)
+	}
+	return q.bytes - bytes, nil
+}
+
 // exceeded is the error for a workspace found over the quota.
 func (q quota) exceeded(bytes int64, entries int) error {
 	if entries > q.entries {

@@ -307,12 +307,19 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 
 	wd := &workdir{ws: s.ws, session: req.SessionID}
 	defer wd.release()
+	var room int64
 	if req.SessionID != "" || len(req.Files) > 0 || rt == "python" || rt == "node" {
 		dir, err := wd.get()
 		if err != nil {
 			return nil, badRequest("%v", err)
 		}
-		if err := s.quotaAllows(dir, req.Files); err != nil {
+		// A workspace already over the quota runs nothing; what is left
+		// bounds any one file a subprocess writes.
+		var inputs int64
+		for _, f := range req.Files {
+			inputs += int64(len(f.Data))
+		}
+		if room, err = s.quota().room(dir, inputs, len(req.Files)); err != nil {
 			return &V1Response{ExecuteResponse: ExecuteResponse{ExitCode: -1, Error: err.Error()}, Status: "error"}, nil
 		}
 		if err := writeInputs(dir, req.Files); err != nil {
@@ -328,7 +335,7 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		resp = s.runJS(ctx, req, rt, wd, timeout, dispatch)
 	} else {
 		dir, _ := wd.get()
-		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch, quota: s.quota()})
+		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch, quota: s.quota(), room: room})
 		if err != nil {
 			return nil, err
 		}
@@ -353,24 +360,6 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 
 func (s *Server) quota() quota {
 	return quota{bytes: s.cfg.WorkspaceQuotaBytes, entries: s.cfg.WorkspaceMaxEntries}
-}
-
-// quotaAllows checks a workspace, with the input files about to be
-// written, against the quota: one already over it runs nothing.
-func (s *Server) quotaAllows(dir string, files []File) error {
-	q := s.quota()
-	bytes, entries, err := q.usage(dir)
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		bytes += int64(len(f.Data))
-		entries++
-	}
-	if bytes > q.bytes || entries > q.entries {
-		return q.exceeded(bytes, entries)
-	}
-	return nil
 }
 
 // dispatcher makes the code's tool calls callbacks to the client.

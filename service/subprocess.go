@@ -34,6 +34,7 @@ type runRequest struct {
 	timeout  time.Duration
 	dispatch Dispatcher
 	quota    quota
+	room     int64 // bytes left in the quota when the run starts
 }
 
 // runOutcome is what came of it.
@@ -114,14 +115,10 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	if j.install {
 		env = append(env, "AIRLOCK_ALLOW_INSTALL=1")
 	}
-	used, _, err := req.quota.usage(req.dir)
-	if err != nil {
-		return nil, err
-	}
 	var argv []string
 	if j.prlimit != "" {
 		argv = append(argv, j.prlimit, "--data="+strconv.FormatInt(j.memory, 10), "--cpu="+strconv.Itoa(int(req.timeout.Seconds())+1),
-			"--fsize="+strconv.FormatInt(max(1, min(j.fileSize, req.quota.bytes-used)), 10), "--nofile=256", "--nproc="+strconv.Itoa(j.procs), "--core=0", "--")
+			"--fsize="+strconv.FormatInt(max(1, min(j.fileSize, req.room)), 10), "--nofile=256", "--nproc="+strconv.Itoa(j.procs), "--core=0", "--")
 	}
 	if j.bwrap != "" {
 		argv = append(argv, j.bwrap, "--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL",
