@@ -67,13 +67,11 @@ func ConfigFromEnv() (Config, error) {
 	c.Workspace = os.Getenv("SANDBOX_WORKSPACE")
 	c.PythonBin = os.Getenv("SANDBOX_PYTHON_BIN")
 	c.NodeBin = os.Getenv("SANDBOX_NODE_BIN")
-	if v := os.Getenv("SANDBOX_MAX_CONCURRENT"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return c, fmt.Errorf("SANDBOX_MAX_CONCURRENT=%q: want a positive integer", v)
-		}
-		c.MaxConcurrent = n
+	n, err := positiveEnv("SANDBOX_MAX_CONCURRENT", "a positive integer")
+	if err != nil {
+		return c, err
 	}
+	c.MaxConcurrent = int(n)
 	if v := os.Getenv("SANDBOX_SESSION_TTL"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -81,21 +79,27 @@ func ConfigFromEnv() (Config, error) {
 		}
 		c.SessionTTL = d
 	}
-	if v := os.Getenv("SANDBOX_MAX_OUTPUT"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return c, fmt.Errorf("SANDBOX_MAX_OUTPUT=%q: want a positive number of bytes", v)
-		}
-		c.MaxOutput = n
+	if n, err = positiveEnv("SANDBOX_MAX_OUTPUT", "a positive number of bytes"); err != nil {
+		return c, err
 	}
-	if v := os.Getenv("SANDBOX_WORKSPACE_QUOTA"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 1 {
-			return c, fmt.Errorf("SANDBOX_WORKSPACE_QUOTA=%q: want a positive number of bytes", v)
-		}
-		c.WorkspaceQuotaBytes = n
+	c.MaxOutput = int(n)
+	if c.WorkspaceQuotaBytes, err = positiveEnv("SANDBOX_WORKSPACE_QUOTA", "a positive number of bytes"); err != nil {
+		return c, err
 	}
 	return c, nil
+}
+
+// positiveEnv reads a positive integer from the environment; 0 when unset.
+func positiveEnv(name, want string) (int64, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want %s", name, v, want)
+	}
+	return n, nil
 }
 
 func (c *Config) defaults() {
