@@ -759,3 +759,28 @@ func TestHostile_UnawaitedAsyncCalls(t *testing.T) {
 		t.Errorf("result %v %v", res.Status, res.Error)
 	}
 }
+
+// The codec's typed-array helpers are the kernel's own: a program that
+// replaces Uint8Array's base64 methods or a typed array's global before its
+// first typed array crosses changes nothing of what crosses (they were
+// captured from the globals on first use).
+func TestHostile_TypedArrayCodecTampering(t *testing.T) {
+	res := runOpts(t, `
+		Uint8Array.prototype.toBase64 = function () { return "AAAA" };
+		Uint8Array.fromBase64 = () => new Uint8Array([9]);
+		globalThis.Float64Array = function () { return [7] };
+		export default [new Uint8Array([1, 2, 3]), new Int16Array([-1, 300])]`,
+		airlock.Options{Language: airlock.JavaScript})
+	wantStatus(t, res, airlock.StatusSuccess)
+	want := []any{[]byte{1, 2, 3}, []int16{-1, 300}}
+	if !reflect.DeepEqual(res.Result, want) {
+		t.Fatalf("got %#v, want %#v", res.Result, want)
+	}
+	got := evalJS(t, `const v = { a: new Float64Array([1.5]), b: new Uint8Array([4, 5]).buffer };
+		Uint8Array.fromBase64 = () => new Uint8Array([9]); globalThis.Float64Array = null;
+		const c = structuredClone(v);
+		export default [c.a[0], c.a instanceof Object.getPrototypeOf(Int8Array), c.b.byteLength]`)
+	if !reflect.DeepEqual(got, []any{1.5, true, 2.0}) {
+		t.Fatalf("structuredClone: %v", got)
+	}
+}

@@ -74,25 +74,22 @@
   const SymbolToStringTag = Symbol.toStringTag;
   const SymbolIterator = Symbol.iterator;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  // The engine makes some intrinsics on first use, at a cost. The codec's
-  // typed-array helpers are captured when a typed array first crosses.
-  let typed = null;
-  const typedArrayKit = () => {
-    if (typed !== null) return typed;
-    const proto = ObjectGetPrototypeOf(Uint8Array.prototype);
-    const get = (k) => uncurry(ObjectGetOwnPropertyDescriptor(proto, k).get);
-    typed = {
-      __proto__: null,
-      tag: get(SymbolToStringTag), buffer: get("buffer"), offset: get("byteOffset"), length: get("byteLength"),
-      Uint8Array, toBase64: uncurry(Uint8Array.prototype.toBase64), fromBase64: Uint8Array.fromBase64,
-      ctors: { __proto__: null },
-    };
-    for (const C of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
-      Uint32Array, Float16Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
-      typed.ctors[C.name] = C;
-    }
-    return typed;
-  };
+  // Typed arrays, for the codec and the guarded sorts. The engine makes
+  // their constructors on first use, at a cost (~35 µs); the native-loop
+  // guards need them at start anyway, and capturing them here keeps user
+  // code that replaces a global or a prototype method out of the kernel.
+  const TypedArrayPrototype = ObjectGetPrototypeOf(Int8Array.prototype);
+  const typedGetter = (k) => uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, k).get);
+  const typedTag = typedGetter(SymbolToStringTag), typedBuffer = typedGetter("buffer");
+  const typedOffset = typedGetter("byteOffset"), typedByteLength = typedGetter("byteLength");
+  const typedLength = typedGetter("length");
+  const Uint8ArrayCtor = Uint8Array;
+  const Uint8ArrayToBase64 = uncurry(Uint8Array.prototype.toBase64), Uint8ArrayFromBase64 = Uint8Array.fromBase64;
+  const typedCtors = { __proto__: null };
+  for (const C of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
+    Uint32Array, Float16Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
+    typedCtors[C.name] = C;
+  }
 
   // Arrays with no prototype: element writes cannot meet setters that user
   // code placed on Array.prototype or Object.prototype.
@@ -274,27 +271,12 @@
       return ReflectApply(nativeArraySlice, sorted, []);
     },
   }.toSorted;
-  // Typed arrays are as long as the heap allows. Their sorts get the same
-  // treatment, and their other walks poll afterwards.
-  const TypedArrayPrototype = ObjectGetPrototypeOf(Int8Array.prototype);
-  // A typed array is as long as the heap allows (2^28 elements at the
-  // default limit), and a native sort does not stop when its comparator is
-  // interrupted: the engine records the exception and finishes the sort with
-  // every comparison answering 0, n·log(n) of them. So a long typed array is
-  // sorted in chunks the engine sorts natively (each a few milliseconds),
-  // merged here, in JavaScript, where the engine polls: a stop lands within
-  // one chunk. The merge is stable and calls the comparator as a sort may.
+  // Typed arrays are as long as the heap allows (2^28 elements at the
+  // default limit). Their sorts get the arrays' treatment: native chunks
+  // (each a few milliseconds) merged here, stably, where the engine polls.
+  // Their other walks poll afterwards.
   const TA_DEFAULT_CHUNK = 2 ** 16; // ~13 ms of native sorting; see the arrays' chunks
-  const typedLength = uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, "length").get);
-  const typedTag = uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, SymbolToStringTag).get);
-  const typedBuffer = uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, "buffer").get);
-  const typedOffset = uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, "byteOffset").get);
   const typedSet = uncurry(TypedArrayPrototype.set);
-  const typedCtors = { __proto__: null };
-  for (const C of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
-    Uint32Array, Float16Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
-    typedCtors[C.name] = C;
-  }
   const sortTyped = (nativeSort, ta, cmp) => {
     const n = typedLength(ta);
     const C = typedCtors[typedTag(ta)];
@@ -417,7 +399,7 @@
     if (ArrayIsArray(v)) return "array";
     const proto = ObjectGetPrototypeOf(v);
     if (proto === ObjectPrototype || proto === null) return "object";
-    if (typedArrayKit().tag(v) !== undefined) return "typed";
+    if (typedTag(v) !== undefined) return "typed";
     try { ArrayBufferByteLength(v); return "buffer"; } catch { }
     try { MapSize(v); return "map"; } catch { }
     try { SetSize(v); return "set"; } catch { }
@@ -455,10 +437,7 @@
     return v;
   };
 
-  const bytesOf = (buffer, offset, length) => {
-    const k = typedArrayKit();
-    return k.toBase64(new k.Uint8Array(buffer, offset, length));
-  };
+  const bytesOf = (buffer, offset, length) => Uint8ArrayToBase64(new Uint8ArrayCtor(buffer, offset, length));
 
   // encodeTree turns a value into a tree of plain arrays and primitives that
   // JSON can carry. Objects get ids in pre-order, which is the order in which
@@ -571,9 +550,8 @@
             }
             case "typed": {
               MapSet(seen, v, nextID++);
-              const k = typedArrayKit();
-              out[0] = "x"; out[1] = k.tag(v);
-              out[2] = bytesOf(k.buffer(v), k.offset(v), k.length(v));
+              out[0] = "x"; out[1] = typedTag(v);
+              out[2] = bytesOf(typedBuffer(v), typedOffset(v), typedByteLength(v));
               break;
             }
             case "buffer": {
@@ -663,14 +641,13 @@
           }
           case "d": v = new DateCtor(node[1] === null ? NaN : node[1]); refs[nref++] = v; break;
           case "x": {
-            const k = typedArrayKit();
-            const C = k.ctors[node[1]];
-            const bytes = k.fromBase64(node[2]);
-            v = C === k.Uint8Array ? bytes : new C(bytes.buffer, 0, bytes.length / C.BYTES_PER_ELEMENT);
+            const C = typedCtors[node[1]];
+            const bytes = Uint8ArrayFromBase64(node[2]);
+            v = C === Uint8ArrayCtor ? bytes : new C(bytes.buffer, 0, bytes.length / C.BYTES_PER_ELEMENT);
             refs[nref++] = v;
             break;
           }
-          case "b": v = typedArrayKit().fromBase64(node[1]).buffer; refs[nref++] = v; break;
+          case "b": v = Uint8ArrayFromBase64(node[1]).buffer; refs[nref++] = v; break;
           case "e": {
             v = new ErrorCtor(node[2]);
             if (node[1] !== "Error") ObjectDefineProperty(v, "name", { value: node[1], writable: true, configurable: true });
