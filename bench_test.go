@@ -307,3 +307,35 @@ func BenchmarkStop(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAllocHeavy runs a program that makes 20,000 small objects and
+// strings, alone and on every CPU at once: the cost of the engine's
+// allocator (see RATIONALE.md "Each VM allocates from its own heap").
+func BenchmarkAllocHeavy(b *testing.B) {
+	const src = `let a = []; for (let i = 0; i < 20000; i++) a.push({i, s: "x" + i}); export default a.length`
+	run := func(rt *airlock.Runtime) {
+		ex, err := rt.Run(context.Background(), src, airlock.Options{Language: airlock.JavaScript})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res := ex.Wait(); res.Status != airlock.StatusSuccess {
+			b.Fatal(res.Error)
+		}
+	}
+	b.Run("serial", func(b *testing.B) {
+		rt := airlock.NewRuntime(airlock.RuntimeConfig{})
+		defer rt.Close()
+		for i := 0; i < b.N; i++ {
+			run(rt)
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		rt := airlock.NewRuntime(airlock.RuntimeConfig{})
+		defer rt.Close()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				run(rt)
+			}
+		})
+	})
+}

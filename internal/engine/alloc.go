@@ -2,14 +2,12 @@ package engine
 
 import (
 	"fmt"
-	"reflect"
 	"runtime"
 	"sync/atomic"
 	"unsafe"
 
 	"modernc.org/libc"
 	lib "modernc.org/libquickjs"
-	"modernc.org/memory"
 )
 
 // allocStats is what the allocator hooks observe of one VM's heap: whether
@@ -29,18 +27,11 @@ type allocStats struct {
 	peak        int64
 	origMalloc  uintptr
 	origRealloc uintptr
-	// mem is the VM's own allocator (see ownAllocator), or nil when the
-	// VM allocates from the process's shared one.
-	mem *memory.Allocator
-	// owned counts the blocks of mem in use.
-	owned int
 }
 
 type (
 	mallocFunc  = func(tls *libc.TLS, s uintptr, size lib.Tsize_t) uintptr
 	reallocFunc = func(tls *libc.TLS, s, ptr uintptr, size lib.Tsize_t) uintptr
-	freeFunc    = func(tls *libc.TLS, s, ptr uintptr)
-	usableFunc  = func(tls *libc.TLS, ptr uintptr) lib.Tsize_t
 )
 
 // The hooks are package-level so that the engine's function pointers to
@@ -58,12 +49,7 @@ var (
 			st.refuseBigInt(tls)
 			return 0
 		}
-		var p uintptr
-		if st.mem != nil {
-			p = st.malloc(s, size)
-		} else {
-			p = (*(*mallocFunc)(unsafe.Pointer(&st.origMalloc)))(tls, s, size)
-		}
+		p := (*(*mallocFunc)(unsafe.Pointer(&st.origMalloc)))(tls, s, size)
 		st.observe(s, p, size)
 		return p
 	}
@@ -75,193 +61,11 @@ var (
 		if st.starved.Load() && size > 0 {
 			return 0 // a realloc to size 0 frees, which must still work
 		}
-		var p uintptr
-		if st.mem != nil {
-			p = st.realloc(tls, s, ptr, size)
-		} else {
-			p = (*(*reallocFunc)(unsafe.Pointer(&st.origRealloc)))(tls, s, ptr, size)
-		}
+		p := (*(*reallocFunc)(unsafe.Pointer(&st.origRealloc)))(tls, s, ptr, size)
 		st.observe(s, p, size)
 		return p
 	}
-	hookFree freeFunc = func(tls *libc.TLS, s, ptr uintptr) {
-		if ptr == 0 {
-			return
-		}
-		st := statsOf(s)
-		state := mallocState(s)
-		state.Fmalloc_count--
-		state.Fmalloc_size -= usable(ptr) + lib.MMALLOC_OVERHEAD
-		st.free(tls, ptr)
-	}
-	hookUsable usableFunc = func(tls *libc.TLS, ptr uintptr) lib.Tsize_t { return usable(ptr) }
 )
-
-// A VM's own allocator. The process's C allocator is one heap behind one
-// lock for every VM in the process: VMs that run at the same time wait on
-// each other for each allocation (two on two CPUs, one making a VM while the
-// other runs a job, each ran at a quarter of its speed). So each VM
-// allocates from its own modernc.org/memory Allocator, the allocator the C
-// library itself uses, without a lock: a VM is used by one goroutine at a
-// time.
-//
-// What the engine allocated before the hooks were installed (the runtime,
-// the context and its intrinsics) lives in the shared heap, and may be freed
-// or reallocated through the hooks: free and realloc tell the two apart by
-// the allocator's own record of its memory regions (its unexported regs
-// field, found by reflection at start; every region starts on a 64 KiB
-// boundary with its header). When that record is not where it is expected,
-// VMs use the shared heap as before. TestOwnAllocator checks it.
-const (
-	regionLog  = 16
-	regionMask = 1<<regionLog - 1
-)
-
-// regsOffset is where the Allocator keeps its map of regions, or 0 when it
-// could not be found: VMs then share the process's heap.
-var regsOffset = func() uintptr {
-	f, ok := reflect.TypeOf(memory.Allocator{}).FieldByName("regs")
-	if !ok || f.Type != reflect.TypeOf(map[uintptr]struct{}(nil)) {
-		return 0
-	}
-	// Check the region geometry on a throwaway allocator.
-	var a memory.Allocator
-	defer a.Close()
-	for _, size := range []int{16, 1000, 100 << 10} {
-		p, err := a.UintptrMalloc(size)
-		if err != nil || p == 0 {
-			return 0
-		}
-		regs := *(*map[uintptr]struct{})(unsafe.Add(unsafe.Pointer(&a), f.Offset))
-		if _, ok := regs[p&^regionMask]; !ok || memory.UintptrUsableSize(p) < size {
-			return 0
-		}
-	}
-	return f.Offset
-}()
-
-// usable is the usable size of a block of either allocator: both keep it
-// in the header of the block's region.
-func usable(p uintptr) lib.Tsize_t { return lib.Tsize_t(memory.UintptrUsableSize(p)) }
-
-// owns reports whether p was allocated by the VM's own allocator.
-func (st *allocStats) owns(p uintptr) bool {
-	regs := *(*map[uintptr]struct{})(unsafe.Add(unsafe.Pointer(st.mem), regsOffset))
-	_, ok := regs[p&^regionMask]
-	return ok
-}
-
-// maxBlock bounds one allocation: the engine's sizes are unsigned, the
-// allocator's signed.
-const maxBlock = 1 << 46
-
-// malloc allocates from the VM's allocator, as the engine's default
-// allocator does from the shared one: within the memory limit, counted in
-// the malloc state.
-func (st *allocStats) malloc(s uintptr, size lib.Tsize_t) uintptr {
-	state := mallocState(s)
-	if state.Fmalloc_size+size > state.Fmalloc_limit || size > maxBlock {
-		return 0
-	}
-	p, err := st.mem.UintptrMalloc(max(int(size), 1))
-	if err != nil || p == 0 {
-		return 0
-	}
-	st.owned++
-	state.Fmalloc_count++
-	state.Fmalloc_size += usable(p) + lib.MMALLOC_OVERHEAD
-	return p
-}
-
-// free releases p to the allocator it came from.
-func (st *allocStats) free(tls *libc.TLS, p uintptr) {
-	if st.mem != nil && st.owns(p) {
-		st.owned--
-		st.mem.UintptrFree(p)
-		return
-	}
-	libc.Xfree(tls, p)
-}
-
-// realloc is the engine's default realloc on the VM's allocator. A block of
-// the shared heap moves to the VM's.
-func (st *allocStats) realloc(tls *libc.TLS, s, ptr uintptr, size lib.Tsize_t) uintptr {
-	if ptr == 0 {
-		if size == 0 {
-			return 0
-		}
-		return st.malloc(s, size)
-	}
-	state := mallocState(s)
-	old := usable(ptr)
-	if size == 0 {
-		state.Fmalloc_count--
-		state.Fmalloc_size -= old + lib.MMALLOC_OVERHEAD
-		st.free(tls, ptr)
-		return 0
-	}
-	if state.Fmalloc_size+size-old > state.Fmalloc_limit || size > maxBlock {
-		return 0
-	}
-	var p uintptr
-	if st.owns(ptr) {
-		var err error
-		if p, err = st.mem.UintptrRealloc(ptr, int(size)); err != nil {
-			return 0
-		}
-	} else {
-		var err error
-		if p, err = st.mem.UintptrMalloc(int(size)); err != nil || p == 0 {
-			return 0
-		}
-		st.owned++
-		n := min(old, size)
-		libc.Xmemcpy(tls, p, ptr, n)
-		libc.Xfree(tls, ptr)
-	}
-	if p == 0 {
-		return 0
-	}
-	state.Fmalloc_size += usable(p) - old
-	return p
-}
-
-// Spare allocators: a closed VM's allocator, all its blocks freed, serves
-// the next VM, whose allocations then land in memory already mapped and
-// touched instead of faulting in fresh pages.
-var spareAllocators = make(chan *memory.Allocator, 64)
-
-// maxSpareBytes is the largest heap whose allocator is kept for reuse;
-// larger ones return their memory to the system.
-const maxSpareBytes = 8 << 20
-
-func newAllocator() *memory.Allocator {
-	select {
-	case a := <-spareAllocators:
-		return a
-	default:
-		return new(memory.Allocator)
-	}
-}
-
-// releaseAllocator takes back the allocator of a VM the engine has freed
-// whole: kept for reuse when the VM's heap stayed small and nothing is left
-// in it, else closed.
-func (st *allocStats) releaseAllocator() {
-	a := st.mem
-	st.mem = nil
-	if a == nil {
-		return
-	}
-	if st.owned == 0 && st.peak <= maxSpareBytes {
-		select {
-		case spareAllocators <- a:
-			return
-		default:
-		}
-	}
-	a.Close()
-}
 
 func (st *allocStats) observe(s, p uintptr, size lib.Tsize_t) {
 	state := mallocState(s)
@@ -302,11 +106,6 @@ func hookAllocator(rt *lib.TJSRuntime, st *allocStats) {
 	*(**allocStats)(unsafe.Pointer(&rt.Fmalloc_ctx.Fmalloc_state.Fopaque)) = st
 	mf.Fjs_malloc = funcPointer(hookMalloc)
 	mf.Fjs_realloc = funcPointer(hookRealloc)
-	if regsOffset != 0 {
-		st.mem = newAllocator()
-		mf.Fjs_free = funcPointer(hookFree)
-		mf.Fjs_malloc_usable_size = funcPointer(hookUsable)
-	}
 }
 
 // MaxBigIntWords bounds the BigInts the sandbox makes, in the engine's

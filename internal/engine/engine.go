@@ -137,7 +137,6 @@ func (v *VM) abort() {
 		unregisterVM(v.magic)
 	}
 	v.vm.Close()
-	v.alloc.releaseAllocator()
 }
 
 // gcThreshold is the heap size at which the engine first collects cycles;
@@ -299,7 +298,6 @@ func (v *VM) Close() {
 	v.reply.Free()
 	v.kernel.Free()
 	v.vm.Close()
-	v.alloc.releaseAllocator()
 }
 
 var errBadDispatch = errors.New("airlock: malformed host call")
