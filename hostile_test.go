@@ -320,6 +320,9 @@ func TestHostile_GuardedBuiltinsStillWork(t *testing.T) {
 	}
 }
 
+// skipSortUnderRace is why the long-sort tests do not run under -race.
+const skipSortUnderRace = "the kernel's sort is JavaScript, with no Go concurrency to check; the engine runs 40 times slower under -race (the test runs in go test ./...)"
+
 // Long arrays are sorted as the specification describes, in native chunks
 // merged in JavaScript: holes skipped and deleted at the end, undefined
 // last, stable, default order by strings, the comparator's NaN as 0, and
@@ -327,7 +330,7 @@ func TestHostile_GuardedBuiltinsStillWork(t *testing.T) {
 // counting and bucketing, in linear time.
 func TestHostile_ArraySortInChunks(t *testing.T) {
 	if raceEnabled {
-		t.Skip("the kernel's sort is JavaScript, with no Go concurrency to check; the engine runs 40 times slower under -race (the test runs in go test ./...)")
+		t.Skip(skipSortUnderRace)
 	}
 	got := evalJS(t, `
 		let seed = 11;
@@ -429,7 +432,7 @@ func TestHostile_TypedArraySortInChunks(t *testing.T) {
 	// merge passes; the expected orders are built by counting, in linear
 	// time.
 	if raceEnabled {
-		t.Skip("the kernel's sort is JavaScript, with no Go concurrency to check; the engine runs 40 times slower under -race (the test runs in go test ./...)")
+		t.Skip(skipSortUnderRace)
 	}
 	got := evalJS(t, `
 		const n = 140000;
