@@ -100,3 +100,33 @@ func TestGlobals_NamesOfTheGlobalsModule(t *testing.T) {
 		Globals: map[string]any{"p": 1, "G": 2, "I": 3}})
 	wantResult(t, res, 6.0)
 }
+
+// A JSONFunc gets the text JSON.stringify gives for its argument list,
+// whether the host writes it (plain data) or the engine does (a getter, a
+// Date, toJSON), and code in the arguments runs once per call, as in
+// JSON.stringify.
+func TestJSONFunc_ArgumentTextIsStringify(t *testing.T) {
+	text := airlock.JSONFunc(func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+		return json.Marshal(string(args))
+	})
+	res := runOpts(t, `
+		let reads = 0;
+		const cases = [
+			[{ n: 1, tag: "x" }],
+			[-0, 1e21, 1.5e-7, NaN, 0.1, 2 ** 31],
+			["\ud800", "\u2028\u0000\"\\", "😀", { "\udc00": [undefined, Symbol(), null] }],
+			[{ b: 1, a: 2, 10: 3, 2: 4 }, Object.assign(Object.create(null), { z: true })],
+			[{ get g() { reads++; return 1; } }, new Date(0), [1, , 2]],
+			[{ toJSON() { reads++; return "t"; } }],
+		];
+		const bad = [];
+		for (const args of cases) {
+			const got = text(...args), want = JSON.stringify(args);
+			if (got !== want) bad.push({ got, want });
+		}
+		Array.prototype.toJSON = function () { reads++; return "a"; };
+		const got = text([1]), want = JSON.stringify([[1]]);
+		if (got !== want) bad.push({ got, want });
+		export default { bad, reads };`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"text": text}})
+	wantResult(t, res, map[string]any{"bad": []any{}, "reads": 6.0}) // each of three once in text() and once in JSON.stringify
+}

@@ -728,14 +728,14 @@
     return reply(ReflectApply(host, undefined, list), id);
   };
 
-  // A JSON host function takes the JSON text of its argument list: the
-  // engine's own JSON.stringify makes it, far faster than the codec. A
+  // A JSON host function takes the JSON text of its argument list, far
+  // cheaper than the codec: host(10, id, args) has the host write it
+  // (plainJSON), or the engine's own JSON.stringify when it is not plain. A
   // synchronous one answers with JSON text as a plain string (its host
   // functions return nothing else as a string).
   const jsonHostFunction = (id, name) => {
     const f = (...args) => {
-      const text = JSONStringify(args);
-      const r = host(0, id, text);
+      const r = host(10, id, args);
       if (typeof r === "string") {
         try { return JSONParse(r); } catch (e) { throw hostError(e, id); }
       }

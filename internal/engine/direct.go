@@ -130,6 +130,11 @@ func hostCall(tls *libc.TLS, ctx uintptr, this lib.TJSValue, argc int32, argv ui
 		}
 		v.abandoned = true
 	}()
+	if argc == 3 && isInt(*arg(argv, 0), 10) {
+		r = v.callJSONHost(tls, ctx, argv)
+		returned = true
+		return r
+	}
 	bound := argc >= 2 && isInt(*arg(argv, 0), 9)
 	if bound {
 		for i := int32(2); i < argc; i++ {
@@ -171,6 +176,42 @@ func hostCall(tls *libc.TLS, ctx uintptr, this lib.TJSValue, argc int32, argv ui
 	}
 	returned = true
 	return r
+}
+
+// callJSONHost calls a JSON host function: host(10, id, args) passes the
+// function's argument list, which crosses as its JSON text.
+func (v *VM) callJSONHost(tls *libc.TLS, ctx uintptr, argv uintptr) lib.TJSValue {
+	id, ok := goValue(tls, ctx, *arg(argv, 1))
+	if !ok {
+		return throwTypeError(tls, ctx, errBadDispatch.Error())
+	}
+	buf, how := plainJSON(tls, ctx, *arg(argv, 2), v.jsonBuf[:0])
+	var text string
+	switch how {
+	case jsonThrown:
+		return lib.TJSValue{Ftag: lib.EJS_TAG_EXCEPTION}
+	case jsonDone:
+		text = string(buf)
+	default:
+		undefined := lib.TJSValue{Ftag: lib.EJS_TAG_UNDEFINED}
+		s := lib.XJS_JSONStringify(tls, ctx, *arg(argv, 2), undefined, undefined)
+		if s.Ftag == lib.EJS_TAG_EXCEPTION {
+			return s
+		}
+		t, ok := goValue(tls, ctx, s)
+		lib.XFreeValue(tls, ctx, s)
+		if text, _ = t.(string); !ok {
+			return lib.TJSValue{Ftag: lib.EJS_TAG_EXCEPTION}
+		}
+	}
+	if cap(buf) <= plainJSONMaxBytes {
+		v.jsonBuf = buf
+	}
+	res, err := v.dispatch([]any{0, id, text})
+	if err != nil {
+		return throwTypeError(tls, ctx, err.Error())
+	}
+	return jsValue(tls, ctx, res)
 }
 
 func isList(x any) bool {

@@ -42,6 +42,8 @@ type VM struct {
 	sess            *session // set by StartSession
 	alloc           *allocStats
 	closed          bool
+	// jsonBuf is kept for the JSON text of the next JSON host call.
+	jsonBuf []byte
 	// ctx is the engine context, for Interrupt; nil from the start of Close.
 	intrMu  sync.Mutex
 	ctx     *lib.TJSContext
