@@ -787,3 +787,33 @@ func TestHostile_TypedArrayCodecTampering(t *testing.T) {
 		t.Fatalf("structuredClone: %v", got)
 	}
 }
+
+// Index accessors on Array.prototype do not break host calls: the host
+// writes the argument lists and replies it makes as own properties. (It
+// once assigned them, and the setters took the elements of every reply.)
+// What the setters still see is the sandbox's own: the engine's
+// JSON.stringify keeps its stack of holders in an ordinary array.
+func TestHostile_ArrayIndexAccessors(t *testing.T) {
+	res := runOpts(t, `
+		const seen = Object.create(null);
+		let taken = 0;
+		for (const i of ["0", "1", "2"]) {
+			Object.defineProperty(Array.prototype, i, {
+				set(v) { if (typeof v !== "object") seen[taken] = v; taken++; },
+				get() { return "fake"; }, configurable: true });
+		}
+		const out = Object.create(null);
+		out.object = echo({ a: 1 }).a;
+		try { fail(); } catch (e) { out.error = e.message; }
+		out.list = echo([1, 2]).length;
+		out.json = text({ b: 2 }).b;
+		export default JSON.stringify({ out, seen });`,
+		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+			"echo": func(v any) any { return v },
+			"fail": func() (int, error) { return 0, errors.New("nope") },
+			"text": airlock.JSONFunc(func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
+				return args[1 : len(args)-1], nil
+			}),
+		}})
+	wantResult(t, res, `{"out":{"object":1,"error":"nope","list":2,"json":2},"seen":{}}`)
+}

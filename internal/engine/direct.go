@@ -248,7 +248,7 @@ func (v *VM) callHostWithList(tls *libc.TLS, ctx uintptr, argc int32, argv uintp
 	}
 	defer lib.XFreeValue(tls, ctx, list)
 	for i := int32(2); i < argc; i++ {
-		if lib.XJS_SetPropertyUint32(tls, ctx, list, uint32(i-2), lib.XDupValue(tls, ctx, *arg(argv, i))) < 0 {
+		if lib.XJS_DefinePropertyValueUint32(tls, ctx, list, uint32(i-2), lib.XDupValue(tls, ctx, *arg(argv, i)), lib.MJS_PROP_C_W_E) < 0 {
 			return lib.TJSValue{Ftag: lib.EJS_TAG_EXCEPTION}
 		}
 	}
@@ -342,7 +342,7 @@ func jsValue(tls *libc.TLS, ctx uintptr, x any) (r lib.TJSValue) {
 				return ev
 			}
 			// It takes over ev, also when it fails.
-			if lib.XJS_SetPropertyUint32(tls, ctx, arr, uint32(i), ev) < 0 {
+			if lib.XJS_DefinePropertyValueUint32(tls, ctx, arr, uint32(i), ev, lib.MJS_PROP_C_W_E) < 0 {
 				lib.XFreeValue(tls, ctx, arr)
 				return lib.TJSValue{Ftag: lib.EJS_TAG_EXCEPTION}
 			}
