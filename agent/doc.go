@@ -8,10 +8,12 @@
 // A Tool has a namespaced ID (weather.get-weather), a description, a JSON
 // Schema for its input (and optionally its output), examples, and a Go
 // handler. NewTool infers the schemas from Go types. A Toolbox holds tools
-// and calls them: the input is validated against the schema (with
-// github.com/google/jsonschema-go) before the handler runs, and a violation
-// is a SchemaError whose message names the tool, says what is wrong and
-// points at toolSchema(). In the sandbox each tool is a function named by
+// and calls them: the input is validated against the schema (a
+// github.com/google/jsonschema-go Schema, checked with
+// github.com/santhosh-tekuri/jsonschema, draft 2020-12 unless the schema
+// says otherwise) before the handler runs, and a violation is a SchemaError
+// whose message names the tool, says what is wrong and where, and points at
+// toolSchema(). A schema's $ref may only point inside it. In the sandbox each tool is a function named by
 // its ID in camelCase, weatherGetWeather.
 //
 //	tb, _ := agent.NewToolbox(agent.NewTool("weather.get-weather", "Get current weather",

@@ -246,7 +246,12 @@ func compileSchema(text []byte) (*validator.Schema, error) {
 	if err := c.AddResource(schemaURL, doc); err != nil {
 		return nil, err
 	}
-	return c.Compile(schemaURL)
+	sch, err := c.Compile(schemaURL)
+	var se *validator.SchemaValidationError
+	if errors.As(err, &se) {
+		return nil, fmt.Errorf("not a valid JSON Schema: %v", schemaViolation(se.Err))
+	}
+	return sch, err
 }
 
 type noLoader struct{}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/airlockrun/airlock/agent"
 )
 
@@ -37,6 +39,9 @@ func TestToolbox_Refuses(t *testing.T) {
 		{"duplicate", []agent.Tool{{ID: "a.b", Handler: h}, {ID: "a.b", Handler: h}}},
 		{"same function name", []agent.Tool{{ID: "a.b-c", Handler: h}, {ID: "a.b_c", Handler: h}}},
 		{"helper name", []agent.Tool{{ID: "parallel", Handler: h}}},
+		{"schema that is not one", []agent.Tool{{ID: "a.b", Handler: h, InputSchema: &jsonschema.Schema{Type: "objekt"}}}},
+		{"schema that loads a file", []agent.Tool{{ID: "a.b", Handler: h, InputSchema: &jsonschema.Schema{Ref: "file:///etc/passwd"}}}},
+		{"schema that loads a URL", []agent.Tool{{ID: "a.b", Handler: h, InputSchema: &jsonschema.Schema{Ref: "https://example.com/s.json"}}}},
 	} {
 		if _, err := agent.NewToolbox(c.tools...); err == nil {
 			t.Errorf("%s: accepted", c.name)
@@ -89,4 +94,47 @@ func TestNewTool_PanicsOnBadType(t *testing.T) {
 		}
 	}()
 	agent.NewTool("a.b", "", func(context.Context, chan int) (int, error) { return 0, nil })
+}
+
+// The schema's rules, each failure said with its place in the input;
+// references inside the schema are followed.
+func TestToolbox_SchemaRules(t *testing.T) {
+	var schema jsonschema.Schema
+	if err := json.Unmarshal([]byte(`{
+		"type": "object",
+		"properties": {
+			"city": {"type": "string", "minLength": 2},
+			"days": {"type": "integer", "minimum": 1, "maximum": 7},
+			"units": {"enum": ["metric", "imperial"]},
+			"at": {"$ref": "#/$defs/point"}
+		},
+		"required": ["city"],
+		"additionalProperties": false,
+		"$defs": {"point": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}}
+	}`), &schema); err != nil {
+		t.Fatal(err)
+	}
+	tb := toolbox(t, agent.Tool{ID: "w.forecast", InputSchema: &schema,
+		Handler: func(context.Context, json.RawMessage) (any, error) { return "ok", nil }})
+	for input, want := range map[string]string{
+		`{"city": "Oslo", "days": 3, "units": "metric", "at": [59.9, 10.7]}`: "",
+		`{"days": 3}`:                      "missing property 'city'",
+		`{"city": "O"}`:                    "at /city: ",
+		`{"city": "Oslo", "days": 2.5}`:    "at /days: ",
+		`{"city": "Oslo", "days": 8}`:      "at /days: ",
+		`{"city": "Oslo", "units": "si"}`:  "at /units: ",
+		`{"city": "Oslo", "at": [1, "x"]}`: "at /at/1: ",
+		`{"city": "Oslo", "at": [1]}`:      "at /at: ",
+		`{"city": "Oslo", "wind": true}`:   "'wind'",
+		`[]`:                               "want object",
+	} {
+		_, err := tb.Call(context.Background(), "w.forecast", json.RawMessage(input))
+		var se *agent.SchemaError
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", input, err)
+		case want != "" && (!errors.As(err, &se) || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: err = %v, want one that says %q", input, err, want)
+		}
+	}
 }
