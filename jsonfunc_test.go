@@ -130,3 +130,14 @@ func TestJSONFunc_ArgumentTextIsStringify(t *testing.T) {
 		export default { bad, reads };`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"text": text}})
 	wantResult(t, res, map[string]any{"bad": []any{}, "reads": 6.0}) // each of three once in text() and once in JSON.stringify
 }
+
+// An answer nested deeper than the engine's parser goes is an error the
+// program can catch, which says so.
+func TestJSONFunc_AnswerTooDeep(t *testing.T) {
+	deep := airlock.JSONFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(strings.Repeat("[", 5000) + strings.Repeat("]", 5000)), nil
+	})
+	res := runOpts(t, `let r; try { r = typeof deep(); } catch (e) { r = e.message; } export default r;`,
+		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"deep": deep}})
+	wantResult(t, res, "airlock: the sandbox could not hold the answer of the host function (out of memory, or nested too deep)")
+}

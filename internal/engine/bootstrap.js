@@ -728,30 +728,16 @@
     return reply(ReflectApply(host, undefined, list), id);
   };
 
-  // A JSON host function takes the JSON text of its argument list, far
-  // cheaper than the codec: host(10, id, args) has the host write it
-  // (plainJSON), or the engine's own JSON.stringify when it is not plain. A
-  // synchronous one answers with JSON text as a plain string (its host
-  // functions return nothing else as a string).
-  const jsonHostFunction = (id, name) => {
-    const f = (...args) => {
-      const r = host(10, id, args);
-      if (typeof r === "string") {
-        try { return JSONParse(r); } catch (e) { throw hostError(e, id); }
-      }
-      return typeof r !== "object" || r === null ? r : reply(r, id);
-    };
-    ObjectDefineProperty(f, "name", { value: name });
-    return f;
-  };
-
   // A host function is the host's C function bound to (9, id): the engine
   // passes the arguments as they are, with no JavaScript in between. The
   // host converts primitives itself, and comes back to callHost for other
   // arguments and to reply for answers that are not primitives.
+  // A JSON host function is bound to (10, id): its arguments cross as the
+  // JSON text of their list, far cheaper than the codec, written by the
+  // host from plain data or by the engine's JSON.stringify, and the host
+  // parses a synchronous answer, JSON text, itself.
   const hostFunction = (id, name, json) => {
-    if (json) return jsonHostFunction(id, name);
-    const f = ReflectApply(FunctionPrototypeBind, host, [undefined, 9, id]);
+    const f = ReflectApply(FunctionPrototypeBind, host, [undefined, json ? 10 : 9, id]);
     ObjectDefineProperty(f, "name", { value: name });
     return f;
   };

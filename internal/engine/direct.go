@@ -130,8 +130,8 @@ func hostCall(tls *libc.TLS, ctx uintptr, this lib.TJSValue, argc int32, argv ui
 		}
 		v.abandoned = true
 	}()
-	if argc == 3 && isInt(*arg(argv, 0), 10) {
-		r = v.callJSONHost(tls, ctx, argv)
+	if argc >= 2 && isInt(*arg(argv, 0), 10) {
+		r = v.callJSONHost(tls, ctx, argc, argv)
 		returned = true
 		return r
 	}
@@ -178,40 +178,91 @@ func hostCall(tls *libc.TLS, ctx uintptr, this lib.TJSValue, argc int32, argv ui
 	return r
 }
 
-// callJSONHost calls a JSON host function: host(10, id, args) passes the
-// function's argument list, which crosses as its JSON text.
-func (v *VM) callJSONHost(tls *libc.TLS, ctx uintptr, argv uintptr) lib.TJSValue {
+// callJSONHost calls a JSON host function, the host's C function bound to
+// (10, id): its arguments cross as the JSON text of their list, and a
+// synchronous answer, JSON text, is parsed here.
+func (v *VM) callJSONHost(tls *libc.TLS, ctx uintptr, argc int32, argv uintptr) lib.TJSValue {
 	id, ok := goValue(tls, ctx, *arg(argv, 1))
 	if !ok {
 		return throwTypeError(tls, ctx, errBadDispatch.Error())
 	}
-	buf, how := plainJSON(tls, ctx, *arg(argv, 2), v.jsonBuf[:0])
-	var text string
-	switch how {
-	case jsonThrown:
+	text, ok := v.argumentText(tls, ctx, argc, argv)
+	if !ok {
 		return lib.TJSValue{Ftag: lib.EJS_TAG_EXCEPTION}
-	case jsonDone:
-		text = string(buf)
-	default:
-		undefined := lib.TJSValue{Ftag: lib.EJS_TAG_UNDEFINED}
-		s := lib.XJS_JSONStringify(tls, ctx, *arg(argv, 2), undefined, undefined)
-		if s.Ftag == lib.EJS_TAG_EXCEPTION {
-			return s
-		}
-		t, ok := goValue(tls, ctx, s)
-		lib.XFreeValue(tls, ctx, s)
-		if text, _ = t.(string); !ok {
-			return lib.TJSValue{Ftag: lib.EJS_TAG_EXCEPTION}
-		}
-	}
-	if cap(buf) <= plainJSONMaxBytes {
-		v.jsonBuf = buf
 	}
 	res, err := v.dispatch([]any{0, id, text})
 	if err != nil {
 		return throwTypeError(tls, ctx, err.Error())
 	}
-	return jsValue(tls, ctx, res)
+	if s, ok := res.(string); ok {
+		r := parseJSON(tls, ctx, s)
+		if r.Ftag != lib.EJS_TAG_EXCEPTION {
+			return r
+		}
+		// The host checked the text: the engine ran out of memory or stack.
+		lib.XFreeValue(tls, ctx, lib.XJS_GetException(tls, ctx))
+		res = []any{1, "airlock: the sandbox could not hold the answer of the host function (out of memory, or nested too deep)"}
+	}
+	r := jsValue(tls, ctx, res)
+	if isList(res) && r.Ftag != lib.EJS_TAG_EXCEPTION {
+		// An error to throw or a promise to make: the kernel's reply does it.
+		a := [2]lib.TJSValue{r, *arg(argv, 1)}
+		r = callKernel(tls, ctx, v.reply, a[:]...)
+		lib.XFreeValue(tls, ctx, a[0])
+	}
+	return r
+}
+
+// argumentText returns the JSON text of the arguments of a JSON host call:
+// written by plainJSONList, or by the engine's JSON.stringify for what is
+// not plain data. ok is false when the engine threw.
+func (v *VM) argumentText(tls *libc.TLS, ctx uintptr, argc int32, argv uintptr) (text string, ok bool) {
+	vals := unsafe.Slice(arg(argv, 2), argc-2)
+	buf, how := plainJSONList(tls, ctx, vals, v.jsonBuf[:0])
+	if cap(buf) <= plainJSONMaxBytes {
+		v.jsonBuf = buf
+	}
+	switch how {
+	case jsonDone:
+		return string(buf), true
+	case jsonThrown:
+		return "", false
+	}
+	list := lib.XJS_NewArray(tls, ctx)
+	if list.Ftag == lib.EJS_TAG_EXCEPTION {
+		return "", false
+	}
+	defer lib.XFreeValue(tls, ctx, list)
+	for i, x := range vals {
+		if lib.XJS_DefinePropertyValueUint32(tls, ctx, list, uint32(i), lib.XDupValue(tls, ctx, x), lib.MJS_PROP_C_W_E) < 0 {
+			return "", false
+		}
+	}
+	undefined := lib.TJSValue{Ftag: lib.EJS_TAG_UNDEFINED}
+	s := lib.XJS_JSONStringify(tls, ctx, list, undefined, undefined)
+	if s.Ftag == lib.EJS_TAG_EXCEPTION {
+		return "", false
+	}
+	defer lib.XFreeValue(tls, ctx, s)
+	t, ok := goValue(tls, ctx, s)
+	text, _ = t.(string)
+	return text, ok
+}
+
+var jsonFilename = mustCString("<host reply>")
+
+// parseJSON parses JSON text as the engine's JSON.parse does.
+func parseJSON(tls *libc.TLS, ctx uintptr, s string) lib.TJSValue {
+	n := len(s)
+	p := libc.Xmalloc(tls, libc.Tsize_t(n+1)) // the parser wants a NUL after the text
+	if p == 0 {
+		return lib.XJS_ThrowOutOfMemory(tls, ctx)
+	}
+	defer libc.Xfree(tls, p)
+	b := unsafe.Slice((*byte)(cPointer(p)), n+1)
+	copy(b, s)
+	b[n] = 0
+	return lib.XJS_ParseJSON(tls, ctx, p, libc.Tsize_t(n), jsonFilename)
 }
 
 func isList(x any) bool {

@@ -52,6 +52,28 @@ const (
 // plainJSON appends the JSON text of v to buf, as JSON.stringify(v) makes
 // it, when v is plain data.
 func plainJSON(tls *libc.TLS, ctx uintptr, v lib.TJSValue, buf []byte) ([]byte, jsonResult) {
+	return walkJSON(tls, ctx, buf, func(w *jsonWalk) bool {
+		skip, ok := w.value(v, 0)
+		return ok && !skip // JSON.stringify(undefined) is no text
+	})
+}
+
+// plainJSONList appends the JSON text of an array of vals, as
+// JSON.stringify([...vals]) makes it, when they are plain data.
+func plainJSONList(tls *libc.TLS, ctx uintptr, vals []lib.TJSValue, buf []byte) ([]byte, jsonResult) {
+	return walkJSON(tls, ctx, buf, func(w *jsonWalk) bool {
+		w.buf = append(w.buf, '[')
+		for i, v := range vals {
+			if !w.element(i, v, 1) {
+				return false
+			}
+		}
+		w.buf = append(w.buf, ']')
+		return true
+	})
+}
+
+func walkJSON(tls *libc.TLS, ctx uintptr, buf []byte, walk func(*jsonWalk) bool) ([]byte, jsonResult) {
 	const scratch = unsafe.Sizeof(lib.TJSPropertyDescriptor{}) + 3*8
 	p := tls.Alloc(int(scratch))
 	defer tls.Free(int(scratch))
@@ -70,7 +92,7 @@ func plainJSON(tls *libc.TLS, ctx uintptr, v lib.TJSValue, buf []byte) ([]byte, 
 		w.proto(arrProto) != w.objProto {
 		return buf, w.end(false)
 	}
-	_, ok := w.value(v, 0)
+	ok := walk(&w)
 	return w.buf, w.end(ok)
 }
 
@@ -245,9 +267,6 @@ func (w *jsonWalk) array(arr lib.TJSValue, depth int) bool {
 	}
 	w.buf = append(w.buf, '[')
 	for i := range n {
-		if i > 0 {
-			w.buf = append(w.buf, ',')
-		}
 		atom := lib.XJS_NewAtomUInt32(w.tls, w.ctx, uint32(i))
 		var val lib.TJSValue
 		got := w.own(arr, atom, &val) // a hole would be read from the prototypes
@@ -255,17 +274,27 @@ func (w *jsonWalk) array(arr lib.TJSValue, depth int) bool {
 		if !got {
 			return false
 		}
-		skip, ok := w.value(val, depth)
+		ok := w.element(i, val, depth)
 		lib.XFreeValue(w.tls, w.ctx, val)
 		if !ok {
 			return false
 		}
-		if skip {
-			w.buf = append(w.buf, "null"...)
-		}
 	}
 	w.buf = append(w.buf, ']')
 	return true
+}
+
+// element writes the element i of an array: what an object leaves out is
+// null.
+func (w *jsonWalk) element(i int, v lib.TJSValue, depth int) bool {
+	if i > 0 {
+		w.buf = append(w.buf, ',')
+	}
+	skip, ok := w.value(v, depth)
+	if skip {
+		w.buf = append(w.buf, "null"...)
+	}
+	return ok
 }
 
 // appendJSNumber writes a number as JavaScript's Number.prototype.toString
