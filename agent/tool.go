@@ -369,6 +369,18 @@ func (e *entry) call(ctx context.Context, input json.RawMessage) (json.RawMessag
 // callArgs calls the tool with the first element of the JSON text of an
 // argument list, as the sandbox's functions give it, decoding it once.
 func (e *entry) callArgs(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	// The usual call has one argument: its text is the list's without the
+	// brackets (a list of more is no JSON without them).
+	if n := len(args); n > 2 && args[0] == '[' && args[n-1] == ']' {
+		input := args[1 : n-1]
+		var v any
+		if json.Unmarshal(input, &v) == nil {
+			if v == nil {
+				return e.call(ctx, nil)
+			}
+			return e.callDecoded(ctx, input, v)
+		}
+	}
 	var list []any
 	if err := json.Unmarshal(args, &list); err != nil || len(list) == 0 || list[0] == nil {
 		return e.call(ctx, nil)

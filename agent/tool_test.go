@@ -138,3 +138,21 @@ func TestToolbox_SchemaRules(t *testing.T) {
 		}
 	}
 }
+
+// A tool takes its first argument as input; none, null and undefined are
+// an empty object, and further arguments are ignored.
+func TestToolCall_ArgumentForms(t *testing.T) {
+	var got []string
+	seen := agent.Tool{ID: "t.seen", Handler: func(_ context.Context, in json.RawMessage) (any, error) {
+		got = append(got, string(in))
+		return len(got), nil
+	}}
+	it := agent.NewInterpreter(agent.Config{})
+	e := execute(t, it, `tSeen({ a: 1 }); tSeen({ b: [1, "x"] }, 2, "extra"); tSeen(); tSeen(null); tSeen(undefined, 5); tSeen({ c: true }, {})`,
+		agent.ExecuteOptions{Tools: toolbox(t, seen)})
+	wantOK(t, e)
+	want := []string{`{"a":1}`, `{"b":[1,"x"]}`, `{}`, `{}`, `{}`, `{"c":true}`}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("inputs %q, want %q", got, want)
+	}
+}

@@ -52,28 +52,17 @@ const (
 // plainJSON appends the JSON text of v to buf, as JSON.stringify(v) makes
 // it, when v is plain data.
 func plainJSON(tls *libc.TLS, ctx uintptr, v lib.TJSValue, buf []byte) ([]byte, jsonResult) {
-	return walkJSON(tls, ctx, buf, func(w *jsonWalk) bool {
-		skip, ok := w.value(v, 0)
-		return ok && !skip // JSON.stringify(undefined) is no text
-	})
+	return walkJSON(tls, ctx, buf, []lib.TJSValue{v}, false)
 }
 
 // plainJSONList appends the JSON text of an array of vals, as
 // JSON.stringify([...vals]) makes it, when they are plain data.
 func plainJSONList(tls *libc.TLS, ctx uintptr, vals []lib.TJSValue, buf []byte) ([]byte, jsonResult) {
-	return walkJSON(tls, ctx, buf, func(w *jsonWalk) bool {
-		w.buf = append(w.buf, '[')
-		for i, v := range vals {
-			if !w.element(i, v, 1) {
-				return false
-			}
-		}
-		w.buf = append(w.buf, ']')
-		return true
-	})
+	return walkJSON(tls, ctx, buf, vals, true)
 }
 
-func walkJSON(tls *libc.TLS, ctx uintptr, buf []byte, walk func(*jsonWalk) bool) ([]byte, jsonResult) {
+// walkJSON writes vals[0], or the array of vals if list is set.
+func walkJSON(tls *libc.TLS, ctx uintptr, buf []byte, vals []lib.TJSValue, list bool) ([]byte, jsonResult) {
 	const scratch = unsafe.Sizeof(lib.TJSPropertyDescriptor{}) + 3*8
 	p := tls.Alloc(int(scratch))
 	defer tls.Free(int(scratch))
@@ -92,8 +81,18 @@ func walkJSON(tls *libc.TLS, ctx uintptr, buf []byte, walk func(*jsonWalk) bool)
 		w.proto(arrProto) != w.objProto {
 		return buf, w.end(false)
 	}
-	ok := walk(&w)
-	return w.buf, w.end(ok)
+	if !list {
+		skip, ok := w.value(vals[0], 0)
+		return w.buf, w.end(ok && !skip) // JSON.stringify(undefined) is no text
+	}
+	w.buf = append(w.buf, '[')
+	for i, v := range vals {
+		if !w.element(i, v, 1) {
+			return w.buf, w.end(false)
+		}
+	}
+	w.buf = append(w.buf, ']')
+	return w.buf, w.end(true)
 }
 
 func (w *jsonWalk) end(ok bool) jsonResult {
