@@ -141,3 +141,13 @@ func TestJSONFunc_AnswerTooDeep(t *testing.T) {
 		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"deep": deep}})
 	wantResult(t, res, "airlock: the sandbox could not hold the answer of the host function (out of memory, or nested too deep)")
 }
+
+// Bytes of an answer that are not UTF-8 are U+FFFD each, as in any string
+// that crosses.
+func TestJSONFunc_AnswerNotUTF8(t *testing.T) {
+	bad := airlock.JSONFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage("[\"a\xffb\", \"\xed\xa0\x80\", \"ok\"]"), nil
+	})
+	res := runOpts(t, `export default bad()`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"bad": bad}})
+	wantResult(t, res, []any{"a\uFFFDb", "\uFFFD\uFFFD\uFFFD", "ok"})
+}

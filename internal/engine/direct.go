@@ -251,8 +251,10 @@ func (v *VM) argumentText(tls *libc.TLS, ctx uintptr, argc int32, argv uintptr) 
 
 var jsonFilename = mustCString("<host reply>")
 
-// parseJSON parses JSON text as the engine's JSON.parse does.
+// parseJSON parses JSON text as the engine's JSON.parse does the string
+// jsString makes of it.
 func parseJSON(tls *libc.TLS, ctx uintptr, s string) lib.TJSValue {
+	s = validUTF8(s)
 	n := len(s)
 	p := libc.Xmalloc(tls, libc.Tsize_t(n+1)) // the parser wants a NUL after the text
 	if p == 0 {
@@ -408,13 +410,7 @@ func jsValue(tls *libc.TLS, ctx uintptr, x any) (r lib.TJSValue) {
 // jsString makes a JavaScript string of a Go string, with U+FFFD for each
 // byte that does not start valid UTF-8, as Go decodes it.
 func jsString(tls *libc.TLS, ctx uintptr, s string) lib.TJSValue {
-	if !utf8.ValidString(s) {
-		var b strings.Builder
-		for _, r := range s { // an invalid byte comes as utf8.RuneError
-			b.WriteRune(r)
-		}
-		s = b.String()
-	}
+	s = validUTF8(s)
 	n := len(s)
 	p := libc.Xmalloc(tls, libc.Tsize_t(n+1))
 	if p == 0 {
@@ -423,6 +419,19 @@ func jsString(tls *libc.TLS, ctx uintptr, s string) lib.TJSValue {
 	defer libc.Xfree(tls, p)
 	copy(unsafe.Slice((*byte)(cPointer(p)), n), s)
 	return lib.XJS_NewStringLen(tls, ctx, p, lib.Tsize_t(n))
+}
+
+// validUTF8 returns s with U+FFFD for each byte that does not start valid
+// UTF-8, as Go decodes it.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // an invalid byte comes as utf8.RuneError
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // wellFormed turns UTF-8 the engine wrote into a Go string, with U+FFFD for
