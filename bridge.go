@@ -226,7 +226,9 @@ func (h *hostFunc) call(ctx context.Context, args []any) (result any, err error,
 		if err != nil {
 			return nil, err, false
 		}
-		if len(out) > 0 && !json.Valid(out) {
+		// A synchronous answer is checked by the engine's parser, which
+		// reads it anyway; an asynchronous one settles a promise later.
+		if h.async && len(out) > 0 && !json.Valid(out) {
 			return nil, fmt.Errorf("host function %s returned text that is not JSON", funcName(h.fn)), false
 		}
 		return jsonText(out), nil, false

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/json"
 	"reflect"
 	"strings"
 	"sync"
@@ -199,9 +200,12 @@ func (v *VM) callJSONHost(tls *libc.TLS, ctx uintptr, argc int32, argv uintptr) 
 		if r.Ftag != lib.EJS_TAG_EXCEPTION {
 			return r
 		}
-		// The host checked the text: the engine ran out of memory or stack.
 		lib.XFreeValue(tls, ctx, lib.XJS_GetException(tls, ctx))
-		res = []any{1, "airlock: the sandbox could not hold the answer of the host function (out of memory, or nested too deep)"}
+		if json.Valid([]byte(s)) {
+			res = []any{1, "airlock: the sandbox could not hold the answer of the host function (out of memory, or nested too deep)"}
+		} else {
+			res = []any{1, "airlock: the host function returned text that is not JSON"}
+		}
 	}
 	r := jsValue(tls, ctx, res)
 	if isList(res) && r.Ftag != lib.EJS_TAG_EXCEPTION {
