@@ -222,7 +222,10 @@ func (v *VM) callJSONHost(tls *libc.TLS, ctx uintptr, argc int32, argv uintptr) 
 // not plain data. ok is false when the engine threw.
 func (v *VM) argumentText(tls *libc.TLS, ctx uintptr, argc int32, argv uintptr) (text string, ok bool) {
 	vals := unsafe.Slice(arg(argv, 2), argc-2)
-	buf, how := plainJSONList(tls, ctx, vals, v.jsonBuf[:0])
+	if v.protos.object == 0 {
+		v.protos = protosOf(tls, ctx)
+	}
+	buf, how := plainJSONList(tls, ctx, v.protos, vals, v.jsonBuf[:0])
 	if cap(buf) <= plainJSONMaxBytes {
 		v.jsonBuf = buf
 	}

@@ -42,8 +42,10 @@ type VM struct {
 	sess            *session // set by StartSession
 	alloc           *allocStats
 	closed          bool
-	// jsonBuf is kept for the JSON text of the next JSON host call.
+	// jsonBuf is kept for the JSON text of the next JSON host call, and
+	// protos for its walk.
 	jsonBuf []byte
+	protos  realmProtos
 	// ctx is the engine context, for Interrupt; nil from the start of Close.
 	intrMu  sync.Mutex
 	ctx     *lib.TJSContext

@@ -49,32 +49,42 @@ const (
 	jsonThrown                    // the engine threw (out of memory): its exception is pending
 )
 
+// realmProtos are the addresses of a realm's Object.prototype and
+// Array.prototype, which its context holds as long as it lives.
+type realmProtos struct{ object, array uintptr }
+
+func protosOf(tls *libc.TLS, ctx uintptr) realmProtos {
+	o := lib.XJS_GetClassProto(tls, ctx, lib.EJS_CLASS_OBJECT)
+	a := lib.XJS_GetClassProto(tls, ctx, lib.EJS_CLASS_ARRAY)
+	lib.XFreeValue(tls, ctx, o)
+	lib.XFreeValue(tls, ctx, a)
+	return realmProtos{objPointer(o), objPointer(a)}
+}
+
 // plainJSON appends the JSON text of v to buf, as JSON.stringify(v) makes
 // it, when v is plain data.
 func plainJSON(tls *libc.TLS, ctx uintptr, v lib.TJSValue, buf []byte) ([]byte, jsonResult) {
-	return walkJSON(tls, ctx, buf, []lib.TJSValue{v}, false)
+	return walkJSON(tls, ctx, protosOf(tls, ctx), buf, []lib.TJSValue{v}, false)
 }
 
 // plainJSONList appends the JSON text of an array of vals, as
 // JSON.stringify([...vals]) makes it, when they are plain data.
-func plainJSONList(tls *libc.TLS, ctx uintptr, vals []lib.TJSValue, buf []byte) ([]byte, jsonResult) {
-	return walkJSON(tls, ctx, buf, vals, true)
+func plainJSONList(tls *libc.TLS, ctx uintptr, protos realmProtos, vals []lib.TJSValue, buf []byte) ([]byte, jsonResult) {
+	return walkJSON(tls, ctx, protos, buf, vals, true)
 }
 
 // walkJSON writes vals[0], or the array of vals if list is set.
-func walkJSON(tls *libc.TLS, ctx uintptr, buf []byte, vals []lib.TJSValue, list bool) ([]byte, jsonResult) {
+func walkJSON(tls *libc.TLS, ctx uintptr, protos realmProtos, buf []byte, vals []lib.TJSValue, list bool) ([]byte, jsonResult) {
 	const scratch = unsafe.Sizeof(lib.TJSPropertyDescriptor{}) + 3*8
 	p := tls.Alloc(int(scratch))
 	defer tls.Free(int(scratch))
-	w := jsonWalk{tls: tls, ctx: ctx, buf: buf, desc: p}
+	w := jsonWalk{tls: tls, ctx: ctx, buf: buf, desc: p, objProto: protos.object, arrProto: protos.array}
 	w.tab = p + unsafe.Sizeof(lib.TJSPropertyDescriptor{})
 	w.n, w.size = w.tab+8, w.tab+16
-	objProto := lib.XJS_GetClassProto(tls, ctx, lib.EJS_CLASS_OBJECT)
-	arrProto := lib.XJS_GetClassProto(tls, ctx, lib.EJS_CLASS_ARRAY)
-	// The context holds both: their addresses stay good after the frees.
-	w.objProto, w.arrProto = objPointer(objProto), objPointer(arrProto)
-	lib.XFreeValue(tls, ctx, objProto)
-	lib.XFreeValue(tls, ctx, arrProto)
+	objProto := lib.TJSValue{Ftag: lib.EJS_TAG_OBJECT}
+	*(*uintptr)(unsafe.Pointer(&objProto)) = protos.object
+	arrProto := lib.TJSValue{Ftag: lib.EJS_TAG_OBJECT}
+	*(*uintptr)(unsafe.Pointer(&arrProto)) = protos.array
 	// toJSON on either prototype, or a prototype of Array.prototype's own,
 	// would run code for every object or array.
 	if w.hasOwn(objProto, lib.EJS_ATOM_toJSON) || w.hasOwn(arrProto, lib.EJS_ATOM_toJSON) ||
