@@ -171,7 +171,12 @@ func (w *jsonWalk) value(v lib.TJSValue, depth int) (skip, ok bool) {
 }
 
 func (w *jsonWalk) string(v lib.TJSValue) bool {
-	p := lib.XJS_ToCStringLen2(w.tls, w.ctx, w.size, v, 0)
+	return w.quote(lib.XJS_ToCStringLen2(w.tls, w.ctx, w.size, v, 0))
+}
+
+// quote writes the engine's C string p, of the length at w.size, quoted,
+// and frees it.
+func (w *jsonWalk) quote(p uintptr) bool {
 	if p == 0 {
 		w.thrown = true
 		return false
@@ -251,14 +256,7 @@ func (w *jsonWalk) object(obj lib.TJSValue, depth int) bool {
 }
 
 func (w *jsonWalk) key(atom lib.TJSAtom) bool {
-	p := lib.XJS_AtomToCStringLen(w.tls, w.ctx, w.size, atom)
-	if p == 0 {
-		w.thrown = true
-		return false
-	}
-	defer lib.XJS_FreeCString(w.tls, w.ctx, p)
-	w.buf = appendJSONString(w.buf, unsafe.Slice((*byte)(cPointer(p)), *(*libc.Tsize_t)(cPointer(w.size))))
-	return len(w.buf) <= plainJSONMaxBytes
+	return w.quote(lib.XJS_AtomToCStringLen(w.tls, w.ctx, w.size, atom))
 }
 
 func (w *jsonWalk) array(arr lib.TJSValue, depth int) bool {
