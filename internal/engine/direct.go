@@ -235,16 +235,11 @@ func (v *VM) argumentText(tls *libc.TLS, ctx uintptr, argc int32, argv uintptr) 
 	case jsonThrown:
 		return "", false
 	}
-	list := lib.XJS_NewArray(tls, ctx)
+	list := newList(tls, ctx, vals)
 	if list.Ftag == lib.EJS_TAG_EXCEPTION {
 		return "", false
 	}
 	defer lib.XFreeValue(tls, ctx, list)
-	for i, x := range vals {
-		if lib.XJS_DefinePropertyValueUint32(tls, ctx, list, uint32(i), lib.XDupValue(tls, ctx, x), lib.MJS_PROP_C_W_E) < 0 {
-			return "", false
-		}
-	}
 	undefined := lib.TJSValue{Ftag: lib.EJS_TAG_UNDEFINED}
 	s := lib.XJS_JSONStringify(tls, ctx, list, undefined, undefined)
 	if s.Ftag == lib.EJS_TAG_EXCEPTION {
@@ -302,17 +297,28 @@ func isPrimitive(tag int64) bool {
 // primitives, (9, id, ...args), to the kernel: callHost(id, [...args]),
 // which encodes them with the codec.
 func (v *VM) callHostWithList(tls *libc.TLS, ctx uintptr, argc int32, argv uintptr) lib.TJSValue {
-	list := lib.XJS_NewArray(tls, ctx)
+	list := newList(tls, ctx, unsafe.Slice(arg(argv, 2), argc-2))
 	if list.Ftag == lib.EJS_TAG_EXCEPTION {
 		return list
 	}
 	defer lib.XFreeValue(tls, ctx, list)
-	for i := int32(2); i < argc; i++ {
-		if lib.XJS_DefinePropertyValueUint32(tls, ctx, list, uint32(i-2), lib.XDupValue(tls, ctx, *arg(argv, i)), lib.MJS_PROP_C_W_E) < 0 {
+	return callKernel(tls, ctx, v.callHost, *arg(argv, 1), list)
+}
+
+// newList makes an array of vals, defined as own elements: assigning them
+// would run a setter a program put on Array.prototype.
+func newList(tls *libc.TLS, ctx uintptr, vals []lib.TJSValue) lib.TJSValue {
+	list := lib.XJS_NewArray(tls, ctx)
+	if list.Ftag == lib.EJS_TAG_EXCEPTION {
+		return list
+	}
+	for i, x := range vals {
+		if lib.XJS_DefinePropertyValueUint32(tls, ctx, list, uint32(i), lib.XDupValue(tls, ctx, x), lib.MJS_PROP_C_W_E) < 0 {
+			lib.XFreeValue(tls, ctx, list)
 			return lib.TJSValue{Ftag: lib.EJS_TAG_EXCEPTION}
 		}
 	}
-	return callKernel(tls, ctx, v.callHost, *arg(argv, 1), list)
+	return list
 }
 
 // callKernel calls a function of the kernel's from hostCall with args,
