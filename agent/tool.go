@@ -224,17 +224,15 @@ func newEntry(t Tool) (*entry, error) {
 	return &entry{tool: t, name: name, input: input, schema: text}, nil
 }
 
-// Input schemas are written with github.com/google/jsonschema-go, the
-// type of the MCP SDK's tools, and checked with
-// github.com/santhosh-tekuri/jsonschema: 0.9 µs for a small object
-// against 2 µs, which was most of a tool call (BENCHMARKS.md).
-
 // schemaURL names a tool's schema inside its compiler.
 const schemaURL = "urn:airlock:input-schema"
 
 // compileSchema compiles the JSON text of a schema (draft 2020-12 unless
 // it says otherwise). A $ref may point only inside the schema: nothing is
-// loaded from files or the network.
+// loaded from files or the network. Schemas are written with
+// github.com/google/jsonschema-go, the type of the MCP SDK's tools, and
+// checked with github.com/santhosh-tekuri/jsonschema: 0.9 µs for a small
+// object against 2 µs, which was most of a tool call (BENCHMARKS.md).
 func compileSchema(text []byte) (*validator.Schema, error) {
 	doc, err := validator.UnmarshalJSON(bytes.NewReader(text))
 	if err != nil {
@@ -367,7 +365,7 @@ func (e *entry) call(ctx context.Context, input json.RawMessage) (json.RawMessag
 }
 
 // callArgs calls the tool with the first element of the JSON text of an
-// argument list, as the sandbox's functions give it, decoding it once.
+// argument list, as the sandbox's functions give it.
 func (e *entry) callArgs(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 	// The usual call has one argument: its text is the list's without the
 	// brackets (a list of more is no JSON without them).
@@ -381,17 +379,13 @@ func (e *entry) callArgs(ctx context.Context, args json.RawMessage) (json.RawMes
 			return e.callDecoded(ctx, input, v)
 		}
 	}
-	var list []any
-	if err := json.Unmarshal(args, &list); err != nil || len(list) == 0 || list[0] == nil {
+	// No argument, or more than one: the first is the input.
+	input := firstArg(args)
+	var v any
+	if input == nil || json.Unmarshal(input, &v) != nil || v == nil {
 		return e.call(ctx, nil)
 	}
-	var input json.RawMessage
-	if len(list) == 1 {
-		input = args[1 : len(args)-1] // the sandbox's JSON.stringify adds no space
-	} else {
-		input = firstArg(args)
-	}
-	return e.callDecoded(ctx, input, list[0])
+	return e.callDecoded(ctx, input, v)
 }
 
 func (e *entry) callDecoded(ctx context.Context, input json.RawMessage, v any) (json.RawMessage, error) {

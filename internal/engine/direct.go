@@ -19,9 +19,11 @@ import (
 // engine whose body is hostCall, registered through the engine's C API.
 // The wrapper's own way (RegisterHostFunc) finds the Go function under a
 // mutex, converts the arguments and calls it through reflection: 2.1 µs a
-// call against 0.6 µs for the rest of the round trip. The kernel passes
-// only primitives and strings, and gets back primitives, strings and
-// two-element arrays, so hostCall converts those itself.
+// call against 0.6 µs for the rest of the round trip. hostCall converts
+// primitives and strings itself, hands other arguments to the kernel's
+// codec (callHost), or writes them as JSON text for a JSON host function
+// (callJSONHost); it gets back primitives, strings, JSON text and
+// two-element arrays for the kernel's reply.
 
 // vmTable maps a host function's magic number to its VM. It is copied on
 // write: VMs are made and closed far less often than they call.

@@ -12,7 +12,7 @@ import (
 // A JSON host function (airlock.JSONFunc, the agent's tools) takes the
 // JSON text of its argument list. The engine's JSON.stringify makes it in
 // ~2.8 µs for [{n: 1, tag: "x"}]: it looks up toJSON on every object, lists
-// each object's keys as a new array and keeps its stack in one. plainJSON
+// each object's keys as a new array and keeps its stack in one. plainJSONList
 // reads plain data through the engine's C API instead and writes the same
 // text in a fraction of that. It takes only what JSON.stringify would turn
 // into text without running any JavaScript: primitives, and objects and
@@ -28,7 +28,7 @@ const (
 	plainJSONMaxBytes = 256 << 10
 )
 
-// jsonWalk is one walk of plainJSON.
+// jsonWalk is one walk of plainJSONList.
 type jsonWalk struct {
 	tls                *libc.TLS
 	ctx                uintptr
@@ -61,20 +61,9 @@ func protosOf(tls *libc.TLS, ctx uintptr) realmProtos {
 	return realmProtos{objPointer(o), objPointer(a)}
 }
 
-// plainJSON appends the JSON text of v to buf, as JSON.stringify(v) makes
-// it, when v is plain data.
-func plainJSON(tls *libc.TLS, ctx uintptr, v lib.TJSValue, buf []byte) ([]byte, jsonResult) {
-	return walkJSON(tls, ctx, protosOf(tls, ctx), buf, []lib.TJSValue{v}, false)
-}
-
 // plainJSONList appends the JSON text of an array of vals, as
 // JSON.stringify([...vals]) makes it, when they are plain data.
 func plainJSONList(tls *libc.TLS, ctx uintptr, protos realmProtos, vals []lib.TJSValue, buf []byte) ([]byte, jsonResult) {
-	return walkJSON(tls, ctx, protos, buf, vals, true)
-}
-
-// walkJSON writes vals[0], or the array of vals if list is set.
-func walkJSON(tls *libc.TLS, ctx uintptr, protos realmProtos, buf []byte, vals []lib.TJSValue, list bool) ([]byte, jsonResult) {
 	const scratch = unsafe.Sizeof(lib.TJSPropertyDescriptor{}) + 3*8
 	p := tls.Alloc(int(scratch))
 	defer tls.Free(int(scratch))
@@ -90,10 +79,6 @@ func walkJSON(tls *libc.TLS, ctx uintptr, protos realmProtos, buf []byte, vals [
 	if w.hasOwn(objProto, lib.EJS_ATOM_toJSON) || w.hasOwn(arrProto, lib.EJS_ATOM_toJSON) ||
 		w.proto(arrProto) != w.objProto {
 		return buf, w.end(false)
-	}
-	if !list {
-		skip, ok := w.value(vals[0], 0)
-		return w.buf, w.end(ok && !skip) // JSON.stringify(undefined) is no text
 	}
 	w.buf = append(w.buf, '[')
 	for i, v := range vals {

@@ -9,11 +9,12 @@ import (
 	"testing"
 	"unsafe"
 
+	lib "modernc.org/libquickjs"
 	"modernc.org/quickjs"
 )
 
 // stringifyVM is a plain engine VM (not a sandbox: it has eval) in which
-// plainJSON and JSON.stringify write the same values.
+// plainJSONList and JSON.stringify write the same values.
 type stringifyVM struct {
 	t  testing.TB
 	vm *quickjs.VM
@@ -31,10 +32,10 @@ func newStringifyVM(t testing.TB) *stringifyVM {
 	return &stringifyVM{t, vm}
 }
 
-// both evaluates expr once, then writes it with plainJSON and with
-// JSON.stringify; want is the text or the error of JSON.stringify. A
-// global hits, if any, must not change in plainJSON: it counts the calls
-// of code in the value.
+// both evaluates expr once, then writes the list of its value with
+// plainJSONList and with JSON.stringify; want is the text or the error of
+// JSON.stringify. A global hits, if any, must not change in plainJSONList:
+// it counts the calls of code in the value.
 func (s *stringifyVM) both(expr string) (got string, how jsonResult, want string) {
 	s.t.Helper()
 	s.eval("globalThis.v = (" + expr + "); undefined")
@@ -45,14 +46,15 @@ func (s *stringifyVM) both(expr string) (got string, how jsonResult, want string
 	defer v.Free()
 	const hits = `typeof hits === "number" ? hits : 0`
 	before := s.eval(hits)
-	buf, how := plainJSON(tlsOf(s.vm), uintptr(unsafe.Pointer(contextOf(s.vm))), rawValue(v), nil)
+	tls, ctx := tlsOf(s.vm), uintptr(unsafe.Pointer(contextOf(s.vm)))
+	buf, how := plainJSONList(tls, ctx, protosOf(tls, ctx), []lib.TJSValue{rawValue(v)}, nil)
 	if after := s.eval(hits); after != before {
-		s.t.Errorf("%s: plainJSON ran code of the value", expr)
+		s.t.Errorf("%s: plainJSONList ran code of the value", expr)
 	}
 	if how != jsonDone {
 		return "", how, ""
 	}
-	r, err := s.vm.Eval(`(() => { try { return JSON.stringify(v); } catch (e) { return "throws " + e.name; } })()`, quickjs.EvalGlobal)
+	r, err := s.vm.Eval(`(() => { try { return JSON.stringify([v]); } catch (e) { return "throws " + e.name; } })()`, quickjs.EvalGlobal)
 	if err != nil {
 		s.t.Fatal(err)
 	}
