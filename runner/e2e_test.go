@@ -89,7 +89,7 @@ var programs = map[string]map[string]string{
 		"files":     "data = open('in/data.txt').read()\nopen('out.txt', 'w').write(data.upper())\nset_result(len(data), files=['out.txt'])",
 		"write":     "open('state.txt', 'w').write('kept')\nset_result('written')",
 		"read":      "set_result(open('state.txt').read())",
-		"fork":      "import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True:\n        open('beat.txt', 'w').write(str(time.time()))\n        time.sleep(0.05)\ntime.sleep(60)",
+		"fork":      "import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True:\n        open('beat.tmp', 'w').write(str(time.time()))\n        os.replace('beat.tmp', 'beat.txt')\n        time.sleep(0.05)\nwhile not os.path.exists('beat.txt'):\n    time.sleep(0.01)\ntime.sleep(60)",
 		"flood":     "import sys\nfor i in range(100000):\n    print('x' * 100)",
 		"big":       "set_result('y' * (2 << 20))",
 		"escape":    "import os\nout = {}\ntry:\n    open('/etc/airlock-escape', 'w').write('x')\n    out['write'] = 'ok'\nexcept OSError as e:\n    out['write'] = 'refused'\ntry:\n    import socket\n    socket.create_connection(('1.1.1.1', 80), timeout=2)\n    out['net'] = 'ok'\nexcept OSError:\n    out['net'] = 'refused'\nout['env'] = sorted(k for k in os.environ if 'SECRET' in k)\nset_result(out)",
@@ -101,7 +101,7 @@ var programs = map[string]map[string]string{
 		"files":     "const fs = require('fs');\nconst data = fs.readFileSync('in/data.txt', 'utf8');\nfs.writeFileSync('out.txt', data.toUpperCase());\nsetResult(data.length, ['out.txt']);",
 		"write":     "require('fs').writeFileSync('state.txt', 'kept'); setResult('written');",
 		"read":      "setResult(require('fs').readFileSync('state.txt', 'utf8'));",
-		"fork":      "const { spawn } = require('child_process');\nspawn(process.execPath, ['-e', \"setInterval(() => require('fs').writeFileSync('beat.txt', String(Date.now())), 50)\"], { detached: true, stdio: 'ignore' });\nawait new Promise(() => setTimeout(() => {}, 60000));",
+		"fork":      "const { spawn } = require('child_process');\nconst fs = require('fs');\nspawn(process.execPath, ['-e', \"const fs = require('fs'); setInterval(() => { fs.writeFileSync('beat.tmp', String(Date.now())); fs.renameSync('beat.tmp', 'beat.txt'); }, 50)\"], { detached: true, stdio: 'ignore' });\nwhile (!fs.existsSync('beat.txt')) await new Promise((r) => setTimeout(r, 10));\nawait new Promise(() => setTimeout(() => {}, 60000));",
 		"flood":     "for (let i = 0; i < 5000; i++) console.log('x'.repeat(1000));",
 		"big":       "setResult('y'.repeat(2 << 20));",
 		"escape":    "const fs = require('fs'); const net = require('net'); const out = {};\ntry { fs.writeFileSync('/etc/airlock-escape', 'x'); out.write = 'ok'; } catch { out.write = 'refused'; }\nout.net = await new Promise((res) => { const s = net.connect({ host: '1.1.1.1', port: 80, timeout: 2000 }, () => { s.destroy(); res('ok'); }); s.on('error', () => res('refused')); s.on('timeout', () => { s.destroy(); res('refused'); }); });\nout.env = Object.keys(process.env).filter((k) => k.includes('SECRET')).sort();\nsetResult(out);",
@@ -213,7 +213,7 @@ func TestTimeoutKillsChildren(t *testing.T) {
 			}
 			session := "fork-" + rt
 			start := time.Now()
-			res, err := r.Run(context.Background(), runner.CodeRequest{Code: programs[rt]["fork"], Runtime: rt, SessionID: session, Timeout: time.Second}, tools)
+			res, err := r.Run(context.Background(), runner.CodeRequest{Code: programs[rt]["fork"], Runtime: rt, SessionID: session, Timeout: 3 * time.Second}, tools)
 			if err != nil || res.ExitCode != -1 || !strings.Contains(res.Error, "timed out") || time.Since(start) > 10*time.Second {
 				t.Fatalf("%+v, %v after %v", res, err, time.Since(start))
 			}
