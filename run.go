@@ -213,15 +213,17 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		defer cap.Stop()
 	}
 	graph := source.New(source.Config{
-		Key:      vm.Key(),
-		Filename: r.opts.Filename,
-		Source:   r.src,
-		Lang:     source.Language(r.opts.Language),
-		Modules:  r.opts.Modules,
-		Imports:  r.exports,
-		Order:    r.specs,
-		Globals:  r.gnames,
-		Compiles: vm.Compiles,
+		Key:           vm.Key(),
+		GlobalsModule: vm.GlobalsModule(),
+		ImportsExport: engine.ImportsExport,
+		Filename:      r.opts.Filename,
+		Source:        r.src,
+		Lang:          source.Language(r.opts.Language),
+		Modules:       r.opts.Modules,
+		Imports:       r.exports,
+		Order:         r.specs,
+		Globals:       r.gnames,
+		Compiles:      vm.Compiles,
 	})
 	console := -1
 	if r.builtinConsole {
@@ -233,6 +235,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		FnOptional:  r.fnOpt,
 		Args:        r.args,
 		Globals:     r.globals,
+		GlobalNames: r.gnames,
 		Imports:     r.imports,
 		MemoryLimit: uintptr(r.memLimit),
 		Resolve:     graph.Resolve,

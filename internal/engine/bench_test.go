@@ -53,18 +53,14 @@ func BenchmarkRun(b *testing.B) {
 	}
 }
 
-// helloJob is BenchmarkRun's job: a hello-world entry and its globals
-// module.
+// helloJob is BenchmarkRun's job: a hello-world entry that imports the
+// globals module.
 func helloJob(v *VM) *Job {
-	key := v.Key()
 	return &Job{
 		Entry: "/main.js", Fn: "default", Console: -1, Args: `["a"]`, Globals: `[]`, Imports: `["a"]`,
 		Resolve: func(base, spec string) (string, error) { return spec, nil },
 		Load: func(name string) (string, error) {
-			if name == "/main.js" {
-				return `import {} from "airlock:g";export default "hello"`, nil
-			}
-			return "const p = globalThis[\"" + key + "\"](); export const G = p[0], I = p[1];", nil
+			return `import {} from "` + v.GlobalsModule() + `";export default "hello"`, nil
 		},
 		Call:    func(id int, raw []any, wire string, encoded bool) Reply { return Reply{} },
 		Pending: func() int { return 0 },

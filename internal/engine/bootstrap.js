@@ -13,7 +13,7 @@
 // The host dispatcher arrives as the global __airlock_host and is removed here.
 // importModule is `(s) => import(s)`, compiled apart: the kernel's bytecode
 // carries no debug information, and import() needs its caller's file name.
-(function (KEY, importModule) {
+(function (importModule) {
   "use strict";
   const g = globalThis;
   const host = g.__airlock_host;
@@ -854,18 +854,10 @@
   // The console is the same for every run, so it is made with the VM.
   const capturingConsole = makeConsole();
 
+  // The run's globals and bridged modules, until the globals module takes
+  // them: its evaluation, before any source module's body, starts the run.
   let payload = null;
   let started = false;
-  ObjectDefineProperty(g, KEY, {
-    configurable: true,
-    value: () => {
-      delete g[KEY];
-      started = true;
-      const p = payload;
-      payload = null;
-      return p;
-    },
-  });
 
   return ObjectFreeze({
     __proto__: null,
@@ -940,6 +932,14 @@
     // opsSpent tells the host that a step spent its budget of loop
     // iterations; the host stops the step.
     opsSpent() { host(8); },
+    // handOver gives the globals module the run's [globals, imports].
+    handOver() {
+      started = true;
+      const p = payload;
+      payload = null;
+      if (p === null) throw new TypeErrorCtor("airlock: the globals were already taken");
+      return p;
+    },
     // For the host's calls of host functions (op 9).
     callHost,
     reply,

@@ -36,12 +36,14 @@ type VM struct {
 	settle quickjs.Value
 	// callHost and reply are the kernel's, for hostCall.
 	callHost, reply quickjs.Value
-	key             string // random name of the hidden hand-over property
-	rt              *lib.TJSRuntime
-	job             *Job
-	sess            *session // set by StartSession
-	alloc           *allocStats
-	closed          bool
+	// handOver is the kernel's, for the globals module.
+	handOver quickjs.Value
+	key      string // random, in the names of the generated modules
+	rt       *lib.TJSRuntime
+	job      *Job
+	sess     *session // set by StartSession
+	alloc    *allocStats
+	closed   bool
 	// jsonBuf is kept for the JSON text of the next JSON host call, and
 	// protos for its walk.
 	jsonBuf []byte
@@ -94,7 +96,7 @@ func New() (_ *VM, err error) {
 	if !v.defineHost(tls) {
 		return nil, errors.New("airlock: sandbox bootstrap failed: the host function could not be defined")
 	}
-	qvm.SetModuleLoader(v.load, v.normalize)
+	v.installLoader(tls)
 	code, err := bootstrapBytecode()
 	if err != nil {
 		return nil, err
@@ -109,7 +111,7 @@ func New() (_ *VM, err error) {
 	if err != nil {
 		return nil, bootFailed(err)
 	}
-	v.kernel, err = fn.CallValue(quickjs.UndefinedValue, v.key, importer)
+	v.kernel, err = fn.CallValue(quickjs.UndefinedValue, importer)
 	fn.Free()
 	if err != nil {
 		return nil, bootFailed(err)
@@ -117,7 +119,7 @@ func New() (_ *VM, err error) {
 	for _, p := range []struct {
 		name string
 		dst  *quickjs.Value
-	}{{"start", &v.start}, {"settle", &v.settle}, {"callHost", &v.callHost}, {"reply", &v.reply}} {
+	}{{"start", &v.start}, {"settle", &v.settle}, {"callHost", &v.callHost}, {"reply", &v.reply}, {"handOver", &v.handOver}} {
 		atom, err := qvm.NewAtom(p.name)
 		if err == nil {
 			*p.dst, err = v.kernel.GetPropertyValue(atom)
@@ -132,7 +134,7 @@ func New() (_ *VM, err error) {
 // abort releases a VM whose creation failed: the values it holds, its
 // host function's number, the engine.
 func (v *VM) abort() {
-	for _, x := range []*quickjs.Value{&v.start, &v.settle, &v.callHost, &v.reply, &v.kernel} {
+	for _, x := range []*quickjs.Value{&v.start, &v.settle, &v.callHost, &v.reply, &v.handOver, &v.kernel} {
 		if *x != (quickjs.Value{}) {
 			x.Free()
 		}
@@ -300,6 +302,7 @@ func (v *VM) Close() {
 	v.settle.Free()
 	v.callHost.Free()
 	v.reply.Free()
+	v.handOver.Free()
 	v.kernel.Free()
 	v.vm.Close()
 }
@@ -406,7 +409,7 @@ func toInt(a any) int {
 	return 0
 }
 
-func (v *VM) normalize(_ *quickjs.VM, base, name string) (string, error) {
+func (v *VM) normalize(base, name string) (string, error) {
 	if v.compiling {
 		return compileStub, nil // a syntax check resolves nothing
 	}
@@ -420,7 +423,7 @@ func (v *VM) normalize(_ *quickjs.VM, base, name string) (string, error) {
 // checks syntax: the engine loads the imports of a module it compiles.
 const compileStub = "airlock:compile-stub"
 
-func (v *VM) load(_ *quickjs.VM, name string) (string, error) {
+func (v *VM) load(name string) (string, error) {
 	if v.compiling && name == compileStub {
 		return "", nil
 	}
@@ -430,8 +433,8 @@ func (v *VM) load(_ *quickjs.VM, name string) (string, error) {
 	return v.job.Load(name)
 }
 
-// Key is the VM's secret name for the hand-over of globals and imports; the
-// generated modules that take them use it.
+// Key is the VM's secret, part of the names of the generated modules (the
+// globals module, the bridged modules), so that user code cannot import them.
 func (v *VM) Key() string { return v.key }
 
 // Compiles reports whether src compiles as a JavaScript module. It may be

@@ -24,10 +24,7 @@ func runSource(t *testing.T, src string) Outcome {
 		},
 		Load: func(name string) (string, error) {
 			if name == "/main.js" {
-				return `import "airlock:rt"; ` + src, nil
-			}
-			if name == "airlock:rt" {
-				return "globalThis." + v.Key() + "();", nil
+				return `import "` + v.GlobalsModule() + `"; ` + src, nil
 			}
 			return "", fmt.Errorf("no module %q", name)
 		},

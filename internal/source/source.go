@@ -39,14 +39,15 @@ type File struct {
 
 // Graph is the module graph of one run.
 type Graph struct {
-	key      string
-	entry    *File
-	files    map[string]*File
-	imports  map[string][]string // bridged specifier → export names, in order
-	order    []string            // bridged specifiers, in payload order
-	index    map[string]int      // bridged specifier → index in order
-	globals  []string
-	compiles func(src string) bool
+	key                          string
+	globalsModule, importsExport string
+	entry                        *File
+	files                        map[string]*File
+	imports                      map[string][]string // bridged specifier → export names, in order
+	order                        []string            // bridged specifiers, in payload order
+	index                        map[string]int      // bridged specifier → index in order
+	globals                      []string
+	compiles                     func(src string) bool
 
 	// Failure is set when resolving or loading a module failed: why, and
 	// where, for a link error.
@@ -63,27 +64,32 @@ type LinkFailure struct {
 
 // Config describes a run's sources.
 type Config struct {
-	Key      string // the VM's secret key
-	Filename string
-	Source   string
-	Lang     Language
-	Modules  map[string]string
-	Imports  map[string][]string // specifier → export names, sorted
-	Order    []string            // bridged specifiers, in payload order
-	Globals  []string            // global names, in payload order
-	Compiles func(src string) bool
+	Key string // the VM's secret key
+	// GlobalsModule is the name of the engine's native module that exports
+	// the globals, and ImportsExport its export of the bridged modules.
+	GlobalsModule, ImportsExport string
+	Filename                     string
+	Source                       string
+	Lang                         Language
+	Modules                      map[string]string
+	Imports                      map[string][]string // specifier → export names, sorted
+	Order                        []string            // bridged specifiers, in payload order
+	Globals                      []string            // global names, in payload order
+	Compiles                     func(src string) bool
 }
 
 // New builds the graph. Module keys must already be validated.
 func New(c Config) *Graph {
 	g := &Graph{
-		key:      c.Key,
-		files:    make(map[string]*File, 1+len(c.Modules)),
-		imports:  c.Imports,
-		order:    c.Order,
-		index:    make(map[string]int, len(c.Order)),
-		globals:  c.Globals,
-		compiles: c.Compiles,
+		key:           c.Key,
+		globalsModule: c.GlobalsModule,
+		importsExport: c.ImportsExport,
+		files:         make(map[string]*File, 1+len(c.Modules)),
+		imports:       c.Imports,
+		order:         c.Order,
+		index:         make(map[string]int, len(c.Order)),
+		globals:       c.Globals,
+		compiles:      c.Compiles,
 	}
 	for i, s := range c.Order {
 		g.index[s] = i
@@ -151,7 +157,7 @@ func IsRelative(spec string) bool {
 	return strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../")
 }
 
-func (g *Graph) globalsName() string { return "airlock:globals:" + g.key }
+func (g *Graph) globalsName() string { return g.globalsModule }
 func (g *Graph) importName(i int) string {
 	return "airlock:import:" + g.key + ":" + strconv.Itoa(i)
 }
@@ -219,17 +225,6 @@ func (g *Graph) fail(spec, msg string) error {
 // Load returns the source of a module as the engine must see it.
 func (g *Graph) Load(name string) (string, error) {
 	switch {
-	case name == g.globalsName():
-		// The first module evaluated: it takes the run's globals and bridged
-		// modules from the kernel, which marks evaluation as started.
-		var b strings.Builder
-		// Its own names carry the key, so that no global's name meets them.
-		k := g.key
-		fmt.Fprintf(&b, "const %s_p = globalThis[%q](); export const %s_G = %s_p[0], %s_I = %s_p[1];", k, k, k, k, k, k)
-		for i, n := range g.globals {
-			fmt.Fprintf(&b, " export const %s = %s_G[%d];", n, k, i)
-		}
-		return b.String(), nil
 	case strings.HasPrefix(name, "airlock:import:"+g.key+":"):
 		i, err := strconv.Atoi(name[strings.LastIndexByte(name, ':')+1:])
 		if err != nil || i < 0 || i >= len(g.order) {
@@ -237,7 +232,7 @@ func (g *Graph) Load(name string) (string, error) {
 		}
 		spec := g.order[i]
 		var b strings.Builder
-		fmt.Fprintf(&b, "import {%s_I as I} from %q; const m = I[%d];", g.key, g.globalsName(), i)
+		fmt.Fprintf(&b, "import {%q as I} from %q; const m = I[%d];", g.importsExport, g.globalsName(), i)
 		names := g.imports[spec]
 		for j, n := range names {
 			fmt.Fprintf(&b, " const v%d = m[%s];", j, strconv.Quote(n))
