@@ -139,10 +139,14 @@ var (
 type Runtime struct {
 	cfg     RuntimeConfig
 	workers *workerPool // worker-process mode, or nil
-	ready   chan *worker
-	closing chan struct{}
+	// ready holds the prepared sandboxes, in the order they were prepared.
+	// A run takes the first: taking the most recent instead made warm
+	// latency worse (p50 102 against 82 µs), though its memory is the
+	// likeliest to be in a cache.
+	readyMu sync.Mutex
+	ready   []*worker
 	idle    atomic.Int32 // workers preparing or waiting in ready
-	closed  atomic.Bool
+	closed  atomic.Bool  // set under readyMu
 	once    sync.Once
 }
 
@@ -171,7 +175,7 @@ func NewRuntime(cfg RuntimeConfig) *Runtime {
 	if cfg.WorkerGrace <= 0 {
 		cfg.WorkerGrace = defaultWorkerGrace
 	}
-	rt := &Runtime{cfg: cfg, ready: make(chan *worker, cfg.Prepared), closing: make(chan struct{})}
+	rt := &Runtime{cfg: cfg}
 	if cfg.Workers > 0 {
 		rt.workers = newWorkerPool(rt)
 		return rt
@@ -202,9 +206,7 @@ func (rt *Runtime) work(first *run) {
 			return
 		}
 		w := &worker{vm: vm, jobs: make(chan *run, 1)}
-		select {
-		case rt.ready <- w:
-		case <-rt.closing:
+		if !rt.offer(w) {
 			vm.Close()
 			rt.idle.Add(-1)
 			return
@@ -219,6 +221,30 @@ func (rt *Runtime) work(first *run) {
 			return
 		}
 	}
+}
+
+// offer puts a prepared sandbox in ready, unless the runtime is closed.
+func (rt *Runtime) offer(w *worker) bool {
+	rt.readyMu.Lock()
+	defer rt.readyMu.Unlock()
+	if rt.closed.Load() {
+		return false
+	}
+	rt.ready = append(rt.ready, w)
+	return true
+}
+
+// take returns the sandbox prepared first, or nil.
+func (rt *Runtime) take() *worker {
+	rt.readyMu.Lock()
+	defer rt.readyMu.Unlock()
+	if len(rt.ready) == 0 {
+		return nil
+	}
+	w := rt.ready[0]
+	rt.ready[0] = nil
+	rt.ready = rt.ready[1:]
+	return w
 }
 
 // wantIdle reports whether a worker that finished a run should prepare the
@@ -239,19 +265,17 @@ func (rt *Runtime) wantIdle() bool {
 // progress finish. Close is idempotent.
 func (rt *Runtime) Close() error {
 	rt.once.Do(func() {
+		rt.readyMu.Lock()
 		rt.closed.Store(true)
-		close(rt.closing)
+		ws := rt.ready
+		rt.ready = nil
+		rt.readyMu.Unlock()
 		if rt.workers != nil {
 			rt.workers.close()
 		}
-		for {
-			select {
-			case w := <-rt.ready:
-				rt.idle.Add(-1)
-				w.jobs <- nil
-			default:
-				return
-			}
+		for _, w := range ws {
+			rt.idle.Add(-1)
+			w.jobs <- nil
 		}
 	})
 	return nil
@@ -285,11 +309,10 @@ func (rt *Runtime) Run(ctx context.Context, src string, opts Options) (*Executio
 		return nil, err
 	}
 	r.exec.start = start
-	select {
-	case w := <-rt.ready:
+	if w := rt.take(); w != nil {
 		rt.idle.Add(-1)
 		w.jobs <- r
-	default:
+	} else {
 		go rt.work(r)
 	}
 	return r.exec, nil

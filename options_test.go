@@ -3,8 +3,10 @@ package airlock_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlockrun/airlock"
 )
@@ -68,6 +70,24 @@ func TestRuntimeClose(t *testing.T) {
 	}
 	if _, err := rt.Run(context.Background(), `export default 1`, airlock.Options{}); !errors.Is(err, airlock.ErrClosed) {
 		t.Fatalf("Run after Close: %v", err)
+	}
+}
+
+// Close releases every prepared sandbox, also those still being prepared
+// when it is called: none is left waiting for a run that never comes.
+func TestRuntimeCloseWhilePreparing(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for i := 0; i < 20; i++ {
+		rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: 4})
+		time.Sleep(time.Duration(i%5) * 100 * time.Microsecond)
+		rt.Close()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines left after Close, %d before", n, before)
 	}
 }
 
