@@ -240,6 +240,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		MemoryLimit: uintptr(r.memLimit),
 		Resolve:     graph.Resolve,
 		Load:        graph.Load,
+		URL:         graph.URL,
 		Console:     console,
 		Call:        r.call,
 		Log:         r.log,

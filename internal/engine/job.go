@@ -84,6 +84,9 @@ type Job struct {
 	Resolve func(base, spec string) (string, error)
 	// Load returns the source of a resolved module.
 	Load func(name string) (string, error)
+	// URL, if set, gives the import.meta.url of a loaded module, or "" for
+	// none.
+	URL func(name string) string
 	// Console is the index among the globals where the kernel puts its
 	// capturing console, or -1 for none.
 	Console int

@@ -101,7 +101,28 @@ func moduleLoad(tls *libc.TLS, ctx, cname, opaque uintptr, _ lib.TJSValue) (r ui
 	// The engine keeps the module in its list; the value is only a handle.
 	r = *(*uintptr)(unsafe.Pointer(&m.Fu))
 	lib.XFreeValue(tls, ctx, m)
+	if v.job != nil && v.job.URL != nil {
+		if url := v.job.URL(name); url != "" && !setMetaURL(tls, ctx, r, url) {
+			return 0
+		}
+	}
 	return r
+}
+
+var urlName = mustCString("url")
+
+// setMetaURL sets import.meta.url of module m, as an assignment would.
+func setMetaURL(tls *libc.TLS, ctx, m uintptr, url string) bool {
+	meta := lib.XJS_GetImportMeta(tls, ctx, m)
+	if meta.Ftag == lib.EJS_TAG_EXCEPTION {
+		return false
+	}
+	defer lib.XFreeValue(tls, ctx, meta)
+	s := jsString(tls, ctx, url)
+	if s.Ftag == lib.EJS_TAG_EXCEPTION {
+		return false
+	}
+	return lib.XJS_DefinePropertyValueStr(tls, ctx, meta, urlName, s, lib.MJS_PROP_C_W_E) >= 0 // it takes over s
 }
 
 // globalsModule makes the native globals module of the running job: one

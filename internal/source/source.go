@@ -270,7 +270,8 @@ func (g *Graph) Load(name string) (string, error) {
 }
 
 // prologue is the text put before a module's first line: it binds the
-// run's globals at module scope and sets import.meta. It has no newline, so
+// run's globals at module scope (import.meta is set by the engine, from
+// URL). It has no newline, so
 // line numbers stay those of the source; columns on line 1 shift by its length.
 func (g *Graph) prologue(f *File, code string) string {
 	var b strings.Builder
@@ -288,8 +289,17 @@ func (g *Graph) prologue(f *File, code string) string {
 		b.WriteString(name)
 		n++
 	}
-	fmt.Fprintf(&b, "} from %q;import.meta.url=%q;", g.globalsName(), "sandbox:"+f.Display)
+	fmt.Fprintf(&b, "} from %q;", g.globalsName())
 	return b.String()
+}
+
+// URL is the import.meta.url of a source module, "sandbox:" and the name
+// users see, or "" for the generated modules.
+func (g *Graph) URL(name string) string {
+	if f, ok := g.files[name]; ok {
+		return "sandbox:" + f.Display
+	}
+	return ""
 }
 
 func declaresFunction(code, name string) bool {
