@@ -848,6 +848,12 @@ func TestSeed_8_ModuleSemantics(t *testing.T) {
 		export default [v, import.meta.url, Object.keys(import.meta)];`, airlock.Options{Filename: "agent.ts"})
 	wantResult(t, res, []any{1.0, "sandbox:agent.ts", []any{"url"}})
 	wantResult(t, run(t, `export default import.meta.url`), "sandbox:<runCode>")
+	// Each source module has its own, as the caller named it, and it stays
+	// an ordinary writable property.
+	res = runOpts(t, `import { u } from "./lib/util.js"; import.meta.url = "x";
+		export default [u, import.meta.url]`, airlock.Options{Language: airlock.JavaScript,
+		Modules: map[string]string{"./lib/util.js": `export const u = import.meta.url;`}})
+	wantResult(t, res, []any{"sandbox:lib/util.js", "x"})
 }
 
 // §9: bridged thread capabilities.

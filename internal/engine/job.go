@@ -69,16 +69,16 @@ type Completion struct {
 
 // Job is one run of an entry module on a VM.
 type Job struct {
-	Entry      string // the entry module's resolved name
-	Fn         string // the export to select
-	FnOptional bool   // a missing Fn gives undefined instead of a link error
-	Args       string // wire text of the argument array
-	Globals    string // JSON array of the wire texts of the global values
+	Entry       string // the entry module's resolved name
+	Fn          string // the export to select
+	FnOptional  bool   // a missing Fn gives undefined instead of a link error
+	Args        string // wire text of the argument array
+	Globals     string // JSON array of the wire texts of the global values
+	Imports     string // wire text of the array of bridged module objects
+	MemoryLimit uintptr
 	// GlobalNames are the globals' names, in the order of Globals: the
 	// exports of the globals module (see VM.GlobalsModule).
 	GlobalNames []string
-	Imports     string // wire text of the array of bridged module objects
-	MemoryLimit uintptr
 
 	// Resolve maps an import specifier, seen in module base, to a module name.
 	Resolve func(base, spec string) (string, error)

@@ -39,15 +39,16 @@ type File struct {
 
 // Graph is the module graph of one run.
 type Graph struct {
-	key                          string
-	globalsModule, importsExport string
-	entry                        *File
-	files                        map[string]*File
-	imports                      map[string][]string // bridged specifier → export names, in order
-	order                        []string            // bridged specifiers, in payload order
-	index                        map[string]int      // bridged specifier → index in order
-	globals                      []string
-	compiles                     func(src string) bool
+	key      string
+	entry    *File
+	files    map[string]*File
+	imports  map[string][]string // bridged specifier → export names, in order
+	order    []string            // bridged specifiers, in payload order
+	index    map[string]int      // bridged specifier → index in order
+	globals  []string
+	compiles func(src string) bool
+
+	globalsModule, importsExport string // see Config
 
 	// Failure is set when resolving or loading a module failed: why, and
 	// where, for a link error.
@@ -64,18 +65,19 @@ type LinkFailure struct {
 
 // Config describes a run's sources.
 type Config struct {
-	Key string // the VM's secret key
+	Key      string // the VM's secret key
+	Filename string
+	Source   string
+	Lang     Language
+	Modules  map[string]string
+	Imports  map[string][]string // specifier → export names, sorted
+	Order    []string            // bridged specifiers, in payload order
+	Globals  []string            // global names, in payload order
+	Compiles func(src string) bool
+
 	// GlobalsModule is the name of the engine's native module that exports
 	// the globals, and ImportsExport its export of the bridged modules.
 	GlobalsModule, ImportsExport string
-	Filename                     string
-	Source                       string
-	Lang                         Language
-	Modules                      map[string]string
-	Imports                      map[string][]string // specifier → export names, sorted
-	Order                        []string            // bridged specifiers, in payload order
-	Globals                      []string            // global names, in payload order
-	Compiles                     func(src string) bool
 }
 
 // New builds the graph. Module keys must already be validated.
