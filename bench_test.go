@@ -88,7 +88,9 @@ func BenchmarkWarmLatency(b *testing.B) {
 		name string
 		src  string
 		lang airlock.Language
-	}{{"js", helloJS, airlock.JavaScript}, {"ts", helloTS, airlock.TypeScript}} {
+	}{{"js", helloJS, airlock.JavaScript}, {"ts", helloTS, airlock.TypeScript},
+		// Plain JavaScript in the default language, TypeScript.
+		{"ts-plain", helloJS, airlock.TypeScript}} {
 		b.Run(c.name, func(b *testing.B) {
 			rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: 2})
 			defer rt.Close()

@@ -223,7 +223,6 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		Imports:       r.exports,
 		Order:         r.specs,
 		Globals:       r.gnames,
-		Compiles:      vm.Compiles,
 	})
 	console := -1
 	if r.builtinConsole {
@@ -240,6 +239,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		MemoryLimit: uintptr(r.memLimit),
 		Resolve:     graph.Resolve,
 		Load:        graph.Load,
+		Fallback:    graph.Fallback,
 		URL:         graph.URL,
 		Console:     console,
 		Call:        r.call,

@@ -51,10 +51,8 @@ type VM struct {
 	// ctx is the engine context, for Interrupt; nil from the start of Close.
 	intrMu  sync.Mutex
 	ctx     *lib.TJSContext
-	running *Job // the step of a session that runs, for InterruptJob
-	// compiling is set while Compiles checks syntax, which must not resolve.
-	compiling bool
-	magic     int32 // the VM's number for hostCall
+	running *Job  // the step of a session that runs, for InterruptJob
+	magic   int32 // the VM's number for hostCall
 	// abandoned is set when a runtime.Goexit went up through the engine
 	// from a host call: the engine may not run or free anything more.
 	abandoned bool
@@ -410,23 +408,13 @@ func toInt(a any) int {
 }
 
 func (v *VM) normalize(base, name string) (string, error) {
-	if v.compiling {
-		return compileStub, nil // a syntax check resolves nothing
-	}
 	if v.job == nil {
 		return "", errors.New("no job")
 	}
 	return v.job.Resolve(base, name)
 }
 
-// compileStub is the one module every import resolves to while Compiles
-// checks syntax: the engine loads the imports of a module it compiles.
-const compileStub = "airlock:compile-stub"
-
 func (v *VM) load(name string) (string, error) {
-	if v.compiling && name == compileStub {
-		return "", nil
-	}
 	if v.job == nil {
 		return "", errors.New("no job")
 	}
@@ -436,12 +424,3 @@ func (v *VM) load(name string) (string, error) {
 // Key is the VM's secret, part of the names of the generated modules (the
 // globals module, the bridged modules), so that user code cannot import them.
 func (v *VM) Key() string { return v.key }
-
-// Compiles reports whether src compiles as a JavaScript module. It may be
-// called from a module loader.
-func (v *VM) Compiles(src string) bool {
-	v.compiling = true
-	_, err := v.vm.Compile(src, quickjs.EvalModule)
-	v.compiling = false
-	return err == nil
-}

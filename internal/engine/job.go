@@ -84,6 +84,9 @@ type Job struct {
 	Resolve func(base, spec string) (string, error)
 	// Load returns the source of a resolved module.
 	Load func(name string) (string, error)
+	// Fallback, if set, gives the source to compile instead when what Load
+	// gave does not compile, or "" for none.
+	Fallback func(name string) (string, error)
 	// URL, if set, gives the import.meta.url of a loaded module, or "" for
 	// none.
 	URL func(name string) string

@@ -80,7 +80,7 @@ func moduleLoad(tls *libc.TLS, ctx, cname, opaque uintptr, _ lib.TJSValue) (r ui
 		}
 	}()
 	name := cText(tls, cname)
-	if v.job != nil && !v.compiling && name == v.GlobalsModule() {
+	if v.job != nil && name == v.GlobalsModule() {
 		return v.globalsModule(tls, ctx, cname)
 	}
 	src, err := v.load(name)
@@ -88,6 +88,32 @@ func moduleLoad(tls *libc.TLS, ctx, cname, opaque uintptr, _ lib.TJSValue) (r ui
 		throwTypeError(tls, ctx, "module load failed: "+err.Error())
 		return 0
 	}
+	if r = compileModule(tls, ctx, cname, src); r == 0 && v.job != nil && v.job.Fallback != nil {
+		// TypeScript tried as JavaScript: compile its transform instead.
+		alt, err := v.job.Fallback(name)
+		switch {
+		case err != nil:
+			lib.XFreeValue(tls, ctx, lib.XJS_GetException(tls, ctx))
+			throwTypeError(tls, ctx, "module load failed: "+err.Error())
+		case alt != "":
+			lib.XFreeValue(tls, ctx, lib.XJS_GetException(tls, ctx))
+			r = compileModule(tls, ctx, cname, alt)
+		}
+	}
+	if r == 0 {
+		return 0
+	}
+	if v.job != nil && v.job.URL != nil {
+		if url := v.job.URL(name); url != "" && !setMetaURL(tls, ctx, r, url) {
+			return 0
+		}
+	}
+	return r
+}
+
+// compileModule compiles src as module cname. It returns the module, or 0
+// with an exception pending.
+func compileModule(tls *libc.TLS, ctx, cname uintptr, src string) uintptr {
 	p, err := libc.CString(src) // the parser wants a NUL after the text
 	if err != nil {
 		lib.XJS_ThrowOutOfMemory(tls, ctx)
@@ -99,13 +125,8 @@ func moduleLoad(tls *libc.TLS, ctx, cname, opaque uintptr, _ lib.TJSValue) (r ui
 		return 0
 	}
 	// The engine keeps the module in its list; the value is only a handle.
-	r = *(*uintptr)(unsafe.Pointer(&m.Fu))
+	r := *(*uintptr)(unsafe.Pointer(&m.Fu))
 	lib.XFreeValue(tls, ctx, m)
-	if v.job != nil && v.job.URL != nil {
-		if url := v.job.URL(name); url != "" && !setMetaURL(tls, ctx, r, url) {
-			return 0
-		}
-	}
 	return r
 }
 

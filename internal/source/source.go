@@ -33,20 +33,21 @@ type File struct {
 	Source    string
 	Lang      Language
 
-	shift int                 // prologue length on line 1
-	smap  *sourcemap.Consumer // generated → original, for TypeScript
+	shift       int                 // prologue length on line 1
+	smap        *sourcemap.Consumer // generated → original, for TypeScript
+	transformed bool                // the engine runs the TypeScript transform's output
+	parsed      bool                // the engine parsed what Load last gave
 }
 
 // Graph is the module graph of one run.
 type Graph struct {
-	key      string
-	entry    *File
-	files    map[string]*File
-	imports  map[string][]string // bridged specifier → export names, in order
-	order    []string            // bridged specifiers, in payload order
-	index    map[string]int      // bridged specifier → index in order
-	globals  []string
-	compiles func(src string) bool
+	key     string
+	entry   *File
+	files   map[string]*File
+	imports map[string][]string // bridged specifier → export names, in order
+	order   []string            // bridged specifiers, in payload order
+	index   map[string]int      // bridged specifier → index in order
+	globals []string
 
 	globalsModule, importsExport string // see Config
 
@@ -73,7 +74,6 @@ type Config struct {
 	Imports  map[string][]string // specifier → export names, sorted
 	Order    []string            // bridged specifiers, in payload order
 	Globals  []string            // global names, in payload order
-	Compiles func(src string) bool
 
 	// GlobalsModule is the name of the engine's native module that exports
 	// the globals, and ImportsExport its export of the bridged modules.
@@ -91,7 +91,6 @@ func New(c Config) *Graph {
 		order:         c.Order,
 		index:         make(map[string]int, len(c.Order)),
 		globals:       c.Globals,
-		compiles:      c.Compiles,
 	}
 	for i, s := range c.Order {
 		g.index[s] = i
@@ -166,6 +165,10 @@ func (g *Graph) importName(i int) string {
 
 // Resolve maps a specifier imported by module base to a module name.
 func (g *Graph) Resolve(base, spec string) (string, error) {
+	if f, ok := g.files[base]; ok {
+		// The engine resolves a module's imports once it has parsed it.
+		f.parsed = true
+	}
 	if strings.HasPrefix(spec, "airlock:") && strings.Contains(spec, g.key) {
 		return spec, nil
 	}
@@ -255,20 +258,47 @@ func (g *Graph) Load(name string) (string, error) {
 	if !ok {
 		return "", g.fail(name, fmt.Sprintf("cannot find module '%s'", name))
 	}
-	code := f.Source
-	if f.Lang == TypeScript && !(g.compiles != nil && plainJS(code) && g.compiles(code)) {
-		out, smap, err := transform(f)
-		if err != nil {
-			if g.Failure == nil {
-				g.Failure = err
-			}
-			return "", errors.New(err.Message)
-		}
-		code, f.smap = out, smap
+	f.parsed = false
+	if f.Lang == TypeScript && !plainJS(f.Source) {
+		return g.transformed(f)
 	}
+	// TypeScript that may be plain JavaScript is tried as it is: if it does
+	// not compile, the engine asks for Fallback.
+	return g.withPrologue(f, f.Source), nil
+}
+
+// Fallback gives the source to compile instead of what Load gave for
+// module name, when that did not compile: the TypeScript transform of a
+// module tried as plain JavaScript. It returns "" when there is none, and
+// when the module did parse: then what failed is one of its imports, which
+// the transform could drop (an import used only as a type) where plain
+// JavaScript keeps it. Every source module imports the globals module in
+// its prologue, so a module that parsed has had an import resolved.
+func (g *Graph) Fallback(name string) (string, error) {
+	f, ok := g.files[name]
+	if !ok || f.Lang != TypeScript || f.transformed || f.parsed {
+		return "", nil
+	}
+	return g.transformed(f)
+}
+
+// transformed is the module's source with its types erased, and its prologue.
+func (g *Graph) transformed(f *File) (string, error) {
+	out, smap, err := transform(f)
+	if err != nil {
+		if g.Failure == nil {
+			g.Failure = err
+		}
+		return "", errors.New(err.Message)
+	}
+	f.smap, f.transformed = smap, true
+	return g.withPrologue(f, out), nil
+}
+
+func (g *Graph) withPrologue(f *File, code string) string {
 	prologue := g.prologue(f, code)
 	f.shift = len(prologue)
-	return prologue + code, nil
+	return prologue + code
 }
 
 // prologue is the text put before a module's first line: it binds the

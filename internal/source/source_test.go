@@ -107,11 +107,40 @@ func TestMapStack(t *testing.T) {
 
 func TestTransformErrorPosition(t *testing.T) {
 	g := New(Config{Key: "K", Filename: "x.ts", Source: "let a: number = 1;\nlet b: = 2;", Lang: TypeScript})
-	if _, err := g.Load("/x.ts"); err == nil {
+	// Nothing in it reads differently as JavaScript, so it is tried as it
+	// is; the engine, failing to parse it, asks for the fallback.
+	if src, err := g.Load("/x.ts"); err != nil || !strings.HasSuffix(src, "let b: = 2;") {
+		t.Fatalf("Load = %q, %v", src, err)
+	}
+	if _, err := g.Fallback("/x.ts"); err == nil {
 		t.Fatal("no error")
 	}
 	if f := g.Failure; f == nil || f.Line != 2 || f.Display != "x.ts" {
 		t.Fatalf("failure %+v", g.Failure)
+	}
+}
+
+// A module whose imports the engine resolved has parsed: what failed is an
+// import, and the fallback, whose transform could drop it, is not offered.
+// A module with text that TypeScript reads differently is transformed at once.
+func TestFallback(t *testing.T) {
+	g := New(Config{Key: "K", Filename: "x.ts", Source: "import x from 'lodash'; export default 1", Lang: TypeScript})
+	g.Load("/x.ts")
+	g.Resolve("/x.ts", "lodash")
+	if src, err := g.Fallback("/x.ts"); src != "" || err != nil {
+		t.Fatalf("Fallback = %q, %v", src, err)
+	}
+	g = New(Config{Key: "K", Filename: "x.ts", Source: "const n: number = 1; export default n", Lang: TypeScript})
+	g.Load("/x.ts")
+	if src, err := g.Fallback("/x.ts"); err != nil || strings.Contains(src, "number") {
+		t.Fatalf("Fallback = %q, %v", src, err)
+	}
+	if src, _ := g.Fallback("/x.ts"); src != "" {
+		t.Fatalf("a second Fallback = %q", src)
+	}
+	g = New(Config{Key: "K", Filename: "x.ts", Source: "export default f<number>(1)", Lang: TypeScript})
+	if src, err := g.Load("/x.ts"); err != nil || strings.Contains(src, "<number>") {
+		t.Fatalf("Load = %q, %v", src, err)
 	}
 }
 
