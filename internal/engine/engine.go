@@ -37,13 +37,14 @@ type VM struct {
 	// callHost and reply are the kernel's, for hostCall.
 	callHost, reply quickjs.Value
 	// handOver is the kernel's, for the globals module.
-	handOver quickjs.Value
-	key      string // random, in the names of the generated modules
-	rt       *lib.TJSRuntime
-	job      *Job
-	sess     *session // set by StartSession
-	alloc    *allocStats
-	closed   bool
+	handOver    quickjs.Value
+	key         string // random, in the names of the generated modules
+	globalsName string // GlobalsModule
+	rt          *lib.TJSRuntime
+	job         *Job
+	sess        *session // set by StartSession
+	alloc       *allocStats
+	closed      bool
 	// jsonBuf is kept for the JSON text of the next JSON host call, and
 	// protos for its walk.
 	jsonBuf []byte
@@ -66,6 +67,7 @@ func New() (_ *VM, err error) {
 		return nil, err
 	}
 	v := &VM{vm: qvm, key: randomKey(), alloc: new(allocStats), magic: -1}
+	v.globalsName = "airlock:globals:" + v.key
 	defer func() {
 		if err != nil {
 			v.abort()

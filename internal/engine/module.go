@@ -21,7 +21,7 @@ const ImportsExport = "airlock:imports"
 
 // GlobalsModule is the name of the run's globals module. It carries the
 // VM's secret key, so that user code cannot import it.
-func (v *VM) GlobalsModule() string { return "airlock:globals:" + v.key }
+func (v *VM) GlobalsModule() string { return v.globalsName }
 
 // installLoader makes the VM load modules through moduleNormalize and
 // moduleLoad. Both find the VM by its magic number, the loader's opaque
@@ -52,16 +52,12 @@ func moduleNormalize(tls *libc.TLS, ctx, base, name, opaque uintptr) (r uintptr)
 		throwTypeError(tls, ctx, "module normalization failed: "+err.Error())
 		return 0
 	}
-	p, err := libc.CString(resolved)
-	if err != nil {
-		lib.XJS_ThrowOutOfMemory(tls, ctx)
-		return 0
+	// The engine frees the name with its own allocator.
+	if r = lib.Xjs_malloc(tls, ctx, libc.Tsize_t(len(resolved)+1)); r != 0 {
+		b := unsafe.Slice((*byte)(cPointer(r)), len(resolved)+1)
+		b[copy(b, resolved)] = 0
 	}
-	defer libc.Xfree(tls, p)
-	if r = lib.Xjs_strdup(tls, ctx, p); r == 0 {
-		lib.XJS_ThrowOutOfMemory(tls, ctx)
-	}
-	return r
+	return r // js_malloc throws the out-of-memory error itself
 }
 
 // moduleLoad is the engine's module loader:
@@ -153,25 +149,15 @@ func (v *VM) globalsModule(tls *libc.TLS, ctx, cname uintptr) uintptr {
 	if m == 0 {
 		return 0
 	}
-	for _, n := range v.exportNames() {
-		p, err := libc.CString(n)
-		if err != nil {
-			lib.XJS_ThrowOutOfMemory(tls, ctx)
-			return 0
-		}
-		ok := lib.XJS_AddModuleExport(tls, ctx, m, p) >= 0
-		libc.Xfree(tls, p)
-		if !ok {
+	for _, n := range v.job.GlobalNames {
+		if !addExport(tls, ctx, m, n) {
 			return 0
 		}
 	}
+	if !addExport(tls, ctx, m, ImportsExport) {
+		return 0
+	}
 	return m
-}
-
-// exportNames lists the globals module's exports, in the order of the
-// kernel's hand-over: the globals, then the bridged modules.
-func (v *VM) exportNames() []string {
-	return append(v.job.GlobalNames[:len(v.job.GlobalNames):len(v.job.GlobalNames)], ImportsExport)
 }
 
 // globalsInit is the globals module's init function, run when the module
@@ -203,30 +189,40 @@ func globalsInit(tls *libc.TLS, ctx, m uintptr) (r int32) {
 		return -1
 	}
 	defer lib.XFreeValue(tls, ctx, globals)
-	names := v.exportNames()
-	for i, n := range names {
-		var val lib.TJSValue
-		if i < len(names)-1 {
-			val = lib.XJS_GetPropertyUint32(tls, ctx, globals, uint32(i))
-		} else {
-			val = lib.XJS_GetPropertyUint32(tls, ctx, payload, 1)
-		}
-		if val.Ftag == lib.EJS_TAG_EXCEPTION {
-			return -1
-		}
-		p, err := libc.CString(n)
-		if err != nil {
-			lib.XFreeValue(tls, ctx, val)
-			lib.XJS_ThrowOutOfMemory(tls, ctx)
-			return -1
-		}
-		ok := lib.XJS_SetModuleExport(tls, ctx, m, p, val) >= 0 // it takes over val
-		libc.Xfree(tls, p)
-		if !ok {
+	for i, n := range v.job.GlobalNames {
+		if !setExport(tls, ctx, m, n, lib.XJS_GetPropertyUint32(tls, ctx, globals, uint32(i))) {
 			return -1
 		}
 	}
+	if !setExport(tls, ctx, m, ImportsExport, lib.XJS_GetPropertyUint32(tls, ctx, payload, 1)) {
+		return -1
+	}
 	return 0
+}
+
+func addExport(tls *libc.TLS, ctx, m uintptr, name string) bool {
+	p, err := libc.CString(name)
+	if err != nil {
+		lib.XJS_ThrowOutOfMemory(tls, ctx)
+		return false
+	}
+	defer libc.Xfree(tls, p)
+	return lib.XJS_AddModuleExport(tls, ctx, m, p) >= 0
+}
+
+// setExport sets export name of module m to val, which it takes over.
+func setExport(tls *libc.TLS, ctx, m uintptr, name string, val lib.TJSValue) bool {
+	if val.Ftag == lib.EJS_TAG_EXCEPTION {
+		return false
+	}
+	p, err := libc.CString(name)
+	if err != nil {
+		lib.XFreeValue(tls, ctx, val)
+		lib.XJS_ThrowOutOfMemory(tls, ctx)
+		return false
+	}
+	defer libc.Xfree(tls, p)
+	return lib.XJS_SetModuleExport(tls, ctx, m, p, val) >= 0
 }
 
 // cText reads a C string the engine passed, as the wrapper reads names.
