@@ -103,7 +103,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if err != nil {
 			return "", err
 		}
-		b, err := root.ReadFile(n)
+		b, err := readWorkspaceFile(root, n, s.cfg.MaxFileBytes)
 		if err != nil {
 			return "", fmt.Errorf("readFile %q: %v", name, strings.ReplaceAll(err.Error(), wd.dir, "."))
 		}
@@ -125,7 +125,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if _, err := s.quota().room(wd.dir, add, newEntries); err != nil {
 			return fmt.Errorf("writeFile %q: %w", name, err)
 		}
-		if err := root.WriteFile(n, []byte(text), 0o644); err != nil {
+		if err := writeWorkspaceFile(root, n, []byte(text), s.jail.user); err != nil {
 			return fmt.Errorf("writeFile %q: %v", name, strings.ReplaceAll(err.Error(), wd.dir, "."))
 		}
 		return nil

@@ -322,7 +322,7 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		if room, err = s.quota().room(dir, inputs, len(req.Files)); err != nil {
 			return &V1Response{ExecuteResponse: ExecuteResponse{ExitCode: -1, Error: err.Error()}, Status: "error"}, nil
 		}
-		if err := writeInputs(dir, req.Files); err != nil {
+		if err := writeInputs(dir, req.Files, s.jail.user); err != nil {
 			if errors.Is(err, errBadPath) {
 				return nil, badRequest("%v", err)
 			}
@@ -403,8 +403,9 @@ func (s *Server) dispatcher(executionID, callbackURL string) Dispatcher {
 }
 
 // writeInputs puts the request's files in the workspace, refusing any path
-// that leaves it (symbolic links included).
-func writeInputs(dir string, files []File) error {
+// that leaves it (symbolic links included) and anything there that is not
+// a regular file (a FIFO the code left would block the write).
+func writeInputs(dir string, files []File, owner *jailUser) error {
 	if len(files) == 0 {
 		return nil
 	}
@@ -419,20 +420,38 @@ func writeInputs(dir string, files []File) error {
 			return err
 		}
 		if d := filepath.Dir(name); d != "." {
-			if err := root.MkdirAll(d, 0o755); err != nil {
+			if err := mkdirAll(root, d, owner); err != nil {
 				return fmt.Errorf("%w: %q: %v", errBadPath, f.Name, err)
 			}
 		}
-		if err := root.WriteFile(name, f.Data, 0o644); err != nil {
+		if err := writeWorkspaceFile(root, name, f.Data, owner); err != nil {
 			return fmt.Errorf("%w: %q: %v", errBadPath, f.Name, err)
 		}
 	}
 	return nil
 }
 
+// mkdirAll makes the directories of a path in the workspace, given to
+// owner when it is set.
+func mkdirAll(root *os.Root, dir string, owner *jailUser) error {
+	if err := root.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if owner == nil {
+		return nil
+	}
+	for d := dir; d != "." && d != "/"; d = filepath.Dir(d) {
+		if err := root.Lchown(d, owner.uid, owner.gid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // collectFiles reads the declared output files from the workspace; a file
-// that is missing or leaves it is reported in errText, one over the cap
-// comes back as metadata.
+// that is missing, leaves it or is not a regular file is reported in
+// errText, one over the cap comes back as metadata. Files are opened
+// without blocking (openFile).
 func collectFiles(dir string, names []string, maxBytes int64, errText *string) []File {
 	if len(names) == 0 {
 		return nil
@@ -450,19 +469,30 @@ func collectFiles(dir string, names []string, maxBytes int64, errText *string) [
 			problems = append(problems, err.Error())
 			continue
 		}
-		info, err := root.Stat(name)
-		if err != nil || !info.Mode().IsRegular() {
-			problems = append(problems, fmt.Sprintf("declared file %q: not a regular file in the workspace", n))
+		f, err := openFile(root, name, os.O_RDONLY, 0)
+		if err != nil {
+			if !errors.Is(err, errNotRegular) {
+				err = fmt.Errorf("%q: not a regular file in the workspace", n)
+			}
+			problems = append(problems, fmt.Sprintf("declared file %v", err))
 			continue
 		}
-		f := File{Name: n, MIME: mimeOf(name)}
-		if info.Size() > maxBytes {
-			f.Size = info.Size()
-		} else if f.Data, err = root.ReadFile(name); err != nil {
+		file := File{Name: n, MIME: mimeOf(name)}
+		info, err := f.Stat()
+		if err == nil && info.Size() > maxBytes {
+			file.Size = info.Size()
+		} else if err == nil {
+			file.Data, err = io.ReadAll(io.LimitReader(f, maxBytes+1))
+			if int64(len(file.Data)) > maxBytes { // it grew meanwhile
+				file.Size, file.Data = int64(len(file.Data)), nil
+			}
+		}
+		f.Close()
+		if err != nil {
 			problems = append(problems, fmt.Sprintf("declared file %q: %v", n, err))
 			continue
 		}
-		out = append(out, f)
+		out = append(out, file)
 	}
 	if len(problems) > 0 && *errText == "" {
 		*errText = strings.Join(problems, "; ")

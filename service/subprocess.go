@@ -61,7 +61,13 @@ type jail struct {
 	install  bool
 	maxOut   int
 	fileSize int64
+	// user, when set, is the unprivileged user the jail runs as: a server
+	// running as root gives it the workspaces (nil otherwise).
+	user *jailUser
 }
+
+// jailUser is the unprivileged user of the jail when the server is root.
+type jailUser struct{ uid, gid int }
 
 const sandboxRun = "/run/airlock"       // the execution's private files, read-only
 const sandboxWork = "/run/airlock-work" // the workspace, writable

@@ -5,11 +5,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -153,4 +156,91 @@ func (w *workdir) release() {
 	if w.id != "" {
 		w.ws.release(w.id, w.session == "")
 	}
+}
+
+var errNotRegular = errors.New("not a regular file")
+
+// openFile opens a file of the workspace without ever blocking: O_NONBLOCK,
+// so that a FIFO, socket or device the code left there cannot hold the
+// server in open(2), then fstat of what was opened, refusing anything that
+// is not a regular file. root keeps the path inside the workspace (a
+// symbolic link that leaves it is refused). A file opened for writing is
+// not truncated here: the caller truncates it once it is known regular.
+func openFile(root *os.Root, name string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := root.OpenFile(name, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, perm)
+	if err != nil {
+		// A FIFO without a reader, or a socket, refuses a non-blocking
+		// open (ENXIO): say what it is.
+		if info, serr := root.Stat(name); serr == nil && !info.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: %q is %s", errNotRegular, name, fileKind(info.Mode()))
+		}
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %q is %s", errNotRegular, name, fileKind(info.Mode()))
+	}
+	return f, nil
+}
+
+// fileKind names what a non-regular file is, for errors.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
+
+// readWorkspaceFile reads a regular file of the workspace, refusing one
+// larger than limit bytes.
+func readWorkspaceFile(root *os.Root, name string, limit int64) ([]byte, error) {
+	f, err := openFile(root, name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%q is larger than %d bytes", name, limit)
+	}
+	return b, nil
+}
+
+// writeWorkspaceFile writes a regular file of the workspace (creating it),
+// refusing to write into anything else, and gives it to owner when owner
+// is set (a server running as root gives the jail's user what it writes).
+func writeWorkspaceFile(root *os.Root, name string, data []byte, owner *jailUser) error {
+	f, err := openFile(root, name, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil && owner != nil {
+		err = f.Chown(owner.uid, owner.gid)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
