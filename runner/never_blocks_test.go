@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +61,34 @@ func TestWorkspaceNeverBlocks(t *testing.T) {
 	res, err = r.Run(ctx, runner.CodeRequest{Runtime: "python", SessionID: "fifo", Code: "import os, stat\nset_result(stat.S_ISFIFO(os.lstat('pipe').st_mode))"}, nil)
 	if err != nil || res.Output != "true" {
 		t.Fatalf("after: %+v, %v", res, err)
+	}
+}
+
+// Issue 15 item 6: the javascript runtimes return at most JSMaxOutput
+// (32 KiB by default) to the caller: logs are cut with a marker that says
+// how much was cut, and a larger result fails the run at once with an
+// error that says why (not a timeout).
+func TestJSOutputCap(t *testing.T) {
+	for _, c := range []struct {
+		cfg   service.Config
+		limit int
+	}{{service.Config{}, 32 << 10}, {service.Config{JSMaxOutput: 1000}, 1000}} {
+		_, url := serve(t, c.cfg)
+		r := guarded(url)
+		defer r.Close()
+		for _, rt := range []string{"javascript", "typescript"} {
+			res, err := r.Run(context.Background(), runner.CodeRequest{Runtime: rt, Code: "console.log('x'.repeat(2 << 20)); setResult(1)"}, nil)
+			if err != nil || res.Output != "1" || len(res.Logs) > c.limit+64 || !cutMarker.MatchString(res.Logs) {
+				t.Fatalf("%s, cap %d: %d bytes of logs, ends %q; %v", rt, c.limit, len(res.Logs), res.Logs[max(0, len(res.Logs)-60):], err)
+			}
+			want := (2<<20 + 1) - c.limit // the line and its newline, less what was kept
+			if !strings.Contains(res.Logs, "truncated: "+strconv.Itoa(want)+" bytes cut") {
+				t.Fatalf("%s: marker %q, want %d bytes cut", rt, res.Logs[max(0, len(res.Logs)-60):], want)
+			}
+			res, err = r.Run(context.Background(), runner.CodeRequest{Runtime: rt, Code: "setResult('y'.repeat(" + strconv.Itoa(c.limit) + ")); while (true) {}", Timeout: 30 * time.Second}, nil)
+			if err != nil || res.Output != "" || res.ExitCode != 1 || !strings.Contains(res.Error, "over the output cap of "+strconv.Itoa(c.limit)+" bytes") {
+				t.Fatalf("%s: a result over the cap: %+v, %v", rt, res, err)
+			}
+		}
 	}
 }

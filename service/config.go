@@ -32,6 +32,12 @@ type Config struct {
 	// MaxOutput caps the logs of an execution, and its result
 	// (SANDBOX_MAX_OUTPUT); default 512 KiB.
 	MaxOutput int
+	// JSMaxOutput caps what a javascript or typescript execution returns
+	// to the caller, which is usually a model's context
+	// (SANDBOX_JS_MAX_OUTPUT, --js-max-output); default 32 KiB. Logs past it
+	// are cut, with a marker that says how many bytes were; a result whose
+	// JSON is larger fails the run at setResult, with an error that says so.
+	JSMaxOutput int
 	// MaxFileBytes caps a returned file; a larger one comes back as its
 	// name, type and size only. Default 10 MiB.
 	MaxFileBytes int64
@@ -83,6 +89,10 @@ func ConfigFromEnv() (Config, error) {
 		return c, err
 	}
 	c.MaxOutput = int(n)
+	if n, err = positiveEnv("SANDBOX_JS_MAX_OUTPUT", "a positive number of bytes"); err != nil {
+		return c, err
+	}
+	c.JSMaxOutput = int(n)
 	if c.WorkspaceQuotaBytes, err = positiveEnv("SANDBOX_WORKSPACE_QUOTA", "a positive number of bytes"); err != nil {
 		return c, err
 	}
@@ -123,6 +133,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxOutput <= 0 {
 		c.MaxOutput = 512 << 10
+	}
+	if c.JSMaxOutput <= 0 {
+		c.JSMaxOutput = 32 << 10
 	}
 	if c.MaxFileBytes <= 0 {
 		c.MaxFileBytes = 10 << 20

@@ -85,6 +85,9 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if json.Unmarshal(args, &list) != nil || len(list) == 0 {
 			return nil, errors.New("setResult expects a value")
 		}
+		if len(list[0]) > s.cfg.JSMaxOutput {
+			return nil, errors.New(resultTooLarge(len(list[0]), s.cfg.JSMaxOutput))
+		}
 		var files []string
 		if len(list) > 1 && string(list[1]) != "null" && json.Unmarshal(list[1], &files) != nil {
 			return nil, errors.New("setResult: files must be an array of names")
@@ -160,10 +163,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 			fmt.Fprintf(&logs, "[%s] %s\n", l.Level, l.Message())
 		}
 	}
-	resp.Logs = logs.String()
-	if len(resp.Logs) > s.cfg.MaxOutput {
-		resp.Logs = resp.Logs[:s.cfg.MaxOutput] + truncatedMarker
-	}
+	resp.Logs = capText(logs.String(), s.cfg.JSMaxOutput)
 	mu.Lock()
 	if result != nil {
 		resp.Output = string(result)
@@ -180,10 +180,10 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 			resp.Error += fmt.Sprintf(" (%s:%d:%d)", res.Error.Filename, res.Error.Line, res.Error.Column)
 		}
 	}
-	if len(resp.Output) > s.cfg.MaxOutput {
+	if len(resp.Output) > s.cfg.JSMaxOutput { // setResult refuses it; a guard
 		resp.Output = ""
 		if resp.Error == "" {
-			resp.Error = fmt.Sprintf("the result is larger than the output cap (%d bytes)", s.cfg.MaxOutput)
+			resp.ExitCode, resp.Status, resp.Error = 1, "error", resultTooLarge(len(result), s.cfg.JSMaxOutput)
 		}
 	}
 	if len(files) > 0 {
@@ -205,4 +205,9 @@ func toolData(ctx context.Context, dispatch Dispatcher, name string, args json.R
 		return json.RawMessage(data), nil
 	}
 	return json.Marshal(data)
+}
+
+// resultTooLarge is the error of a result over the output cap.
+func resultTooLarge(n, limit int) string {
+	return fmt.Sprintf("the result is %d bytes of JSON, over the output cap of %d bytes: return less, or write it to a file and declare the file", n, limit)
 }

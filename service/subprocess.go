@@ -278,28 +278,24 @@ func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, wg *s
 	}
 }
 
-// capped keeps the first limit bytes written to it, then a marker.
+// capped keeps the first limit bytes written to it, then a marker that
+// says how many were cut.
 type capped struct {
-	mu        sync.Mutex
-	buf       bytes.Buffer
-	limit     int
-	truncated bool
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	limit int
+	cut   int64
 }
-
-const truncatedMarker = "\n...[output truncated]\n"
 
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if room := c.limit - c.buf.Len(); room > 0 {
-		if len(p) > room {
-			c.buf.Write(p[:room])
-			c.truncated = true
-		} else {
-			c.buf.Write(p)
-		}
-	} else if len(p) > 0 {
-		c.truncated = true
+	room := max(c.limit-c.buf.Len(), 0)
+	if len(p) > room {
+		c.buf.Write(p[:room])
+		c.cut += int64(len(p) - room)
+	} else {
+		c.buf.Write(p)
 	}
 	return len(p), nil
 }
@@ -307,8 +303,21 @@ func (c *capped) Write(p []byte) (int, error) {
 func (c *capped) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.truncated {
-		return c.buf.String() + truncatedMarker
+	if c.cut > 0 {
+		return c.buf.String() + cutMarker(c.cut)
 	}
 	return c.buf.String()
+}
+
+// cutMarker ends output that was cut, saying how much.
+func cutMarker(n int64) string {
+	return fmt.Sprintf("\n...[output truncated: %d bytes cut]\n", n)
+}
+
+// capText cuts s to limit bytes, with the marker.
+func capText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	return s[:limit] + cutMarker(int64(len(s)-limit))
 }

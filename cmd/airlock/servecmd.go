@@ -24,6 +24,7 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	fs.Int("max-concurrent", env.MaxConcurrent, "executions at once; more get 503 ($SANDBOX_MAX_CONCURRENT; default 4)")
 	fs.Duration("session-ttl", env.SessionTTL, "evict a workspace idle this long ($SANDBOX_SESSION_TTL; default 1h)")
 	fs.Int("max-output", env.MaxOutput, "cap on an execution's logs and result, bytes ($SANDBOX_MAX_OUTPUT; default 524288)")
+	fs.Int("js-max-output", env.JSMaxOutput, "cap on what a javascript/typescript execution returns (logs cut with a marker; a larger result fails), bytes ($SANDBOX_JS_MAX_OUTPUT; default 32768)")
 	fs.String("workspace-quota", "", "bytes a session's workspace may hold ($SANDBOX_WORKSPACE_QUOTA; default 1GiB)")
 	fs.Int("workspace-entries", 0, "files and directories a session's workspace may hold (default 10000)")
 	fs.String("memory", "", "memory limit of an execution (default 512MiB for python/node, 64MiB for javascript)")
@@ -53,6 +54,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		MaxConcurrent: get("max-concurrent").Get().(int),
 		SessionTTL:    get("session-ttl").Get().(time.Duration),
 		MaxOutput:     get("max-output").Get().(int),
+		JSMaxOutput:   get("js-max-output").Get().(int),
 		AllowInstall:  get("allow-install").Get().(bool),
 		Insecure:      get("insecure-no-bwrap").Get().(bool),
 		Workers:       get("workers").Get().(int),
