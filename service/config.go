@@ -52,6 +52,11 @@ type Config struct {
 	// Insecure runs Python and Node without bubblewrap. Without it and
 	// without bwrap on the machine, those runtimes are refused.
 	Insecure bool
+	// JailUID is the unprivileged user (and group) the jail runs as when
+	// the server runs as root; default 65534 (nobody). The workspaces
+	// become its, and the interpreters and the workspace root must be
+	// reachable by it (the server says so at start when they are not).
+	JailUID int
 	// BwrapBin is the bubblewrap binary; default "bwrap".
 	BwrapBin string
 	// WorkspaceQuotaBytes bounds the bytes of a session's workspace
@@ -142,6 +147,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxProcesses <= 0 {
 		c.MaxProcesses = 64
+	}
+	if c.JailUID <= 0 {
+		c.JailUID = 65534
 	}
 	if c.BwrapBin == "" {
 		c.BwrapBin = "bwrap"

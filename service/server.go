@@ -87,7 +87,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
-	j := &jail{root: ws.root, memory: cfg.MemoryLimitBytes, procs: cfg.MaxProcesses, install: cfg.AllowInstall,
+	j := &jail{memory: cfg.MemoryLimitBytes, procs: cfg.MaxProcesses, install: cfg.AllowInstall,
 		maxOut: cfg.MaxOutput, fileSize: min(max(cfg.MaxFileBytes*4, 64<<20), cfg.WorkspaceQuotaBytes)}
 	if j.memory <= 0 {
 		j.memory = 512 << 20
@@ -100,19 +100,42 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 			j.bwrap = p
 		}
 	}
+	if j.bwrap != "" && os.Geteuid() == 0 {
+		// The code never runs as root: the jail becomes an unprivileged
+		// user, which the workspaces belong to. RLIMIT_NPROC, counted for
+		// that user, is shared by the executions running at once.
+		j.user = &jailUser{uid: cfg.JailUID, gid: cfg.JailUID}
+		j.procs *= cfg.MaxConcurrent
+		ws.owner = j.user
+		if p, err := exec.LookPath("setpriv"); err == nil && strings.HasPrefix(p, "/usr/") {
+			j.setpriv = p
+		} else if p, err := exec.LookPath("/usr/bin/setpriv"); err == nil {
+			j.setpriv = p
+		} else {
+			logger.Warn("setpriv not found under /usr (util-linux): python and node are refused, since the server runs as root")
+			j.bwrap, j.user, ws.owner = "", nil, nil
+			j.rootWithoutSetpriv = true
+		}
+	}
+	var prefixes []string
 	for _, rt := range []struct {
 		name string
 		bin  string
 		dst  *string
 	}{{"python", cfg.PythonBin, &j.python}, {"node", cfg.NodeBin, &j.node}} {
-		if p, err := exec.LookPath(rt.bin); err == nil {
-			*rt.dst = realBinary(p, rt.name)
-		} else {
+		p, err := exec.LookPath(rt.bin)
+		if err != nil {
 			logger.Warn("runtime unavailable", "runtime", rt.name, "binary", rt.bin, "err", err)
+			continue
 		}
+		bin, prefix := realBinary(p, rt.name)
+		*rt.dst = bin
+		prefixes = append(prefixes, prefix)
 	}
+	j.mounts = jailRoot(prefixes)
 	switch {
 	case j.bwrap != "":
+	case j.rootWithoutSetpriv:
 	case cfg.Insecure:
 		logger.Warn("INSECURE: python and node run WITHOUT bubblewrap: the code can read the machine, use the network and see other workspaces")
 	default:
@@ -277,6 +300,9 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		return nil, badRequest("runtime is missing (python, node, javascript or typescript)")
 	default:
 		return nil, badRequest("unsupported runtime %q (python, node, javascript or typescript)", req.Runtime)
+	}
+	if (rt == "python" || rt == "node") && s.jail.rootWithoutSetpriv {
+		return nil, badRequest("runtime %s is disabled: the server runs as root and setpriv (util-linux) is not installed under /usr", rt)
 	}
 	if (rt == "python" || rt == "node") && s.jail.bwrap == "" && !s.cfg.Insecure {
 		return nil, badRequest("runtime %s is disabled: bubblewrap (bwrap) is not installed on the server", rt)
@@ -507,28 +533,35 @@ func mimeOf(name string) string {
 	return "application/octet-stream"
 }
 
-// realBinary is the interpreter a command name runs: the symbolic links
-// followed and, for Python, the executable itself rather than a wrapper
-// script such as a pyenv shim (which would cost every execution its own
-// start and need more of the machine inside the jail).
-func realBinary(path, runtime string) string {
+// realBinary is the interpreter a command name runs, and the tree it is
+// installed in (which the jail shows): the symbolic links followed and,
+// for Python, the executable itself rather than a wrapper script such as a
+// pyenv shim (which would cost every execution its own start and need more
+// of the machine inside the jail), with its base prefix.
+func realBinary(path, runtime string) (bin, prefix string) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return path
+		return path, ""
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
+	prefix = filepath.Dir(filepath.Dir(abs))
 	if runtime != "python" {
-		return abs
+		return abs, prefix
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, abs, "-c", "import sys; print(sys.executable)").Output()
-	if exe := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(exe) {
-		return exe
+	out, err := exec.CommandContext(ctx, abs, "-c", "import sys; print(sys.executable); print(sys.base_prefix)").Output()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err == nil && len(lines) == 2 && filepath.IsAbs(lines[0]) && filepath.IsAbs(lines[1]) {
+		exe := lines[0]
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		return exe, lines[1]
 	}
-	return abs
+	return abs, prefix
 }
 
 // PythonBinary is the Python executable the server runs, for comparisons.

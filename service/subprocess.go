@@ -55,22 +55,80 @@ type jail struct {
 	prlimit  string // "" when the machine has none
 	python   string
 	node     string
-	root     string // the workspace root, hidden from the sandbox
+	mounts   []string // bubblewrap's options that build the jail's root
 	memory   int64
 	procs    int
 	install  bool
 	maxOut   int
 	fileSize int64
 	// user, when set, is the unprivileged user the jail runs as: a server
-	// running as root gives it the workspaces (nil otherwise).
-	user *jailUser
+	// running as root gives it the workspaces (nil otherwise), and
+	// setpriv (under /usr, so inside the jail too) becomes it.
+	user    *jailUser
+	setpriv string
+	// rootWithoutSetpriv: the server is root and cannot drop to the
+	// jail's user, so python and node are refused.
+	rootWithoutSetpriv bool
 }
 
 // jailUser is the unprivileged user of the jail when the server is root.
 type jailUser struct{ uid, gid int }
 
-const sandboxRun = "/run/airlock"       // the execution's private files, read-only
-const sandboxWork = "/run/airlock-work" // the workspace, writable
+// jailID is the user and group the code runs as inside its user namespace.
+const jailID = 65534
+
+// Inside the jail, the execution's private files (read-only) and the
+// workspace (writable) are always at the same paths: no host path shows.
+const (
+	sandboxRun  = "/run/airlock"
+	sandboxWork = "/workspace"
+)
+
+// jailRoot is the bubblewrap options that build the jail's root from what
+// the runtimes need, on an empty tmpfs: /usr read-only, the top-level
+// links or directories of the system's libraries (/bin, /lib, /lib64, ...
+// as the machine has them), the dynamic linker's cache, and each
+// interpreter's own tree when it lives outside /usr (a pyenv or nvm
+// install). Nothing else of the host is there: no /etc, /home, /root,
+// /var, /tmp or other workspaces.
+func jailRoot(prefixes []string) []string {
+	args := []string{"--ro-bind", "/usr", "/usr"}
+	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+		info, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case info.Mode()&os.ModeSymlink != 0:
+			if target, err := os.Readlink(d); err == nil {
+				args = append(args, "--symlink", target, d)
+			}
+		case info.IsDir():
+			args = append(args, "--ro-bind", d, d)
+		}
+	}
+	// Directories bubblewrap makes on the way to a mount point copy their
+	// source's mode (a root's 0700 home): they are made searchable first.
+	args = append(args, "--perms", "0755", "--dir", "/etc", "--perms", "0755", "--dir", "/run",
+		"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache")
+	seen := map[string]bool{}
+	for _, p := range prefixes {
+		if p == "" || p == "/" || p == "/usr" || strings.HasPrefix(p, "/usr/") || seen[p] {
+			continue
+		}
+		seen[p] = true
+		var parents []string
+		for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
+			parents = append([]string{d}, parents...)
+		}
+		for _, d := range parents {
+			args = append(args, "--perms", "0755", "--dir", d)
+		}
+		args = append(args, "--ro-bind", p, p)
+	}
+	return append(args, "--proc", "/proc", "--dev", "/dev", "--size", strconv.Itoa(jailTmpBytes), "--tmpfs", "/tmp")
+}
+
+// jailTmpBytes bounds the jail's /tmp, a tmpfs (memory).
+const jailTmpBytes = 64 << 20
 
 // run runs the code and waits for it, killing its whole process tree at
 // the timeout.
@@ -106,6 +164,9 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 		return nil, err
 	}
 	defer ln.Close()
+	if err := j.giveAway(priv, "prelude.py", "prelude.js", "main.py", "main.js", "sock"); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := context.WithTimeout(ctx, req.timeout)
 	defer cancel()
 	var calls sync.WaitGroup
@@ -126,19 +187,46 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 		argv = append(argv, j.prlimit, "--data="+strconv.FormatInt(j.memory, 10), "--cpu="+strconv.Itoa(int(req.timeout.Seconds())+1),
 			"--fsize="+strconv.FormatInt(max(1, min(j.fileSize, req.room)), 10), "--nofile=256", "--nproc="+strconv.Itoa(j.procs), "--core=0", "--")
 	}
+	var argsR *os.File
 	if j.bwrap != "" {
-		argv = append(argv, j.bwrap, "--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL",
-			"--ro-bind", "/", "/", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dev", "/dev", "--proc", "/proc")
-		if !strings.HasPrefix(j.root, "/tmp/") {
-			argv = append(argv, "--tmpfs", j.root) // the other sessions' workspaces
+		// The options travel on a pipe (--args), so that the jail's
+		// /proc/1/cmdline (bubblewrap's) names no host path but the
+		// interpreter's.
+		opts := []string{"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+			"--new-session", "--die-with-parent", "--hostname", "airlock"}
+		if j.user != nil {
+			// A root server's bubblewrap builds the jail as root, and
+			// setpriv, the first command inside, becomes the unprivileged
+			// user for good (no capability left, no_new_privs set by
+			// bubblewrap) before the interpreter starts.
+			opts = append(opts, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP")
+		} else {
+			// Otherwise the code is an unprivileged user of its own user
+			// namespace, mapped to the server's.
+			opts = append(opts, "--unshare-user", "--uid", strconv.Itoa(jailID), "--gid", strconv.Itoa(jailID), "--cap-drop", "ALL")
 		}
-		argv = append(argv, "--ro-bind", priv, sandboxRun, "--bind", req.dir, sandboxWork, "--chdir", sandboxWork, "--clearenv",
+		opts = append(opts, j.mounts...)
+		opts = append(opts, "--ro-bind", priv, sandboxRun, "--bind", req.dir, sandboxWork, "--chdir", sandboxWork, "--remount-ro", "/", "--clearenv",
 			"--setenv", "HOME", sandboxWork)
 		for _, kv := range env {
 			k, v, _ := strings.Cut(kv, "=")
-			argv = append(argv, "--setenv", k, v)
+			opts = append(opts, "--setenv", k, v)
 		}
-		argv = append(argv, "--")
+		var argsW *os.File
+		if argsR, argsW, err = os.Pipe(); err != nil {
+			return nil, err
+		}
+		defer argsR.Close()
+		go func() { // a pipe's buffer may be smaller than the options
+			argsW.Write([]byte(strings.Join(opts, "\x00") + "\x00"))
+			argsW.Close()
+		}()
+		argv = append(argv, j.bwrap, "--args", "4", "--")
+		if j.user != nil {
+			id := strconv.Itoa(j.user.uid)
+			argv = append(argv, j.setpriv, "--reuid="+id, "--regid="+strconv.Itoa(j.user.gid), "--clear-groups",
+				"--inh-caps=-all", "--bounding-set=-all", "--")
+		}
 	}
 	argv = append(argv, interp...)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -147,6 +235,9 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	logs := &capped{limit: j.maxOut}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.ExtraFiles = []*os.File{resultW} // fd 3
+	if argsR != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, argsR) // fd 4
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = time.Second // a descendant holding the output open does not hold the response
 	if err := cmd.Start(); err != nil {
@@ -218,6 +309,20 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	return out, nil
 }
 
+// giveAway makes the private directory and its files the jail user's,
+// when the server is root (the jail then runs as that user).
+func (j *jail) giveAway(dir string, names ...string) error {
+	if j.user == nil {
+		return nil
+	}
+	for _, n := range names {
+		if err := os.Lchown(filepath.Join(dir, n), j.user.uid, j.user.gid); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return os.Lchown(dir, j.user.uid, j.user.gid)
+}
+
 // inside is where a private file is seen by the code.
 func (j *jail) inside(priv, name string) string {
 	if j.bwrap == "" {
@@ -232,7 +337,7 @@ func writeFiles(dir string, files map[string]string) error {
 			return err
 		}
 	}
-	return os.Chmod(dir, 0o755)
+	return os.Chmod(dir, 0o700)
 }
 
 func lastLine(b []byte) []byte {

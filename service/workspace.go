@@ -24,6 +24,8 @@ type workspaces struct {
 	mu   sync.Mutex
 	used map[string]time.Time // session → last use
 	busy map[string]int       // session → executions running in it
+	// owner, when set, is given each workspace (the jail's user).
+	owner *jailUser
 }
 
 var sessionID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
@@ -51,8 +53,18 @@ func (w *workspaces) acquire(session string) (dir, id string, err error) {
 		return "", "", fmt.Errorf("invalid session_id %q", session)
 	}
 	dir = filepath.Join(w.root, id)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", "", err
+	}
+	if w.owner != nil {
+		// The jail's user owns it; bubblewrap, root without capabilities,
+		// only needs to enter it.
+		if err := os.Lchown(dir, w.owner.uid, w.owner.gid); err != nil {
+			return "", "", err
+		}
+		if err := os.Chmod(dir, 0o711); err != nil {
+			return "", "", err
+		}
 	}
 	w.mu.Lock()
 	w.used[id] = time.Now()
