@@ -10,13 +10,36 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // Config configures a server. The zero value of a field means its default.
 type Config struct {
-	// Addr to listen on (SANDBOX_ADDR); default ":9000".
+	// Addr to listen on (SANDBOX_ADDR); default "127.0.0.1:9000". New
+	// refuses an address beyond loopback without Tokens, unless
+	// AllowNoToken.
 	Addr string
+	// Tokens are the bearer tokens clients must send (SANDBOX_TOKENS,
+	// comma-separated; --token, repeatable); none means no authentication.
+	// Each token is a credential: a session belongs to the one that made it,
+	// and another gets 403 for it.
+	Tokens []string
+	// AllowNoToken lets the server listen beyond loopback without tokens
+	// (--allow-no-token): for a network where the operator controls who
+	// can connect.
+	AllowNoToken bool
+	// CallbackHosts are the host names (or addresses) callbacks may go to,
+	// besides loopback (SANDBOX_CALLBACK_HOSTS, comma-separated;
+	// --callback-hosts). A request with any other callback_url gets 400.
+	CallbackHosts []string
+	// MaxRequestBytes bounds a request's body, checked before it is read
+	// (413 past it) (SANDBOX_MAX_REQUEST, --max-request); default 32 MiB.
+	MaxRequestBytes int64
+	// MaxCallsInFlight bounds the tool callbacks of one execution running
+	// at once, callToolsParallel / call_tools_parallel included: more
+	// wait (--max-calls-in-flight); default 8.
+	MaxCallsInFlight int
 	// Workspace is the root of the session workspaces (SANDBOX_WORKSPACE);
 	// default a directory under the system's temporary directory.
 	Workspace string
@@ -66,8 +89,10 @@ type Config struct {
 	// workspace over either refuses runs until files are deleted.
 	WorkspaceQuotaBytes int64
 	WorkspaceMaxEntries int
-	// Workers, when positive, runs javascript and typescript in that many
-	// worker processes instead of in the server's (airlock.RuntimeConfig.Workers).
+	// Workers is how many worker processes run javascript and typescript
+	// (airlock.RuntimeConfig.Workers): a fatal error in the engine kills a
+	// worker, not the server. Default 2; negative runs them in the server's
+	// process.
 	Workers int
 }
 
@@ -75,6 +100,8 @@ type Config struct {
 func ConfigFromEnv() (Config, error) {
 	var c Config
 	c.Addr = os.Getenv("SANDBOX_ADDR")
+	c.Tokens = splitList(os.Getenv("SANDBOX_TOKENS"))
+	c.CallbackHosts = splitList(os.Getenv("SANDBOX_CALLBACK_HOSTS"))
 	c.Workspace = os.Getenv("SANDBOX_WORKSPACE")
 	c.PythonBin = os.Getenv("SANDBOX_PYTHON_BIN")
 	c.NodeBin = os.Getenv("SANDBOX_NODE_BIN")
@@ -101,7 +128,21 @@ func ConfigFromEnv() (Config, error) {
 	if c.WorkspaceQuotaBytes, err = positiveEnv("SANDBOX_WORKSPACE_QUOTA", "a positive number of bytes"); err != nil {
 		return c, err
 	}
+	if c.MaxRequestBytes, err = positiveEnv("SANDBOX_MAX_REQUEST", "a positive number of bytes"); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // positiveEnv reads a positive integer from the environment; 0 when unset.
@@ -117,9 +158,25 @@ func positiveEnv(name, want string) (int64, error) {
 	return n, nil
 }
 
+// WithDefaults is the configuration with each zero field set to its
+// default, as New uses it.
+func (c Config) WithDefaults() Config {
+	c.defaults()
+	return c
+}
+
 func (c *Config) defaults() {
 	if c.Addr == "" {
-		c.Addr = ":9000"
+		c.Addr = "127.0.0.1:9000"
+	}
+	if c.MaxRequestBytes <= 0 {
+		c.MaxRequestBytes = 32 << 20
+	}
+	if c.MaxCallsInFlight <= 0 {
+		c.MaxCallsInFlight = 8
+	}
+	if c.Workers == 0 {
+		c.Workers = 2
 	}
 	if c.Workspace == "" {
 		c.Workspace = os.TempDir() + "/airlock-sandbox"

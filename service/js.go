@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlockrun/airlock"
@@ -38,6 +39,9 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 			root.Close()
 		}
 	}()
+	// At most MaxCallsInFlight tool calls run at once; the others wait.
+	slots := make(chan struct{}, s.cfg.MaxCallsInFlight)
+	dispatch = limitCalls(slots, dispatch)
 	callTool := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		var list []json.RawMessage
 		var name string
@@ -56,22 +60,31 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if json.Unmarshal(args, &list) != nil || len(list) == 0 || json.Unmarshal(list[0], &calls) != nil {
 			return nil, errors.New("callToolsParallel expects an array of [name, args] pairs")
 		}
-		out := make([]json.RawMessage, len(calls))
-		errs := make([]error, len(calls))
-		var wg sync.WaitGroup
+		type call struct {
+			name string
+			args json.RawMessage
+		}
+		todo := make([]call, len(calls))
 		for i, c := range calls {
-			var name string
-			if len(c) == 0 || json.Unmarshal(c[0], &name) != nil || name == "" {
+			if len(c) == 0 || json.Unmarshal(c[0], &todo[i].name) != nil || todo[i].name == "" {
 				return nil, errors.New("callToolsParallel expects an array of [name, args] pairs")
 			}
-			var a json.RawMessage
 			if len(c) > 1 {
-				a = c[1]
+				todo[i].args = c[1]
 			}
+		}
+		// A few goroutines take the calls in turn, not one per call.
+		out := make([]json.RawMessage, len(calls))
+		errs := make([]error, len(calls))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(len(todo), s.cfg.MaxCallsInFlight) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				out[i], errs[i] = toolData(ctx, dispatch, name, a)
+				for i := int(next.Add(1) - 1); i < len(todo); i = int(next.Add(1) - 1) {
+					out[i], errs[i] = toolData(ctx, dispatch, todo[i].name, todo[i].args)
+				}
 			}()
 		}
 		wg.Wait()
@@ -210,4 +223,17 @@ func toolData(ctx context.Context, dispatch Dispatcher, name string, args json.R
 // resultTooLarge is the error of a result over the output cap.
 func resultTooLarge(n, limit int) string {
 	return fmt.Sprintf("the result is %d bytes of JSON, over the output cap of %d bytes: return less, or write it to a file and declare the file", n, limit)
+}
+
+// limitCalls makes dispatch wait for one of slots (or the context's end).
+func limitCalls(slots chan struct{}, dispatch Dispatcher) Dispatcher {
+	return func(ctx context.Context, name string, args json.RawMessage) (string, error) {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		defer func() { <-slots }()
+		return dispatch(ctx, name, args)
+	}
 }

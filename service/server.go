@@ -3,13 +3,19 @@ package service
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +44,9 @@ type ExecuteRequest struct {
 	SessionID   string `json:"session_id"`
 	Timeout     int    `json:"timeout"` // seconds; ≤ 0 means 30, at most 300
 	Files       []File `json:"files"`
+	// Credential is who asks, for the ownership of sessions: the HTTP
+	// handler sets it from the bearer token; never read from the wire.
+	Credential string `json:"-"`
 }
 
 // ExecuteResponse is the answer of POST /execute.
@@ -74,6 +83,10 @@ type Server struct {
 	metrics *metrics
 	nextID  atomic.Int64
 	stop    chan struct{}
+
+	tokens        [][32]byte // SHA-256 of each token
+	callbackHosts map[string]bool
+	reading       chan struct{} // bodies being read
 }
 
 // New checks the configuration and returns a server. Without bwrap on the
@@ -83,12 +96,15 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	if len(cfg.Tokens) == 0 && !cfg.AllowNoToken && !loopback(cfg.Addr) {
+		return nil, fmt.Errorf("refusing to listen on %s without a token: anyone who reaches it could run code and read every session; set a token (--token, SANDBOX_TOKENS), listen on loopback (--addr 127.0.0.1:9000), or say --allow-no-token", cfg.Addr)
+	}
 	ws, err := newWorkspaces(cfg.Workspace, cfg.SessionTTL)
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
 	j := &jail{memory: cfg.MemoryLimitBytes, procs: cfg.MaxProcesses, install: cfg.AllowInstall,
-		maxOut: cfg.MaxOutput, fileSize: min(max(cfg.MaxFileBytes*4, 64<<20), cfg.WorkspaceQuotaBytes)}
+		maxOut: cfg.MaxOutput, inFlight: cfg.MaxCallsInFlight, fileSize: min(max(cfg.MaxFileBytes*4, 64<<20), cfg.WorkspaceQuotaBytes)}
 	if j.memory <= 0 {
 		j.memory = 512 << 20
 	}
@@ -145,11 +161,27 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if memJS <= 0 {
 		memJS = 64 << 20
 	}
+	workers := cfg.Workers
+	if workers < 0 {
+		workers = 0 // in the server's process
+	}
 	s := &Server{
 		cfg: cfg, ws: ws, jail: j, sem: make(chan struct{}, cfg.MaxConcurrent), log: logger,
-		js:      airlock.NewRuntime(airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: cfg.Workers}),
-		client:  &http.Client{Timeout: 5 * time.Minute},
+		js:      airlock.NewRuntime(airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: workers}),
+		client:  callbackClient(),
 		metrics: newMetrics(), stop: make(chan struct{}),
+		reading: make(chan struct{}, 2*cfg.MaxConcurrent), callbackHosts: map[string]bool{},
+	}
+	for _, t := range cfg.Tokens {
+		if t == "" {
+			return nil, errors.New("an empty token")
+		}
+		s.tokens = append(s.tokens, sha256.Sum256([]byte(t)))
+	}
+	for _, h := range cfg.CallbackHosts {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			s.callbackHosts[h] = true
+		}
 	}
 	go s.evictLoop()
 	return s, nil
@@ -178,31 +210,71 @@ func (s *Server) evictLoop() {
 // it periodically).
 func (s *Server) Evict() []string { return s.ws.evict(time.Now()) }
 
-// Handler serves the API.
+// Handler serves the API. With tokens configured, every endpoint but
+// /health wants one of them as a bearer token.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, false) })
 	mux.HandleFunc("/v1/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, true) })
-	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
-			return
-		}
+	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) { // any method, as the reference
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	mux.HandleFunc("/workspace/{id}", func(w http.ResponseWriter, r *http.Request) {
+	deleteWorkspace := func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodDelete {
 			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
 			return
 		}
-		if err := s.ws.remove(r.PathValue("id")); err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+		cred, ok := s.authorize(w, r)
+		if !ok {
+			return
+		}
+		id := strings.TrimPrefix(r.URL.Path, "/workspace/")
+		if id == "" {
+			writeError(w, http.StatusBadRequest, "session_id is required")
+			return
+		}
+		if err := s.ws.remove(id, cred); err != nil {
+			status := http.StatusInternalServerError
+			var re *RequestError
+			if errors.As(err, &re) {
+				status = re.Status
+			}
+			writeError(w, status, err.Error())
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
+	}
+	mux.HandleFunc("/workspace/", deleteWorkspace)
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := s.authorize(w, r); ok {
+			s.metrics.ServeHTTP(w, r)
+		}
 	})
-	mux.Handle("/metrics", s.metrics)
 	return s.withRequestID(mux)
+}
+
+// authorize checks a request's bearer token against the configured ones,
+// in constant time, and gives the credential it stands for (a hash of the
+// token; "" when the server has no tokens). A refused request is answered.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if len(s.tokens) == 0 {
+		return "", true
+	}
+	given, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	sum := sha256.Sum256([]byte(given))
+	match := -1
+	for i, t := range s.tokens {
+		if subtle.ConstantTimeCompare(sum[:], t[:]) == 1 {
+			match = i
+		}
+	}
+	if match < 0 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
+		writeError(w, http.StatusUnauthorized, "a valid bearer token is required (Authorization: Bearer <token>)")
+		return "", false
+	}
+	cred := sha256.Sum256(append([]byte("airlock credential\x00"), s.tokens[match][:]...))
+	return hex.EncodeToString(cred[:16]), true
 }
 
 func (s *Server) withRequestID(next http.Handler) http.Handler {
@@ -236,19 +308,51 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]string{"error": msg})
 }
 
-const maxRequestBytes = 256 << 20
-
 func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
 	if r.Method != http.MethodPost {
 		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
+	cred, ok := s.authorize(w, r)
+	if !ok {
+		return
+	}
+	// The body is bounded before it is read, and bodies are read a few at
+	// a time, each within a deadline.
+	limit := s.cfg.MaxRequestBytes
+	tooLarge := func() {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes (the server's --max-request)", limit))
+	}
+	if r.ContentLength > limit {
+		tooLarge()
+		return
+	}
+	select {
+	case s.reading <- struct{}{}:
+	default:
+		s.metrics.reject()
+		writeError(w, http.StatusServiceUnavailable, ErrBusy.Msg)
+		return
+	}
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
 	var req ExecuteRequest
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxRequestBytes))
-	if err := dec.Decode(&req); err != nil {
+	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit)).Decode(&req)
+	<-s.reading
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			tooLarge()
+			return
+		}
 		writeError(w, http.StatusBadRequest, "invalid JSON: "+err.Error())
 		return
 	}
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
+	if err := s.allowCallback(req.CallbackURL); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	req.Credential = cred
 	resp, err := s.Execute(r.Context(), req, s.dispatcher(req.ExecutionID, req.CallbackURL))
 	if err != nil {
 		status := http.StatusInternalServerError
@@ -264,6 +368,30 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
 		return
 	}
 	writeJSON(w, http.StatusOK, resp.ExecuteResponse)
+}
+
+// bodyReadTimeout bounds the reading of a request's body.
+const bodyReadTimeout = time.Minute
+
+// allowCallback refuses a callback URL that goes anywhere but loopback or
+// a host the operator listed (Config.CallbackHosts): the server posts to
+// it and hands the answer to the code.
+func (s *Server) allowCallback(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return fmt.Errorf("callback_url %q is refused: want an http or https URL", raw)
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "localhost" || s.callbackHosts[host] {
+		return nil
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("callback_url %q is refused: callbacks go only to loopback and to the hosts the operator lists (--callback-hosts, SANDBOX_CALLBACK_HOSTS)", raw)
 }
 
 // A RequestError is a request the server refuses: Status is the HTTP
@@ -296,8 +424,8 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 	rt := strings.ToLower(req.Runtime)
 	switch rt {
 	case "python", "node", "javascript", "typescript":
-	case "":
-		return nil, badRequest("runtime is missing (python, node, javascript or typescript)")
+	case "": // as the reference client documents
+		rt = "python"
 	default:
 		return nil, badRequest("unsupported runtime %q (python, node, javascript or typescript)", req.Runtime)
 	}
@@ -315,8 +443,8 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 			return nil, badRequest("%v", err)
 		}
 	}
-	if req.SessionID != "" && !sessionID.MatchString(req.SessionID) {
-		return nil, badRequest("invalid session_id %q", req.SessionID)
+	if err := s.ws.check(req.SessionID, req.Credential); err != nil {
+		return nil, err
 	}
 	select {
 	case s.sem <- struct{}{}:
@@ -331,12 +459,16 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 	}
 	timeout = min(timeout, 300*time.Second)
 
-	wd := &workdir{ws: s.ws, session: req.SessionID}
+	wd := &workdir{ws: s.ws, session: req.SessionID, cred: req.Credential}
 	defer wd.release()
 	var room int64
 	if req.SessionID != "" || len(req.Files) > 0 || rt == "python" || rt == "node" {
 		dir, err := wd.get()
 		if err != nil {
+			var re *RequestError
+			if errors.As(err, &re) {
+				return nil, err
+			}
 			return nil, badRequest("%v", err)
 		}
 		// A workspace already over the quota runs nothing; what is left
@@ -382,6 +514,29 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 	s.metrics.observe(rt, resp.Status, time.Since(start))
 	s.log.Info("execution", "runtime", rt, "status", resp.Status, "exit_code", resp.ExitCode, "duration", time.Since(start), "session", req.SessionID)
 	return &resp, nil
+}
+
+// loopback says whether a listen address reaches this machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// callbackClient posts the code's tool calls: no proxy from the
+// environment, no redirect followed (a 3xx is an answer, and an error).
+func callbackClient() *http.Client {
+	return &http.Client{
+		Timeout:       5 * time.Minute,
+		Transport:     &http.Transport{Proxy: nil, DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext, MaxIdleConnsPerHost: 8},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 func (s *Server) quota() quota {

@@ -61,6 +61,7 @@ type jail struct {
 	install  bool
 	maxOut   int
 	fileSize int64
+	inFlight int // tool calls at once
 	// user, when set, is the unprivileged user the jail runs as: a server
 	// running as root gives it the workspaces (nil otherwise), and
 	// setpriv (under /usr, so inside the jail too) becomes it.
@@ -170,7 +171,7 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	runCtx, cancel := context.WithTimeout(ctx, req.timeout)
 	defer cancel()
 	var calls sync.WaitGroup
-	go serveCalls(runCtx, ln, req.dispatch, &calls)
+	go serveCalls(runCtx, ln, req.dispatch, &calls, j.inFlight)
 
 	resultR, resultW, err := os.Pipe()
 	if err != nil {
@@ -179,6 +180,7 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	defer resultR.Close()
 	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1",
 		"AIRLOCK_SOCKET=" + j.inside(priv, "sock")}
+	env = append(env, "AIRLOCK_MAX_CALLS="+strconv.Itoa(j.inFlight))
 	if j.install {
 		env = append(env, "AIRLOCK_ALLOW_INSTALL=1")
 	}
@@ -349,16 +351,26 @@ func lastLine(b []byte) []byte {
 }
 
 // serveCalls answers the code's tool calls on the Unix socket: one JSON
-// line each way per connection, each connection on its own goroutine.
-func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, wg *sync.WaitGroup) {
+// line each way per connection, each connection on its own goroutine, at
+// most inFlight at once: the next connection is accepted when one ends,
+// and until then it waits in the socket's backlog, costing the server
+// nothing.
+func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, wg *sync.WaitGroup, inFlight int) {
 	go func() { <-ctx.Done(); ln.Close() }()
+	slots := make(chan struct{}, inFlight)
 	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
 		conn, err := ln.Accept()
 		if err != nil {
 			return
 		}
 		wg.Add(1)
 		go func() {
+			defer func() { <-slots }()
 			defer wg.Done()
 			defer conn.Close()
 			line, err := bufio.NewReader(io.LimitReader(conn, 16<<20)).ReadBytes('\n')

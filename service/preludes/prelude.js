@@ -7,6 +7,8 @@ const __airlock = (() => {
   const fs = require("fs");
   const socketPath = process.env.AIRLOCK_SOCKET || "";
   const install = process.env.AIRLOCK_ALLOW_INSTALL === "1";
+  const maxCalls = Math.max(1, Number(process.env.AIRLOCK_MAX_CALLS) || 8);
+  delete process.env.AIRLOCK_MAX_CALLS;
   delete process.env.AIRLOCK_SOCKET;
   delete process.env.AIRLOCK_ALLOW_INSTALL;
   const util = require("util");
@@ -31,7 +33,16 @@ const __airlock = (() => {
   });
   return {
     callTool: (name, args) => call(name, args),
-    callToolsParallel: (calls) => Promise.all(Array.from(calls, (c) => call(c[0], c[1]))),
+    // At most maxCalls at once (the server answers no more); results keep
+    // the order of the calls, and the first failure rejects.
+    callToolsParallel: async (calls) => {
+      const list = Array.from(calls);
+      const out = new Array(list.length);
+      let next = 0;
+      const worker = async () => { while (next < list.length) { const i = next++; out[i] = await call(list[i][0], list[i][1]); } };
+      await Promise.all(Array.from({ length: Math.min(maxCalls, list.length) }, worker));
+      return out;
+    },
     setResult: (data, files) => {
       fs.writeSync(3, JSON.stringify({ data: data === undefined ? null : data, files: Array.from(files || []) }) + "\n");
     },

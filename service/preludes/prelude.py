@@ -9,6 +9,7 @@ _os.dup2(2, 1)  # stdout (of this process and its children) joins the logs
 _sys.stdout = _sys.stderr
 _SOCKET = _os.environ.pop("AIRLOCK_SOCKET", "")
 _INSTALL = _os.environ.pop("AIRLOCK_ALLOW_INSTALL", "") == "1"
+_MAX_CALLS = max(1, int(_os.environ.pop("AIRLOCK_MAX_CALLS", "8") or 8))
 _RESULT = _os.fdopen(3, "w", encoding="utf-8")
 
 
@@ -51,7 +52,8 @@ def call_tools_parallel(calls):
     if not calls:
         return []
     from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=min(16, len(calls))) as pool:
+    # The server answers at most _MAX_CALLS at once; more threads would wait.
+    with ThreadPoolExecutor(max_workers=min(_MAX_CALLS, len(calls))) as pool:
         return list(pool.map(lambda c: _call(c[0], c[1] if len(c) > 1 else None), calls))
 
 
