@@ -181,6 +181,7 @@ func TestListenNeedsToken(t *testing.T) {
 		{service.Config{}, true}, // the default is loopback
 	} {
 		c.cfg.Workspace = t.TempDir()
+		c.cfg.PythonBin, c.cfg.NodeBin = "no-such-python", "no-such-node" // not needed here; each costs a start
 		srv, err := service.New(c.cfg, discard())
 		if (err == nil) != c.ok || (err != nil && !strings.Contains(err.Error(), "token")) {
 			t.Errorf("%+v: %v", c.cfg, err)

@@ -152,7 +152,11 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ex, err := s.js.Run(runCtx, req.Code, airlock.Options{
+	js := s.jsRuntime()
+	if js == nil {
+		return V1Response{ExecuteResponse: ExecuteResponse{ExitCode: 1, Error: "the server is closed"}, Status: "error"}
+	}
+	ex, err := js.Run(runCtx, req.Code, airlock.Options{
 		Language: lang, Filename: filename,
 		Globals: map[string]any{
 			"callTool":          airlock.Async(airlock.JSONFunc(callTool)),

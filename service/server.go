@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -78,7 +79,12 @@ type Server struct {
 	jail    *jail
 	sem     chan struct{}
 	log     *slog.Logger
-	js      *airlock.Runtime
+	// js runs javascript and typescript; made on first use, so that a
+	// server that runs none starts no worker process.
+	js       *airlock.Runtime
+	jsOnce   sync.Once
+	jsConfig airlock.RuntimeConfig
+	closed   atomic.Bool
 	client  *http.Client
 	metrics *metrics
 	nextID  atomic.Int64
@@ -167,7 +173,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, ws: ws, jail: j, sem: make(chan struct{}, cfg.MaxConcurrent), log: logger,
-		js:      airlock.NewRuntime(airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: workers}),
+		jsConfig: airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: workers},
 		client:  callbackClient(),
 		metrics: newMetrics(), stop: make(chan struct{}),
 		reading: make(chan struct{}, 2*cfg.MaxConcurrent), callbackHosts: map[string]bool{},
@@ -187,8 +193,24 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
-// Close stops the eviction loop.
-func (s *Server) Close() { close(s.stop) }
+// Close stops the eviction loop and the javascript runtime's workers. It
+// is idempotent.
+func (s *Server) Close() {
+	if !s.closed.CompareAndSwap(false, true) {
+		return
+	}
+	close(s.stop)
+	s.jsOnce.Do(func() {}) // none made from now on
+	if s.js != nil {
+		s.js.Close()
+	}
+}
+
+// jsRuntime is the javascript runtime, made on first use.
+func (s *Server) jsRuntime() *airlock.Runtime {
+	s.jsOnce.Do(func() { s.js = airlock.NewRuntime(s.jsConfig) })
+	return s.js
+}
 
 func (s *Server) evictLoop() {
 	every := min(max(s.cfg.SessionTTL/4, time.Second), time.Minute)
