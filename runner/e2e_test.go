@@ -168,7 +168,7 @@ func TestEndToEnd(t *testing.T) {
 			}
 			// Files in and out.
 			res = run(p["files"], runner.CodeRequest{Files: []runner.File{{Name: "in/data.txt", Data: []byte("hello")}}})
-			if res.Output != "5" || len(res.Files) != 1 || string(res.Files[0].Data) != "HELLO" || res.Files[0].MIME != "text/plain; charset=utf-8" {
+			if res.Output != "5" || len(res.Files) != 1 || string(res.Files[0].Data) != "HELLO" || res.Files[0].MIME != "text/plain" {
 				t.Fatalf("files: %+v", res)
 			}
 			// A session persists; without one, nothing does.

@@ -102,8 +102,11 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 			return nil, errors.New(resultTooLarge(len(list[0]), s.cfg.JSMaxOutput))
 		}
 		var files []string
-		if len(list) > 1 && string(list[1]) != "null" && json.Unmarshal(list[1], &files) != nil {
-			return nil, errors.New("setResult: files must be an array of names")
+		var one string
+		if len(list) > 1 && json.Unmarshal(list[1], &one) == nil {
+			files = []string{one} // setResult(data, "r.txt")
+		} else if len(list) > 1 && string(list[1]) != "null" && json.Unmarshal(list[1], &files) != nil {
+			return nil, errors.New("setResult: files must be a name or an array of names")
 		}
 		mu.Lock()
 		result, declared = list[0], files
@@ -205,7 +208,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 	}
 	if len(files) > 0 {
 		if dir, err := wd.get(); err == nil {
-			resp.Files = collectFiles(dir, files, s.cfg.MaxFileBytes, &resp.Error)
+			resp.Files = collectFiles(dir, files, s.cfg.MaxFileBytes, &resp.Error, &resp.Logs)
 		}
 	}
 	return resp

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
 	"net/netip"
@@ -527,7 +526,7 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		case out.err != "":
 			resp.Status = "error"
 		}
-		resp.Files = collectFiles(dir, out.files, s.cfg.MaxFileBytes, &resp.Error)
+		resp.Files = collectFiles(dir, out.files, s.cfg.MaxFileBytes, &resp.Error, &resp.Logs)
 		if out.overQuota {
 			resp.Status = "error"
 		}
@@ -651,11 +650,13 @@ func mkdirAll(root *os.Root, dir string, owner *jailUser) error {
 	return nil
 }
 
-// collectFiles reads the declared output files from the workspace; a file
-// that is missing, leaves it or is not a regular file is reported in
-// errText, one over the cap comes back as metadata. Files are opened
-// without blocking (openFile).
-func collectFiles(dir string, names []string, maxBytes int64, errText *string) []File {
+// collectFiles reads the declared output files from the workspace. Each
+// comes back under its base name, as the reference returns it. A declared
+// file that does not exist is left out with a note in the logs (it does
+// not fail the run, as with the reference); one that leaves the workspace
+// or is not a regular file is reported in errText; one over the cap comes
+// back as metadata. Files are opened without blocking (openFile).
+func collectFiles(dir string, names []string, maxBytes int64, errText, logs *string) []File {
 	if len(names) == 0 {
 		return nil
 	}
@@ -673,6 +674,12 @@ func collectFiles(dir string, names []string, maxBytes int64, errText *string) [
 			continue
 		}
 		f, err := openFile(root, name, os.O_RDONLY, 0)
+		if errors.Is(err, os.ErrNotExist) {
+			if _, lerr := root.Lstat(name); errors.Is(lerr, os.ErrNotExist) {
+				*logs += fmt.Sprintf("[airlock] declared file %q was not found in the workspace\n", n)
+				continue
+			}
+		}
 		if err != nil {
 			if !errors.Is(err, errNotRegular) {
 				err = fmt.Errorf("%q: not a regular file in the workspace", n)
@@ -680,7 +687,7 @@ func collectFiles(dir string, names []string, maxBytes int64, errText *string) [
 			problems = append(problems, fmt.Sprintf("declared file %v", err))
 			continue
 		}
-		file := File{Name: n, MIME: mimeOf(name)}
+		file := File{Name: filepath.Base(name), MIME: mimeOf(name)}
 		info, err := f.Stat()
 		if err == nil && info.Size() > maxBytes {
 			file.Size = info.Size()
@@ -695,6 +702,9 @@ func collectFiles(dir string, names []string, maxBytes int64, errText *string) [
 			problems = append(problems, fmt.Sprintf("declared file %q: %v", n, err))
 			continue
 		}
+		if file.MIME == "" {
+			file.MIME = sniffMIME(file.Data)
+		}
 		out = append(out, file)
 	}
 	if len(problems) > 0 && *errText == "" {
@@ -703,12 +713,21 @@ func collectFiles(dir string, names []string, maxBytes int64, errText *string) [
 	return out
 }
 
-func mimeOf(name string) string {
-	if t := mime.TypeByExtension(filepath.Ext(name)); t != "" {
-		return t
-	}
-	return "application/octet-stream"
+// mimeTypes are the types of returned files by extension: a fixed table,
+// as the reference's, so that answers do not depend on the host's
+// /etc/mime.types.
+var mimeTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
+	".svg": "image/svg+xml", ".pdf": "application/pdf", ".csv": "text/csv", ".json": "application/json",
+	".html": "text/html", ".htm": "text/html", ".txt": "text/plain", ".log": "text/plain", ".md": "text/markdown",
+	".zip": "application/zip",
 }
+
+// mimeOf is a file's type by its extension, "" when the table lacks it.
+func mimeOf(name string) string { return mimeTypes[strings.ToLower(filepath.Ext(name))] }
+
+// sniffMIME types the data of a file the table does not know.
+func sniffMIME(data []byte) string { return http.DetectContentType(data[:min(len(data), 512)]) }
 
 // realBinary is the interpreter a command name runs, and the tree it is
 // installed in (which the jail shows): the symbolic links followed and,

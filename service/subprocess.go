@@ -128,6 +128,9 @@ func jailRoot(prefixes []string) []string {
 	return append(args, "--proc", "/proc", "--dev", "/dev", "--size", strconv.Itoa(jailTmpBytes), "--tmpfs", "/tmp")
 }
 
+// errTail is how much of the end of the logs an error carries.
+const errTail = 4 << 10
+
 // jailTmpBytes bounds the jail's /tmp, a tmpfs (memory).
 const jailTmpBytes = 64 << 20
 
@@ -147,10 +150,14 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 		}
 		interp = []string{j.python, "-u", j.inside(priv, "prelude.py"), j.inside(priv, "main.py")}
 	case "node":
-		// The code runs in an async function, for top-level await; the
-		// wrapper shares the first line, so line numbers stay the code's.
-		main := `const {callTool,callToolsParallel,setResult,installPackage}=require(` + strconv.Quote(j.inside(priv, "prelude.js")) +
-			`);(async()=>{` + req.code + "\n})().catch((e)=>{console.error(e&&e.stack||String(e));process.exitCode=1;});\n"
+		// The code runs in an async function, for top-level await, as a
+		// file of its workspace: require, __filename and __dirname resolve
+		// there (./helper.js, node_modules). The wrapper shares the first
+		// line, so line numbers stay the code's.
+		main := `const {callTool,callToolsParallel,setResult,installPackage,stack:__airlockStack}=require(` + strconv.Quote(j.inside(priv, "prelude.js")) +
+			`);((require,__filename,__dirname)=>(async()=>{` + req.code +
+			"\n})())(require(\"module\").createRequire(process.cwd()+\"/main.js\"),process.cwd()+\"/main.js\",process.cwd())" +
+			".catch((e)=>{console.error(__airlockStack(e));process.exitCode=1;});\n"
 		if err := writeFiles(priv, map[string]string{"prelude.js": nodePrelude, "main.js": main}); err != nil {
 			return nil, err
 		}
@@ -180,7 +187,7 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	defer resultR.Close()
 	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1",
 		"AIRLOCK_SOCKET=" + j.inside(priv, "sock")}
-	env = append(env, "AIRLOCK_MAX_CALLS="+strconv.Itoa(j.inFlight))
+	env = append(env, "AIRLOCK_MAX_CALLS="+strconv.Itoa(j.inFlight), "AIRLOCK_MAX_OUTPUT="+strconv.Itoa(j.maxOut))
 	if j.install {
 		env = append(env, "AIRLOCK_ALLOW_INSTALL=1")
 	}
@@ -248,10 +255,8 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	}
 	resultW.Close()
 	results := make(chan []byte, 1)
-	go func() { // the last line of the result pipe, up to the cap
-		b, _ := io.ReadAll(io.LimitReader(resultR, int64(j.maxOut)+1))
-		results <- b
-	}()
+	tooBig := make(chan struct{})
+	go func() { results <- lastResult(resultR, j.maxOut, tooBig) }()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	overQuota := make(chan error, 1)
@@ -261,6 +266,9 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	select {
 	case werr = <-waited:
 	case quotaErr = <-overQuota:
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		werr = <-waited
+	case <-tooBig: // the code would block on a pipe no one reads
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		werr = <-waited
 	case <-runCtx.Done():
@@ -289,13 +297,24 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	case ctx.Err() != nil:
 		out.exitCode, out.err = -1, "execution cancelled"
 	case werr != nil:
+		// The end of what the code printed says why, as the reference
+		// reports it (a traceback, an uncaught error).
 		out.err = werr.Error()
-	}
-	if len(raw) > j.maxOut {
-		if out.err == "" {
-			out.err = fmt.Sprintf("the result is larger than the output cap (%d bytes)", j.maxOut)
+		if tail := strings.TrimSpace(logs.String()); tail != "" {
+			if len(tail) > errTail {
+				tail = "..." + tail[len(tail)-errTail:]
+			}
+			out.err = tail
 		}
-		return out, nil
+	}
+	if raw == nil {
+		select {
+		case <-tooBig:
+			out.exitCode = 1
+			out.err = fmt.Sprintf("the result is larger than the output cap (%d bytes of JSON): return less, or write it to a file and declare the file", j.maxOut)
+			return out, nil
+		default:
+		}
 	}
 	if line := lastLine(raw); len(line) > 0 {
 		var r struct {
@@ -304,6 +323,9 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 		}
 		if err := json.Unmarshal(line, &r); err == nil {
 			out.output, out.files = string(r.Data), r.Files
+			if req.runtime == "python" && out.output == "null" { // set_result(None), as the reference
+				out.output = ""
+			}
 		} else if out.err == "" {
 			out.err = "the result could not be read: " + err.Error()
 		}
@@ -340,6 +362,31 @@ func writeFiles(dir string, files map[string]string) error {
 		}
 	}
 	return os.Chmod(dir, 0o700)
+}
+
+// lastResult reads the result pipe and gives its last line; a line over
+// limit closes tooBig and ends the reading (nil).
+func lastResult(r io.Reader, limit int, tooBig chan struct{}) []byte {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var last, cur []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		cur = append(cur, chunk...)
+		if len(cur) > limit+1 { // +1: the newline
+			close(tooBig)
+			return nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(bytes.TrimSpace(cur)) > 0 {
+			last = cur
+		}
+		cur = nil
+		if err != nil {
+			return last
+		}
+	}
 }
 
 func lastLine(b []byte) []byte {

@@ -9,6 +9,8 @@ const __airlock = (() => {
   const install = process.env.AIRLOCK_ALLOW_INSTALL === "1";
   const maxCalls = Math.max(1, Number(process.env.AIRLOCK_MAX_CALLS) || 8);
   delete process.env.AIRLOCK_MAX_CALLS;
+  const maxOutput = Number(process.env.AIRLOCK_MAX_OUTPUT) || 0;
+  delete process.env.AIRLOCK_MAX_OUTPUT;
   delete process.env.AIRLOCK_SOCKET;
   delete process.env.AIRLOCK_ALLOW_INSTALL;
   const util = require("util");
@@ -44,8 +46,15 @@ const __airlock = (() => {
       return out;
     },
     setResult: (data, files) => {
-      fs.writeSync(3, JSON.stringify({ data: data === undefined ? null : data, files: Array.from(files || []) }) + "\n");
+      if (typeof files === "string") files = [files];
+      const line = JSON.stringify({ data: data === undefined ? null : data, files: Array.from(files || []) });
+      if (maxOutput && line.length > maxOutput) {
+        throw new RangeError(`the result is ${line.length} bytes of JSON, over the output cap of ${maxOutput} bytes: return less, or write it to a file and declare the file`);
+      }
+      fs.writeSync(3, line + "\n");
     },
+    // A stack without the lines of the prelude's wrapper and Node's own.
+    stack: (e) => String(e && e.stack || e).split("\n").filter((l) => !/\((node:internal|\/run\/airlock\/prelude\.js)|at node:internal|^\s+at (Module\.|Object\.<anonymous> \(node:)/.test(l)).join("\n"),
     installPackage: async (name) => {
       if (!install) throw new Error("installPackage is disabled on this server");
       const { execFileSync } = require("child_process");

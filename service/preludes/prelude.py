@@ -10,6 +10,7 @@ _sys.stdout = _sys.stderr
 _SOCKET = _os.environ.pop("AIRLOCK_SOCKET", "")
 _INSTALL = _os.environ.pop("AIRLOCK_ALLOW_INSTALL", "") == "1"
 _MAX_CALLS = max(1, int(_os.environ.pop("AIRLOCK_MAX_CALLS", "8") or 8))
+_MAX_OUTPUT = int(_os.environ.pop("AIRLOCK_MAX_OUTPUT", "0") or 0)
 _RESULT = _os.fdopen(3, "w", encoding="utf-8")
 
 
@@ -58,8 +59,13 @@ def call_tools_parallel(calls):
 
 
 def set_result(data, files=None):
-    """Set the structured result, and the workspace files to return."""
-    _RESULT.write(_json.dumps({"data": data, "files": list(files or [])}) + "\n")
+    """Set the structured result, and the workspace files to return (a name or a list)."""
+    if isinstance(files, str):
+        files = [files]
+    line = _json.dumps({"data": data, "files": list(files or [])})
+    if _MAX_OUTPUT and len(line) > _MAX_OUTPUT:
+        raise ValueError("the result is %d bytes of JSON, over the output cap of %d bytes: return less, or write it to a file and declare the file" % (len(line), _MAX_OUTPUT))
+    _RESULT.write(line + "\n")
     _RESULT.flush()
 
 
@@ -78,9 +84,26 @@ def install_package(name):
 def _main(path):
     with open(path, encoding="utf-8") as f:
         source = f.read()
-    scope = {"__name__": "__main__", "call_tool": call_tool, "call_tools_parallel": call_tools_parallel,
-             "set_result": set_result, "install_package": install_package}
-    exec(compile(source, "main.py", "exec"), scope)
+    # The code runs as a file of its workspace: imports of the workspace's
+    # modules work, and __file__ names it there.
+    here = _os.getcwd()
+    name = _os.path.join(here, "main.py")
+    _sys.path[0] = here
+    scope = {"__name__": "__main__", "__file__": name, "__builtins__": __builtins__, "call_tool": call_tool,
+             "call_tools_parallel": call_tools_parallel, "set_result": set_result, "install_package": install_package}
+    try:
+        exec(compile(source, name, "exec"), scope)
+    except SystemExit:
+        raise
+    except BaseException as e:
+        # The traceback starts at the code: the prelude's own frames on top
+        # are left out.
+        import traceback
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next
+        traceback.print_exception(type(e), e, tb)
+        _sys.exit(1)
 
 
 if __name__ == "__main__":
