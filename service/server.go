@@ -73,21 +73,21 @@ type V1Response struct {
 
 // A Server runs code for clients.
 type Server struct {
-	cfg     Config
-	ws      *workspaces
-	jail    *jail
-	sem     chan struct{}
-	log     *slog.Logger
+	cfg  Config
+	ws   *workspaces
+	jail *jail
+	sem  chan struct{}
+	log  *slog.Logger
 	// js runs javascript and typescript; made on first use, so that a
 	// server that runs none starts no worker process.
 	js       *airlock.Runtime
 	jsOnce   sync.Once
 	jsConfig airlock.RuntimeConfig
 	closed   atomic.Bool
-	client  *http.Client
-	metrics *metrics
-	nextID  atomic.Int64
-	stop    chan struct{}
+	client   *http.Client
+	metrics  *metrics
+	nextID   atomic.Int64
+	stop     chan struct{}
 
 	tokens        [][32]byte // SHA-256 of each token
 	callbackHosts map[string]bool
@@ -173,8 +173,8 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	s := &Server{
 		cfg: cfg, ws: ws, jail: j, sem: make(chan struct{}, cfg.MaxConcurrent), log: logger,
 		jsConfig: airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: workers},
-		client:  callbackClient(),
-		metrics: newMetrics(), stop: make(chan struct{}),
+		client:   callbackClient(),
+		metrics:  newMetrics(), stop: make(chan struct{}),
 		reading: make(chan struct{}, 2*cfg.MaxConcurrent), callbackHosts: map[string]bool{},
 	}
 	for _, t := range cfg.Tokens {
