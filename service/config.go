@@ -70,8 +70,13 @@ type Config struct {
 	// MaxProcesses bounds a subprocess's processes (RLIMIT_NPROC; binding
 	// only when the server does not run as root); default 64.
 	MaxProcesses int
-	// AllowInstall lets code install packages (install_package / installPackage).
+	// AllowInstall lets python and node code install packages
+	// (install_package / installPackage): the server installs them outside
+	// the jail into the session's workspace, wheels only for pip, no
+	// scripts for npm. Off by default: the error then says so at once.
 	AllowInstall bool
+	// InstallTimeout bounds one install (--install-timeout); default 2m.
+	InstallTimeout time.Duration
 	// Insecure runs Python and Node without bubblewrap. Without it and
 	// without bwrap on the machine, those runtimes are refused.
 	Insecure bool
@@ -204,6 +209,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxProcesses <= 0 {
 		c.MaxProcesses = 64
+	}
+	if c.InstallTimeout <= 0 {
+		c.InstallTimeout = 2 * time.Minute
 	}
 	if c.JailUID <= 0 {
 		c.JailUID = 65534

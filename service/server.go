@@ -109,7 +109,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
 	j := &jail{memory: cfg.MemoryLimitBytes, procs: cfg.MaxProcesses, install: cfg.AllowInstall,
-		maxOut: cfg.MaxOutput, inFlight: cfg.MaxCallsInFlight, fileSize: min(max(cfg.MaxFileBytes*4, 64<<20), cfg.WorkspaceQuotaBytes)}
+		maxOut: cfg.MaxOutput, inFlight: cfg.MaxCallsInFlight, installTimeout: cfg.InstallTimeout, fileSize: min(max(cfg.MaxFileBytes*4, 64<<20), cfg.WorkspaceQuotaBytes)}
 	if j.memory <= 0 {
 		j.memory = 512 << 20
 	}

@@ -62,6 +62,8 @@ type jail struct {
 	maxOut   int
 	fileSize int64
 	inFlight int // tool calls at once
+	// installTimeout bounds one package install.
+	installTimeout time.Duration
 	// user, when set, is the unprivileged user the jail runs as: a server
 	// running as root gives it the workspaces (nil otherwise), and
 	// setpriv (under /usr, so inside the jail too) becomes it.
@@ -178,7 +180,10 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	runCtx, cancel := context.WithTimeout(ctx, req.timeout)
 	defer cancel()
 	var calls sync.WaitGroup
-	go serveCalls(runCtx, ln, req.dispatch, &calls, j.inFlight)
+	install := func(ctx context.Context, manager, spec string) (string, error) {
+		return j.installPackage(ctx, manager, spec, req.dir, req.quota)
+	}
+	go serveCalls(runCtx, ln, req.dispatch, install, &calls, j.inFlight)
 
 	resultR, resultW, err := os.Pipe()
 	if err != nil {
@@ -402,7 +407,7 @@ func lastLine(b []byte) []byte {
 // most inFlight at once: the next connection is accepted when one ends,
 // and until then it waits in the socket's backlog, costing the server
 // nothing.
-func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, wg *sync.WaitGroup, inFlight int) {
+func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, install func(ctx context.Context, manager, spec string) (string, error), wg *sync.WaitGroup, inFlight int) {
 	go func() { <-ctx.Done(); ln.Close() }()
 	slots := make(chan struct{}, inFlight)
 	for {
@@ -426,11 +431,19 @@ func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, wg *s
 				Error string  `json:"error,omitempty"`
 			}
 			var call struct {
-				Name string          `json:"name"`
-				Args json.RawMessage `json:"args"`
+				Name    string          `json:"name"`
+				Args    json.RawMessage `json:"args"`
+				Install string          `json:"install"` // a package, for pip or npm
+				Manager string          `json:"manager"`
 			}
-			if err != nil && len(line) == 0 || json.Unmarshal(line, &call) != nil || call.Name == "" {
+			if err != nil && len(line) == 0 || json.Unmarshal(line, &call) != nil || call.Name == "" && call.Install == "" {
 				resp.Error = "malformed tool call"
+			} else if call.Install != "" {
+				if data, err := install(ctx, call.Manager, call.Install); err != nil {
+					resp.Error = err.Error()
+				} else {
+					resp.Data = &data
+				}
 			} else if data, err := dispatch(ctx, call.Name, call.Args); err != nil {
 				resp.Error = err.Error()
 			} else {

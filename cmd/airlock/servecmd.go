@@ -40,7 +40,8 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	fs.String("workspace-quota", strconv.FormatInt(d.WorkspaceQuotaBytes, 10), "bytes a session's workspace may hold, or 1GiB ($SANDBOX_WORKSPACE_QUOTA)")
 	fs.Int("workspace-entries", d.WorkspaceMaxEntries, "files and directories a session's workspace may hold")
 	fs.String("memory", "", "memory limit of an execution (default 512MiB for python/node, 64MiB for javascript)")
-	fs.Bool("allow-install", false, "let code install packages (install_package / installPackage)")
+	fs.Bool("allow-install", false, "let python and node code install packages (install_package / installPackage): the server installs them outside the jail, wheels only for pip, no scripts for npm")
+	fs.Duration("install-timeout", d.InstallTimeout, "bound on one package install")
 	fs.Int("workers", d.Workers, "worker processes for javascript and typescript; -1 runs them in the server's process")
 	fs.Int("jail-uid", d.JailUID, "the unprivileged user (and group) the jail runs as when the server is root")
 	fs.Bool("insecure-no-bwrap", false, "run python and node WITHOUT bubblewrap (the code can then read the machine and use the network)")
@@ -75,6 +76,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		JSMaxOutput:      get("js-max-output").Get().(int),
 		MaxCallsInFlight: get("max-calls-in-flight").Get().(int),
 		AllowInstall:     get("allow-install").Get().(bool),
+		InstallTimeout:   get("install-timeout").Get().(time.Duration),
 		Insecure:         get("insecure-no-bwrap").Get().(bool),
 		Workers:          get("workers").Get().(int),
 		JailUID:          get("jail-uid").Get().(int),

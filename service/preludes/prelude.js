@@ -55,11 +55,23 @@ const __airlock = (() => {
     },
     // A stack without the lines of the prelude's wrapper and Node's own.
     stack: (e) => String(e && e.stack || e).split("\n").filter((l) => !/\((node:internal|\/run\/airlock\/prelude\.js)|at node:internal|^\s+at (Module\.|Object\.<anonymous> \(node:)/.test(l)).join("\n"),
+    // The server installs it outside the jail, into the workspace's
+    // node_modules, where require finds it.
     installPackage: async (name) => {
-      if (!install) throw new Error("installPackage is disabled on this server");
-      const { execFileSync } = require("child_process");
-      execFileSync("npm", ["install", "--silent", "--prefix", process.cwd(), name], { stdio: ["ignore", 2, 2] });
-      module.paths.unshift(require("path").join(process.cwd(), "node_modules"));
+      if (!install) throw new Error("installPackage is disabled on this server (the operator enables it with --allow-install)");
+      await new Promise((resolve, reject) => {
+        const s = net.createConnection(socketPath);
+        let buf = "";
+        s.setEncoding("utf8");
+        s.on("connect", () => s.write(JSON.stringify({ install: String(name), manager: "npm" }) + "\n"));
+        s.on("data", (d) => { buf += d; });
+        s.on("error", reject);
+        s.on("end", () => {
+          let resp;
+          try { resp = JSON.parse(buf || "{}"); } catch (e) { reject(e); return; }
+          if (resp.error) reject(new Error(resp.error)); else resolve(resp.data);
+        });
+      });
     },
   };
 })();

@@ -70,15 +70,34 @@ def set_result(data, files=None):
 
 
 def install_package(name):
-    """Install a package with pip into the workspace (if the server allows it)."""
+    """Install a package with pip into the workspace (if the server allows it); it is then importable."""
     if not _INSTALL:
-        raise RuntimeError("install_package is disabled on this server")
-    import subprocess
-    target = _os.path.join(_os.getcwd(), ".packages")
-    subprocess.run([_sys.executable, "-m", "pip", "install", "--quiet", "--target", target, name], check=True, stdout=2)
-    if target not in _sys.path:
-        _sys.path.insert(0, target)
+        raise RuntimeError("install_package is disabled on this server (the operator enables it with --allow-install)")
+    import socket as _socket
+    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        s.connect(_SOCKET)
+        s.sendall((_json.dumps({"install": str(name), "manager": "pip"}) + "\n").encode())
+        buf = bytearray()
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+    finally:
+        s.close()
+    resp = _json.loads(buf or b"{}")
+    if resp.get("error"):
+        raise RuntimeError(resp["error"])
+    _packages()
+    import importlib
+    importlib.invalidate_caches()
 
+
+def _packages():
+    target = _os.path.join(_os.getcwd(), ".packages")
+    if _os.path.isdir(target) and target not in _sys.path:
+        _sys.path.insert(1, target)
 
 
 def _main(path):
@@ -89,6 +108,7 @@ def _main(path):
     here = _os.getcwd()
     name = _os.path.join(here, "main.py")
     _sys.path[0] = here
+    _packages()
     scope = {"__name__": "__main__", "__file__": name, "__builtins__": __builtins__, "call_tool": call_tool,
              "call_tools_parallel": call_tools_parallel, "set_result": set_result, "install_package": install_package}
     try:
