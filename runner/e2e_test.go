@@ -326,7 +326,7 @@ func TestWorkspaceQuota(t *testing.T) {
 			for _, kind := range []string{"bytes", "entries", "one"} {
 				session := rt + "-" + kind
 				start := time.Now()
-				res, err := r.Run(ctx, runner.CodeRequest{Code: fill[rt][kind], Runtime: rt, SessionID: session, Timeout: 20}, nil)
+				res, err := r.Run(ctx, runner.CodeRequest{Code: fill[rt][kind], Runtime: rt, SessionID: session, Timeout: 20 * time.Second}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
