@@ -33,6 +33,7 @@ type HTTPRunner struct {
 	delay       time.Duration
 	blocked     map[string]bool
 	client      *http.Client
+	token       string
 
 	cbAddr     string
 	cbExternal string
@@ -79,6 +80,9 @@ func WithRetryDelay(d time.Duration) Option { return func(r *HTTPRunner) { r.del
 
 // WithHTTPClient sets the client used to reach the service.
 func WithHTTPClient(c *http.Client) Option { return func(r *HTTPRunner) { r.client = c } }
+
+// WithToken sends a bearer token to the service (its --token).
+func WithToken(token string) Option { return func(r *HTTPRunner) { r.token = token } }
 
 // WithBlockedTools are tools code may not call (execute_code, so that code
 // cannot run code).
@@ -280,6 +284,9 @@ func (r *HTTPRunner) post(ctx context.Context, path string, body []byte, timeout
 			return err
 		}
 		req.Header.Set("Content-Type", "application/json")
+		if r.token != "" {
+			req.Header.Set("Authorization", "Bearer "+r.token)
+		}
 		resp, err := r.client.Do(req)
 		if err != nil {
 			cancel()

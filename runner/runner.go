@@ -18,7 +18,8 @@ type CodeRunner interface {
 // CodeRequest is code to run.
 type CodeRequest struct {
 	Code string
-	// Runtime is "python", "node", "javascript" or "typescript".
+	// Runtime is "python", "node", "javascript" or "typescript"; "" means
+	// python, as the reference client documents.
 	Runtime string
 	// SessionID names a workspace that persists across runs; "" means a
 	// throwaway one.

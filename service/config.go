@@ -1,22 +1,50 @@
 // Package service is Airlock's sandbox service (seed 004): an HTTP server
 // that runs code an agent wrote — Python and Node.js in subprocesses jailed
-// by bubblewrap, JavaScript and TypeScript in process on the core sandbox —
-// with tool calls back to the agent over HTTP, per-session workspaces, and
-// files in and out. It speaks the reference protocol (POST /execute, GET
-// /health, DELETE /workspace/{id}) and its own /v1/execute.
+// by bubblewrap, JavaScript and TypeScript on the core sandbox in worker
+// processes — with tool calls back to the agent over HTTP, per-session
+// workspaces, and files in and out. It speaks the reference protocol (POST
+// /execute, /health, DELETE /workspace/{id}) and its own /v1/execute.
+//
+// Deny by default: it listens on loopback (beyond it only with bearer
+// tokens, or AllowNoToken), posts callbacks only to loopback and
+// CallbackHosts, installs nothing unless AllowInstall, and never runs code
+// as root. A session belongs to the token that made it.
 package service
 
 import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // Config configures a server. The zero value of a field means its default.
 type Config struct {
-	// Addr to listen on (SANDBOX_ADDR); default ":9000".
+	// Addr to listen on (SANDBOX_ADDR); default "127.0.0.1:9000". New
+	// refuses an address beyond loopback without Tokens, unless
+	// AllowNoToken.
 	Addr string
+	// Tokens are the bearer tokens clients must send (SANDBOX_TOKENS,
+	// comma-separated; --token, repeatable); none means no authentication.
+	// Each token is a credential: a session belongs to the one that made it,
+	// and another gets 403 for it.
+	Tokens []string
+	// AllowNoToken lets the server listen beyond loopback without tokens
+	// (--allow-no-token): for a network where the operator controls who
+	// can connect.
+	AllowNoToken bool
+	// CallbackHosts are the host names (or addresses) callbacks may go to,
+	// besides loopback (SANDBOX_CALLBACK_HOSTS, comma-separated;
+	// --callback-hosts). A request with any other callback_url gets 400.
+	CallbackHosts []string
+	// MaxRequestBytes bounds a request's body, checked before it is read
+	// (413 past it) (SANDBOX_MAX_REQUEST, --max-request); default 32 MiB.
+	MaxRequestBytes int64
+	// MaxCallsInFlight bounds the tool callbacks of one execution running
+	// at once, callToolsParallel / call_tools_parallel included: more
+	// wait (--max-calls-in-flight); default 8.
+	MaxCallsInFlight int
 	// Workspace is the root of the session workspaces (SANDBOX_WORKSPACE);
 	// default a directory under the system's temporary directory.
 	Workspace string
@@ -32,6 +60,12 @@ type Config struct {
 	// MaxOutput caps the logs of an execution, and its result
 	// (SANDBOX_MAX_OUTPUT); default 512 KiB.
 	MaxOutput int
+	// JSMaxOutput caps what a javascript or typescript execution returns
+	// to the caller, which is usually a model's context
+	// (SANDBOX_JS_MAX_OUTPUT, --js-max-output); default 32 KiB. Logs past it
+	// are cut, with a marker that says how many bytes were; a result whose
+	// JSON is larger fails the run at setResult, with an error that says so.
+	JSMaxOutput int
 	// MaxFileBytes caps a returned file; a larger one comes back as its
 	// name, type and size only. Default 10 MiB.
 	MaxFileBytes int64
@@ -41,11 +75,21 @@ type Config struct {
 	// MaxProcesses bounds a subprocess's processes (RLIMIT_NPROC; binding
 	// only when the server does not run as root); default 64.
 	MaxProcesses int
-	// AllowInstall lets code install packages (install_package / installPackage).
+	// AllowInstall lets python and node code install packages
+	// (install_package / installPackage): the server installs them outside
+	// the jail into the session's workspace, wheels only for pip, no
+	// scripts for npm. Off by default: the error then says so at once.
 	AllowInstall bool
+	// InstallTimeout bounds one install (--install-timeout); default 2m.
+	InstallTimeout time.Duration
 	// Insecure runs Python and Node without bubblewrap. Without it and
 	// without bwrap on the machine, those runtimes are refused.
 	Insecure bool
+	// JailUID is the unprivileged user (and group) the jail runs as when
+	// the server runs as root; default 65534 (nobody). The workspaces
+	// become its, and the interpreters and the workspace root must be
+	// reachable by it (the server says so at start when they are not).
+	JailUID int
 	// BwrapBin is the bubblewrap binary; default "bwrap".
 	BwrapBin string
 	// WorkspaceQuotaBytes bounds the bytes of a session's workspace
@@ -55,8 +99,10 @@ type Config struct {
 	// workspace over either refuses runs until files are deleted.
 	WorkspaceQuotaBytes int64
 	WorkspaceMaxEntries int
-	// Workers, when positive, runs javascript and typescript in that many
-	// worker processes instead of in the server's (airlock.RuntimeConfig.Workers).
+	// Workers is how many worker processes run javascript and typescript
+	// (airlock.RuntimeConfig.Workers): a fatal error in the engine kills a
+	// worker, not the server. Default 2; negative runs them in the server's
+	// process.
 	Workers int
 }
 
@@ -64,6 +110,8 @@ type Config struct {
 func ConfigFromEnv() (Config, error) {
 	var c Config
 	c.Addr = os.Getenv("SANDBOX_ADDR")
+	c.Tokens = splitList(os.Getenv("SANDBOX_TOKENS"))
+	c.CallbackHosts = splitList(os.Getenv("SANDBOX_CALLBACK_HOSTS"))
 	c.Workspace = os.Getenv("SANDBOX_WORKSPACE")
 	c.PythonBin = os.Getenv("SANDBOX_PYTHON_BIN")
 	c.NodeBin = os.Getenv("SANDBOX_NODE_BIN")
@@ -83,10 +131,28 @@ func ConfigFromEnv() (Config, error) {
 		return c, err
 	}
 	c.MaxOutput = int(n)
+	if n, err = positiveEnv("SANDBOX_JS_MAX_OUTPUT", "a positive number of bytes"); err != nil {
+		return c, err
+	}
+	c.JSMaxOutput = int(n)
 	if c.WorkspaceQuotaBytes, err = positiveEnv("SANDBOX_WORKSPACE_QUOTA", "a positive number of bytes"); err != nil {
 		return c, err
 	}
+	if c.MaxRequestBytes, err = positiveEnv("SANDBOX_MAX_REQUEST", "a positive number of bytes"); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// splitList splits a comma-separated list, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // positiveEnv reads a positive integer from the environment; 0 when unset.
@@ -102,9 +168,25 @@ func positiveEnv(name, want string) (int64, error) {
 	return n, nil
 }
 
+// WithDefaults is the configuration with each zero field set to its
+// default, as New uses it.
+func (c Config) WithDefaults() Config {
+	c.defaults()
+	return c
+}
+
 func (c *Config) defaults() {
 	if c.Addr == "" {
-		c.Addr = ":9000"
+		c.Addr = "127.0.0.1:9000"
+	}
+	if c.MaxRequestBytes <= 0 {
+		c.MaxRequestBytes = 32 << 20
+	}
+	if c.MaxCallsInFlight <= 0 {
+		c.MaxCallsInFlight = 8
+	}
+	if c.Workers == 0 {
+		c.Workers = 2
 	}
 	if c.Workspace == "" {
 		c.Workspace = os.TempDir() + "/airlock-sandbox"
@@ -124,11 +206,20 @@ func (c *Config) defaults() {
 	if c.MaxOutput <= 0 {
 		c.MaxOutput = 512 << 10
 	}
+	if c.JSMaxOutput <= 0 {
+		c.JSMaxOutput = 32 << 10
+	}
 	if c.MaxFileBytes <= 0 {
 		c.MaxFileBytes = 10 << 20
 	}
 	if c.MaxProcesses <= 0 {
 		c.MaxProcesses = 64
+	}
+	if c.InstallTimeout <= 0 {
+		c.InstallTimeout = 2 * time.Minute
+	}
+	if c.JailUID <= 0 {
+		c.JailUID = 65534
 	}
 	if c.BwrapBin == "" {
 		c.BwrapBin = "bwrap"

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlockrun/airlock"
@@ -38,6 +39,9 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 			root.Close()
 		}
 	}()
+	// At most MaxCallsInFlight tool calls run at once; the others wait.
+	slots := make(chan struct{}, s.cfg.MaxCallsInFlight)
+	dispatch = limitCalls(slots, dispatch)
 	callTool := func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
 		var list []json.RawMessage
 		var name string
@@ -56,22 +60,31 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if json.Unmarshal(args, &list) != nil || len(list) == 0 || json.Unmarshal(list[0], &calls) != nil {
 			return nil, errors.New("callToolsParallel expects an array of [name, args] pairs")
 		}
-		out := make([]json.RawMessage, len(calls))
-		errs := make([]error, len(calls))
-		var wg sync.WaitGroup
+		type call struct {
+			name string
+			args json.RawMessage
+		}
+		todo := make([]call, len(calls))
 		for i, c := range calls {
-			var name string
-			if len(c) == 0 || json.Unmarshal(c[0], &name) != nil || name == "" {
+			if len(c) == 0 || json.Unmarshal(c[0], &todo[i].name) != nil || todo[i].name == "" {
 				return nil, errors.New("callToolsParallel expects an array of [name, args] pairs")
 			}
-			var a json.RawMessage
 			if len(c) > 1 {
-				a = c[1]
+				todo[i].args = c[1]
 			}
+		}
+		// A few goroutines take the calls in turn, not one per call.
+		out := make([]json.RawMessage, len(calls))
+		errs := make([]error, len(calls))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(len(todo), s.cfg.MaxCallsInFlight) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				out[i], errs[i] = toolData(ctx, dispatch, name, a)
+				for i := int(next.Add(1) - 1); i < len(todo); i = int(next.Add(1) - 1) {
+					out[i], errs[i] = toolData(ctx, dispatch, todo[i].name, todo[i].args)
+				}
 			}()
 		}
 		wg.Wait()
@@ -85,9 +98,15 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if json.Unmarshal(args, &list) != nil || len(list) == 0 {
 			return nil, errors.New("setResult expects a value")
 		}
+		if len(list[0]) > s.cfg.JSMaxOutput {
+			return nil, errors.New(resultTooLarge(len(list[0]), s.cfg.JSMaxOutput))
+		}
 		var files []string
-		if len(list) > 1 && string(list[1]) != "null" && json.Unmarshal(list[1], &files) != nil {
-			return nil, errors.New("setResult: files must be an array of names")
+		var one string
+		if len(list) > 1 && json.Unmarshal(list[1], &one) == nil {
+			files = []string{one} // setResult(data, "r.txt")
+		} else if len(list) > 1 && string(list[1]) != "null" && json.Unmarshal(list[1], &files) != nil {
+			return nil, errors.New("setResult: files must be a name or an array of names")
 		}
 		mu.Lock()
 		result, declared = list[0], files
@@ -103,7 +122,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if err != nil {
 			return "", err
 		}
-		b, err := root.ReadFile(n)
+		b, err := readWorkspaceFile(root, n, s.cfg.MaxFileBytes)
 		if err != nil {
 			return "", fmt.Errorf("readFile %q: %v", name, strings.ReplaceAll(err.Error(), wd.dir, "."))
 		}
@@ -125,7 +144,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if _, err := s.quota().room(wd.dir, add, newEntries); err != nil {
 			return fmt.Errorf("writeFile %q: %w", name, err)
 		}
-		if err := root.WriteFile(n, []byte(text), 0o644); err != nil {
+		if err := writeWorkspaceFile(root, n, []byte(text), s.jail.user); err != nil {
 			return fmt.Errorf("writeFile %q: %v", name, strings.ReplaceAll(err.Error(), wd.dir, "."))
 		}
 		return nil
@@ -136,7 +155,11 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ex, err := s.js.Run(runCtx, req.Code, airlock.Options{
+	js := s.jsRuntime()
+	if js == nil {
+		return V1Response{ExecuteResponse: ExecuteResponse{ExitCode: 1, Error: "the server is closed"}, Status: "error"}
+	}
+	ex, err := js.Run(runCtx, req.Code, airlock.Options{
 		Language: lang, Filename: filename,
 		Globals: map[string]any{
 			"callTool":          airlock.Async(airlock.JSONFunc(callTool)),
@@ -160,10 +183,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 			fmt.Fprintf(&logs, "[%s] %s\n", l.Level, l.Message())
 		}
 	}
-	resp.Logs = logs.String()
-	if len(resp.Logs) > s.cfg.MaxOutput {
-		resp.Logs = resp.Logs[:s.cfg.MaxOutput] + truncatedMarker
-	}
+	resp.Logs = capText(logs.String(), s.cfg.JSMaxOutput)
 	mu.Lock()
 	if result != nil {
 		resp.Output = string(result)
@@ -180,15 +200,15 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 			resp.Error += fmt.Sprintf(" (%s:%d:%d)", res.Error.Filename, res.Error.Line, res.Error.Column)
 		}
 	}
-	if len(resp.Output) > s.cfg.MaxOutput {
+	if len(resp.Output) > s.cfg.JSMaxOutput { // setResult refuses it; a guard
 		resp.Output = ""
 		if resp.Error == "" {
-			resp.Error = fmt.Sprintf("the result is larger than the output cap (%d bytes)", s.cfg.MaxOutput)
+			resp.ExitCode, resp.Status, resp.Error = 1, "error", resultTooLarge(len(result), s.cfg.JSMaxOutput)
 		}
 	}
 	if len(files) > 0 {
 		if dir, err := wd.get(); err == nil {
-			resp.Files = collectFiles(dir, files, s.cfg.MaxFileBytes, &resp.Error)
+			resp.Files = collectFiles(dir, files, s.cfg.MaxFileBytes, &resp.Error, &resp.Logs)
 		}
 	}
 	return resp
@@ -205,4 +225,22 @@ func toolData(ctx context.Context, dispatch Dispatcher, name string, args json.R
 		return json.RawMessage(data), nil
 	}
 	return json.Marshal(data)
+}
+
+// resultTooLarge is the error of a result over the output cap.
+func resultTooLarge(n, limit int) string {
+	return fmt.Sprintf("the result is %d bytes of JSON, over the output cap of %d bytes: return less, or write it to a file and declare the file", n, limit)
+}
+
+// limitCalls makes dispatch wait for one of slots (or the context's end).
+func limitCalls(slots chan struct{}, dispatch Dispatcher) Dispatcher {
+	return func(ctx context.Context, name string, args json.RawMessage) (string, error) {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		defer func() { <-slots }()
+		return dispatch(ctx, name, args)
+	}
 }

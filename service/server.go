@@ -3,17 +3,23 @@ package service
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +44,9 @@ type ExecuteRequest struct {
 	SessionID   string `json:"session_id"`
 	Timeout     int    `json:"timeout"` // seconds; ≤ 0 means 30, at most 300
 	Files       []File `json:"files"`
+	// Credential is who asks, for the ownership of sessions: the HTTP
+	// handler sets it from the bearer token; never read from the wire.
+	Credential string `json:"-"`
 }
 
 // ExecuteResponse is the answer of POST /execute.
@@ -64,16 +73,25 @@ type V1Response struct {
 
 // A Server runs code for clients.
 type Server struct {
-	cfg     Config
-	ws      *workspaces
-	jail    *jail
-	sem     chan struct{}
-	log     *slog.Logger
-	js      *airlock.Runtime
-	client  *http.Client
-	metrics *metrics
-	nextID  atomic.Int64
-	stop    chan struct{}
+	cfg  Config
+	ws   *workspaces
+	jail *jail
+	sem  chan struct{}
+	log  *slog.Logger
+	// js runs javascript and typescript; made on first use, so that a
+	// server that runs none starts no worker process.
+	js       *airlock.Runtime
+	jsOnce   sync.Once
+	jsConfig airlock.RuntimeConfig
+	closed   atomic.Bool
+	client   *http.Client
+	metrics  *metrics
+	nextID   atomic.Int64
+	stop     chan struct{}
+
+	tokens        [][32]byte // SHA-256 of each token
+	callbackHosts map[string]bool
+	reading       chan struct{} // bodies being read
 }
 
 // New checks the configuration and returns a server. Without bwrap on the
@@ -83,12 +101,15 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	if len(cfg.Tokens) == 0 && !cfg.AllowNoToken && !loopback(cfg.Addr) {
+		return nil, fmt.Errorf("refusing to listen on %s without a token: anyone who reaches it could run code and read every session; set a token (--token, SANDBOX_TOKENS), listen on loopback (--addr 127.0.0.1:9000), or say --allow-no-token", cfg.Addr)
+	}
 	ws, err := newWorkspaces(cfg.Workspace, cfg.SessionTTL)
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
-	j := &jail{root: ws.root, memory: cfg.MemoryLimitBytes, procs: cfg.MaxProcesses, install: cfg.AllowInstall,
-		maxOut: cfg.MaxOutput, fileSize: min(max(cfg.MaxFileBytes*4, 64<<20), cfg.WorkspaceQuotaBytes)}
+	j := &jail{memory: cfg.MemoryLimitBytes, procs: cfg.MaxProcesses, install: cfg.AllowInstall,
+		maxOut: cfg.MaxOutput, inFlight: cfg.MaxCallsInFlight, installTimeout: cfg.InstallTimeout, fileSize: min(max(cfg.MaxFileBytes*4, 64<<20), cfg.WorkspaceQuotaBytes)}
 	if j.memory <= 0 {
 		j.memory = 512 << 20
 	}
@@ -100,19 +121,42 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 			j.bwrap = p
 		}
 	}
+	if j.bwrap != "" && os.Geteuid() == 0 {
+		// The code never runs as root: the jail becomes an unprivileged
+		// user, which the workspaces belong to. RLIMIT_NPROC, counted for
+		// that user, is shared by the executions running at once.
+		j.user = &jailUser{uid: cfg.JailUID, gid: cfg.JailUID}
+		j.procs *= cfg.MaxConcurrent
+		ws.owner = j.user
+		if p, err := exec.LookPath("setpriv"); err == nil && strings.HasPrefix(p, "/usr/") {
+			j.setpriv = p
+		} else if p, err := exec.LookPath("/usr/bin/setpriv"); err == nil {
+			j.setpriv = p
+		} else {
+			logger.Warn("setpriv not found under /usr (util-linux): python and node are refused, since the server runs as root")
+			j.bwrap, j.user, ws.owner = "", nil, nil
+			j.rootWithoutSetpriv = true
+		}
+	}
+	var prefixes []string
 	for _, rt := range []struct {
 		name string
 		bin  string
 		dst  *string
 	}{{"python", cfg.PythonBin, &j.python}, {"node", cfg.NodeBin, &j.node}} {
-		if p, err := exec.LookPath(rt.bin); err == nil {
-			*rt.dst = realBinary(p, rt.name)
-		} else {
+		p, err := exec.LookPath(rt.bin)
+		if err != nil {
 			logger.Warn("runtime unavailable", "runtime", rt.name, "binary", rt.bin, "err", err)
+			continue
 		}
+		bin, prefix := realBinary(p, rt.name)
+		*rt.dst = bin
+		prefixes = append(prefixes, prefix)
 	}
+	j.mounts = jailRoot(prefixes)
 	switch {
 	case j.bwrap != "":
+	case j.rootWithoutSetpriv:
 	case cfg.Insecure:
 		logger.Warn("INSECURE: python and node run WITHOUT bubblewrap: the code can read the machine, use the network and see other workspaces")
 	default:
@@ -122,18 +166,50 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if memJS <= 0 {
 		memJS = 64 << 20
 	}
+	workers := cfg.Workers
+	if workers < 0 {
+		workers = 0 // in the server's process
+	}
 	s := &Server{
 		cfg: cfg, ws: ws, jail: j, sem: make(chan struct{}, cfg.MaxConcurrent), log: logger,
-		js:      airlock.NewRuntime(airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: cfg.Workers}),
-		client:  &http.Client{Timeout: 5 * time.Minute},
-		metrics: newMetrics(), stop: make(chan struct{}),
+		jsConfig: airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: workers},
+		client:   callbackClient(),
+		metrics:  newMetrics(), stop: make(chan struct{}),
+		reading: make(chan struct{}, 2*cfg.MaxConcurrent), callbackHosts: map[string]bool{},
+	}
+	for _, t := range cfg.Tokens {
+		if t == "" {
+			return nil, errors.New("an empty token")
+		}
+		s.tokens = append(s.tokens, sha256.Sum256([]byte(t)))
+	}
+	for _, h := range cfg.CallbackHosts {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			s.callbackHosts[h] = true
+		}
 	}
 	go s.evictLoop()
 	return s, nil
 }
 
-// Close stops the eviction loop.
-func (s *Server) Close() { close(s.stop) }
+// Close stops the eviction loop and the javascript runtime's workers. It
+// is idempotent.
+func (s *Server) Close() {
+	if !s.closed.CompareAndSwap(false, true) {
+		return
+	}
+	close(s.stop)
+	s.jsOnce.Do(func() {}) // none made from now on
+	if s.js != nil {
+		s.js.Close()
+	}
+}
+
+// jsRuntime is the javascript runtime, made on first use.
+func (s *Server) jsRuntime() *airlock.Runtime {
+	s.jsOnce.Do(func() { s.js = airlock.NewRuntime(s.jsConfig) })
+	return s.js
+}
 
 func (s *Server) evictLoop() {
 	every := min(max(s.cfg.SessionTTL/4, time.Second), time.Minute)
@@ -155,31 +231,71 @@ func (s *Server) evictLoop() {
 // it periodically).
 func (s *Server) Evict() []string { return s.ws.evict(time.Now()) }
 
-// Handler serves the API.
+// Handler serves the API. With tokens configured, every endpoint but
+// /health wants one of them as a bearer token.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, false) })
 	mux.HandleFunc("/v1/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, true) })
-	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
-			return
-		}
+	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) { // any method, as the reference
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	mux.HandleFunc("/workspace/{id}", func(w http.ResponseWriter, r *http.Request) {
+	deleteWorkspace := func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodDelete {
 			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
 			return
 		}
-		if err := s.ws.remove(r.PathValue("id")); err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+		cred, ok := s.authorize(w, r)
+		if !ok {
+			return
+		}
+		id := strings.TrimPrefix(r.URL.Path, "/workspace/")
+		if id == "" {
+			writeError(w, http.StatusBadRequest, "session_id is required")
+			return
+		}
+		if err := s.ws.remove(id, cred); err != nil {
+			status := http.StatusInternalServerError
+			var re *RequestError
+			if errors.As(err, &re) {
+				status = re.Status
+			}
+			writeError(w, status, err.Error())
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
+	}
+	mux.HandleFunc("/workspace/", deleteWorkspace)
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := s.authorize(w, r); ok {
+			s.metrics.ServeHTTP(w, r)
+		}
 	})
-	mux.Handle("/metrics", s.metrics)
 	return s.withRequestID(mux)
+}
+
+// authorize checks a request's bearer token against the configured ones,
+// in constant time, and gives the credential it stands for (a hash of the
+// token; "" when the server has no tokens). A refused request is answered.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if len(s.tokens) == 0 {
+		return "", true
+	}
+	given, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	sum := sha256.Sum256([]byte(given))
+	match := -1
+	for i, t := range s.tokens {
+		if subtle.ConstantTimeCompare(sum[:], t[:]) == 1 {
+			match = i
+		}
+	}
+	if match < 0 {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
+		writeError(w, http.StatusUnauthorized, "a valid bearer token is required (Authorization: Bearer <token>)")
+		return "", false
+	}
+	cred := sha256.Sum256(append([]byte("airlock credential\x00"), s.tokens[match][:]...))
+	return hex.EncodeToString(cred[:16]), true
 }
 
 func (s *Server) withRequestID(next http.Handler) http.Handler {
@@ -213,19 +329,51 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]string{"error": msg})
 }
 
-const maxRequestBytes = 256 << 20
-
 func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
 	if r.Method != http.MethodPost {
 		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
+	cred, ok := s.authorize(w, r)
+	if !ok {
+		return
+	}
+	// The body is bounded before it is read, and bodies are read a few at
+	// a time, each within a deadline.
+	limit := s.cfg.MaxRequestBytes
+	tooLarge := func() {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes (the server's --max-request)", limit))
+	}
+	if r.ContentLength > limit {
+		tooLarge()
+		return
+	}
+	select {
+	case s.reading <- struct{}{}:
+	default:
+		s.metrics.reject()
+		writeError(w, http.StatusServiceUnavailable, ErrBusy.Msg)
+		return
+	}
+	http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
 	var req ExecuteRequest
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxRequestBytes))
-	if err := dec.Decode(&req); err != nil {
+	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit)).Decode(&req)
+	<-s.reading
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			tooLarge()
+			return
+		}
 		writeError(w, http.StatusBadRequest, "invalid JSON: "+err.Error())
 		return
 	}
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
+	if err := s.allowCallback(req.CallbackURL); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	req.Credential = cred
 	resp, err := s.Execute(r.Context(), req, s.dispatcher(req.ExecutionID, req.CallbackURL))
 	if err != nil {
 		status := http.StatusInternalServerError
@@ -241,6 +389,30 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
 		return
 	}
 	writeJSON(w, http.StatusOK, resp.ExecuteResponse)
+}
+
+// bodyReadTimeout bounds the reading of a request's body.
+const bodyReadTimeout = time.Minute
+
+// allowCallback refuses a callback URL that goes anywhere but loopback or
+// a host the operator listed (Config.CallbackHosts): the server posts to
+// it and hands the answer to the code.
+func (s *Server) allowCallback(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return fmt.Errorf("callback_url %q is refused: want an http or https URL", raw)
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "localhost" || s.callbackHosts[host] {
+		return nil
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("callback_url %q is refused: callbacks go only to loopback and to the hosts the operator lists (--callback-hosts, SANDBOX_CALLBACK_HOSTS)", raw)
 }
 
 // A RequestError is a request the server refuses: Status is the HTTP
@@ -273,10 +445,13 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 	rt := strings.ToLower(req.Runtime)
 	switch rt {
 	case "python", "node", "javascript", "typescript":
-	case "":
-		return nil, badRequest("runtime is missing (python, node, javascript or typescript)")
+	case "": // as the reference client documents
+		rt = "python"
 	default:
 		return nil, badRequest("unsupported runtime %q (python, node, javascript or typescript)", req.Runtime)
+	}
+	if (rt == "python" || rt == "node") && s.jail.rootWithoutSetpriv {
+		return nil, badRequest("runtime %s is disabled: the server runs as root and setpriv (util-linux) is not installed under /usr", rt)
 	}
 	if (rt == "python" || rt == "node") && s.jail.bwrap == "" && !s.cfg.Insecure {
 		return nil, badRequest("runtime %s is disabled: bubblewrap (bwrap) is not installed on the server", rt)
@@ -289,8 +464,8 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 			return nil, badRequest("%v", err)
 		}
 	}
-	if req.SessionID != "" && !sessionID.MatchString(req.SessionID) {
-		return nil, badRequest("invalid session_id %q", req.SessionID)
+	if err := s.ws.check(req.SessionID, req.Credential); err != nil {
+		return nil, err
 	}
 	select {
 	case s.sem <- struct{}{}:
@@ -305,12 +480,16 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 	}
 	timeout = min(timeout, 300*time.Second)
 
-	wd := &workdir{ws: s.ws, session: req.SessionID}
+	wd := &workdir{ws: s.ws, session: req.SessionID, cred: req.Credential}
 	defer wd.release()
 	var room int64
 	if req.SessionID != "" || len(req.Files) > 0 || rt == "python" || rt == "node" {
 		dir, err := wd.get()
 		if err != nil {
+			var re *RequestError
+			if errors.As(err, &re) {
+				return nil, err
+			}
 			return nil, badRequest("%v", err)
 		}
 		// A workspace already over the quota runs nothing; what is left
@@ -322,7 +501,7 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		if room, err = s.quota().room(dir, inputs, len(req.Files)); err != nil {
 			return &V1Response{ExecuteResponse: ExecuteResponse{ExitCode: -1, Error: err.Error()}, Status: "error"}, nil
 		}
-		if err := writeInputs(dir, req.Files); err != nil {
+		if err := writeInputs(dir, req.Files, s.jail.user); err != nil {
 			if errors.Is(err, errBadPath) {
 				return nil, badRequest("%v", err)
 			}
@@ -347,7 +526,7 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		case out.err != "":
 			resp.Status = "error"
 		}
-		resp.Files = collectFiles(dir, out.files, s.cfg.MaxFileBytes, &resp.Error)
+		resp.Files = collectFiles(dir, out.files, s.cfg.MaxFileBytes, &resp.Error, &resp.Logs)
 		if out.overQuota {
 			resp.Status = "error"
 		}
@@ -356,6 +535,29 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 	s.metrics.observe(rt, resp.Status, time.Since(start))
 	s.log.Info("execution", "runtime", rt, "status", resp.Status, "exit_code", resp.ExitCode, "duration", time.Since(start), "session", req.SessionID)
 	return &resp, nil
+}
+
+// loopback says whether a listen address reaches this machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// callbackClient posts the code's tool calls: no proxy from the
+// environment, no redirect followed (a 3xx is an answer, and an error).
+func callbackClient() *http.Client {
+	return &http.Client{
+		Timeout:       5 * time.Minute,
+		Transport:     &http.Transport{Proxy: nil, DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext, MaxIdleConnsPerHost: 8},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 func (s *Server) quota() quota {
@@ -403,8 +605,9 @@ func (s *Server) dispatcher(executionID, callbackURL string) Dispatcher {
 }
 
 // writeInputs puts the request's files in the workspace, refusing any path
-// that leaves it (symbolic links included).
-func writeInputs(dir string, files []File) error {
+// that leaves it (symbolic links included) and anything there that is not
+// a regular file (a FIFO the code left would block the write).
+func writeInputs(dir string, files []File, owner *jailUser) error {
 	if len(files) == 0 {
 		return nil
 	}
@@ -419,21 +622,41 @@ func writeInputs(dir string, files []File) error {
 			return err
 		}
 		if d := filepath.Dir(name); d != "." {
-			if err := root.MkdirAll(d, 0o755); err != nil {
+			if err := mkdirAll(root, d, owner); err != nil {
 				return fmt.Errorf("%w: %q: %v", errBadPath, f.Name, err)
 			}
 		}
-		if err := root.WriteFile(name, f.Data, 0o644); err != nil {
+		if err := writeWorkspaceFile(root, name, f.Data, owner); err != nil {
 			return fmt.Errorf("%w: %q: %v", errBadPath, f.Name, err)
 		}
 	}
 	return nil
 }
 
-// collectFiles reads the declared output files from the workspace; a file
-// that is missing or leaves it is reported in errText, one over the cap
-// comes back as metadata.
-func collectFiles(dir string, names []string, maxBytes int64, errText *string) []File {
+// mkdirAll makes the directories of a path in the workspace, given to
+// owner when it is set.
+func mkdirAll(root *os.Root, dir string, owner *jailUser) error {
+	if err := root.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if owner == nil {
+		return nil
+	}
+	for d := dir; d != "." && d != "/"; d = filepath.Dir(d) {
+		if err := root.Lchown(d, owner.uid, owner.gid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collectFiles reads the declared output files from the workspace. Each
+// comes back under its base name, as the reference returns it. A declared
+// file that does not exist is left out with a note in the logs (it does
+// not fail the run, as with the reference); one that leaves the workspace
+// or is not a regular file is reported in errText; one over the cap comes
+// back as metadata. Files are opened without blocking (openFile).
+func collectFiles(dir string, names []string, maxBytes int64, errText, logs *string) []File {
 	if len(names) == 0 {
 		return nil
 	}
@@ -450,19 +673,39 @@ func collectFiles(dir string, names []string, maxBytes int64, errText *string) [
 			problems = append(problems, err.Error())
 			continue
 		}
-		info, err := root.Stat(name)
-		if err != nil || !info.Mode().IsRegular() {
-			problems = append(problems, fmt.Sprintf("declared file %q: not a regular file in the workspace", n))
+		f, err := openFile(root, name, os.O_RDONLY, 0)
+		if errors.Is(err, os.ErrNotExist) {
+			if _, lerr := root.Lstat(name); errors.Is(lerr, os.ErrNotExist) {
+				*logs += fmt.Sprintf("[airlock] declared file %q was not found in the workspace\n", n)
+				continue
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, errNotRegular) {
+				err = fmt.Errorf("%q: not a regular file in the workspace", n)
+			}
+			problems = append(problems, fmt.Sprintf("declared file %v", err))
 			continue
 		}
-		f := File{Name: n, MIME: mimeOf(name)}
-		if info.Size() > maxBytes {
-			f.Size = info.Size()
-		} else if f.Data, err = root.ReadFile(name); err != nil {
+		file := File{Name: filepath.Base(name), MIME: mimeOf(name)}
+		info, err := f.Stat()
+		if err == nil && info.Size() > maxBytes {
+			file.Size = info.Size()
+		} else if err == nil {
+			file.Data, err = io.ReadAll(io.LimitReader(f, maxBytes+1))
+			if int64(len(file.Data)) > maxBytes { // it grew meanwhile
+				file.Size, file.Data = int64(len(file.Data)), nil
+			}
+		}
+		f.Close()
+		if err != nil {
 			problems = append(problems, fmt.Sprintf("declared file %q: %v", n, err))
 			continue
 		}
-		out = append(out, f)
+		if file.MIME == "" {
+			file.MIME = sniffMIME(file.Data)
+		}
+		out = append(out, file)
 	}
 	if len(problems) > 0 && *errText == "" {
 		*errText = strings.Join(problems, "; ")
@@ -470,35 +713,51 @@ func collectFiles(dir string, names []string, maxBytes int64, errText *string) [
 	return out
 }
 
-func mimeOf(name string) string {
-	if t := mime.TypeByExtension(filepath.Ext(name)); t != "" {
-		return t
-	}
-	return "application/octet-stream"
+// mimeTypes are the types of returned files by extension: a fixed table,
+// as the reference's, so that answers do not depend on the host's
+// /etc/mime.types.
+var mimeTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
+	".svg": "image/svg+xml", ".pdf": "application/pdf", ".csv": "text/csv", ".json": "application/json",
+	".html": "text/html", ".htm": "text/html", ".txt": "text/plain", ".log": "text/plain", ".md": "text/markdown",
+	".zip": "application/zip",
 }
 
-// realBinary is the interpreter a command name runs: the symbolic links
-// followed and, for Python, the executable itself rather than a wrapper
-// script such as a pyenv shim (which would cost every execution its own
-// start and need more of the machine inside the jail).
-func realBinary(path, runtime string) string {
+// mimeOf is a file's type by its extension, "" when the table lacks it.
+func mimeOf(name string) string { return mimeTypes[strings.ToLower(filepath.Ext(name))] }
+
+// sniffMIME types the data of a file the table does not know.
+func sniffMIME(data []byte) string { return http.DetectContentType(data[:min(len(data), 512)]) }
+
+// realBinary is the interpreter a command name runs, and the tree it is
+// installed in (which the jail shows): the symbolic links followed and,
+// for Python, the executable itself rather than a wrapper script such as a
+// pyenv shim (which would cost every execution its own start and need more
+// of the machine inside the jail), with its base prefix.
+func realBinary(path, runtime string) (bin, prefix string) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return path
+		return path, ""
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
+	prefix = filepath.Dir(filepath.Dir(abs))
 	if runtime != "python" {
-		return abs
+		return abs, prefix
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, abs, "-c", "import sys; print(sys.executable)").Output()
-	if exe := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(exe) {
-		return exe
+	out, err := exec.CommandContext(ctx, abs, "-c", "import sys; print(sys.executable); print(sys.base_prefix)").Output()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err == nil && len(lines) == 2 && filepath.IsAbs(lines[0]) && filepath.IsAbs(lines[1]) {
+		exe := lines[0]
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		return exe, lines[1]
 	}
-	return abs
+	return abs, prefix
 }
 
 // PythonBinary is the Python executable the server runs, for comparisons.

@@ -27,7 +27,7 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	var d Config
 	d.defaults()
-	if d.Addr != ":9000" || d.MaxConcurrent != 4 || d.SessionTTL != time.Hour || d.MaxOutput != 512<<10 || d.MaxFileBytes != 10<<20 ||
+	if d.Addr != "127.0.0.1:9000" || d.MaxRequestBytes != 32<<20 || d.MaxCallsInFlight != 8 || d.Workers != 2 || d.JSMaxOutput != 32<<10 || d.MaxConcurrent != 4 || d.SessionTTL != time.Hour || d.MaxOutput != 512<<10 || d.MaxFileBytes != 10<<20 ||
 		d.WorkspaceQuotaBytes != 1<<30 || d.WorkspaceMaxEntries != 10000 {
 		t.Fatalf("defaults: %+v", d)
 	}
@@ -37,7 +37,7 @@ func TestCapped(t *testing.T) {
 	c := &capped{limit: 5}
 	c.Write([]byte("abc"))
 	c.Write([]byte("defgh"))
-	if got := c.String(); got != "abcde"+truncatedMarker {
+	if got := c.String(); got != "abcde\n...[output truncated: 3 bytes cut]\n" {
 		t.Fatalf("%q", got)
 	}
 	c = &capped{limit: 5}

@@ -55,16 +55,86 @@ type jail struct {
 	prlimit  string // "" when the machine has none
 	python   string
 	node     string
-	root     string // the workspace root, hidden from the sandbox
+	mounts   []string // bubblewrap's options that build the jail's root
 	memory   int64
 	procs    int
 	install  bool
 	maxOut   int
 	fileSize int64
+	inFlight int // tool calls at once
+	// installTimeout bounds one package install.
+	installTimeout time.Duration
+	// user, when set, is the unprivileged user the jail runs as: a server
+	// running as root gives it the workspaces (nil otherwise), and
+	// setpriv (under /usr, so inside the jail too) becomes it.
+	user    *jailUser
+	setpriv string
+	// rootWithoutSetpriv: the server is root and cannot drop to the
+	// jail's user, so python and node are refused.
+	rootWithoutSetpriv bool
 }
 
-const sandboxRun = "/run/airlock"       // the execution's private files, read-only
-const sandboxWork = "/run/airlock-work" // the workspace, writable
+// jailUser is the unprivileged user of the jail when the server is root.
+type jailUser struct{ uid, gid int }
+
+// jailID is the user and group the code runs as inside its user namespace.
+const jailID = 65534
+
+// Inside the jail, the execution's private files (read-only) and the
+// workspace (writable) are always at the same paths: no host path shows.
+const (
+	sandboxRun  = "/run/airlock"
+	sandboxWork = "/workspace"
+)
+
+// jailRoot is the bubblewrap options that build the jail's root from what
+// the runtimes need, on an empty tmpfs: /usr read-only, the top-level
+// links or directories of the system's libraries (/bin, /lib, /lib64, ...
+// as the machine has them), the dynamic linker's cache, and each
+// interpreter's own tree when it lives outside /usr (a pyenv or nvm
+// install). Nothing else of the host is there: no /etc, /home, /root,
+// /var, /tmp or other workspaces.
+func jailRoot(prefixes []string) []string {
+	args := []string{"--ro-bind", "/usr", "/usr"}
+	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
+		info, err := os.Lstat(d)
+		switch {
+		case err != nil:
+		case info.Mode()&os.ModeSymlink != 0:
+			if target, err := os.Readlink(d); err == nil {
+				args = append(args, "--symlink", target, d)
+			}
+		case info.IsDir():
+			args = append(args, "--ro-bind", d, d)
+		}
+	}
+	// Directories bubblewrap makes on the way to a mount point copy their
+	// source's mode (a root's 0700 home): they are made searchable first.
+	args = append(args, "--perms", "0755", "--dir", "/etc", "--perms", "0755", "--dir", "/run",
+		"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache")
+	seen := map[string]bool{}
+	for _, p := range prefixes {
+		if p == "" || p == "/" || p == "/usr" || strings.HasPrefix(p, "/usr/") || seen[p] {
+			continue
+		}
+		seen[p] = true
+		var parents []string
+		for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
+			parents = append([]string{d}, parents...)
+		}
+		for _, d := range parents {
+			args = append(args, "--perms", "0755", "--dir", d)
+		}
+		args = append(args, "--ro-bind", p, p)
+	}
+	return append(args, "--proc", "/proc", "--dev", "/dev", "--size", strconv.Itoa(jailTmpBytes), "--tmpfs", "/tmp")
+}
+
+// errTail is how much of the end of the logs an error carries.
+const errTail = 4 << 10
+
+// jailTmpBytes bounds the jail's /tmp, a tmpfs (memory).
+const jailTmpBytes = 64 << 20
 
 // run runs the code and waits for it, killing its whole process tree at
 // the timeout.
@@ -82,10 +152,14 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 		}
 		interp = []string{j.python, "-u", j.inside(priv, "prelude.py"), j.inside(priv, "main.py")}
 	case "node":
-		// The code runs in an async function, for top-level await; the
-		// wrapper shares the first line, so line numbers stay the code's.
-		main := `const {callTool,callToolsParallel,setResult,installPackage}=require(` + strconv.Quote(j.inside(priv, "prelude.js")) +
-			`);(async()=>{` + req.code + "\n})().catch((e)=>{console.error(e&&e.stack||String(e));process.exitCode=1;});\n"
+		// The code runs in an async function, for top-level await, as a
+		// file of its workspace: require, __filename and __dirname resolve
+		// there (./helper.js, node_modules). The wrapper shares the first
+		// line, so line numbers stay the code's.
+		main := `const {callTool,callToolsParallel,setResult,installPackage,stack:__airlockStack}=require(` + strconv.Quote(j.inside(priv, "prelude.js")) +
+			`);((require,__filename,__dirname)=>(async()=>{` + req.code +
+			"\n})())(require(\"module\").createRequire(process.cwd()+\"/main.js\"),process.cwd()+\"/main.js\",process.cwd())" +
+			".catch((e)=>{console.error(__airlockStack(e));process.exitCode=1;});\n"
 		if err := writeFiles(priv, map[string]string{"prelude.js": nodePrelude, "main.js": main}); err != nil {
 			return nil, err
 		}
@@ -100,10 +174,16 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 		return nil, err
 	}
 	defer ln.Close()
+	if err := j.giveAway(priv, "prelude.py", "prelude.js", "main.py", "main.js", "sock"); err != nil {
+		return nil, err
+	}
 	runCtx, cancel := context.WithTimeout(ctx, req.timeout)
 	defer cancel()
 	var calls sync.WaitGroup
-	go serveCalls(runCtx, ln, req.dispatch, &calls)
+	install := func(ctx context.Context, manager, spec string) (string, error) {
+		return j.installPackage(ctx, manager, spec, req.dir, req.quota)
+	}
+	go serveCalls(runCtx, ln, req.dispatch, install, &calls, j.inFlight)
 
 	resultR, resultW, err := os.Pipe()
 	if err != nil {
@@ -112,6 +192,7 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	defer resultR.Close()
 	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1",
 		"AIRLOCK_SOCKET=" + j.inside(priv, "sock")}
+	env = append(env, "AIRLOCK_MAX_CALLS="+strconv.Itoa(j.inFlight), "AIRLOCK_MAX_OUTPUT="+strconv.Itoa(j.maxOut))
 	if j.install {
 		env = append(env, "AIRLOCK_ALLOW_INSTALL=1")
 	}
@@ -120,19 +201,46 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 		argv = append(argv, j.prlimit, "--data="+strconv.FormatInt(j.memory, 10), "--cpu="+strconv.Itoa(int(req.timeout.Seconds())+1),
 			"--fsize="+strconv.FormatInt(max(1, min(j.fileSize, req.room)), 10), "--nofile=256", "--nproc="+strconv.Itoa(j.procs), "--core=0", "--")
 	}
+	var argsR *os.File
 	if j.bwrap != "" {
-		argv = append(argv, j.bwrap, "--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL",
-			"--ro-bind", "/", "/", "--tmpfs", "/tmp", "--tmpfs", "/run", "--dev", "/dev", "--proc", "/proc")
-		if !strings.HasPrefix(j.root, "/tmp/") {
-			argv = append(argv, "--tmpfs", j.root) // the other sessions' workspaces
+		// The options travel on a pipe (--args), so that the jail's
+		// /proc/1/cmdline (bubblewrap's) names no host path but the
+		// interpreter's.
+		opts := []string{"--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+			"--new-session", "--die-with-parent", "--hostname", "airlock"}
+		if j.user != nil {
+			// A root server's bubblewrap builds the jail as root, and
+			// setpriv, the first command inside, becomes the unprivileged
+			// user for good (no capability left, no_new_privs set by
+			// bubblewrap) before the interpreter starts.
+			opts = append(opts, "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP")
+		} else {
+			// Otherwise the code is an unprivileged user of its own user
+			// namespace, mapped to the server's.
+			opts = append(opts, "--unshare-user", "--uid", strconv.Itoa(jailID), "--gid", strconv.Itoa(jailID), "--cap-drop", "ALL")
 		}
-		argv = append(argv, "--ro-bind", priv, sandboxRun, "--bind", req.dir, sandboxWork, "--chdir", sandboxWork, "--clearenv",
+		opts = append(opts, j.mounts...)
+		opts = append(opts, "--ro-bind", priv, sandboxRun, "--bind", req.dir, sandboxWork, "--chdir", sandboxWork, "--remount-ro", "/", "--clearenv",
 			"--setenv", "HOME", sandboxWork)
 		for _, kv := range env {
 			k, v, _ := strings.Cut(kv, "=")
-			argv = append(argv, "--setenv", k, v)
+			opts = append(opts, "--setenv", k, v)
 		}
-		argv = append(argv, "--")
+		var argsW *os.File
+		if argsR, argsW, err = os.Pipe(); err != nil {
+			return nil, err
+		}
+		defer argsR.Close()
+		go func() { // a pipe's buffer may be smaller than the options
+			argsW.Write([]byte(strings.Join(opts, "\x00") + "\x00"))
+			argsW.Close()
+		}()
+		argv = append(argv, j.bwrap, "--args", "4", "--")
+		if j.user != nil {
+			id := strconv.Itoa(j.user.uid)
+			argv = append(argv, j.setpriv, "--reuid="+id, "--regid="+strconv.Itoa(j.user.gid), "--clear-groups",
+				"--inh-caps=-all", "--bounding-set=-all", "--")
+		}
 	}
 	argv = append(argv, interp...)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -141,6 +249,9 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	logs := &capped{limit: j.maxOut}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.ExtraFiles = []*os.File{resultW} // fd 3
+	if argsR != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, argsR) // fd 4
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = time.Second // a descendant holding the output open does not hold the response
 	if err := cmd.Start(); err != nil {
@@ -149,10 +260,8 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	}
 	resultW.Close()
 	results := make(chan []byte, 1)
-	go func() { // the last line of the result pipe, up to the cap
-		b, _ := io.ReadAll(io.LimitReader(resultR, int64(j.maxOut)+1))
-		results <- b
-	}()
+	tooBig := make(chan struct{})
+	go func() { results <- lastResult(resultR, j.maxOut, tooBig) }()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	overQuota := make(chan error, 1)
@@ -162,6 +271,9 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	select {
 	case werr = <-waited:
 	case quotaErr = <-overQuota:
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		werr = <-waited
+	case <-tooBig: // the code would block on a pipe no one reads
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		werr = <-waited
 	case <-runCtx.Done():
@@ -190,13 +302,24 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	case ctx.Err() != nil:
 		out.exitCode, out.err = -1, "execution cancelled"
 	case werr != nil:
+		// The end of what the code printed says why, as the reference
+		// reports it (a traceback, an uncaught error).
 		out.err = werr.Error()
-	}
-	if len(raw) > j.maxOut {
-		if out.err == "" {
-			out.err = fmt.Sprintf("the result is larger than the output cap (%d bytes)", j.maxOut)
+		if tail := strings.TrimSpace(logs.String()); tail != "" {
+			if len(tail) > errTail {
+				tail = "..." + tail[len(tail)-errTail:]
+			}
+			out.err = tail
 		}
-		return out, nil
+	}
+	if raw == nil {
+		select {
+		case <-tooBig:
+			out.exitCode = 1
+			out.err = fmt.Sprintf("the result is larger than the output cap (%d bytes of JSON): return less, or write it to a file and declare the file", j.maxOut)
+			return out, nil
+		default:
+		}
 	}
 	if line := lastLine(raw); len(line) > 0 {
 		var r struct {
@@ -205,11 +328,28 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 		}
 		if err := json.Unmarshal(line, &r); err == nil {
 			out.output, out.files = string(r.Data), r.Files
+			if req.runtime == "python" && out.output == "null" { // set_result(None), as the reference
+				out.output = ""
+			}
 		} else if out.err == "" {
 			out.err = "the result could not be read: " + err.Error()
 		}
 	}
 	return out, nil
+}
+
+// giveAway makes the private directory and its files the jail user's,
+// when the server is root (the jail then runs as that user).
+func (j *jail) giveAway(dir string, names ...string) error {
+	if j.user == nil {
+		return nil
+	}
+	for _, n := range names {
+		if err := os.Lchown(filepath.Join(dir, n), j.user.uid, j.user.gid); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return os.Lchown(dir, j.user.uid, j.user.gid)
 }
 
 // inside is where a private file is seen by the code.
@@ -226,7 +366,32 @@ func writeFiles(dir string, files map[string]string) error {
 			return err
 		}
 	}
-	return os.Chmod(dir, 0o755)
+	return os.Chmod(dir, 0o700)
+}
+
+// lastResult reads the result pipe and gives its last line; a line over
+// limit closes tooBig and ends the reading (nil).
+func lastResult(r io.Reader, limit int, tooBig chan struct{}) []byte {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var last, cur []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		cur = append(cur, chunk...)
+		if len(cur) > limit+1 { // +1: the newline
+			close(tooBig)
+			return nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(bytes.TrimSpace(cur)) > 0 {
+			last = cur
+		}
+		cur = nil
+		if err != nil {
+			return last
+		}
+	}
 }
 
 func lastLine(b []byte) []byte {
@@ -238,16 +403,26 @@ func lastLine(b []byte) []byte {
 }
 
 // serveCalls answers the code's tool calls on the Unix socket: one JSON
-// line each way per connection, each connection on its own goroutine.
-func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, wg *sync.WaitGroup) {
+// line each way per connection, each connection on its own goroutine, at
+// most inFlight at once: the next connection is accepted when one ends,
+// and until then it waits in the socket's backlog, costing the server
+// nothing.
+func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, install func(ctx context.Context, manager, spec string) (string, error), wg *sync.WaitGroup, inFlight int) {
 	go func() { <-ctx.Done(); ln.Close() }()
+	slots := make(chan struct{}, inFlight)
 	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
 		conn, err := ln.Accept()
 		if err != nil {
 			return
 		}
 		wg.Add(1)
 		go func() {
+			defer func() { <-slots }()
 			defer wg.Done()
 			defer conn.Close()
 			line, err := bufio.NewReader(io.LimitReader(conn, 16<<20)).ReadBytes('\n')
@@ -256,11 +431,19 @@ func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, wg *s
 				Error string  `json:"error,omitempty"`
 			}
 			var call struct {
-				Name string          `json:"name"`
-				Args json.RawMessage `json:"args"`
+				Name    string          `json:"name"`
+				Args    json.RawMessage `json:"args"`
+				Install string          `json:"install"` // a package, for pip or npm
+				Manager string          `json:"manager"`
 			}
-			if err != nil && len(line) == 0 || json.Unmarshal(line, &call) != nil || call.Name == "" {
+			if err != nil && len(line) == 0 || json.Unmarshal(line, &call) != nil || call.Name == "" && call.Install == "" {
 				resp.Error = "malformed tool call"
+			} else if call.Install != "" {
+				if data, err := install(ctx, call.Manager, call.Install); err != nil {
+					resp.Error = err.Error()
+				} else {
+					resp.Data = &data
+				}
 			} else if data, err := dispatch(ctx, call.Name, call.Args); err != nil {
 				resp.Error = err.Error()
 			} else {
@@ -272,28 +455,24 @@ func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, wg *s
 	}
 }
 
-// capped keeps the first limit bytes written to it, then a marker.
+// capped keeps the first limit bytes written to it, then a marker that
+// says how many were cut.
 type capped struct {
-	mu        sync.Mutex
-	buf       bytes.Buffer
-	limit     int
-	truncated bool
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	limit int
+	cut   int64
 }
-
-const truncatedMarker = "\n...[output truncated]\n"
 
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if room := c.limit - c.buf.Len(); room > 0 {
-		if len(p) > room {
-			c.buf.Write(p[:room])
-			c.truncated = true
-		} else {
-			c.buf.Write(p)
-		}
-	} else if len(p) > 0 {
-		c.truncated = true
+	room := max(c.limit-c.buf.Len(), 0)
+	if len(p) > room {
+		c.buf.Write(p[:room])
+		c.cut += int64(len(p) - room)
+	} else {
+		c.buf.Write(p)
 	}
 	return len(p), nil
 }
@@ -301,8 +480,21 @@ func (c *capped) Write(p []byte) (int, error) {
 func (c *capped) String() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.truncated {
-		return c.buf.String() + truncatedMarker
+	if c.cut > 0 {
+		return c.buf.String() + cutMarker(c.cut)
 	}
 	return c.buf.String()
+}
+
+// cutMarker ends output that was cut, saying how much.
+func cutMarker(n int64) string {
+	return fmt.Sprintf("\n...[output truncated: %d bytes cut]\n", n)
+}
+
+// capText cuts s to limit bytes, with the marker.
+func capText(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	return s[:limit] + cutMarker(int64(len(s)-limit))
 }

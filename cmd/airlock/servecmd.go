@@ -9,26 +9,41 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/airlockrun/airlock/service"
 )
 
+// serveFlags are the flags of `airlock serve`, each with its default (the
+// environment's value when set): `airlock serve -h` shows them all.
 func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
+	d := env.WithDefaults()
 	fs := flag.NewFlagSet("airlock serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.String("addr", env.Addr, "listen address ($SANDBOX_ADDR; default :9000)")
-	fs.String("workspace", env.Workspace, "root of the session workspaces ($SANDBOX_WORKSPACE)")
-	fs.String("python", env.PythonBin, "Python binary ($SANDBOX_PYTHON_BIN; default python3)")
-	fs.String("node", env.NodeBin, "Node.js binary ($SANDBOX_NODE_BIN; default node)")
-	fs.Int("max-concurrent", env.MaxConcurrent, "executions at once; more get 503 ($SANDBOX_MAX_CONCURRENT; default 4)")
-	fs.Duration("session-ttl", env.SessionTTL, "evict a workspace idle this long ($SANDBOX_SESSION_TTL; default 1h)")
-	fs.Int("max-output", env.MaxOutput, "cap on an execution's logs and result, bytes ($SANDBOX_MAX_OUTPUT; default 524288)")
-	fs.String("workspace-quota", "", "bytes a session's workspace may hold ($SANDBOX_WORKSPACE_QUOTA; default 1GiB)")
-	fs.Int("workspace-entries", 0, "files and directories a session's workspace may hold (default 10000)")
+	fs.String("addr", d.Addr, "listen address ($SANDBOX_ADDR); beyond loopback it needs --token or --allow-no-token")
+	fs.Func("token", "a bearer token clients must send; repeatable, each token owns the sessions it makes ($SANDBOX_TOKENS, comma-separated; prefer it or --token-file: flags show in ps)", func(string) error { return nil })
+	fs.String("token-file", "", "a file of bearer tokens, one a line")
+	fs.Bool("allow-no-token", false, "listen beyond loopback without a token (only where the network itself decides who connects)")
+	fs.String("callback-hosts", strings.Join(d.CallbackHosts, ","), "hosts tool callbacks may go to besides loopback, comma-separated ($SANDBOX_CALLBACK_HOSTS)")
+	fs.String("workspace", d.Workspace, "root of the session workspaces ($SANDBOX_WORKSPACE)")
+	fs.String("python", d.PythonBin, "Python binary ($SANDBOX_PYTHON_BIN)")
+	fs.String("node", d.NodeBin, "Node.js binary ($SANDBOX_NODE_BIN)")
+	fs.Int("max-concurrent", d.MaxConcurrent, "executions at once; more get 503 ($SANDBOX_MAX_CONCURRENT)")
+	fs.Duration("session-ttl", d.SessionTTL, "evict a workspace idle this long ($SANDBOX_SESSION_TTL)")
+	fs.Int("max-output", d.MaxOutput, "cap on a python/node execution's logs and result, bytes ($SANDBOX_MAX_OUTPUT)")
+	fs.Int("js-max-output", d.JSMaxOutput, "cap on what a javascript/typescript execution returns (logs cut with a marker; a larger result fails), bytes ($SANDBOX_JS_MAX_OUTPUT)")
+	fs.String("max-request", strconv.FormatInt(d.MaxRequestBytes, 10), "cap on a request body, bytes or 32MiB; more gets 413 ($SANDBOX_MAX_REQUEST)")
+	fs.Int("max-calls-in-flight", d.MaxCallsInFlight, "tool callbacks of one execution at once (callToolsParallel included); more wait")
+	fs.String("workspace-quota", strconv.FormatInt(d.WorkspaceQuotaBytes, 10), "bytes a session's workspace may hold, or 1GiB ($SANDBOX_WORKSPACE_QUOTA)")
+	fs.Int("workspace-entries", d.WorkspaceMaxEntries, "files and directories a session's workspace may hold")
 	fs.String("memory", "", "memory limit of an execution (default 512MiB for python/node, 64MiB for javascript)")
-	fs.Bool("allow-install", false, "let code install packages (install_package / installPackage)")
-	fs.Int("workers", 0, "run javascript and typescript in this many worker processes instead of the server's")
+	fs.Bool("allow-install", false, "let python and node code install packages (install_package / installPackage): the server installs them outside the jail, wheels only for pip, no scripts for npm")
+	fs.Duration("install-timeout", d.InstallTimeout, "bound on one package install")
+	fs.Int("workers", d.Workers, "worker processes for javascript and typescript; -1 runs them in the server's process")
+	fs.Int("jail-uid", d.JailUID, "the unprivileged user (and group) the jail runs as when the server is root")
 	fs.Bool("insecure-no-bwrap", false, "run python and node WITHOUT bubblewrap (the code can then read the machine and use the network)")
 	return fs
 }
@@ -41,35 +56,57 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 2
 	}
 	fl := serveFlags(stderr, env)
+	var tokens []string
+	fl.Lookup("token").Value = tokenList{&tokens}
 	if !parseArgs(fl, "usage: airlock serve [flags]", args, 0) {
 		return 2
 	}
 	get := func(name string) flag.Getter { return fl.Lookup(name).Value.(flag.Getter) }
 	cfg := service.Config{
-		Addr:          get("addr").Get().(string),
-		Workspace:     get("workspace").Get().(string),
-		PythonBin:     get("python").Get().(string),
-		NodeBin:       get("node").Get().(string),
-		MaxConcurrent: get("max-concurrent").Get().(int),
-		SessionTTL:    get("session-ttl").Get().(time.Duration),
-		MaxOutput:     get("max-output").Get().(int),
-		AllowInstall:  get("allow-install").Get().(bool),
-		Insecure:      get("insecure-no-bwrap").Get().(bool),
-		Workers:       get("workers").Get().(int),
+		Addr:             get("addr").Get().(string),
+		Tokens:           env.Tokens,
+		AllowNoToken:     get("allow-no-token").Get().(bool),
+		CallbackHosts:    splitComma(get("callback-hosts").Get().(string)),
+		Workspace:        get("workspace").Get().(string),
+		PythonBin:        get("python").Get().(string),
+		NodeBin:          get("node").Get().(string),
+		MaxConcurrent:    get("max-concurrent").Get().(int),
+		SessionTTL:       get("session-ttl").Get().(time.Duration),
+		MaxOutput:        get("max-output").Get().(int),
+		JSMaxOutput:      get("js-max-output").Get().(int),
+		MaxCallsInFlight: get("max-calls-in-flight").Get().(int),
+		AllowInstall:     get("allow-install").Get().(bool),
+		InstallTimeout:   get("install-timeout").Get().(time.Duration),
+		Insecure:         get("insecure-no-bwrap").Get().(bool),
+		Workers:          get("workers").Get().(int),
+		JailUID:          get("jail-uid").Get().(int),
 
-		WorkspaceQuotaBytes: env.WorkspaceQuotaBytes,
 		WorkspaceMaxEntries: get("workspace-entries").Get().(int),
 	}
-	if q := get("workspace-quota").Get().(string); q != "" {
-		if cfg.WorkspaceQuotaBytes, err = parseBytes(q); err != nil {
-			fmt.Fprintf(stderr, "airlock serve: --workspace-quota: %v\n", err)
+	if len(tokens) > 0 {
+		cfg.Tokens = tokens
+	}
+	if f := get("token-file").Get().(string); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "airlock serve: --token-file: %v\n", err)
 			return 2
 		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				cfg.Tokens = append(cfg.Tokens, line)
+			}
+		}
 	}
-	if m := get("memory").Get().(string); m != "" {
-		if cfg.MemoryLimitBytes, err = parseBytes(m); err != nil {
-			fmt.Fprintf(stderr, "airlock serve: --memory: %v\n", err)
-			return 2
+	for _, b := range []struct {
+		flag string
+		dst  *int64
+	}{{"workspace-quota", &cfg.WorkspaceQuotaBytes}, {"max-request", &cfg.MaxRequestBytes}, {"memory", &cfg.MemoryLimitBytes}} {
+		if v := get(b.flag).Get().(string); v != "" {
+			if *b.dst, err = parseBytes(v); err != nil {
+				fmt.Fprintf(stderr, "airlock serve: --%s: %v\n", b.flag, err)
+				return 2
+			}
 		}
 	}
 	logger := slog.New(slog.NewJSONHandler(stderr, nil))
@@ -79,11 +116,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	defer srv.Close()
-	addr := cfg.Addr
-	if addr == "" {
-		addr = ":9000"
-	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock serve: %v\n", err)
 		return 1
@@ -106,4 +139,27 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	return 0
+}
+
+// tokenList collects repeated --token flags.
+type tokenList struct{ dst *[]string }
+
+func (l tokenList) String() string { return "" }
+func (l tokenList) Set(v string) error {
+	if v == "" {
+		return errors.New("an empty token")
+	}
+	*l.dst = append(*l.dst, v)
+	return nil
+}
+func (l tokenList) Get() any { return *l.dst }
+
+func splitComma(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

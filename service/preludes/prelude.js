@@ -7,6 +7,10 @@ const __airlock = (() => {
   const fs = require("fs");
   const socketPath = process.env.AIRLOCK_SOCKET || "";
   const install = process.env.AIRLOCK_ALLOW_INSTALL === "1";
+  const maxCalls = Math.max(1, Number(process.env.AIRLOCK_MAX_CALLS) || 8);
+  delete process.env.AIRLOCK_MAX_CALLS;
+  const maxOutput = Number(process.env.AIRLOCK_MAX_OUTPUT) || 0;
+  delete process.env.AIRLOCK_MAX_OUTPUT;
   delete process.env.AIRLOCK_SOCKET;
   delete process.env.AIRLOCK_ALLOW_INSTALL;
   const util = require("util");
@@ -31,15 +35,43 @@ const __airlock = (() => {
   });
   return {
     callTool: (name, args) => call(name, args),
-    callToolsParallel: (calls) => Promise.all(Array.from(calls, (c) => call(c[0], c[1]))),
-    setResult: (data, files) => {
-      fs.writeSync(3, JSON.stringify({ data: data === undefined ? null : data, files: Array.from(files || []) }) + "\n");
+    // At most maxCalls at once (the server answers no more); results keep
+    // the order of the calls, and the first failure rejects.
+    callToolsParallel: async (calls) => {
+      const list = Array.from(calls);
+      const out = new Array(list.length);
+      let next = 0;
+      const worker = async () => { while (next < list.length) { const i = next++; out[i] = await call(list[i][0], list[i][1]); } };
+      await Promise.all(Array.from({ length: Math.min(maxCalls, list.length) }, worker));
+      return out;
     },
+    setResult: (data, files) => {
+      if (typeof files === "string") files = [files];
+      const line = JSON.stringify({ data: data === undefined ? null : data, files: Array.from(files || []) });
+      if (maxOutput && line.length > maxOutput) {
+        throw new RangeError(`the result is ${line.length} bytes of JSON, over the output cap of ${maxOutput} bytes: return less, or write it to a file and declare the file`);
+      }
+      fs.writeSync(3, line + "\n");
+    },
+    // A stack without the lines of the prelude's wrapper and Node's own.
+    stack: (e) => String(e && e.stack || e).split("\n").filter((l) => !/\((node:internal|\/run\/airlock\/prelude\.js)|at node:internal|^\s+at (Module\.|Object\.<anonymous> \(node:)/.test(l)).join("\n"),
+    // The server installs it outside the jail, into the workspace's
+    // node_modules, where require finds it.
     installPackage: async (name) => {
-      if (!install) throw new Error("installPackage is disabled on this server");
-      const { execFileSync } = require("child_process");
-      execFileSync("npm", ["install", "--silent", "--prefix", process.cwd(), name], { stdio: ["ignore", 2, 2] });
-      module.paths.unshift(require("path").join(process.cwd(), "node_modules"));
+      if (!install) throw new Error("installPackage is disabled on this server (the operator enables it with --allow-install)");
+      await new Promise((resolve, reject) => {
+        const s = net.createConnection(socketPath);
+        let buf = "";
+        s.setEncoding("utf8");
+        s.on("connect", () => s.write(JSON.stringify({ install: String(name), manager: "npm" }) + "\n"));
+        s.on("data", (d) => { buf += d; });
+        s.on("error", reject);
+        s.on("end", () => {
+          let resp;
+          try { resp = JSON.parse(buf || "{}"); } catch (e) { reject(e); return; }
+          if (resp.error) reject(new Error(resp.error)); else resolve(resp.data);
+        });
+      });
     },
   };
 })();

@@ -9,6 +9,8 @@ _os.dup2(2, 1)  # stdout (of this process and its children) joins the logs
 _sys.stdout = _sys.stderr
 _SOCKET = _os.environ.pop("AIRLOCK_SOCKET", "")
 _INSTALL = _os.environ.pop("AIRLOCK_ALLOW_INSTALL", "") == "1"
+_MAX_CALLS = max(1, int(_os.environ.pop("AIRLOCK_MAX_CALLS", "8") or 8))
+_MAX_OUTPUT = int(_os.environ.pop("AIRLOCK_MAX_OUTPUT", "0") or 0)
 _RESULT = _os.fdopen(3, "w", encoding="utf-8")
 
 
@@ -51,34 +53,77 @@ def call_tools_parallel(calls):
     if not calls:
         return []
     from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=min(16, len(calls))) as pool:
+    # The server answers at most _MAX_CALLS at once; more threads would wait.
+    with ThreadPoolExecutor(max_workers=min(_MAX_CALLS, len(calls))) as pool:
         return list(pool.map(lambda c: _call(c[0], c[1] if len(c) > 1 else None), calls))
 
 
 def set_result(data, files=None):
-    """Set the structured result, and the workspace files to return."""
-    _RESULT.write(_json.dumps({"data": data, "files": list(files or [])}) + "\n")
+    """Set the structured result, and the workspace files to return (a name or a list)."""
+    if isinstance(files, str):
+        files = [files]
+    line = _json.dumps({"data": data, "files": list(files or [])})
+    if _MAX_OUTPUT and len(line) > _MAX_OUTPUT:
+        raise ValueError("the result is %d bytes of JSON, over the output cap of %d bytes: return less, or write it to a file and declare the file" % (len(line), _MAX_OUTPUT))
+    _RESULT.write(line + "\n")
     _RESULT.flush()
 
 
 def install_package(name):
-    """Install a package with pip into the workspace (if the server allows it)."""
+    """Install a package with pip into the workspace (if the server allows it); it is then importable."""
     if not _INSTALL:
-        raise RuntimeError("install_package is disabled on this server")
-    import subprocess
-    target = _os.path.join(_os.getcwd(), ".packages")
-    subprocess.run([_sys.executable, "-m", "pip", "install", "--quiet", "--target", target, name], check=True, stdout=2)
-    if target not in _sys.path:
-        _sys.path.insert(0, target)
+        raise RuntimeError("install_package is disabled on this server (the operator enables it with --allow-install)")
+    import socket as _socket
+    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        s.connect(_SOCKET)
+        s.sendall((_json.dumps({"install": str(name), "manager": "pip"}) + "\n").encode())
+        buf = bytearray()
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+    finally:
+        s.close()
+    resp = _json.loads(buf or b"{}")
+    if resp.get("error"):
+        raise RuntimeError(resp["error"])
+    _packages()
+    import importlib
+    importlib.invalidate_caches()
 
+
+def _packages():
+    target = _os.path.join(_os.getcwd(), ".packages")
+    if _os.path.isdir(target) and target not in _sys.path:
+        _sys.path.insert(1, target)
 
 
 def _main(path):
     with open(path, encoding="utf-8") as f:
         source = f.read()
-    scope = {"__name__": "__main__", "call_tool": call_tool, "call_tools_parallel": call_tools_parallel,
-             "set_result": set_result, "install_package": install_package}
-    exec(compile(source, "main.py", "exec"), scope)
+    # The code runs as a file of its workspace: imports of the workspace's
+    # modules work, and __file__ names it there.
+    here = _os.getcwd()
+    name = _os.path.join(here, "main.py")
+    _sys.path[0] = here
+    _packages()
+    scope = {"__name__": "__main__", "__file__": name, "__builtins__": __builtins__, "call_tool": call_tool,
+             "call_tools_parallel": call_tools_parallel, "set_result": set_result, "install_package": install_package}
+    try:
+        exec(compile(source, name, "exec"), scope)
+    except SystemExit:
+        raise
+    except BaseException as e:
+        # The traceback starts at the code: the prelude's own frames on top
+        # are left out.
+        import traceback
+        tb = e.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next
+        traceback.print_exception(type(e), e, tb)
+        _sys.exit(1)
 
 
 if __name__ == "__main__":
