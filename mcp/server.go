@@ -4,6 +4,13 @@
 // as async functions namespaced by server (github.createIssue({...})), so
 // that a model writes one program that calls many tools instead of making
 // many round trips.
+//
+// run_code answers with the run's text (values as airlock.Inspect shows
+// them) and the Result JSON as structured content, both bounded by
+// Options.MaxOutput (20,000 characters by default): the text keeps its head
+// and tail around "... [truncated N characters] ...", the structured
+// content the status, the error and the fields that fit whole, naming the
+// others in "truncated". Neither ever fails to encode.
 package mcp
 
 import (
