@@ -105,7 +105,7 @@ func (o InspectOptions) Inspect(v any) string {
 		}
 		p.buf = append(p.buf, s...)
 	} else {
-		p.value(reflect.ValueOf(v), 0)
+		p.any(v, 0)
 	}
 	return p.text()
 }
@@ -156,6 +156,8 @@ var (
 	inspNumber    = reflect.TypeFor[json.Number]()
 	inspError     = reflect.TypeFor[error]()
 	inspUndefined = reflect.TypeFor[Undefined]()
+	inspSliceAny  = reflect.TypeFor[[]any]()
+	inspMapAny    = reflect.TypeFor[map[string]any]()
 )
 
 func (p *printer) text() string {
@@ -190,6 +192,70 @@ func (p *printer) over() bool {
 }
 
 func (p *printer) str(s string) { p.buf = append(p.buf, s...) }
+
+// any writes x, a value level levels below the top: the kinds values from
+// the sandbox have without reflection, the rest through value.
+func (p *printer) any(x any, level int) {
+	if p.over() {
+		return
+	}
+	switch y := x.(type) {
+	case nil:
+		p.str("null")
+	case string:
+		if level == 0 && !p.quoteTop {
+			p.str(y)
+		} else {
+			p.quoted(y, true)
+		}
+	case float64:
+		p.str(jsNumber(y))
+	case bool:
+		p.str(strconv.FormatBool(y))
+	case map[string]any:
+		p.objectAny(y, level)
+	case []any:
+		p.arrayAny(y, level)
+	default:
+		p.value(reflect.ValueOf(x), level)
+	}
+}
+
+func (p *printer) arrayAny(a []any, level int) {
+	if len(a) == 0 {
+		p.str("[]")
+		return
+	}
+	id := refID{p: reflect.ValueOf(a).Pointer(), t: inspSliceAny, len: len(a)}
+	if !p.enter(id, level, "Array") {
+		return
+	}
+	start := len(p.buf)
+	p.list("[", "]", len(a), min(len(a), p.items), func(i int) { p.any(a[i], level+1) })
+	p.leave(id, start)
+}
+
+func (p *printer) objectAny(m map[string]any, level int) {
+	if len(m) == 0 {
+		p.str("{}")
+		return
+	}
+	id := refID{p: reflect.ValueOf(m).Pointer(), t: inspMapAny}
+	if !p.enter(id, level, "Object") {
+		return
+	}
+	start := len(p.buf)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareKeys)
+	p.list("{", "}", len(keys), len(keys), func(i int) {
+		p.key(keys[i])
+		p.any(m[keys[i]], level+1)
+	})
+	p.leave(id, start)
+}
 
 // value writes v, a value level levels below the top.
 func (p *printer) value(v reflect.Value, level int) {
@@ -262,6 +328,10 @@ func (p *printer) value(v reflect.Value, level int) {
 	case reflect.Interface:
 		if v.IsNil() {
 			p.str("null")
+			return
+		}
+		if v.CanInterface() {
+			p.any(v.Elem().Interface(), level)
 			return
 		}
 		p.value(v.Elem(), level)
@@ -537,9 +607,9 @@ func (p *printer) mapValue(v reflect.Value, m *Map, level int) {
 	}
 	start := len(p.buf)
 	p.list(prefix+"{", "}", n, min(n, p.items), func(i int) {
-		p.value(reflect.ValueOf(m.Entries[i].Key), level+1)
+		p.any(m.Entries[i].Key, level+1)
 		p.str(" => ")
-		p.value(reflect.ValueOf(m.Entries[i].Value), level+1)
+		p.any(m.Entries[i].Value, level+1)
 	})
 	p.leave(id, start)
 }
@@ -556,7 +626,7 @@ func (p *printer) setValue(v reflect.Value, s *Set, level int) {
 		return
 	}
 	start := len(p.buf)
-	p.list(prefix+"{", "}", n, min(n, p.items), func(i int) { p.value(reflect.ValueOf(s.Values[i]), level+1) })
+	p.list(prefix+"{", "}", n, min(n, p.items), func(i int) { p.any(s.Values[i], level+1) })
 	p.leave(id, start)
 }
 
@@ -803,6 +873,9 @@ func jsNumber(f float64) string {
 			return "-0"
 		}
 		return "0"
+	}
+	if f == math.Trunc(f) && math.Abs(f) <= 1<<53 { // exact integers: their digits are the shortest
+		return strconv.FormatInt(int64(f), 10)
 	}
 	sign := ""
 	if f < 0 {

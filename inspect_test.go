@@ -164,3 +164,33 @@ func TestInspectBounds(t *testing.T) {
 		t.Fatalf("top string: %q", got)
 	}
 }
+
+// inspectBenchValue is a result of the usual shape: 100 records (all that
+// Inspect shows by default) with a few fields, a nested object and a short
+// array each.
+func inspectBenchValue() any {
+	rows := make([]any, 100)
+	for i := range rows {
+		rows[i] = map[string]any{"id": float64(i), "name": "customer-" + string(rune('a'+i%26)), "active": i%3 == 0,
+			"address": map[string]any{"city": "Oslo", "zip": "0150"}, "tags": []any{"x", "y", float64(i)}}
+	}
+	return map[string]any{"rows": rows, "count": 100.0}
+}
+
+// BenchmarkInspect measures Inspect against json.Marshal of the same value
+// (the form Airlock used before), as a ratio in one run.
+func BenchmarkInspect(b *testing.B) {
+	v := inspectBenchValue()
+	b.Run("json.Marshal", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := json.Marshal(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Inspect", func(b *testing.B) {
+		for b.Loop() {
+			_ = airlock.Inspect(v)
+		}
+	})
+}
