@@ -456,7 +456,7 @@ func (p *printer) cycle(id refID) bool {
 	return true
 }
 
-// container starts a container: it reports false, having written what
+// enter starts a container: it reports false, having written what
 // stands for it, when it is a cycle or deeper than the bound.
 func (p *printer) enter(id refID, level int, name string) bool {
 	if id.p != 0 && p.cycle(id) {
@@ -498,7 +498,7 @@ func idOf(v reflect.Value) refID {
 	return refID{}
 }
 
-// items writes the entries of a container between open and close, as
+// list writes the entries of a container between open and close, as
 // "open a, b close", with "... N more items" for the rest.
 func (p *printer) list(open, close string, n, shown int, each func(i int)) {
 	if n == 0 {
