@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock"
@@ -139,6 +140,7 @@ func TestOutputBound(t *testing.T) {
 		a := codeAgent(s, toolbox(t))
 		a.MaxOutput = max
 		a.Executor.MaxLogBytes = 4 << 20
+		a.Executor.Timeout = 2 * time.Minute // the bound, not the time, is under test (-race is slow)
 		tr, err := a.Run(context.Background(), "flood")
 		if err != nil {
 			t.Fatal(err)
