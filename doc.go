@@ -102,6 +102,18 @@
 // Identity is kept within a value (a cycle stays a cycle); each global is a
 // value of its own, so two globals that share a Go object get two copies.
 //
+// # Showing values
+//
+// [Inspect] formats a value for a person or a model as Node's console.log
+// does, on one line ('quoted' strings inside containers, NaN, -0, 123n,
+// Map(2) { 'a' => 1, 'b' => 2 }, Uint8Array(3) [ 1, 2, 3 ], a cycle as
+// <ref *1> { self: [Circular *1] }), bounded in depth, items, string length
+// and bytes ([InspectOptions]); [Result.Text] and [Log.Message] use it.
+// [JSONValue] makes any value encodable as JSON (NaN → null, cycles cut),
+// and [ClipText] cuts a text to [DefaultMaxOutput] characters around a
+// marker that says how much was cut, as the agent layer and the MCP server
+// do with what goes back to a model.
+//
 // # Host functions
 //
 // A Go function anywhere in Globals, Imports or Execute.Args becomes a

@@ -2,10 +2,8 @@ package airlock
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -679,43 +677,13 @@ func cutUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// logMessage formats console arguments as one line: strings as they are,
-// other values as JSON, joined by spaces.
+// logMessage formats console arguments as one line, as Node's console
+// does: strings as they are, other values as Inspect shows them, joined by
+// spaces.
 func logMessage(args []any) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		parts[i] = inspect(a)
+		parts[i] = Inspect(a)
 	}
 	return strings.Join(parts, " ")
-}
-
-// inspect formats a value for a log line.
-func inspect(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case Undefined:
-		return "undefined"
-	case nil:
-		return "null"
-	case float64:
-		switch {
-		case math.IsNaN(x):
-			return "NaN"
-		case math.IsInf(x, 1):
-			return "Infinity"
-		case math.IsInf(x, -1):
-			return "-Infinity"
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
-	case *ErrorValue:
-		return x.Error()
-	}
-	b, err := json.Marshal(jsonSafe(v))
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }

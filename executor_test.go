@@ -372,7 +372,7 @@ func TestExecutor_ToolOrRuntime(t *testing.T) {
 func TestExecutor_Logs(t *testing.T) {
 	ex := newExecutor(t, airlock.ExecutorOptions{MaxLogBytes: 1024, CollectConsoleLevels: []airlock.LogLevel{airlock.LevelLog, airlock.LevelError}})
 	out := mustRun(t, ex, `console.log("a", 1, {b: [true, null]}, undefined); console.info("hidden"); console.warn("hidden"); console.error("e"); console.debug("d")`)
-	if want := "a 1 {\"b\":[true,null]} undefined\ne\nd"; out.Logs != want {
+	if want := "a 1 { b: [ true, null ] } undefined\ne\nd"; out.Logs != want { // as Node's console.log prints them
 		t.Errorf("logs %q, want %q", out.Logs, want)
 	}
 	if len(out.LogEntries) != 3 || out.LogEntries[1].Level != airlock.LevelError || out.LogEntries[1].Message != "e" {

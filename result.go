@@ -74,9 +74,8 @@ const (
 // MarshalJSON encodes a Log as the seed's CodeExecutionLog:
 // {"level", "args", "timestamp"} with the timestamp in milliseconds since the
 // Unix epoch.
-// Message is the log's line as a console prints it: strings as they are,
-// other values as JSON (undefined, NaN and the infinities by name), joined
-// by spaces.
+// Message is the log's line as Node's console prints it: strings as they
+// are, other values as [Inspect] shows them, joined by spaces.
 func (l Log) Message() string { return logMessage(l.Args) }
 
 func (l Log) MarshalJSON() ([]byte, error) {
@@ -84,7 +83,7 @@ func (l Log) MarshalJSON() ([]byte, error) {
 		Level     LogLevel `json:"level"`
 		Args      any      `json:"args"`
 		Timestamp int64    `json:"timestamp"`
-	}{l.Level, jsonSafe(l.Args), l.Time.UnixMilli()})
+	}{l.Level, JSONValue(l.Args), l.Time.UnixMilli()})
 }
 
 // MarshalJSON encodes the Result as the seed's CodeExecutionResult. Values
@@ -104,14 +103,14 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	}
 	w := wire{
 		Status:          r.Status,
-		Reports:         jsonSafe(orEmpty(r.Reports)),
+		Reports:         JSONValue(orEmpty(r.Reports)),
 		Logs:            r.Logs,
 		Error:           r.Error,
 		DurationMs:      float64(r.Duration) / float64(time.Millisecond),
 		MemoryUsedBytes: r.MemoryUsedBytes,
 	}
 	if r.Status == StatusSuccess {
-		w.Result = jsonSafe(r.Result)
+		w.Result = JSONValue(r.Result)
 		if w.Result == nil {
 			w.Result = json.RawMessage("null")
 		}
@@ -208,15 +207,5 @@ func (r *Result) Text(src string) string {
 	return b.String()
 }
 
-// formatValue is a value as JSON, as Result's JSON writes it (undefined by
-// name).
-func formatValue(v any) string {
-	if _, ok := v.(Undefined); ok {
-		return "undefined"
-	}
-	b, err := marshalJSONValue(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+// formatValue is a value as Inspect shows it.
+func formatValue(v any) string { return Inspect(v) }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/airlockrun/airlock"
 )
 
 // RunCodeAPIName is the run-code tool's name in the chat completions API.
@@ -41,6 +43,11 @@ type ClassicAgent struct {
 	Instructions string
 	OnStep       func(Step)
 	Logger       *slog.Logger
+	// MaxOutput bounds each tool result the model reads, in characters, as
+	// CodeAgent.MaxOutput bounds observations (run_code's text is bounded
+	// by the Interpreter's Config.MaxOutput as well). 0 means
+	// airlock.DefaultMaxOutput (20,000); negative means no bound.
+	MaxOutput int
 }
 
 const classicInstructions = "You are a helpful assistant. Use the tools to solve the task. " +
@@ -117,6 +124,7 @@ func (a *ClassicAgent) Run(ctx context.Context, task string) (*Transcript, error
 			} else {
 				tc.Result = resultForModel(out)
 			}
+			tc.Result = airlock.ClipText(tc.Result, outputLimit(a.MaxOutput))
 			if id == RunCodeID {
 				step.Code = codeOf(call.Function.Arguments)
 			}

@@ -41,6 +41,11 @@ type CodeAgent struct {
 	OnStep func(Step)
 	// Logger receives a record per step; nil means slog.Default().
 	Logger *slog.Logger
+	// MaxOutput bounds each observation the model reads, in characters:
+	// a longer one keeps its head and tail around a marker that says how
+	// much was cut (airlock.ClipText). 0 means airlock.DefaultMaxOutput
+	// (20,000); negative means no bound.
+	MaxOutput int
 }
 
 // SystemPrompt is the agent's system prompt: Appendix D's text with the
@@ -99,6 +104,7 @@ func (a *CodeAgent) Run(ctx context.Context, task string) (*Transcript, error) {
 	messages := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system), openai.UserMessage("Task: " + task)}
 	hooks := loopHooks{onStep: a.OnStep, logger: a.Logger}
 	maxSteps := stepLimit(a.MaxSteps)
+	maxOutput := outputLimit(a.MaxOutput)
 	for i := 1; i <= maxSteps; i++ {
 		stepStart := time.Now()
 		step := Step{Index: i}
@@ -142,6 +148,7 @@ func (a *CodeAgent) Run(ctx context.Context, task string) (*Transcript, error) {
 				}
 			}
 		}
+		step.Observation = airlock.ClipText(step.Observation, maxOutput)
 		step.Duration = time.Since(stepStart)
 		tr.Steps = append(tr.Steps, step)
 		hooks.emit("code", step)
@@ -226,18 +233,16 @@ func observation(logs string, v any) string {
 	return b.String()
 }
 
-func valueText(v any) string {
-	switch x := v.(type) {
-	case airlock.Undefined:
-		return "undefined"
-	case string:
-		return x
+// valueText is a value as the model reads it: as Node's console.log
+// shows it, a string as it is.
+func valueText(v any) string { return airlock.Inspect(v) }
+
+// outputLimit is a MaxOutput field's bound.
+func outputLimit(n int) int {
+	if n == 0 {
+		return airlock.DefaultMaxOutput
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
+	return n
 }
 
 // errorObservation tells the model what failed, where, and the line of its

@@ -58,7 +58,16 @@
 // tools, API documentation, declarations and the compact grouped listing;
 // CodeModePrompt (Interpreter.Prompt) is the system prompt of code mode.
 // RunCodeTool is the interpreter.run-code tool, whose sandbox has the
-// conversation's tools, and FormatExecution its text for the model.
+// conversation's tools, and FormatExecution its text for the model, values
+// shown as airlock.Inspect shows them (as Node's console.log would).
+//
+// What goes back to a model is bounded: run_code's text by
+// Config.MaxOutput, a CodeAgent's observations by CodeAgent.MaxOutput, a
+// ClassicAgent's tool results by ClassicAgent.MaxOutput, each 20,000
+// characters by default (airlock.DefaultMaxOutput). A longer text keeps its
+// head and its tail around "... [truncated N characters] ...". The JSON of
+// an Execution and of a Transcript never fails: values go through
+// airlock.JSONValue (NaN as null, cycles cut).
 //
 // # Agent loops
 //

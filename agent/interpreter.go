@@ -35,6 +35,11 @@ type Config struct {
 	// MaxParallel bounds how many tool calls one parallel() runs at once;
 	// 0 means 128.
 	MaxParallel int
+	// MaxOutput bounds the text run_code gives back to the model, in
+	// characters: a longer text keeps its head and tail around a marker
+	// that says how much was cut (airlock.ClipText). 0 means
+	// airlock.DefaultMaxOutput (20,000); negative means no bound.
+	MaxOutput int
 }
 
 // An Interpreter runs model-written JavaScript in a fresh sandbox per
@@ -208,6 +213,21 @@ type Execution struct {
 	Timeout bool `json:"timeout,omitempty"`
 	// Duration is the wall time of the execution.
 	Duration time.Duration `json:"-"`
+}
+
+// MarshalJSON encodes the execution with its result as airlock.JSONValue
+// makes it: NaN and the infinities as null, a cycle cut. It does not fail
+// on any result a run gives; a Go value that JSON cannot hold at all is
+// encoded as its airlock.Inspect text.
+func (e Execution) MarshalJSON() ([]byte, error) {
+	type plain Execution
+	p := plain(e)
+	p.Result = airlock.JSONValue(e.Result)
+	if b, err := json.Marshal(p); err == nil {
+		return b, nil
+	}
+	p.Result = airlock.Inspect(e.Result)
+	return json.Marshal(p)
 }
 
 // OK reports whether the code ran to its end.

@@ -238,7 +238,7 @@ store("k", { n: 1 }); store("u");`, agent.ExecuteOptions{State: state})
 	for _, l := range e.Logs {
 		lines = append(lines, string(l.Level)+" "+l.Message())
 	}
-	if strings.Join(lines, "|") != `log one 1|log two {"a":1}|warn three` || e.Output != "x 2\ny" || e.Done {
+	if strings.Join(lines, "|") != `log one 1|log two { a: 1 }|warn three` || e.Output != "x 2\ny" || e.Done {
 		t.Fatalf("logs %q output %q done %v", lines, e.Output, e.Done)
 	}
 	e = execute(t, it, `[recall("k"), recall("u"), typeof recall("missing")]`, agent.ExecuteOptions{State: state})

@@ -2,10 +2,13 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"time"
 
 	"github.com/openai/openai-go/v3"
+
+	"github.com/airlockrun/airlock"
 )
 
 // Usage counts tokens.
@@ -76,6 +79,20 @@ type Transcript struct {
 	Steps       []Step        `json:"steps"`
 	Usage       Usage         `json:"usage"`
 	Duration    time.Duration `json:"durationNs"`
+}
+
+// MarshalJSON encodes the transcript with its final answer as
+// airlock.JSONValue makes it, as Execution's MarshalJSON does: it does not
+// fail on any answer a run gives.
+func (t Transcript) MarshalJSON() ([]byte, error) {
+	type plain Transcript
+	p := plain(t)
+	p.FinalAnswer = airlock.JSONValue(t.FinalAnswer)
+	if b, err := json.Marshal(p); err == nil {
+		return b, nil
+	}
+	p.FinalAnswer = airlock.Inspect(t.FinalAnswer)
+	return json.Marshal(p)
 }
 
 // stepLimit is a loop's MaxSteps, or the default.

@@ -203,7 +203,7 @@ func TestClassicAgent(t *testing.T) {
 		t.Fatalf("plain tool result = %q", got)
 	}
 	run := tr.Steps[1].ToolCalls[0]
-	if !strings.Contains(run.Result, "=== Result ===\n[\n  12,\n  13\n]") || tr.Steps[1].Code == "" {
+	if !strings.Contains(run.Result, "=== Result ===\n[ 12, 13 ]\n") || tr.Steps[1].Code == "" {
 		t.Fatalf("run_code result = %q", run.Result)
 	}
 	if bad := tr.Steps[1].ToolCalls[1]; !bad.Error || bad.Result != `Error: Tool "nope" not found` {

@@ -55,7 +55,7 @@ func RunCodeTool(it *Interpreter, tools *Toolbox, state *State) Tool {
 				Tools: tools, Input: in.Input, State: state,
 				Timeout: time.Duration(in.Timeout) * time.Millisecond,
 			})
-			return FormatExecution(e), nil
+			return airlock.ClipText(FormatExecution(e), outputLimit(it.cfg.MaxOutput)), nil
 		},
 	}
 }
@@ -91,7 +91,9 @@ func runCodeDescription(it *Interpreter, tools *Toolbox) string {
 
 // FormatExecution formats an execution for the model, as seed 003 does:
 // the duration, then the result and the console output, or the error and
-// the console output before it.
+// the console output before it. Values are shown as airlock.Inspect shows
+// them, as Node's console.log would. The text is not bounded: RunCodeTool
+// clips it to Config.MaxOutput with airlock.ClipText.
 func FormatExecution(e *Execution) string {
 	ms := e.Duration.Milliseconds()
 	console := consoleText(e)
@@ -129,13 +131,4 @@ func consoleText(e *Execution) string {
 	return b.String()
 }
 
-func resultText(v any) string {
-	if _, undef := v.(airlock.Undefined); undef {
-		return "undefined"
-	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+func resultText(v any) string { return airlock.Inspect(v) }

@@ -39,7 +39,7 @@ func TestRunCodeTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := runCode(t, tb, `{"code": "console.log('cities', input.length);\nconst r = parallel(input.map(c => ({ tool: 'weather.get-weather', input: c })));\nstoreArtifact(r, 'temps');\nconsole.warn(typeof interpreterRunCode);\nr.map(x => x.temperature)", "input": [{"latitude": 10, "longitude": 0}, {"latitude": 20, "longitude": 0}]}`)
-	want := "Execution completed successfully in Xms\n\n=== Result ===\n[\n  11,\n  12\n]\n\n=== Console Output ===\ncities 2\n[warn] undefined"
+	want := "Execution completed successfully in Xms\n\n=== Result ===\n[ 11, 12 ]\n\n=== Console Output ===\ncities 2\n[warn] undefined"
 	if millis.ReplaceAllString(got, "Xms") != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
@@ -69,7 +69,7 @@ func TestRunCodeTool(t *testing.T) {
 	}
 	// Code cannot reach the run-code tool through parallel either.
 	got = runCode(t, tb, `{"code": "parallel([{ tool: 'interpreter.run-code', input: { code: '1' } }])[0].error"}`)
-	if !strings.Contains(got, `"Tool \"interpreter.run-code\" not found"`) {
+	if !strings.Contains(got, "=== Result ===\nTool \"interpreter.run-code\" not found\n") {
 		t.Fatalf("got:\n%s", got)
 	}
 }

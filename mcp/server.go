@@ -4,6 +4,13 @@
 // as async functions namespaced by server (github.createIssue({...})), so
 // that a model writes one program that calls many tools instead of making
 // many round trips.
+//
+// run_code answers with the run's text (values as airlock.Inspect shows
+// them) and the Result JSON as structured content, both bounded by
+// Options.MaxOutput (20,000 characters by default): the text keeps its head
+// and tail around "... [truncated N characters] ...", the structured
+// content the status, the error and the fields that fit whole, naming the
+// others in "truncated". Neither ever fails to encode.
 package mcp
 
 import (
@@ -41,6 +48,14 @@ type Options struct {
 	// Workers, when positive and Runtime is nil, runs the programs in that
 	// many worker processes (airlock.RuntimeConfig.Workers).
 	Workers int
+	// MaxOutput bounds what run_code gives back to the model, in
+	// characters: its text keeps its head and tail around a marker that
+	// says how much was cut (airlock.ClipText), and its structured
+	// content keeps the status, the error (message and stack cut) and as
+	// many of result, reports and logs as fit, whole, naming the others
+	// in "truncated". 0 means airlock.DefaultMaxOutput (20,000); negative
+	// means no bound.
+	MaxOutput int
 }
 
 // A Server is Airlock's MCP server.
@@ -76,6 +91,9 @@ func NewServer(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if opts.MaxTimeout == 0 {
 		opts.MaxTimeout = 5 * time.Minute
+	}
+	if opts.MaxOutput == 0 {
+		opts.MaxOutput = airlock.DefaultMaxOutput
 	}
 	if opts.Runtime == nil {
 		opts.Runtime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: opts.MaxTimeout + time.Second, Workers: opts.Workers})
@@ -181,6 +199,8 @@ var resultSchema = &jsonschema.Schema{
 		"error":           {Type: "object", Description: "name, message, stack, specifier, filename, line, column"},
 		"durationMs":      {Type: "number"},
 		"memoryUsedBytes": {Type: "integer"},
+		"truncated": {Type: "object", Description: "set when the content passed the server's bound: omitted names the fields left out " +
+			"(the text content shows them, cut), characters is the length of the whole"},
 	},
 	Required: []string{"status"},
 }
@@ -275,12 +295,54 @@ func (s *Server) runCode(ctx context.Context, _ *sdk.CallToolRequest, in RunCode
 	if res.Status == airlock.StatusTerminated && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		text = fmt.Sprintf("timed out after %s\n", timeout) + text
 	}
-	structured, err := json.Marshal(res)
-	if err != nil {
-		return nil, nil, err
-	}
 	return &sdk.CallToolResult{
-		Content: []sdk.Content{&sdk.TextContent{Text: text}},
+		Content: []sdk.Content{&sdk.TextContent{Text: airlock.ClipText(text, s.opts.MaxOutput)}},
 		IsError: res.Status != airlock.StatusSuccess,
-	}, json.RawMessage(structured), nil
+	}, structuredContent(res, s.opts.MaxOutput), nil
+}
+
+// structuredContent is the Result JSON, within max characters (negative:
+// no bound) when it is longer: the status, the duration, the memory and the
+// error (its message and stack cut) are kept, then the result, the reports
+// and the logs, each whole if it fits in the room left, and "truncated"
+// names what was left out. It never fails: a run whose tools were called
+// always answers.
+func structuredContent(res *airlock.Result, max int) json.RawMessage {
+	full, err := json.Marshal(res)
+	if err == nil && (max < 0 || len(full) <= max) {
+		return full
+	}
+	parts := map[string]json.RawMessage{}
+	if err == nil {
+		_ = json.Unmarshal(full, &parts)
+	}
+	out := map[string]any{"status": res.Status, "reports": []any{}, "logs": []any{}}
+	for _, k := range []string{"durationMs", "memoryUsedBytes"} {
+		if v, ok := parts[k]; ok {
+			out[k] = v
+		}
+	}
+	if res.Error != nil {
+		e := *res.Error
+		e.Message = airlock.ClipText(e.Message, max/4)
+		e.Stack = airlock.ClipText(e.Stack, max/4)
+		out["error"] = &e
+	}
+	base, _ := json.Marshal(out)
+	room := max - len(base) - 200 // the "truncated" object
+	omitted := []string{}
+	for _, k := range []string{"result", "reports", "logs"} {
+		v, ok := parts[k]
+		switch {
+		case !ok && k == "result" && (err == nil || res.Status != airlock.StatusSuccess):
+		case ok && len(v)+len(k)+4 <= room:
+			out[k] = v
+			room -= len(v) + len(k) + 4
+		default:
+			omitted = append(omitted, k)
+		}
+	}
+	out["truncated"] = map[string]any{"omitted": omitted, "characters": len(full)}
+	b, _ := json.Marshal(out)
+	return b
 }

@@ -151,7 +151,7 @@ func TestRunCode(t *testing.T) {
 	}
 
 	r := runCode(t, cs, map[string]any{"code": "const n: number = 21;\nconsole.log('doubling');\nreport(n);\nexport default { answer: n * 2 };"})
-	if r.isError || r.text != "{\"answer\":42}\n[log] doubling\n[report] 21\n" || r.structured["status"] != "success" ||
+	if r.isError || r.text != "{ answer: 42 }\n[log] doubling\n[report] 21\n" || r.structured["status"] != "success" ||
 		r.structured["result"].(map[string]any)["answer"] != 42.0 {
 		t.Fatalf("%+v", r)
 	}

@@ -32,6 +32,7 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("allow-host", "", "comma-separated hosts the http.get tool may fetch from (default: no http tool)")
 	fs.Duration("timeout", 10*time.Second, "time limit of one code step")
 	fs.String("memory", "64MiB", "memory limit of the sandbox")
+	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of each observation or tool result the model reads; a longer one keeps its head and tail around a marker (negative: no bound)")
 	fs.Bool("json", false, "print the transcript as JSON at the end instead of streaming the steps")
 	fs.Bool("v", false, "log each step with log/slog to standard error as well")
 	return fs
@@ -50,8 +51,13 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "airlock agent: --memory: %v\n", err)
 		return 2
 	}
-	var maxSteps int
+	var maxSteps, maxOutput int
 	fmt.Sscan(get("max-steps"), &maxSteps)
+	fmt.Sscan(get("max-output"), &maxOutput)
+	if maxOutput == 0 {
+		fmt.Fprintln(stderr, "airlock agent: --max-output must not be 0")
+		return 2
+	}
 	timeout, _ := time.ParseDuration(get("timeout"))
 	tools, err := builtinTools(get("dir"), get("allow-host"))
 	if err != nil {
@@ -77,12 +83,12 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var tr *agent.Transcript
 	switch get("mode") {
 	case "code":
-		a := &agent.CodeAgent{Model: model, Tools: tb, MaxSteps: maxSteps, OnStep: onStep, Logger: logger,
+		a := &agent.CodeAgent{Model: model, Tools: tb, MaxSteps: maxSteps, OnStep: onStep, Logger: logger, MaxOutput: maxOutput,
 			Executor: airlock.ExecutorOptions{Timeout: timeout, MemoryLimitBytes: memory}}
 		tr, err = a.Run(ctx, task)
 	case "classic":
-		it := agent.NewInterpreter(agent.Config{Completer: model, Timeout: timeout, MemoryLimitBytes: memory})
-		a := &agent.ClassicAgent{Model: model, Tools: tb, Interpreter: it, MaxSteps: maxSteps, OnStep: onStep, Logger: logger}
+		it := agent.NewInterpreter(agent.Config{Completer: model, Timeout: timeout, MemoryLimitBytes: memory, MaxOutput: maxOutput})
+		a := &agent.ClassicAgent{Model: model, Tools: tb, Interpreter: it, MaxSteps: maxSteps, OnStep: onStep, Logger: logger, MaxOutput: maxOutput}
 		tr, err = a.Run(ctx, task)
 	default:
 		fmt.Fprintf(stderr, "airlock agent: --mode must be code or classic, not %q\n", get("mode"))
@@ -107,16 +113,9 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return 0
 }
 
-func answerText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+// answerText is a final answer as a person reads it: as Node's console.log
+// shows it.
+func answerText(v any) string { return airlock.Inspect(v) }
 
 // printStep writes a step for a person to follow.
 func printStep(w io.Writer, s agent.Step) {

@@ -272,9 +272,10 @@ func printHuman(w io.Writer, res *airlock.Result, src string) {
 	io.WriteString(w, res.Text(src))
 }
 
-// formatValue is a value as the run command prints it.
+// formatValue is a value as the REPL prints it: as Node's REPL does, a
+// string in quotes.
 func formatValue(v any) string {
-	return strings.TrimSuffix((&airlock.Result{Status: airlock.StatusSuccess, Result: v}).Text(""), "\n")
+	return airlock.InspectOptions{QuoteString: true}.Inspect(v)
 }
 
 // parseArgs parses a subcommand's flags, with usage as the head of its help;

@@ -19,11 +19,11 @@ func cli(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 
 func TestRunExamples(t *testing.T) {
 	code, out, _ := cli(t, "", "run", "../../examples/scripts/hello.ts")
-	if code != 0 || out != "{\"text\":\"hello from the sandbox\",\"words\":4}\n[log] computing a greeting\n" {
+	if code != 0 || out != "{ text: 'hello from the sandbox', words: 4 }\n[log] computing a greeting\n" {
 		t.Fatalf("hello: %d %q", code, out)
 	}
 	code, out, _ = cli(t, "", "run", "--input", `[{"id":1,"flagged":true},{"id":2}]`, "../../examples/scripts/report.js")
-	if code != 0 || out != "{\"scanned\":2}\n[report] 1\n" {
+	if code != 0 || out != "{ scanned: 2 }\n[report] 1\n" {
 		t.Fatalf("report: %d %q", code, out)
 	}
 	code, out, _ = cli(t, "", "run", "../../examples/scripts/error.ts")
@@ -114,10 +114,10 @@ func TestRepl(t *testing.T) {
 		"b is 21\n", "> 42\n",
 		"ERR_MAX_OPS_EXCEEDED: Max operations exceeded (100)",
 		"ERR_RUNTIME_EXCEPTION: Runtime exception: ReferenceError: 'nope' is not defined\n  at line 1, column 1",
-		`final answer: {"a":20,"b":21}`,
+		"final answer: { a: 20, b: 21 }",
 		"ERR_IMPORT_NOT_ALLOWED: Import not allowed: y",
 		"ERR_EXEC_TIMEOUT: Execution timed out after 200ms\nthe sandbox was reset: its state is lost",
-		"> \"function\"\n",
+		"> 'function'\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -59,7 +59,7 @@ func TestMCPCommand(t *testing.T) {
 	}
 	cs := connect(command(t, "mcp", "--memory", "16MiB"))
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": "export default [1, 2].map(x => x * 21)"}})
-	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "[21,42]\n" {
+	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "[ 21, 42 ]\n" {
 		t.Fatalf("%+v, %v", res, err)
 	}
 

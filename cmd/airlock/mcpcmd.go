@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/mcp"
 )
 
@@ -25,6 +26,7 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 	fs.Duration("timeout", 30*time.Second, "time limit of a program that sets no timeout_ms")
 	fs.Duration("max-timeout", 5*time.Minute, "the largest timeout_ms a program may ask for")
 	fs.Int("workers", 0, "run the programs in this many worker processes instead of the server's")
+	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of run_code's text and of its structured content; a longer text keeps its head and tail around a marker (negative: no bound)")
 	return fs
 }
 
@@ -43,7 +45,12 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	timeout, _ := time.ParseDuration(get("timeout"))
 	maxTimeout, _ := time.ParseDuration(get("max-timeout"))
 	workers, _ := strconv.Atoi(get("workers"))
-	opts := mcp.Options{MemoryLimitBytes: memory, Timeout: timeout, MaxTimeout: maxTimeout, Workers: workers}
+	maxOutput, _ := strconv.Atoi(get("max-output"))
+	if maxOutput == 0 {
+		fmt.Fprintln(stderr, "airlock mcp: --max-output must not be 0")
+		return 2
+	}
+	opts := mcp.Options{MemoryLimitBytes: memory, Timeout: timeout, MaxTimeout: maxTimeout, Workers: workers, MaxOutput: maxOutput}
 	if path := get("config"); path != "" {
 		if opts.Upstreams, err = mcp.LoadConfig(path); err != nil {
 			fmt.Fprintf(stderr, "airlock mcp: --config: %v\n", err)
