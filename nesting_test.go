@@ -64,6 +64,26 @@ func TestNestingRun(t *testing.T) {
 	wantNestingLinkError(t, "array-1e6", run.Wait())
 }
 
+// In worker mode, the same answers come back from the worker.
+func TestNestingRunWorkers(t *testing.T) {
+	if !nestingtest.InChild(t) {
+		return
+	}
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
+	defer rt.Close()
+	for _, c := range nestingtest.Deep(deepN) {
+		run, err := rt.Run(context.Background(), c.Module, airlock.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantNestingLinkError(t, c.Name+" (worker)", run.Wait())
+	}
+	wantResult(t, func() *airlock.Result {
+		run, _ := rt.Run(context.Background(), "export default 6 * 7", airlock.Options{})
+		return run.Wait()
+	}(), 42.0)
+}
+
 // The error is at the bracket that went past the bound, in the user's
 // source.
 func TestNestingRunPosition(t *testing.T) {
