@@ -193,8 +193,8 @@ func (s *scanner) startToken(word string) {
 // operandStart is called at the start of a token that begins an operand
 // (identifier, literal, string, template): after the end of an operand, that
 // is a new statement.
-func (s *scanner) operandStart(word string) {
-	if s.prevEnd && !continuation[word] {
+func (s *scanner) operandStart() {
+	if s.prevEnd {
 		s.reset()
 	}
 }
@@ -239,14 +239,14 @@ func (s *scanner) run() int {
 			}
 		case c == '/' && (!s.prevEnd || s.regexOK) && !s.noRegex:
 			s.startToken("")
-			s.operandStart("")
+			s.operandStart()
 			if !s.regex() {
 				s.noRegex = true
 				s.operator()
 			}
 		case c == '\'' || c == '"':
 			s.startToken("")
-			s.operandStart("")
+			s.operandStart()
 			s.str(c)
 			s.ended()
 		case c == '`':
@@ -257,13 +257,13 @@ func (s *scanner) run() int {
 					break
 				}
 			} else {
-				s.operandStart("")
+				s.operandStart()
 			}
 			s.i++
 			s.template()
 		case c >= '0' && c <= '9' || c == '.' && s.peek(1) >= '0' && s.peek(1) <= '9':
 			s.startToken("")
-			s.operandStart("")
+			s.operandStart()
 			s.number()
 			s.ended()
 		case isIdentStart(c):
@@ -317,7 +317,7 @@ func (s *scanner) operatorEnded() {
 func (s *scanner) open(c byte) {
 	at := s.i
 	s.i++
-	control := c == '(' && (controlHead[s.prevWord] || s.prevWord == "await" && s.forAwait)
+	control := c == '(' && (wordClass[s.prevWord]&controlHead != 0 || s.prevWord == "await" && s.forAwait)
 	kind := c
 	if s.prevEnd && !s.regexOK && c != '{' {
 		// a call or an index: a postfix chain as well as a level
@@ -382,22 +382,25 @@ func (s *scanner) word() {
 	w := s.src[start:s.i]
 	if s.afterDot || strings.HasPrefix(w, "#") {
 		s.startToken("")
-		s.operandStart("")
+		s.operandStart()
 		s.ended()
 		return
 	}
+	class := wordClass[w]
 	s.startToken(w)
-	s.operandStart(w)
+	if s.prevEnd && class&continuation == 0 {
+		s.reset() // a new statement
+	}
 	switch {
-	case prefixWord[w]:
+	case class&prefixWord != 0:
 		if s.incHigh(start) {
 			return
 		}
-	case lowWord[w]:
+	case class&lowWord != 0:
 		if s.incLow(start) {
 			return
 		}
-	case binaryWord[w]:
+	case class&binaryWord != 0:
 		s.top().high = 0
 	}
 	if w == "as" || w == "satisfies" {
@@ -406,7 +409,7 @@ func (s *scanner) word() {
 			return
 		}
 	}
-	if notEnd[w] || s.prevEnd && continuation[w] {
+	if class&notEnd != 0 || s.prevEnd && class&continuation != 0 {
 		s.operatorEnded()
 	} else {
 		s.ended()
@@ -523,6 +526,14 @@ var punctuators = []string{
 	"/=", "%=", "&=", "|=", "^=", "**", "<<", ">>",
 }
 
+// punctuatorsBy lists the punctuators by their first character.
+var punctuatorsBy = func() (t [256][]string) {
+	for _, p := range punctuators {
+		t[p[0]] = append(t[p[0]], p)
+	}
+	return t
+}()
+
 // operator scans a punctuator.
 func (s *scanner) operator() {
 	at := s.i
@@ -542,8 +553,8 @@ func (s *scanner) operator() {
 		s.ended()
 		return
 	}
-	op := string(c)
-	for _, p := range punctuators {
+	op := s.src[s.i : s.i+1]
+	for _, p := range punctuatorsBy[c] {
 		if strings.HasPrefix(s.src[s.i:], p) {
 			op = p
 			break
@@ -611,31 +622,40 @@ func isIdentPart(c byte) bool {
 	return isIdentStart(c) && c != '#' || c >= '0' && c <= '9' || c >= 0x80
 }
 
-func set(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
-}
-
-var (
+// The classes of words, as bits.
+const (
 	// prefixWord: keywords the parser recurses on as prefix operators.
-	prefixWord = set("typeof", "void", "delete", "await", "new", "keyof", "readonly", "infer", "unique", "asserts", "class")
+	prefixWord = 1 << iota
 	// lowWord: keywords that nest to the right without a bracket.
-	lowWord = set("if", "for", "while", "with", "do", "yield", "extends")
+	lowWord
 	// binaryWord: keyword operators between two operands.
-	binaryWord = set("in", "instanceof", "is")
+	binaryWord
 	// continuation: words that continue a statement after an operand, so
 	// they do not start a new one.
-	continuation = set("in", "instanceof", "of", "as", "satisfies", "else", "catch", "finally", "extends", "implements", "is", "from")
+	continuation
 	// notEnd: keywords after which an operand follows (a slash starts a
 	// regular expression).
-	notEnd = set("return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case",
+	notEnd
+	// controlHead: keywords whose parenthesized head is followed by a
+	// statement.
+	controlHead
+)
+
+var wordClass = func() map[string]uint8 {
+	m := map[string]uint8{}
+	add := func(class uint8, words ...string) {
+		for _, w := range words {
+			m[w] |= class
+		}
+	}
+	add(prefixWord, "typeof", "void", "delete", "await", "new", "keyof", "readonly", "infer", "unique", "asserts", "class")
+	add(lowWord, "if", "for", "while", "with", "do", "yield", "extends")
+	add(binaryWord, "in", "instanceof", "is")
+	add(continuation, "in", "instanceof", "of", "as", "satisfies", "else", "catch", "finally", "extends", "implements", "is", "from")
+	add(notEnd, "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case",
 		"do", "else", "yield", "await", "extends", "if", "for", "while", "with", "switch", "catch",
 		"keyof", "readonly", "infer", "unique", "asserts", "is", "as", "satisfies", "async", "class",
 		"export", "default", "import", "var", "let", "const")
-	// controlHead: keywords whose parenthesized head is followed by a
-	// statement.
-	controlHead = set("if", "for", "while", "with", "switch", "catch")
-)
+	add(controlHead, "if", "for", "while", "with", "switch", "catch")
+	return m
+}()
