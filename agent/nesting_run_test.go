@@ -14,7 +14,7 @@ import (
 // with the nesting bound's message and its place, in a child process that
 // survives; honest code still runs, its last expression its result.
 func TestNestingExecute(t *testing.T) {
-	if !nestingtest.InChild(t) {
+	if !inChild(t) {
 		return
 	}
 	it := agent.NewInterpreter(agent.Config{})

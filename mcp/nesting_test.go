@@ -12,7 +12,7 @@ import (
 // the nesting bound's syntax error, and the server survives (the test runs
 // in a child process) and still runs code.
 func TestNestingRunCode(t *testing.T) {
-	if !nestingtest.InChild(t) {
+	if !inChild(t) {
 		return
 	}
 	cs := client(t, newServer(t, mcp.Options{}))

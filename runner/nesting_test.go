@@ -18,7 +18,7 @@ import (
 // still runs an honest program; a request body nested a million levels deep
 // is a 400 from the JSON decoder's own depth limit.
 func TestNestingService(t *testing.T) {
-	if !nestingtest.InChild(t) {
+	if !inChild(t) {
 		return
 	}
 	_, url := serve(t, service.Config{})

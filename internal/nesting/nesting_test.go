@@ -82,7 +82,7 @@ func TestCheckPosition(t *testing.T) {
 // that esbuild writes, never sandbox text, and is flat. A million levels,
 // balanced or not, end in an error in a child process that survives.
 func TestJSONDecodersBoundDepth(t *testing.T) {
-	if !nestingtest.InChild(t) {
+	if !inChild(t) {
 		return
 	}
 	type doc struct {

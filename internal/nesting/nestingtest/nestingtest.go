@@ -1,15 +1,11 @@
 // Package nestingtest holds the deeply nested programs that the tests of
-// every entry point feed to it, the honest programs that must still run,
-// and the re-exec helper that runs a test in a child process, so that a
-// stack overflow is a failed test and not a dead test run.
+// every entry point feed to it, and the honest programs that must still
+// run. The tests run the deep ones in a child process of the test binary
+// (each package's inChild), so that a stack overflow is a failed test and
+// not a dead test run.
 package nestingtest
 
-import (
-	"os"
-	"os/exec"
-	"strings"
-	"testing"
-)
+import "strings"
 
 // Case is a program in two forms: an ES module (Module) and the body of an
 // executor step (Step). Want, for an honest case, is its value as JSON.
@@ -154,29 +150,6 @@ func itoa(i int) string {
 		b = append([]byte{byte('0' + i%10)}, b...)
 	}
 	return string(b)
-}
-
-const childEnv = "AIRLOCK_NESTING_CHILD"
-
-// InChild runs the calling top-level test in a child process of the test
-// binary and reports false in the parent, which fails if the child does;
-// in the child it reports true, and the test goes on there.
-func InChild(t *testing.T) bool {
-	t.Helper()
-	if os.Getenv(childEnv) == t.Name() {
-		return true
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+t.Name())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
-		s := string(out)
-		if len(s) > 8000 {
-			s = s[:4000] + "\n...\n" + s[len(s)-4000:]
-		}
-		t.Fatalf("the child process failed (%v):\n%s", err, s)
-	}
-	return false
 }
 
 func withWant(c Case, want string) Case {
