@@ -388,8 +388,8 @@ func (s *scanner) word() {
 	}
 	class := wordClass[w]
 	s.startToken(w)
-	if s.prevEnd && class&continuation == 0 {
-		s.reset() // a new statement
+	if s.prevEnd && class&continuation == 0 || w == "case" || w == "default" {
+		s.reset() // a new statement, or a switch's clause
 	}
 	switch {
 	case class&prefixWord != 0:

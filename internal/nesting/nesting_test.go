@@ -53,9 +53,10 @@ func TestCheckHonest(t *testing.T) {
 		"let m: Map<string, Array<number>>": 3,
 		"#!/usr/bin/env node\n((":           2,
 		"a ? b : c":                         2,
+		"switch (x) {" + strings.Repeat("case 1: ", 5000) + "}": 2,
 	} {
 		if d := nesting.Depth(src); d != want {
-			t.Errorf("Depth(%q) = %d, want %d", src, d, want)
+			t.Errorf("Depth(%.80q) = %d, want %d", src, d, want)
 		}
 	}
 }
