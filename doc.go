@@ -46,6 +46,17 @@
 // [RuntimeConfig].MaxValueBytes, so a result, a log flood or a sparse array
 // with a huge length is an error and not host memory exhaustion.
 //
+// A source module that nests deeper than 1000 levels (brackets, braces,
+// parentheses, template substitutions, and the operators and statements
+// that nest without a bracket, such as !!!x, a = b = c, a ? b : c ? d : e,
+// a.b.c, else if chains) is refused before any parser sees it: the run
+// settles link_error with a SyntaxError at the token that went too deep,
+// in the user's source. The TypeScript transform and the executor's parser
+// recurse on the host's Go stack, where a few hundred thousand levels are a
+// fatal stack overflow that no recover catches; real programs nest well
+// under 100 levels. The bound is fixed (not an option). An executor step
+// that nests as deeply fails validation with the nesting_depth diagnostic.
+//
 // The host decides how a run ends, and the sandbox cannot change it:
 // [Execution.Terminate], the context, and the safety cap
 // ([RuntimeConfig].MaxDuration) stop the VM and keep interrupting it until it

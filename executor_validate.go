@@ -22,7 +22,10 @@ const (
 // The rules: code_non_empty, syntax_valid, max_operations_valid,
 // timeout_valid, import_allowed, static_import_in_script_mode and
 // reserved_identifier (identifiers that start with __smol_ belong to the
-// instrumentation), transform_valid and options_valid are errors;
+// instrumentation), nesting_depth (the code nests deeper than 1000 levels of
+// brackets or nested expressions, refused before it is parsed; the location
+// is the token that went too deep), transform_valid and options_valid are
+// errors;
 // forbidden_global_access (a name such as process, require, fetch or
 // setTimeout that the sandbox does not have) is a warning;
 // log_budget_too_small (MaxLogBytes below the default) is information.

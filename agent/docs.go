@@ -138,7 +138,7 @@ func writeToolDecl(b *strings.Builder, t Tool) {
 func writeTypeDecl(b *strings.Builder, name string, s *jsonschema.Schema) {
 	if isObjectWithProperties(s) && len(s.AnyOf) == 0 && len(s.OneOf) == 0 {
 		writeDoc(b, "", s.Description)
-		fmt.Fprintf(b, "interface %s %s\n", name, objectType(s, ""))
+		fmt.Fprintf(b, "interface %s %s\n", name, objectType(s, "", 0))
 		return
 	}
 	writeDoc(b, "", s.Description)
@@ -174,9 +174,18 @@ func writeDoc(b *strings.Builder, indent, text string) {
 
 var tsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
+// maxTypeDepth bounds how deeply tsType writes a schema: a part nested
+// deeper is written unknown. Schemas can come from elsewhere (an upstream
+// MCP server's tools), and an object type indents each level, so the text
+// of a schema nested thousands of levels deep would grow with the cube of
+// its depth.
+const maxTypeDepth = 32
+
 // tsType is the TypeScript type of a schema, written at an indentation.
-func tsType(s *jsonschema.Schema, indent string) string {
-	if s == nil {
+func tsType(s *jsonschema.Schema, indent string) string { return typeAt(s, indent, 0) }
+
+func typeAt(s *jsonschema.Schema, indent string, depth int) string {
+	if s == nil || depth > maxTypeDepth {
 		return "unknown"
 	}
 	if s.Const != nil {
@@ -192,7 +201,7 @@ func tsType(s *jsonschema.Schema, indent string) string {
 	if alts := append(append([]*jsonschema.Schema{}, s.AnyOf...), s.OneOf...); len(alts) > 0 {
 		parts := make([]string, len(alts))
 		for i, a := range alts {
-			parts[i] = tsType(a, indent)
+			parts[i] = typeAt(a, indent, depth+1)
 		}
 		return strings.Join(parts, " | ")
 	}
@@ -219,13 +228,13 @@ func tsType(s *jsonschema.Schema, indent string) string {
 		case "null":
 			parts[i] = "null"
 		case "array":
-			item := tsType(s.Items, indent)
+			item := typeAt(s.Items, indent, depth+1)
 			if strings.ContainsAny(item, "|&") && !strings.HasPrefix(item, "{") {
 				item = "(" + item + ")"
 			}
 			parts[i] = item + "[]"
 		case "object":
-			parts[i] = objectType(s, indent)
+			parts[i] = objectType(s, indent, depth)
 		default:
 			parts[i] = "unknown"
 		}
@@ -236,10 +245,10 @@ func tsType(s *jsonschema.Schema, indent string) string {
 // objectType is an object type literal: its properties, each with its doc
 // comment, optional unless required; or a record of its additional
 // properties.
-func objectType(s *jsonschema.Schema, indent string) string {
+func objectType(s *jsonschema.Schema, indent string, depth int) string {
 	if len(s.Properties) == 0 {
 		if ap := s.AdditionalProperties; ap != nil && ap.Not == nil {
-			return "Record<string, " + tsType(ap, indent) + ">"
+			return "Record<string, " + typeAt(ap, indent, depth+1) + ">"
 		}
 		if s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
 			return "Record<string, never>"
@@ -267,7 +276,7 @@ func objectType(s *jsonschema.Schema, indent string) string {
 		if required[n] {
 			opt = ""
 		}
-		fmt.Fprintf(&b, "%s%s%s: %s;\n", inner, key, opt, tsType(p, inner))
+		fmt.Fprintf(&b, "%s%s%s: %s;\n", inner, key, opt, typeAt(p, inner, depth+1))
 	}
 	b.WriteString(indent + "}")
 	return b.String()

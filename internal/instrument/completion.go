@@ -1,14 +1,21 @@
 package instrument
 
-import "github.com/grafana/sobek/ast"
+import (
+	"github.com/airlockrun/airlock/internal/nesting"
+	"github.com/grafana/sobek/ast"
+)
 
 // Completion finds the expression whose value a module's code would have as
 // a script's completion value: the expression of its last top-level
 // statement, when that statement is an expression statement. It reports
 // the expression's byte offsets in code, and false when there is none, when
 // the module already has a default export, or when the code does not parse
-// (then the engine reports the error).
+// (then the engine reports the error), or nests too deeply to be parsed
+// safely (then the run's own check reports it).
 func Completion(code string) (start, end int, ok bool) {
+	if nesting.Check(code) != nil {
+		return 0, 0, false
+	}
 	prog, err := parseFile(forAwait(code), true)
 	if err != nil || prog == nil || len(prog.Body) == 0 {
 		return 0, 0, false

@@ -35,6 +35,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/grafana/sobek/ast"
 	"github.com/grafana/sobek/file"
 	"github.com/grafana/sobek/parser"
@@ -138,6 +139,13 @@ func Prepare(code string, opts Options) *Program {
 	if strings.TrimSpace(code) == "" {
 		p.add(Diagnostic{Rule: "code_non_empty", Severity: Error, Message: "the code is empty",
 			Fix: "write the code to run"})
+		return p
+	}
+	// The parser and the walk below recurse on the Go stack: a step that
+	// nests deeper than any real one never reaches them.
+	if e := nesting.Check(code); e != nil {
+		p.add(Diagnostic{Rule: "nesting_depth", Severity: Error, Message: e.Error(), Line: e.Line, Column: e.Column,
+			Fix: fmt.Sprintf("nest at most %d levels: split deep expressions into named steps", nesting.Max)})
 		return p
 	}
 	fn, err := parse(code)

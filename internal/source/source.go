@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
 )
@@ -259,6 +260,15 @@ func (g *Graph) Load(name string) (string, error) {
 		return "", g.fail(name, fmt.Sprintf("cannot find module '%s'", name))
 	}
 	f.parsed = false
+	// esbuild recurses on the Go stack: a program that nests deeper than
+	// any real one is refused before it sees it (and before the engine
+	// does, for the same answer in both languages).
+	if e := nesting.Check(f.Source); e != nil {
+		if g.Failure == nil {
+			g.Failure = &LinkFailure{Specifier: f.Specifier, Message: e.Error(), Display: f.Display, Line: e.Line, Col: e.Column}
+		}
+		return "", e
+	}
 	if f.Lang == TypeScript && !plainJS(f.Source) {
 		return g.transformed(f)
 	}

@@ -1,0 +1,31 @@
+package mcp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/airlockrun/airlock/internal/nesting/nestingtest"
+	"github.com/airlockrun/airlock/mcp"
+)
+
+// MCP run_code, in both languages: every deep program is a link_error with
+// the nesting bound's syntax error, and the server survives (the test runs
+// in a child process) and still runs code.
+func TestNestingRunCode(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
+	cs := client(t, newServer(t, mcp.Options{}))
+	for _, c := range nestingtest.Deep(100_000) {
+		for _, lang := range []string{"typescript", "javascript"} {
+			r := runCode(t, cs, map[string]any{"code": c.Module, "language": lang})
+			if !r.isError || r.structured["status"] != "link_error" ||
+				!strings.Contains(c.Name, "-close") && !strings.Contains(r.text, "nests too deeply") {
+				t.Errorf("%s (%s): %+v", c.Name, lang, r)
+			}
+		}
+	}
+	if r := runCode(t, cs, map[string]any{"code": "export default " + strings.Repeat("[", 100) + strings.Repeat("]", 100) + ".length"}); r.isError || r.text != "1\n" {
+		t.Fatalf("honest: %+v", r)
+	}
+}
