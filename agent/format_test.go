@@ -3,8 +3,6 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -13,27 +11,6 @@ import (
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
 )
-
-// inChild reports whether the test runs its body here: in a child process
-// of the test binary, started by the same test in the parent, which fails
-// if the child fails or dies (a stack overflow is fatal to the whole
-// process, so it must not happen in the process that reports the tests).
-func inChild(t *testing.T) bool {
-	t.Helper()
-	if os.Getenv("AIRLOCK_TEST_CHILD") == t.Name() {
-		return true
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
-	cmd.Env = append(os.Environ(), "AIRLOCK_TEST_CHILD="+t.Name())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
-		if len(out) > 4000 {
-			out = out[:4000]
-		}
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	return false
-}
 
 // cyclic is code whose value holds cycles (a self-reference and a tree with
 // parent links) and numbers JSON lacks.

@@ -2,8 +2,6 @@ package mcp_test
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -11,26 +9,6 @@ import (
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/mcp"
 )
-
-// inChild reports whether the test runs its body here: in a child process
-// of the test binary, which the same test in the parent starts and fails
-// on if it fails or dies.
-func inChild(t *testing.T) bool {
-	t.Helper()
-	if os.Getenv("AIRLOCK_TEST_CHILD") == t.Name() {
-		return true
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
-	cmd.Env = append(os.Environ(), "AIRLOCK_TEST_CHILD="+t.Name())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
-		if len(out) > 4000 {
-			out = out[:4000]
-		}
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	return false
-}
 
 // TestRunCodeValuesJSONLacks: a result with a cycle, NaN, the infinities,
 // a Float64Array holding NaN and a Date past the year 9999. The structured
