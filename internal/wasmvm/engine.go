@@ -120,6 +120,8 @@ func (e *Engine) instantiateHost(ctx context.Context) error {
 		[]api.ValueType{i32, i32, i32}, []api.ValueType{i32}).Export("host_call").
 		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostResult),
 		[]api.ValueType{i32}, nil).Export("host_result").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(tick),
+		nil, []api.ValueType{i32}).Export("tick").
 		Instantiate(ctx)
 	if err != nil {
 		return err

@@ -30,6 +30,7 @@ type Sandbox struct {
 	ctl    uint32
 	limit  uint64
 	sp     api.MutableGlobal
+	tick   api.MutableGlobal // qjs_tick, the loop countdown to the next env.tick
 
 	fEval, fRunJobs, fMalloc, fFree, fDefHost, fHasJobs api.Function
 	stack                                               [8]uint64
@@ -58,6 +59,7 @@ func (s *Sandbox) bind() {
 	s.fDefHost = m.ExportedFunction("qjs_def_host_func")
 	s.fHasJobs = m.ExportedFunction("qjs_has_jobs")
 	s.sp = m.ExportedGlobal("__stack_pointer").(api.MutableGlobal)
+	s.tick = m.ExportedGlobal("qjs_tick").(api.MutableGlobal)
 	s.stopWord = s.mem.word(s.ctl + ctlStop)
 }
 
@@ -278,4 +280,25 @@ func (s *Sandbox) outcomeErr(ctx context.Context, err error, what string) error 
 		return &TrapError{Err: err}
 	}
 	return fmt.Errorf("wasmvm: %s failed", what)
+}
+
+// tickEvery is how many loop iterations (any loop of the module: QuickJS's
+// interpreter and its C code alike) run between two calls of env.tick.
+// Measured in BENCHMARKS.md: the check costs a few percent of compute, the
+// call itself nothing; a stop lands within tickEvery iterations.
+const tickEvery = 10000
+
+// tick is env.tick() -> stop: it rearms the loop countdown and reports
+// whether the guest must stop. Being a call into Go, it is also where the
+// Go runtime can preempt the goroutine running the guest.
+func tick(ctx context.Context, _ api.Module, stack []uint64) {
+	stack[0] = 0
+	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
+	if s == nil {
+		return
+	}
+	s.tick.Set(tickEvery)
+	if loadWord(s.stopWord) != 0 {
+		stack[0] = 1
+	}
 }

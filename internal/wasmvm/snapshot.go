@@ -195,6 +195,7 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 func (s *Sandbox) start() {
 	sn := s.snap
 	s.sp.Set(sn.sp)
+	s.tick.Set(tickEvery)
 	var seed [8]byte
 	for binary.LittleEndian.Uint64(seed[:]) == 0 {
 		rand.Read(seed[:])

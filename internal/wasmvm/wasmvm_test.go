@@ -10,7 +10,11 @@ import (
 )
 
 var (
-	shared     struct{ e *Engine; sn *Snapshot; err error }
+	shared struct {
+		e   *Engine
+		sn  *Snapshot
+		err error
+	}
 	sharedOnce sync.Once
 )
 

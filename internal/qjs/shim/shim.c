@@ -6,10 +6,11 @@
  * Control block. One static struct, qjs_ctl, at an address exported as the
  * global "qjs_ctl". The host reads and writes it directly:
  *   stop      the host stores non-zero to stop the guest. Checked by
- *             QuickJS's interrupt handler (bytecode) and, after the build's
- *             instrumentation step (stopcheck), at every loop header of the
- *             whole module: the guest traps with "unreachable" at the next
- *             back edge of any loop, QuickJS's native loops included.
+ *             QuickJS's interrupt handler (bytecode) and by the host's
+ *             env.tick, which the build's instrumentation step (stopcheck)
+ *             calls from every loop header of the whole module once every
+ *             so many iterations: the guest traps with "unreachable" soon
+ *             after, inside QuickJS's native loops too.
  *   oom       sticky: set when an allocation was refused (the heap limit or
  *             memory.grow). The shim also sets stop, so the program cannot
  *             go on after catching the RangeError/InternalError.
@@ -82,6 +83,12 @@ _Static_assert(__builtin_offsetof(struct ctl, ret) == 40, "ctl.ret");
 
 IMPORT("env", "host_call") extern int32_t host_call(int32_t fn, struct slot *argv, int32_t argc);
 IMPORT("env", "host_result") extern void host_result(char *dst);
+/* env.tick: called by the stop checks stopcheck puts at every loop header
+   (each time a counter runs out) and by QuickJS's interrupt handler.
+   Non-zero means stop. Besides deciding the stop, it brings the goroutine
+   running the guest back into Go code regularly, where the Go runtime can
+   preempt it (a garbage collection waits for that). */
+IMPORT("env", "tick") extern int32_t host_tick(void);
 
 EXPORT(qjs_malloc) void *qjs_malloc(uint32_t size) { return malloc(size); }
 EXPORT(qjs_free) void qjs_free(void *p) { free(p); }
@@ -161,7 +168,7 @@ static int interrupt_handler(JSRuntime *rt, void *opaque)
 {
     (void)rt;
     (void)opaque;
-    return qjs_ctl.stop != 0;
+    return qjs_ctl.stop != 0 || host_tick() != 0;
 }
 
 /* ---- intrinsics ---- */

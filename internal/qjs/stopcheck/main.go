@@ -1,20 +1,30 @@
 // Command stopcheck is the last step of the engine's build (../build.sh): it
-// rewrites a WebAssembly module so that every loop header tests the stop
-// word of the shim's control block (qjs_ctl.stop, the address exported as the
-// global "qjs_ctl") and traps when it is not zero:
+// rewrites a WebAssembly module so that every loop header counts down a new
+// exported mutable global, "qjs_tick", and when it reaches zero calls the
+// imported function env.tick, trapping if that returns non-zero:
 //
-//	i32.const <&qjs_ctl.stop>
-//	i32.load
+//	global.get $qjs_tick
+//	i32.const 1
+//	i32.sub
+//	global.set $qjs_tick
+//	global.get $qjs_tick
+//	i32.eqz
 //	if
-//	  unreachable
+//	  call $env.tick     ;; the host resets qjs_tick; non-zero: stop
+//	  if
+//	    unreachable
+//	  end
 //	end
 //
-// The check is a load from linear memory, not a global: wazero's optimizing
-// compiler keeps a mutable global in a register between calls, so a loop
-// without calls never sees a global change, while a memory load is done on
-// every iteration. Every long-running piece of wasm code runs a loop (deep
-// recursion is bounded by the stack), so a host that stores 1 to the word
-// stops the guest at its next back edge, inside QuickJS's own C loops too.
+// Every long-running piece of wasm code runs a loop (deep recursion is
+// bounded by the stack), so the host gets control back every so many loop
+// iterations, inside QuickJS's own C loops too, and can stop the guest
+// there. The count is the guest's own state, so no optimizer can hoist the
+// check; a flag the host sets from outside, by contrast, is kept in a
+// register by wazero's compiler between calls (a mutable global) and a
+// loop without calls never sees it change. The call also matters for the
+// Go runtime: code running in wasm cannot be preempted, so a garbage
+// collection that stops the world waits until the guest enters Go again.
 //
 // Usage: go run ./internal/qjs/stopcheck in.wasm out.wasm
 package main
@@ -36,7 +46,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	out, loops, err := instrument(in, "qjs_ctl")
+	out, loops, err := instrument(in)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stopcheck:", err)
 		os.Exit(1)
@@ -124,10 +134,18 @@ type section struct {
 	end        int
 }
 
-// instrument returns mod with the stop check at every loop header and the
-// number of loops checked. global names the exported i32 global holding the
-// address of the stop word.
-func instrument(mod []byte, global string) ([]byte, int, error) {
+// tickName and tickImport name the counter global stopcheck adds and the
+// host function it calls.
+const (
+	tickName         = "qjs_tick"
+	tickModule       = "env"
+	tickImport       = "tick"
+	tickInitialValue = 10000
+)
+
+// instrument returns mod with the tick check at every loop header and the
+// number of loops checked.
+func instrument(mod []byte) ([]byte, int, error) {
 	if len(mod) < 8 || string(mod[:4]) != "\x00asm" {
 		return nil, 0, errors.New("not a wasm module")
 	}
@@ -141,20 +159,22 @@ func instrument(mod []byte, global string) ([]byte, int, error) {
 		secs = append(secs, section{id: mod[i], hdr: i, start: r.i, end: r.i + n})
 		i = r.i + n
 	}
-	// Find the global's index (exports) and its address (globals).
-	var importedGlobals uint32
-	globalIdx := int64(-1)
-	inits := map[uint32]int64{}
+	var importedGlobals, importedFuncs, globals uint32
+	tickFunc := int64(-1)
 	for _, s := range secs {
 		r := &reader{b: mod[:s.end], i: s.start}
 		switch s.id {
 		case 2:
 			for n := r.u32(); n > 0 && r.err == nil; n-- {
-				r.name()
-				r.name()
+				m := r.name()
+				name := r.name()
 				switch r.byte1() {
 				case 0:
 					r.u32()
+					if m == tickModule && name == tickImport {
+						tickFunc = int64(importedFuncs)
+					}
+					importedFuncs++
 				case 1:
 					r.byte1()
 					r.limits()
@@ -167,66 +187,75 @@ func instrument(mod []byte, global string) ([]byte, int, error) {
 				}
 			}
 		case 6:
-			n := r.u32()
+			globals = r.u32()
 			mutable := 0
-			for k := uint32(0); k < n && r.err == nil; k++ {
+			for k := uint32(0); k < globals && r.err == nil; k++ {
 				r.byte1() // type
 				if r.byte1() == 1 {
 					mutable++
 				}
-				if op := r.byte1(); op == 0x41 {
-					inits[importedGlobals+k] = r.sleb()
-					if r.byte1() != 0x0B {
-						return nil, 0, errors.New("unexpected global init expression")
-					}
-				} else {
-					// skip a non-i32.const init to its end
-					for r.err == nil && r.byte1() != 0x0B {
-					}
+				for r.err == nil && r.byte1() != 0x0B { // the init expression
 				}
 			}
-			// A snapshot of an instance restores its memory and
-			// __stack_pointer: any other mutable global would be lost.
+			// A snapshot of an instance restores its memory, the stack
+			// pointer and qjs_tick: any other mutable global would be lost.
 			if mutable != 1 {
 				return nil, 0, fmt.Errorf("%d mutable globals, want 1 (__stack_pointer)", mutable)
-			}
-		case 7:
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
-				name := r.name()
-				kind := r.byte1()
-				idx := r.u32()
-				if kind == 3 && name == global {
-					globalIdx = int64(idx)
-				}
 			}
 		}
 		if r.err != nil {
 			return nil, 0, fmt.Errorf("section %d: %w", s.id, r.err)
 		}
 	}
-	addr, ok := inits[uint32(globalIdx)]
-	if globalIdx < 0 || !ok {
-		return nil, 0, fmt.Errorf("no exported i32 global %q", global)
+	if tickFunc < 0 {
+		return nil, 0, fmt.Errorf("no imported function %s.%s", tickModule, tickImport)
 	}
-	check := appendSleb([]byte{0x41}, addr)
-	check = append(check, 0x28, 0x02, 0x00) // i32.load align=4 offset=0
-	check = append(check, 0x04, 0x40, 0x00, 0x0B)
+	g := importedGlobals + globals // the new global's index
+	var check []byte
+	check = binary.AppendUvarint(append(check, 0x23), uint64(g))
+	check = append(check, 0x41, 0x01, 0x6B)
+	check = binary.AppendUvarint(append(check, 0x24), uint64(g))
+	check = binary.AppendUvarint(append(check, 0x23), uint64(g))
+	check = append(check, 0x45, 0x04, 0x40)
+	check = binary.AppendUvarint(append(check, 0x10), uint64(tickFunc))
+	check = append(check, 0x04, 0x40, 0x00, 0x0B, 0x0B)
 
 	out := append([]byte(nil), mod[:8]...)
+	emit := func(id byte, payload []byte) {
+		out = append(out, id)
+		out = binary.AppendUvarint(out, uint64(len(payload)))
+		out = append(out, payload...)
+	}
 	loops := 0
 	for _, s := range secs {
-		if s.id != 10 {
+		payload := mod[s.start:s.end]
+		switch s.id {
+		case 6: // globals: append (mut i32) = tickInitialValue
+			r := &reader{b: payload}
+			n := r.u32()
+			p := binary.AppendUvarint(nil, uint64(n+1))
+			p = append(p, payload[r.i:]...)
+			p = appendSleb(append(p, 0x7F, 0x01, 0x41), tickInitialValue)
+			emit(6, append(p, 0x0B))
+		case 7: // exports: add qjs_tick
+			r := &reader{b: payload}
+			n := r.u32()
+			p := binary.AppendUvarint(nil, uint64(n+1))
+			p = append(p, payload[r.i:]...)
+			p = binary.AppendUvarint(p, uint64(len(tickName)))
+			p = append(p, tickName...)
+			p = binary.AppendUvarint(append(p, 0x03), uint64(g))
+			emit(7, p)
+		case 10:
+			code, n, err := instrumentCode(payload, check)
+			if err != nil {
+				return nil, 0, err
+			}
+			loops += n
+			emit(10, code)
+		default:
 			out = append(out, mod[s.hdr:s.end]...)
-			continue
 		}
-		code, n, err := instrumentCode(mod[s.start:s.end], check)
-		if err != nil {
-			return nil, 0, err
-		}
-		loops += n
-		out = append(out, 10)
-		out = binary.AppendUvarint(out, uint64(len(code)))
-		out = append(out, code...)
 	}
 	return out, loops, nil
 }
