@@ -470,7 +470,7 @@ static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSV
         struct slot *s = &slots[i];
         s->len = 0;
         s->u.ptr = 0;
-        switch (JS_VALUE_GET_TAG(a)) {
+        switch (JS_VALUE_GET_NORM_TAG(a)) {
         case JS_TAG_UNDEFINED:
             s->tag = TAG_UNDEFINED;
             break;
