@@ -12,7 +12,8 @@
 #   (unset)                                     the pinned tarball from GitHub (curl)
 # Every file used is checked against quickjs.sha256 before anything is built.
 #
-# OUT (default ./qjs.wasm) names the output. The same inputs give a
+# OUT (default ./qjs.wasm) names the output. STOPCHECK_FLAGS=-nochecks builds
+# the module without loop checks, only to measure their cost (BENCHMARKS.md). The same inputs give a
 # byte-identical module (build_test.go checks it against the committed one).
 set -eu
 
@@ -72,5 +73,5 @@ $CC --target=wasm32-wasi --sysroot="$WORK/sysroot" -O2 -mexec-model=reactor \
 	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
 	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" \
 	-o "$WORK/raw.wasm"
-(cd "$HERE/../.." && go run ./internal/qjs/stopcheck "$WORK/raw.wasm" "$OUT")
+(cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} "$WORK/raw.wasm" "$OUT")
 ls -l "$OUT"

@@ -53,6 +53,12 @@ type sandboxKey struct{}
 // NewEngine compiles the engine's module (or loads it from the compilation
 // cache) and registers its host functions.
 func NewEngine(ctx context.Context, opts *EngineOptions) (*Engine, error) {
+	return newEngine(ctx, opts, qjs.WASM)
+}
+
+// newEngine is NewEngine with another build of the module (benchmarks
+// compare builds).
+func newEngine(ctx context.Context, opts *EngineOptions, wasm []byte) (*Engine, error) {
 	var o EngineOptions
 	if opts != nil {
 		o = *opts
@@ -78,7 +84,7 @@ func NewEngine(ctx context.Context, opts *EngineOptions) (*Engine, error) {
 		e.Close(ctx)
 		return nil, err
 	}
-	bin, data, err := splitData(qjs.WASM)
+	bin, data, err := splitData(wasm)
 	if err != nil {
 		e.Close(ctx)
 		return nil, err

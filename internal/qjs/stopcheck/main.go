@@ -32,16 +32,23 @@ package main
 import (
 	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 )
 
+// skipChecks leaves the loops as they are (-nochecks).
+var skipChecks bool
+
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: stopcheck in.wasm out.wasm")
+	noChecks := flag.Bool("nochecks", false, "add qjs_tick but no loop checks (to measure their cost)")
+	flag.Parse()
+	if flag.NArg() != 2 {
+		fmt.Fprintln(os.Stderr, "usage: stopcheck [-nochecks] in.wasm out.wasm")
 		os.Exit(2)
 	}
-	in, err := os.ReadFile(os.Args[1])
+	skipChecks = *noChecks
+	in, err := os.ReadFile(flag.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -51,7 +58,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "stopcheck:", err)
 		os.Exit(1)
 	}
-	if err := os.WriteFile(os.Args[2], out, 0o644); err != nil {
+	if err := os.WriteFile(flag.Arg(1), out, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -207,6 +214,10 @@ func instrument(mod []byte) ([]byte, int, error) {
 			return nil, 0, fmt.Errorf("section %d: %w", s.id, r.err)
 		}
 	}
+	skip, err := uncheckedFuncs(mod, secs, importedFuncs)
+	if err != nil {
+		return nil, 0, err
+	}
 	if tickFunc < 0 {
 		return nil, 0, fmt.Errorf("no imported function %s.%s", tickModule, tickImport)
 	}
@@ -247,7 +258,7 @@ func instrument(mod []byte) ([]byte, int, error) {
 			p = binary.AppendUvarint(append(p, 0x03), uint64(g))
 			emit(7, p)
 		case 10:
-			code, n, err := instrumentCode(payload, check)
+			code, n, err := instrumentCode(payload, check, skip)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -258,6 +269,50 @@ func instrument(mod []byte) ([]byte, int, error) {
 		}
 	}
 	return out, loops, nil
+}
+
+// unchecked names the functions whose loops get no check: the
+// interpreter's dispatch loop, where a check would cost every bytecode
+// (~18% of compute measured); QuickJS polls its interrupt handler there
+// itself, on every backward jump and call (js_poll_interrupts), and the
+// handler calls env.tick. Its other loops are bounded by the sizes of the
+// function being run (arguments, variables).
+var unchecked = map[string]bool{"JS_CallInternal": true}
+
+// uncheckedFuncs maps the functions named in unchecked to their index in
+// the code section, from the name section; every name must be found.
+func uncheckedFuncs(mod []byte, secs []section, importedFuncs uint32) (map[uint32]bool, error) {
+	skip := map[uint32]bool{}
+	for _, s := range secs {
+		if s.id != 0 {
+			continue
+		}
+		r := &reader{b: mod[:s.end], i: s.start}
+		if r.name() != "name" {
+			continue
+		}
+		for r.i < s.end && r.err == nil {
+			id := r.byte1()
+			n := int(r.u32())
+			end := r.i + n
+			if id == 1 {
+				for k := r.u32(); k > 0 && r.err == nil; k-- {
+					idx := r.u32()
+					if unchecked[r.name()] && idx >= importedFuncs {
+						skip[idx-importedFuncs] = true
+					}
+				}
+			}
+			r.i = end
+		}
+		if r.err != nil {
+			return nil, fmt.Errorf("name section: %w", r.err)
+		}
+	}
+	if len(skip) != len(unchecked) {
+		return nil, fmt.Errorf("found %d of the %d functions left unchecked (is the name section stripped?)", len(skip), len(unchecked))
+	}
+	return skip, nil
 }
 
 func appendSleb(b []byte, v int64) []byte {
@@ -271,7 +326,7 @@ func appendSleb(b []byte, v int64) []byte {
 	}
 }
 
-func instrumentCode(payload, check []byte) ([]byte, int, error) {
+func instrumentCode(payload, check []byte, skip map[uint32]bool) ([]byte, int, error) {
 	r := &reader{b: payload}
 	n := r.u32()
 	out := binary.AppendUvarint(nil, uint64(n))
@@ -296,6 +351,9 @@ func instrumentCode(payload, check []byte) ([]byte, int, error) {
 				blockType(body)
 			case op == 0x03: // loop
 				blockType(body)
+				if skipChecks || skip[f] {
+					break
+				}
 				nb = append(nb, payload[last:body.i]...)
 				nb = append(nb, check...)
 				last = body.i
