@@ -157,7 +157,7 @@ func BenchmarkHostCall(b *testing.B) {
 	loop := "for (let i = 0; i < " + strconv.Itoa(callLoop) + "; i++) f(i)"
 	b.Run("raw-RegisterFunc", func(b *testing.B) {
 		vm := rawVM(b)
-		if err := vm.RegisterFunc("f", func(x float64) float64 { return x + 1 }, false); err != nil {
+		if err := vm.RegisterFunc("f", func(x int) int { return x + 1 }, false); err != nil {
 			b.Fatal(err)
 		}
 		for b.Loop() {
