@@ -11,7 +11,6 @@ const hardenJS = `(() => {
 const {apply} = Reflect;
 const O = Object, A = Array;
 const getProto = O.getPrototypeOf, keys = O.keys, defineProperty = O.defineProperty;
-const isArray = A.isArray;
 const MapC = Map, SetC = Set, DateC = Date, RegExpC = RegExp, ABC = ArrayBuffer, DVC = DataView;
 const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapHas = Map.prototype.has;
 const mapEntries = Map.prototype.entries, setValues = Set.prototype.values, setAdd = Set.prototype.add;
@@ -101,13 +100,8 @@ function clone(v, seen) {
     return out;
   }
   case '[object Object]': {
-    let name;
-    try { name = apply(taTag, v, []); } catch { name = undefined; }
-    if (name !== undefined) break; // a typed array whose tag was changed: below
-    const p = getProto(v);
-    if (p !== null && p !== O.prototype && !isArray(v)) {
-      // class instances: own enumerable data, as a plain object (as V8)
-    }
+    // plain objects and class instances alike: own enumerable data, as a
+    // plain object (as V8 does)
     out = {};
     apply(mapSet, seen, [v, out]);
     for (const k of keys(v)) out[k] = clone(v[k], seen);

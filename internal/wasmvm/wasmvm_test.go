@@ -133,3 +133,19 @@ func TestPendingAndJobs(t *testing.T) {
 		t.Errorf("mt = %s", got)
 	}
 }
+
+// TestCompilationCache: the compiled module is written to CacheDir, so a
+// later process loads it instead of compiling.
+func TestCompilationCache(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	e, err := NewEngine(ctx, &EngineOptions{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close(ctx)
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("cache dir empty after compiling: %v", err)
+	}
+}
