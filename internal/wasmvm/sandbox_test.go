@@ -154,6 +154,8 @@ func TestHostCall(t *testing.T) {
 		{"echo(true)", "true"},
 		{"typeof echo()", `"undefined"`},
 		{"try { fail() } catch (e) { [e instanceof Error, e.message] }", `[true,"no such file"]`},
+		{"echo(...Array(16).fill(7))", "7"},
+		{"try { echo(...Array(17).fill(7)) } catch (e) { e instanceof RangeError }", "true"},
 	} {
 		if r := evalJSON(t, s, c.src); r != c.want {
 			t.Errorf("%s = %s, want %s", c.src, r, c.want)

@@ -23,6 +23,10 @@ type Value struct {
 	Text   string  // Kind == String or JSON
 }
 
+// MaxHostArgs is the most arguments a HostFunc receives; a call with more
+// throws a RangeError in JavaScript.
+const MaxHostArgs = 16
+
 // HostFunc is a Go function callable from JavaScript. args is valid only
 // during the call. A returned error is thrown in JavaScript as an Error
 // with its text as the message; a panic is recovered and spends the

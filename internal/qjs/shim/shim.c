@@ -461,6 +461,8 @@ EXPORT(qjs_gc) void qjs_gc(JSContext *ctx)
 
 /* ---- host calls ---- */
 
+/* MAX_SLOTS is the most arguments a host function takes; more is a
+   RangeError (wasmvm.MaxHostArgs). */
 #define MAX_SLOTS 16
 
 static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
@@ -472,6 +474,8 @@ static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSV
     (void)this_val;
     (void)data;
 
+    if (argc > MAX_SLOTS)
+        return JS_ThrowRangeError(ctx, "a host function takes at most %d arguments", MAX_SLOTS);
     memset(strs, 0, sizeof(strs));
     for (i = 0; i < n; i++) {
         JSValueConst a = argv[i];
