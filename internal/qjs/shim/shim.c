@@ -8,8 +8,9 @@
  *   stop      the host stores non-zero to stop the guest. Checked by
  *             QuickJS's interrupt handler (bytecode) and by the host's
  *             env.tick, which the build's instrumentation step (stopcheck)
- *             calls from every loop header of the whole module once every
- *             so many iterations: the guest traps with "unreachable" soon
+ *             calls from every loop header of the module (but the
+ *             interpreter's, which polls the interrupt handler) once every
+ *             10,000 iterations: the guest traps with "unreachable" soon
  *             after, inside QuickJS's native loops too.
  *   oom       sticky: set when an allocation was refused (the heap limit or
  *             memory.grow). The shim also sets stop, so the program cannot
