@@ -32,6 +32,8 @@
 //     answer EBADF.
 //   - The functions defined with [Sandbox.DefineFunc]; values cross by copy
 //     ([Value]).
+//   - The modules its [ModuleLoader] supplies ([Sandbox.SetModuleLoader]);
+//     without one, every import fails.
 //
 // Stops: every loop header of the module counts down and calls the host
 // every 10,000 iterations (see internal/qjs/stopcheck); the host answers

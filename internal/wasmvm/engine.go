@@ -128,6 +128,8 @@ func (e *Engine) instantiateHost(ctx context.Context) error {
 		[]api.ValueType{i32}, nil).Export("host_result").
 		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(tick),
 		nil, []api.ValueType{i32}).Export("tick").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(loadModule),
+		[]api.ValueType{i32, i32}, []api.ValueType{i32}).Export("load_module").
 		Instantiate(ctx)
 	if err != nil {
 		return err

@@ -127,3 +127,51 @@ func hostResult(ctx context.Context, m api.Module, stack []uint64) {
 	m.Memory().Write(uint32(stack[0]), s.pending)
 	s.pending = s.pending[:0]
 }
+
+// loadModule is env.load_module(name, len) -> status: it asks the
+// sandbox's ModuleLoader for the source of the module name and leaves it
+// (or the error's text, status 1) for host_result, its length in the
+// control block's ret slot.
+func loadModule(ctx context.Context, m api.Module, stack []uint64) {
+	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
+	if s == nil {
+		stack[0] = 1
+		return
+	}
+	mem := m.Memory()
+	b, ok := mem.Read(uint32(stack[0]), uint32(stack[1]))
+	name := string(b)
+	s.pending = s.pending[:0]
+	status := uint64(1)
+	switch {
+	case !ok:
+		s.pending = append(s.pending, "bad name"...)
+	case s.loader == nil:
+		s.pending = append(s.pending, "no modules can be imported"...)
+	default:
+		src, err, panicked := callLoader(ctx, s.loader, name)
+		switch {
+		case panicked != nil:
+			s.fault = &HostPanicError{Name: "module loader", Value: panicked}
+			storeWord(s.stopWord, 1)
+			s.pending = append(s.pending, "module loader failed"...)
+		case err != nil:
+			s.pending = append(s.pending, err.Error()...)
+		default:
+			s.pending = append(s.pending, src...)
+			status = 0
+		}
+	}
+	mem.WriteUint32Le(s.ctl+ctlRet+4, uint32(len(s.pending)))
+	stack[0] = status
+}
+
+func callLoader(ctx context.Context, l ModuleLoader, name string) (src string, err error, panicked any) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = r
+		}
+	}()
+	src, err = l(ctx, name)
+	return src, err, nil
+}

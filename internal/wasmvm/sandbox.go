@@ -36,6 +36,7 @@ type Sandbox struct {
 	stack                                               [8]uint64
 
 	funcs   []namedFunc
+	loader  ModuleLoader
 	args    []Value
 	pending []byte
 	fault   error // a host function's panic
@@ -143,6 +144,10 @@ func (s *Sandbox) DefineFunc(ctx context.Context, name string, fn HostFunc) erro
 	return nil
 }
 
+// SetModuleLoader sets the function that supplies the modules a program
+// imports; nil (the default) makes every import fail. Reset clears it.
+func (s *Sandbox) SetModuleLoader(l ModuleLoader) { s.loader = l }
+
 // MemoryUsed is the bytes of QuickJS's heap in use.
 func (s *Sandbox) MemoryUsed() uint64 {
 	v, _ := s.mod.Memory().ReadUint32Le(s.ctl + ctlHeapUsed)
@@ -167,6 +172,7 @@ func (s *Sandbox) Reset() bool {
 	}
 	s.start()
 	s.funcs = s.funcs[:0]
+	s.loader = nil
 	s.fault = nil
 	s.spent = false
 	return true

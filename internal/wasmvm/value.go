@@ -43,3 +43,10 @@ type Result struct {
 	// after the job queue ran dry; it settles in a later RunJobs.
 	Pending bool
 }
+
+// ModuleLoader returns the source of the ES module name, for an import
+// (static or dynamic) in a module the sandbox runs. name is the specifier
+// as QuickJS normalized it: a relative specifier ("./x.js") is resolved
+// against the importing module's name, others are passed as written. An
+// error is thrown at the import as a ReferenceError with its text.
+type ModuleLoader func(ctx context.Context, name string) (string, error)

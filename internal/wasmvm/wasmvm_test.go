@@ -149,3 +149,42 @@ func TestCompilationCache(t *testing.T) {
 		t.Fatalf("cache dir empty after compiling: %v", err)
 	}
 }
+
+// TestModuleImports: static and dynamic imports are supplied by the
+// ModuleLoader, relative names resolved against the importer; without a
+// loader, or for a name it refuses, the import throws.
+func TestModuleImports(t *testing.T) {
+	s := newSandbox(t, nil)
+	ctx := context.Background()
+	_, err := s.Eval(ctx, "import {x} from './lib.js'", "main.js", Module)
+	var ex *Exception
+	if !errors.As(err, &ex) || !strings.Contains(ex.Text, "no modules can be imported") {
+		t.Fatalf("without a loader: %v", err)
+	}
+	var asked []string
+	s.SetModuleLoader(func(_ context.Context, name string) (string, error) {
+		asked = append(asked, name)
+		switch name {
+		case "dir/lib.js":
+			return "export const x = 20; export {y} from './y.js'", nil
+		case "dir/y.js":
+			return "export const y = 22", nil
+		case "dyn":
+			return "export default 'dynamic'", nil
+		}
+		return "", errors.New("not found")
+	})
+	if _, err := s.Eval(ctx, "import {x, y} from './lib.js'; globalThis.sum = x + y; globalThis.d = (await import('dyn')).default", "dir/main.js", Module); err != nil {
+		t.Fatal(err)
+	}
+	if got := evalJSON(t, s, "[sum, d]"); got != `[42,"dynamic"]` {
+		t.Errorf("got %s", got)
+	}
+	if strings.Join(asked, " ") != "dir/lib.js dir/y.js dyn" {
+		t.Errorf("loader asked for %q", asked)
+	}
+	_, err = s.Eval(ctx, "await import('https://example.com/x.js')", "m2.js", Module)
+	if !errors.As(err, &ex) || !strings.Contains(ex.Text, "not found") {
+		t.Errorf("refused import: %v", err)
+	}
+}

@@ -90,6 +90,11 @@ IMPORT("env", "host_result") extern void host_result(char *dst);
    running the guest back into Go code regularly, where the Go runtime can
    preempt it (a garbage collection waits for that). */
 IMPORT("env", "tick") extern int32_t host_tick(void);
+/* env.load_module(name, len) -> status: the source of the module name
+   (already normalized by QuickJS against the importing module's name) is
+   fetched like a host call's text answer, its length in qjs_ctl.ret.len;
+   status non-zero means the text is an error message. */
+IMPORT("env", "load_module") extern int32_t host_load_module(const char *name, uint32_t len);
 
 EXPORT(qjs_malloc) void *qjs_malloc(uint32_t size) { return malloc(size); }
 EXPORT(qjs_free) void qjs_free(void *p) { free(p); }
@@ -190,6 +195,32 @@ static JSValue js_queue_microtask(JSContext *ctx, JSValueConst this_val, int arg
     return JS_UNDEFINED;
 }
 
+static JSModuleDef *module_loader(JSContext *ctx, const char *name, void *opaque)
+{
+    int32_t r = host_load_module(name, (uint32_t)strlen(name));
+    uint32_t len = qjs_ctl.ret.len;
+    char *buf = js_malloc(ctx, (size_t)len + 1);
+    JSValue func;
+    JSModuleDef *m;
+    (void)opaque;
+    if (!buf)
+        return NULL;
+    host_result(buf);
+    buf[len] = 0;
+    if (r != 0) {
+        JS_ThrowReferenceError(ctx, "could not load module '%s': %s", name, buf);
+        js_free(ctx, buf);
+        return NULL;
+    }
+    func = JS_Eval(ctx, buf, len, name, JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
+    js_free(ctx, buf);
+    if (JS_IsException(func))
+        return NULL;
+    m = JS_VALUE_GET_PTR(func);
+    JS_FreeValue(ctx, func);
+    return m;
+}
+
 static int delete_global(JSContext *ctx, JSValueConst global, const char *name)
 {
     JSAtom a = JS_NewAtom(ctx, name);
@@ -213,6 +244,7 @@ EXPORT(qjs_vm_new) JSContext *qjs_vm_new(uint32_t max_stack)
         return NULL;
     JS_SetMaxStackSize(rt, max_stack);
     JS_SetInterruptHandler(rt, interrupt_handler, NULL);
+    JS_SetModuleLoaderFunc(rt, NULL, module_loader, NULL);
     ctx = JS_NewContextRaw(rt);
     if (!ctx) {
         JS_FreeRuntime(rt);
