@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -314,4 +315,48 @@ func threadCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkStopLatency: the time from Terminate to the return of the Eval
+// it stops, for a few loop classes (wall time, median and worst of the
+// ops). The target is 10 ms.
+func BenchmarkStopLatency(b *testing.B) {
+	for _, c := range []struct{ name, src string }{
+		{"bytecode", "started(); for (;;) {}"},
+		{"string-indexOf", "const s = 'a'.repeat(1 << 24), p = 'a'.repeat(1 << 12) + 'b'; started(); s.indexOf(p)"},
+		{"includes-2^53", "started(); Array.prototype.includes.call({length: 2 ** 53 - 1}, 1)"},
+		{"bigint", "started(); (7n ** 3000000n).toString()"},
+		{"regexp", "started(); /^(a+)+$/.test('a'.repeat(40) + 'b')"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			sn := testSnapshot(b)
+			ctx := context.Background()
+			var lat []time.Duration
+			for b.Loop() {
+				s, err := sn.NewSandbox(ctx, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				started := make(chan struct{})
+				s.DefineFunc(ctx, "started", func(context.Context, []Value) (Value, error) {
+					close(started)
+					return Value{}, nil
+				})
+				done := make(chan time.Time, 1)
+				go func() {
+					s.Eval(ctx, c.src, "loop.js", Script)
+					done <- time.Now()
+				}()
+				<-started
+				time.Sleep(time.Millisecond) // well inside the loop
+				t := time.Now()
+				s.Terminate()
+				lat = append(lat, (<-done).Sub(t))
+				s.Close(ctx)
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "median-µs")
+			b.ReportMetric(float64(lat[len(lat)-1].Microseconds()), "max-µs")
+		})
+	}
 }
