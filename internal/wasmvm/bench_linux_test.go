@@ -360,3 +360,45 @@ func BenchmarkStopLatency(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNewEngine: compiling the module, cold and from a warm
+// compilation cache (what a CLI invocation pays), plus the snapshot.
+func BenchmarkNewEngine(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	for _, c := range []struct {
+		name string
+		opts *EngineOptions
+	}{{"cold", &EngineOptions{NoCache: true}}, {"cached", &EngineOptions{CacheDir: dir}}} {
+		b.Run(c.name, func(b *testing.B) {
+			if !c.opts.NoCache { // warm the cache
+				e, err := NewEngine(ctx, c.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e.Close(ctx)
+			}
+			for b.Loop() {
+				e, err := NewEngine(ctx, c.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e.Close(ctx)
+			}
+		})
+	}
+	b.Run("snapshot", func(b *testing.B) {
+		e, err := NewEngine(ctx, &EngineOptions{CacheDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer e.Close(ctx)
+		for b.Loop() {
+			sn, err := e.NewSnapshot(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sn.Close()
+		}
+	})
+}
