@@ -1,0 +1,77 @@
+#!/bin/sh
+# build.sh builds qjs.wasm: QuickJS (pinned below) with our patches and shim,
+# compiled to wasm32-wasi (reactor), then instrumented with stop checks.
+#
+# Toolchain (Debian 12):
+#   apt-get update && apt-get install -y clang-19 lld-19 wasi-libc libclang-rt-19-dev-wasm32
+# and Go (for the stopcheck step).
+#
+# The QuickJS source, in this order:
+#   QUICKJS_SRC=/path/to/bare/or/work/git/dir   git archive of the pinned commit
+#   QUICKJS_SRC=/path/to/source/directory       a checkout or unpacked tarball
+#   (unset)                                     the pinned tarball from GitHub (curl)
+# Every file used is checked against quickjs.sha256 before anything is built.
+#
+# OUT (default ./qjs.wasm) names the output. STOPCHECK_FLAGS=-nochecks builds
+# the module without loop checks, only to measure their cost (BENCHMARKS.md). The same inputs give a
+# byte-identical module (build_test.go checks it against the committed one).
+set -eu
+
+QUICKJS_REPO=bellard/quickjs
+QUICKJS_COMMIT=d73189dd5a582c19c565774bd56fed4e72d33c99
+CC=${CC:-clang-19}
+STACK=1048576 # the wasm shadow stack, bytes; wasmvm's MaxStack leaves room under it
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-$HERE/qjs.wasm}
+FILES=$(awk '{print $2}' "$HERE/quickjs.sha256")
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+SRC=$WORK/quickjs
+mkdir -p "$SRC"
+
+if [ -n "${QUICKJS_SRC:-}" ] && git --git-dir="$QUICKJS_SRC" rev-parse --git-dir >/dev/null 2>&1 &&
+	git --git-dir="$QUICKJS_SRC" cat-file -e "$QUICKJS_COMMIT^{commit}" 2>/dev/null; then
+	git --git-dir="$QUICKJS_SRC" archive "$QUICKJS_COMMIT" $FILES | tar -x -C "$SRC"
+elif [ -n "${QUICKJS_SRC:-}" ] && [ -d "$QUICKJS_SRC/.git" ]; then
+	git --git-dir="$QUICKJS_SRC/.git" archive "$QUICKJS_COMMIT" $FILES | tar -x -C "$SRC"
+elif [ -n "${QUICKJS_SRC:-}" ] && [ -f "$QUICKJS_SRC/quickjs.c" ]; then
+	for f in $FILES; do cp "$QUICKJS_SRC/$f" "$SRC/$f"; done
+elif [ -z "${QUICKJS_SRC:-}" ]; then
+	curl -fsSL "https://github.com/$QUICKJS_REPO/archive/$QUICKJS_COMMIT.tar.gz" |
+		tar -xz -C "$SRC" --strip-components=1
+else
+	echo "build.sh: QUICKJS_SRC=$QUICKJS_SRC has neither commit $QUICKJS_COMMIT nor quickjs.c" >&2
+	exit 1
+fi
+(cd "$SRC" && sha256sum -c --quiet "$HERE/quickjs.sha256") || {
+	echo "build.sh: the QuickJS source does not match quickjs.sha256 (commit $QUICKJS_COMMIT)" >&2
+	exit 1
+}
+for p in "$HERE"/patches/*.patch; do
+	patch -s -p1 -d "$SRC" <"$p"
+done
+
+# A private sysroot: Debian's wasi-libc lives in /usr/{include,lib}/wasm32-wasi;
+# a sysroot of /usr would let clang fall back to the host's glibc headers.
+mkdir -p "$WORK/sysroot/include" "$WORK/sysroot/lib"
+ln -s /usr/include/wasm32-wasi "$WORK/sysroot/include/wasm32-wasi"
+ln -s /usr/lib/wasm32-wasi "$WORK/sysroot/lib/wasm32-wasi"
+
+CFLAGS="--target=wasm32-wasi --sysroot=$WORK/sysroot -O2 -mbulk-memory -mnontrapping-fptoint -msign-ext
+	-D_GNU_SOURCE -DCONFIG_VERSION=\"$(cat "$SRC/VERSION")\" -D_WASI_EMULATED_SIGNAL -DNDEBUG
+	-ffile-prefix-map=$WORK=. -fno-ident -Wno-everything -I$SRC -I$HERE/shim/compat"
+mkdir -p "$WORK/obj"
+for f in quickjs libregexp libunicode cutils dtoa; do
+	$CC $CFLAGS -c "$SRC/$f.c" -o "$WORK/obj/$f.o"
+done
+$CC $CFLAGS -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
+$CC --target=wasm32-wasi --sysroot="$WORK/sysroot" -O2 -mexec-model=reactor \
+	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first \
+	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
+	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
+	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" \
+	-o "$WORK/raw.wasm"
+(cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} "$WORK/raw.wasm" "$OUT")
+ls -l "$OUT"

@@ -1,0 +1,53 @@
+package qjs
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestBuildReproducible rebuilds the module with build.sh and compares it
+// with the committed qjs.wasm, byte for byte. It needs the toolchain
+// (clang-19, wasm-ld-19, wasi-libc, libclang-rt-19-dev-wasm32) and the
+// QuickJS source in QUICKJS_SRC (a git dir holding the pinned commit, or a
+// source directory); without them it is skipped.
+func TestBuildReproducible(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds QuickJS")
+	}
+	src := os.Getenv("QUICKJS_SRC")
+	if src == "" {
+		t.Skip("QUICKJS_SRC not set")
+	}
+	for _, tool := range []string{"clang-19", "wasm-ld-19"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	if _, err := os.Stat("/usr/lib/wasm32-wasi/libc.a"); err != nil {
+		t.Skip("wasi-libc not installed")
+	}
+	out := filepath.Join(t.TempDir(), "qjs.wasm")
+	cmd := exec.Command("./build.sh")
+	cmd.Env = append(os.Environ(), "OUT="+out, "QUICKJS_SRC="+src)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build.sh: %v\n%s", err, b)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, WASM) {
+		t.Errorf("rebuilt module differs from qjs.wasm: sha256 %x, committed %x (%d and %d bytes)",
+			sha256.Sum256(got), sha256.Sum256(WASM), len(got), len(WASM))
+	}
+}
+
+func ExampleWASM() {
+	fmt.Println(string(WASM[:4]) == "\x00asm")
+	// Output: true
+}

@@ -1,0 +1,432 @@
+// Command stopcheck is the last step of the engine's build (../build.sh): it
+// rewrites a WebAssembly module so that every loop header counts down a new
+// exported mutable global, "qjs_tick", and when it reaches zero calls the
+// imported function env.tick, trapping if that returns non-zero:
+//
+//	global.get $qjs_tick
+//	i32.const 1
+//	i32.sub
+//	global.set $qjs_tick
+//	global.get $qjs_tick
+//	i32.eqz
+//	if
+//	  call $env.tick     ;; the host resets qjs_tick; non-zero: stop
+//	  if
+//	    unreachable
+//	  end
+//	end
+//
+// Every long-running piece of wasm code runs a loop (deep recursion is
+// bounded by the stack), so the host gets control back every so many loop
+// iterations, inside QuickJS's own C loops too, and can stop the guest
+// there. The count is the guest's own state, so no optimizer can hoist the
+// check; a flag the host sets from outside, by contrast, is kept in a
+// register by wazero's compiler between calls (a mutable global) and a
+// loop without calls never sees it change. The call also matters for the
+// Go runtime: code running in wasm cannot be preempted, so a garbage
+// collection that stops the world waits until the guest enters Go again.
+//
+// Usage: go run ./internal/qjs/stopcheck in.wasm out.wasm
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+)
+
+// skipChecks leaves the loops as they are (-nochecks).
+var skipChecks bool
+
+func main() {
+	noChecks := flag.Bool("nochecks", false, "add qjs_tick but no loop checks (to measure their cost)")
+	flag.Parse()
+	if flag.NArg() != 2 {
+		fmt.Fprintln(os.Stderr, "usage: stopcheck [-nochecks] in.wasm out.wasm")
+		os.Exit(2)
+	}
+	skipChecks = *noChecks
+	in, err := os.ReadFile(flag.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	out, loops, err := instrument(in)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "stopcheck:", err)
+		os.Exit(1)
+	}
+	if err := os.WriteFile(flag.Arg(1), out, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("stopcheck: %d loop headers checked\n", loops)
+}
+
+type reader struct {
+	b   []byte
+	i   int
+	err error
+}
+
+func (r *reader) u32() uint32 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.i:])
+	if n <= 0 || v > 1<<32-1 {
+		r.err = fmt.Errorf("bad LEB128 at %d", r.i)
+		return 0
+	}
+	r.i += n
+	return uint32(v)
+}
+
+func (r *reader) sleb() int64 {
+	var v int64
+	var shift uint
+	for {
+		if r.err != nil || r.i >= len(r.b) {
+			r.err = errors.New("truncated")
+			return 0
+		}
+		c := r.b[r.i]
+		r.i++
+		v |= int64(c&0x7F) << shift
+		shift += 7
+		if c&0x80 == 0 {
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v
+		}
+	}
+}
+
+func (r *reader) byte1() byte {
+	if r.err != nil || r.i >= len(r.b) {
+		r.err = errors.New("truncated")
+		return 0
+	}
+	c := r.b[r.i]
+	r.i++
+	return c
+}
+
+func (r *reader) name() string {
+	n := int(r.u32())
+	if r.err != nil || r.i+n > len(r.b) {
+		r.err = errors.New("truncated name")
+		return ""
+	}
+	s := string(r.b[r.i : r.i+n])
+	r.i += n
+	return s
+}
+
+func (r *reader) limits() {
+	if f := r.byte1(); f&1 != 0 {
+		r.u32()
+		r.u32()
+	} else {
+		r.u32()
+	}
+}
+
+type section struct {
+	id         byte
+	hdr, start int
+	end        int
+}
+
+// tickName and tickImport name the counter global stopcheck adds and the
+// host function it calls.
+const (
+	tickName         = "qjs_tick"
+	tickModule       = "env"
+	tickImport       = "tick"
+	tickInitialValue = 10000
+)
+
+// instrument returns mod with the tick check at every loop header and the
+// number of loops checked.
+func instrument(mod []byte) ([]byte, int, error) {
+	if len(mod) < 8 || string(mod[:4]) != "\x00asm" {
+		return nil, 0, errors.New("not a wasm module")
+	}
+	var secs []section
+	for i := 8; i < len(mod); {
+		r := &reader{b: mod, i: i + 1}
+		n := int(r.u32())
+		if r.err != nil || r.i+n > len(mod) {
+			return nil, 0, errors.New("bad section header")
+		}
+		secs = append(secs, section{id: mod[i], hdr: i, start: r.i, end: r.i + n})
+		i = r.i + n
+	}
+	var importedGlobals, importedFuncs, globals uint32
+	tickFunc := int64(-1)
+	for _, s := range secs {
+		r := &reader{b: mod[:s.end], i: s.start}
+		switch s.id {
+		case 2:
+			for n := r.u32(); n > 0 && r.err == nil; n-- {
+				m := r.name()
+				name := r.name()
+				switch r.byte1() {
+				case 0:
+					r.u32()
+					if m == tickModule && name == tickImport {
+						tickFunc = int64(importedFuncs)
+					}
+					importedFuncs++
+				case 1:
+					r.byte1()
+					r.limits()
+				case 2:
+					r.limits()
+				case 3:
+					r.byte1()
+					r.byte1()
+					importedGlobals++
+				}
+			}
+		case 6:
+			globals = r.u32()
+			mutable := 0
+			for k := uint32(0); k < globals && r.err == nil; k++ {
+				r.byte1() // type
+				if r.byte1() == 1 {
+					mutable++
+				}
+				for r.err == nil && r.byte1() != 0x0B { // the init expression
+				}
+			}
+			// A snapshot of an instance restores its memory, the stack
+			// pointer and qjs_tick: any other mutable global would be lost.
+			if mutable != 1 {
+				return nil, 0, fmt.Errorf("%d mutable globals, want 1 (__stack_pointer)", mutable)
+			}
+		}
+		if r.err != nil {
+			return nil, 0, fmt.Errorf("section %d: %w", s.id, r.err)
+		}
+	}
+	skip, err := uncheckedFuncs(mod, secs, importedFuncs)
+	if err != nil {
+		return nil, 0, err
+	}
+	if tickFunc < 0 {
+		return nil, 0, fmt.Errorf("no imported function %s.%s", tickModule, tickImport)
+	}
+	g := importedGlobals + globals // the new global's index
+	var check []byte
+	check = binary.AppendUvarint(append(check, 0x23), uint64(g))
+	check = append(check, 0x41, 0x01, 0x6B)
+	check = binary.AppendUvarint(append(check, 0x24), uint64(g))
+	check = binary.AppendUvarint(append(check, 0x23), uint64(g))
+	check = append(check, 0x45, 0x04, 0x40)
+	check = binary.AppendUvarint(append(check, 0x10), uint64(tickFunc))
+	check = append(check, 0x04, 0x40, 0x00, 0x0B, 0x0B)
+
+	out := append([]byte(nil), mod[:8]...)
+	emit := func(id byte, payload []byte) {
+		out = append(out, id)
+		out = binary.AppendUvarint(out, uint64(len(payload)))
+		out = append(out, payload...)
+	}
+	loops := 0
+	for _, s := range secs {
+		payload := mod[s.start:s.end]
+		switch s.id {
+		case 6: // globals: append (mut i32) = tickInitialValue
+			r := &reader{b: payload}
+			n := r.u32()
+			p := binary.AppendUvarint(nil, uint64(n+1))
+			p = append(p, payload[r.i:]...)
+			p = appendSleb(append(p, 0x7F, 0x01, 0x41), tickInitialValue)
+			emit(6, append(p, 0x0B))
+		case 7: // exports: add qjs_tick
+			r := &reader{b: payload}
+			n := r.u32()
+			p := binary.AppendUvarint(nil, uint64(n+1))
+			p = append(p, payload[r.i:]...)
+			p = binary.AppendUvarint(p, uint64(len(tickName)))
+			p = append(p, tickName...)
+			p = binary.AppendUvarint(append(p, 0x03), uint64(g))
+			emit(7, p)
+		case 10:
+			code, n, err := instrumentCode(payload, check, skip)
+			if err != nil {
+				return nil, 0, err
+			}
+			loops += n
+			emit(10, code)
+		default:
+			out = append(out, mod[s.hdr:s.end]...)
+		}
+	}
+	return out, loops, nil
+}
+
+// unchecked names the functions whose loops get no check: the
+// interpreter's dispatch loop, where a check would cost every bytecode
+// (~18% of compute measured); QuickJS polls its interrupt handler there
+// itself, on every backward jump and call (js_poll_interrupts), and the
+// handler calls env.tick. Its other loops are bounded by the sizes of the
+// function being run (arguments, variables).
+var unchecked = map[string]bool{"JS_CallInternal": true}
+
+// uncheckedFuncs maps the functions named in unchecked to their index in
+// the code section, from the name section; every name must be found.
+func uncheckedFuncs(mod []byte, secs []section, importedFuncs uint32) (map[uint32]bool, error) {
+	skip := map[uint32]bool{}
+	for _, s := range secs {
+		if s.id != 0 {
+			continue
+		}
+		r := &reader{b: mod[:s.end], i: s.start}
+		if r.name() != "name" {
+			continue
+		}
+		for r.i < s.end && r.err == nil {
+			id := r.byte1()
+			n := int(r.u32())
+			end := r.i + n
+			if id == 1 {
+				for k := r.u32(); k > 0 && r.err == nil; k-- {
+					idx := r.u32()
+					if unchecked[r.name()] && idx >= importedFuncs {
+						skip[idx-importedFuncs] = true
+					}
+				}
+			}
+			r.i = end
+		}
+		if r.err != nil {
+			return nil, fmt.Errorf("name section: %w", r.err)
+		}
+	}
+	if len(skip) != len(unchecked) {
+		return nil, fmt.Errorf("found %d of the %d functions left unchecked (is the name section stripped?)", len(skip), len(unchecked))
+	}
+	return skip, nil
+}
+
+func appendSleb(b []byte, v int64) []byte {
+	for {
+		c := byte(v & 0x7F)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+func instrumentCode(payload, check []byte, skip map[uint32]bool) ([]byte, int, error) {
+	r := &reader{b: payload}
+	n := r.u32()
+	out := binary.AppendUvarint(nil, uint64(n))
+	loops := 0
+	for f := uint32(0); f < n && r.err == nil; f++ {
+		size := int(r.u32())
+		end := r.i + size
+		if end > len(payload) {
+			return nil, 0, errors.New("truncated function body")
+		}
+		body := &reader{b: payload[:end], i: r.i}
+		for nl := body.u32(); nl > 0 && body.err == nil; nl-- {
+			body.u32()
+			body.byte1()
+		}
+		nb := append([]byte(nil), payload[r.i:body.i]...)
+		last := body.i
+		for body.i < end && body.err == nil {
+			op := body.byte1()
+			switch {
+			case op == 0x02 || op == 0x04:
+				blockType(body)
+			case op == 0x03: // loop
+				blockType(body)
+				if skipChecks || skip[f] {
+					break
+				}
+				nb = append(nb, payload[last:body.i]...)
+				nb = append(nb, check...)
+				last = body.i
+				loops++
+			case op == 0x0C || op == 0x0D || op == 0x10 || op == 0x12 || (op >= 0x20 && op <= 0x26) || op == 0xD2:
+				body.u32()
+			case op == 0x0E:
+				for k := body.u32(); k > 0 && body.err == nil; k-- {
+					body.u32()
+				}
+				body.u32()
+			case op == 0x11 || op == 0x13:
+				body.u32()
+				body.u32()
+			case op == 0x1C:
+				body.i += int(body.u32())
+			case op >= 0x28 && op <= 0x3E:
+				body.u32()
+				body.u32()
+			case op == 0x3F || op == 0x40:
+				body.byte1()
+			case op == 0x41 || op == 0x42:
+				body.sleb()
+			case op == 0x43:
+				body.i += 4
+			case op == 0x44:
+				body.i += 8
+			case op == 0xD0:
+				body.byte1()
+			case op == 0xFC:
+				switch sub := body.u32(); {
+				case sub <= 7:
+				case sub == 8:
+					body.u32()
+					body.byte1()
+				case sub == 9 || sub == 13 || (sub >= 15 && sub <= 17):
+					body.u32()
+				case sub == 10:
+					body.byte1()
+					body.byte1()
+				case sub == 11:
+					body.byte1()
+				case sub == 12 || sub == 14:
+					body.u32()
+					body.u32()
+				default:
+					return nil, 0, fmt.Errorf("function %d: opcode 0xFC %d not handled", f, sub)
+				}
+			case op == 0xFD:
+				return nil, 0, fmt.Errorf("function %d: SIMD not handled", f)
+			case op == 0x06 || op == 0x07 || op == 0x08 || op == 0x09 || op == 0x18 || op == 0x19 || op == 0x1F:
+				return nil, 0, fmt.Errorf("function %d: exception-handling opcode %#x not handled", f, op)
+			}
+		}
+		if body.err != nil {
+			return nil, 0, fmt.Errorf("function %d: %w", f, body.err)
+		}
+		nb = append(nb, payload[last:end]...)
+		out = binary.AppendUvarint(out, uint64(len(nb)))
+		out = append(out, nb...)
+		r.i = end
+	}
+	if r.err != nil {
+		return nil, 0, r.err
+	}
+	return out, loops, nil
+}
+
+func blockType(r *reader) {
+	switch c := r.b[r.i]; c {
+	case 0x40, 0x7F, 0x7E, 0x7D, 0x7C, 0x7B, 0x70, 0x6F:
+		r.i++
+	default:
+		r.sleb() // type index (s33)
+	}
+}

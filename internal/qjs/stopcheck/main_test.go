@@ -1,0 +1,31 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/airlockrun/airlock/internal/qjs"
+)
+
+func TestSleb(t *testing.T) {
+	for _, v := range []int64{0, 1, 63, 64, -1, -64, -65, 10000, 1142312, -1 << 40} {
+		r := &reader{b: appendSleb(nil, v)}
+		if got := r.sleb(); got != v || r.err != nil {
+			t.Errorf("sleb(%d) = %d, %v", v, got, r.err)
+		}
+	}
+}
+
+// TestRefusals: stopcheck fails the build rather than write a module the
+// host would mishandle.
+func TestRefusals(t *testing.T) {
+	if _, _, err := instrument([]byte("not wasm")); err == nil {
+		t.Error("instrumented a non-module")
+	}
+	// The committed module is instrumented already: stopcheck expects
+	// __stack_pointer as the only mutable global before it adds qjs_tick.
+	_, _, err := instrument(qjs.WASM)
+	if err == nil || !strings.Contains(err.Error(), "mutable globals") {
+		t.Errorf("instrumenting twice: %v", err)
+	}
+}

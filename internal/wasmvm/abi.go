@@ -1,0 +1,41 @@
+package wasmvm
+
+// The shim's interface (internal/qjs/shim/shim.c): offsets in its control block
+// qjs_ctl, value slot tags and result statuses. shim.c asserts the offsets
+// at compile time.
+const (
+	ctlStop      = 0
+	ctlOOM       = 4
+	ctlHeapLimit = 8
+	ctlHeapUsed  = 12
+	ctlResStatus = 16
+	ctlRes       = 24
+	ctlRet       = 40
+
+	slotSize = 16
+)
+
+const (
+	tagUndefined = 0
+	tagNull      = 1
+	tagFalse     = 2
+	tagTrue      = 3
+	tagNumber    = 4
+	tagString    = 5
+	tagJSON      = 6
+	tagError     = 7
+)
+
+const (
+	resOK        = 0
+	resException = 1
+	resPending   = 2
+)
+
+// stackSize is the module's shadow stack (build.sh STACK); QuickJS's own
+// stack check stops JavaScript recursion stackReserve bytes before its end,
+// leaving room for the C frames of native functions.
+const (
+	stackSize    = 1 << 20
+	stackReserve = 192 << 10
+)

@@ -1,0 +1,70 @@
+// Package wasmvm runs JavaScript in QuickJS compiled to WebAssembly
+// (internal/qjs), on the wazero runtime. It is the only importer of wazero.
+//
+// An [Engine] compiles the module once per process (the compiled code is
+// cached on disk between processes). A [Snapshot] is a VM made and hardened
+// once, its linear memory captured; every [Sandbox] starts from it, mapping
+// the image copy-on-write on Linux (a plain copy elsewhere), and can be
+// rewound to it ([Sandbox.Reset]) for reuse.
+//
+//	e, _ := wasmvm.NewEngine(ctx, nil)
+//	sn, _ := e.NewSnapshot(ctx, nil)
+//	s, _ := sn.NewSandbox(ctx, &wasmvm.SandboxOptions{MemoryLimit: 64 << 20})
+//	defer s.Close(ctx)
+//	s.DefineFunc(ctx, "add1", func(_ context.Context, a []wasmvm.Value) (wasmvm.Value, error) {
+//		return wasmvm.Value{Kind: wasmvm.Number, Number: a[0].Number + 1}, nil
+//	})
+//	r, err := s.Eval(ctx, "add1(41)", "main.js", wasmvm.Script) // r.Value.Text == "42"
+//
+// # Security model
+//
+// The guest is QuickJS and its C library inside a wasm instance: whatever
+// a program does, and whatever bug it finds in the engine, it reaches only
+// that instance's linear memory. It sees what the host grants:
+//
+//   - The ECMAScript intrinsics, structuredClone and queueMicrotask. No
+//     eval; direct and indirect eval and the Function, AsyncFunction,
+//     GeneratorFunction and AsyncGeneratorFunction constructors throw an
+//     EvalError, decided in the engine (a patch), so no program can undo it.
+//     No SharedArrayBuffer, Atomics or WebAssembly.
+//   - Of WASI, the wall and monotonic clocks and crypto/rand. No files, no
+//     stdio, no environment, no arguments: the fd functions libc links in
+//     answer EBADF.
+//   - The functions defined with [Sandbox.DefineFunc]; values cross by copy
+//     ([Value]).
+//   - The modules its [ModuleLoader] supplies ([Sandbox.SetModuleLoader]);
+//     without one, every import fails.
+//
+// Stops: every loop header of the module counts down and calls the host
+// every 10,000 iterations (see internal/qjs/stopcheck), but the
+// interpreter's, which polls QuickJS's interrupt handler, and that asks the
+// host too, every 10,000 jumps and calls; the host answers stop once [Sandbox.Terminate] was called or the context of the run is
+// done. So a stop lands in QuickJS's native loops (string searches, array
+// walks, sorts, BigInt, regexps, JSON) as in bytecode, with no limits on
+// lengths, and the goroutine running a guest returns to Go regularly, where
+// the Go runtime can preempt it.
+//
+// Memory: a sandbox's linear memory is reserved at its limit and cannot
+// grow beyond it; QuickJS's allocator refuses a little before the limit.
+// Either refusal sets an out-of-memory mark in the shim and stops the
+// program; the host reads the mark, so [ErrMemoryLimit] is reported even
+// if the program caught the error. An engine fault (a trap) ends that
+// sandbox with a [*TrapError]; the host and other sandboxes are untouched.
+//
+// # Concurrency
+//
+// [Engine] and [Snapshot] are safe for concurrent use. A [Sandbox] belongs
+// to one goroutine at a time: Eval, RunJobs, DefineFunc, Reset and Close
+// must not overlap. [Sandbox.Terminate] is safe from any goroutine at any
+// time, before, during or after a run, and after Close. Host functions run
+// on the goroutine of the Eval or RunJobs that called them.
+//
+// Close order: sandboxes, then their snapshot, then the engine.
+//
+// # Errors
+//
+// Eval and RunJobs return [*Exception] for a value the program threw (the
+// sandbox stays usable), and, spending the sandbox until Reset:
+// [ErrTerminated], the context's error for a done context, [ErrMemoryLimit],
+// [*TrapError] and [*HostPanicError]. A spent sandbox answers [ErrSpent].
+package wasmvm

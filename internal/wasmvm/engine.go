@@ -1,0 +1,258 @@
+package wasmvm
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/airlockrun/airlock/internal/qjs"
+)
+
+// EngineOptions configures NewEngine. The zero value (or nil) is the
+// default.
+type EngineOptions struct {
+	// CacheDir is where wazero keeps the compiled module between processes.
+	// Empty means os.UserCacheDir()/airlock/wazero; if that is not
+	// available, the module is compiled in memory only.
+	CacheDir string
+	// NoCache compiles in memory only, ignoring CacheDir.
+	NoCache bool
+}
+
+// Engine is the module compiled once: a wazero runtime, the host functions
+// the module imports, and the compiled module. Snapshots and sandboxes are
+// made from it. An Engine is safe for concurrent use; Close it after every
+// snapshot made from it is closed.
+type Engine struct {
+	rt    wazero.Runtime
+	cache wazero.CompilationCache
+	cm    wazero.CompiledModule // without its data section: see splitData
+	data  []dataSegment         // the module's data, written by the first instance only
+	cfg   wazero.ModuleConfig
+
+	closeOnce sync.Once
+}
+
+type dataSegment struct {
+	offset uint32
+	bytes  []byte
+}
+
+// sandboxKey finds the sandbox of a host call in its context.
+type sandboxKey struct{}
+
+// NewEngine compiles the engine's module (or loads it from the compilation
+// cache) and registers its host functions.
+func NewEngine(ctx context.Context, opts *EngineOptions) (*Engine, error) {
+	return newEngine(ctx, opts, qjs.WASM)
+}
+
+// newEngine is NewEngine with another build of the module (benchmarks
+// compare builds).
+func newEngine(ctx context.Context, opts *EngineOptions, wasm []byte) (*Engine, error) {
+	var o EngineOptions
+	if opts != nil {
+		o = *opts
+	}
+	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(false)
+	e := &Engine{}
+	if !o.NoCache {
+		dir := o.CacheDir
+		if dir == "" {
+			if d, err := os.UserCacheDir(); err == nil {
+				dir = filepath.Join(d, "airlock", "wazero")
+			}
+		}
+		if dir != "" {
+			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+				e.cache = c
+				rc = rc.WithCompilationCache(c)
+			}
+		}
+	}
+	e.rt = wazero.NewRuntimeWithConfig(ctx, rc)
+	if err := e.instantiateHost(ctx); err != nil {
+		e.Close(ctx)
+		return nil, err
+	}
+	bin, data, err := splitData(wasm)
+	if err != nil {
+		e.Close(ctx)
+		return nil, err
+	}
+	e.data = data
+	if e.cm, err = e.rt.CompileModule(ctx, bin); err != nil {
+		e.Close(ctx)
+		return nil, fmt.Errorf("wasmvm: compile: %w", err)
+	}
+	// No start function: the first instance runs _initialize itself, after
+	// writing the data; copies of a snapshot start from its memory.
+	e.cfg = wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	return e, nil
+}
+
+// Close releases the runtime and every module instance left open.
+// Idempotent.
+func (e *Engine) Close(ctx context.Context) error {
+	var err error
+	e.closeOnce.Do(func() {
+		err = e.rt.Close(ctx)
+		if e.cache != nil {
+			e.cache.Close(ctx)
+		}
+	})
+	return err
+}
+
+// instantiateHost registers the modules "env" (host calls) and
+// "wasi_snapshot_preview1". Of WASI, only the clocks and randomness reach
+// the host: the wall clock and the monotonic clock for Date and
+// performance-like timing, and crypto/rand. The file descriptor functions
+// libc links in answer EBADF: no file system, no stdio, no environment and
+// no arguments exist for the guest.
+func (e *Engine) instantiateHost(ctx context.Context) error {
+	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
+	_, err := e.rt.NewHostModuleBuilder("env").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostCall),
+		[]api.ValueType{i32, i32, i32}, []api.ValueType{i32}).Export("host_call").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostResult),
+		[]api.ValueType{i32}, nil).Export("host_result").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(tick),
+		nil, []api.ValueType{i32}).Export("tick").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(loadModule),
+		[]api.ValueType{i32, i32}, []api.ValueType{i32}).Export("load_module").
+		Instantiate(ctx)
+	if err != nil {
+		return err
+	}
+	const errnoSuccess, errnoBadf, errnoInval = 0, 8, 28
+	badf := api.GoModuleFunc(func(_ context.Context, _ api.Module, stack []uint64) { stack[0] = errnoBadf })
+	_, err = e.rt.NewHostModuleBuilder("wasi_snapshot_preview1").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, stack []uint64) {
+		id, out := uint32(stack[0]), uint32(stack[2])
+		var ns uint64
+		switch id {
+		case 0: // realtime
+			ns = uint64(time.Now().UnixNano())
+		case 1: // monotonic
+			ns = uint64(time.Since(monoStart).Nanoseconds())
+		default:
+			stack[0] = errnoInval
+			return
+		}
+		if !m.Memory().WriteUint64Le(out, ns) {
+			stack[0] = errnoInval
+			return
+		}
+		stack[0] = errnoSuccess
+	}), []api.ValueType{i32, i64, i32}, []api.ValueType{i32}).Export("clock_time_get").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, stack []uint64) {
+		buf, ok := m.Memory().Read(uint32(stack[0]), uint32(stack[1]))
+		if !ok {
+			stack[0] = errnoInval
+			return
+		}
+		rand.Read(buf)
+		stack[0] = errnoSuccess
+	}), []api.ValueType{i32, i32}, []api.ValueType{i32}).Export("random_get").
+		NewFunctionBuilder().WithGoModuleFunction(badf, []api.ValueType{i32}, []api.ValueType{i32}).Export("fd_close").
+		NewFunctionBuilder().WithGoModuleFunction(badf, []api.ValueType{i32, i64, i32, i32}, []api.ValueType{i32}).Export("fd_seek").
+		NewFunctionBuilder().WithGoModuleFunction(badf, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).Export("fd_write").
+		Instantiate(ctx)
+	return err
+}
+
+var monoStart = time.Now()
+
+// splitData returns the module without its data section (and the data
+// count section), and the active data segments it held. A copy of a
+// snapshot must not have the data written again over the image (it would
+// both undo the image and dirty its copy-on-write pages), so the engine
+// compiles the module without them and the first instance writes them.
+func splitData(b []byte) ([]byte, []dataSegment, error) {
+	if len(b) < 8 {
+		return nil, nil, errors.New("wasmvm: module too short")
+	}
+	out := append([]byte(nil), b[:8]...)
+	var segs []dataSegment
+	for i := 8; i < len(b); {
+		id := b[i]
+		n, l := binary.Uvarint(b[i+1:])
+		if l <= 0 || i+1+l+int(n) > len(b) {
+			return nil, nil, errors.New("wasmvm: bad section")
+		}
+		start, end := i+1+l, i+1+l+int(n)
+		switch id {
+		case 11:
+			var err error
+			if segs, err = parseData(b[start:end]); err != nil {
+				return nil, nil, err
+			}
+		case 12: // data count: only valid with the data section
+		default:
+			out = append(out, b[i:end]...)
+		}
+		i = end
+	}
+	return out, segs, nil
+}
+
+func parseData(p []byte) ([]dataSegment, error) {
+	bad := errors.New("wasmvm: unsupported data section")
+	n, l := binary.Uvarint(p)
+	if l <= 0 {
+		return nil, bad
+	}
+	i := l
+	var segs []dataSegment
+	for k := uint64(0); k < n; k++ {
+		if i+2 > len(p) || p[i] != 0 || p[i+1] != 0x41 { // active, memory 0, i32.const
+			return nil, bad
+		}
+		i += 2
+		off, l := sleb(p[i:])
+		if l <= 0 {
+			return nil, bad
+		}
+		i += l
+		if i >= len(p) || p[i] != 0x0B {
+			return nil, bad
+		}
+		i++
+		size, l := binary.Uvarint(p[i:])
+		if l <= 0 || i+l+int(size) > len(p) {
+			return nil, bad
+		}
+		i += l
+		segs = append(segs, dataSegment{offset: uint32(off), bytes: p[i : i+int(size)]})
+		i += int(size)
+	}
+	return segs, nil
+}
+
+// sleb decodes a signed LEB128 number; n <= 0 if it is malformed.
+func sleb(b []byte) (v int64, n int) {
+	var shift uint
+	for n < len(b) && shift < 64 {
+		c := b[n]
+		n++
+		v |= int64(c&0x7F) << shift
+		shift += 7
+		if c&0x80 == 0 {
+			if shift < 64 && c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v, n
+		}
+	}
+	return 0, 0
+}

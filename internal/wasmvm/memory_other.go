@@ -1,0 +1,74 @@
+//go:build !linux
+
+package wasmvm
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// Elsewhere than Linux a sandbox's memory is a Go slice with the capacity
+// of its limit, and the image is copied into it: no sharing of pages.
+
+type image struct {
+	bytes []byte
+	size  uintptr
+}
+
+func newImage(b []byte) (*image, error) { return &image{bytes: b, size: uintptr(len(b))}, nil }
+
+func (im *image) close() {}
+
+type allocator struct {
+	im    *image
+	limit uint64
+	mem   *linearMemory
+}
+
+type linearMemory struct {
+	buf []byte
+	im  *image
+}
+
+func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemory {
+	reserve := min(a.limit, maxBytes)
+	if a.im != nil && reserve < uint64(a.im.size) {
+		reserve = uint64(a.im.size)
+	}
+	m := &linearMemory{buf: make([]byte, 0, reserve), im: a.im}
+	if a.im != nil {
+		m.buf = append(m.buf, a.im.bytes...)
+	}
+	a.mem = m
+	return m
+}
+
+func (m *linearMemory) Reallocate(size uint64) []byte {
+	if size > uint64(cap(m.buf)) {
+		return nil
+	}
+	if n := uint64(len(m.buf)); size > n {
+		m.buf = m.buf[:size]
+		clear(m.buf[n:])
+	}
+	return m.buf[:size]
+}
+
+func (m *linearMemory) Free() { m.buf = nil }
+
+func (m *linearMemory) word(off uint32) *uint32 {
+	return (*uint32)(unsafe.Pointer(&m.buf[:off+4][off]))
+}
+
+func (m *linearMemory) rewind(size uintptr) bool {
+	if m.im == nil || size != m.im.size {
+		return false
+	}
+	copy(m.buf, m.im.bytes)
+	return true
+}
+
+func storeWord(p *uint32, v uint32) { atomic.StoreUint32(p, v) }
+func loadWord(p *uint32) uint32     { return atomic.LoadUint32(p) }

@@ -1,0 +1,212 @@
+package wasmvm
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// SnapshotOptions configures NewSnapshot. The zero value (or nil) is the
+// default.
+type SnapshotOptions struct {
+	// Setup is JavaScript run after the hardening and before the capture,
+	// as a script. Empty: none.
+	Setup string
+	// Headroom is free heap the image carries, so that a sandbox can
+	// allocate that much before its memory grows (a sandbox whose memory
+	// grew cannot be rewound). Zero means 4 MiB. Its zero pages cost
+	// nothing on Linux.
+	Headroom uint32
+}
+
+// Snapshot is a hardened VM captured once: its linear memory and the stack
+// pointer, the wasm module's only mutable global. Every sandbox starts
+// from it. A Snapshot is safe for concurrent use; Close it after the
+// sandboxes made from it.
+type Snapshot struct {
+	e        *Engine
+	im       *image
+	sp       uint64 // __stack_pointer
+	ctxPtr   uint32 // the JSContext
+	ctl      uint32 // the control block
+	randAddr uint32 // Math.random's state
+	pages    uint32 // memory size of the image
+	base     uint64 // bytes of the image outside QuickJS's heap accounting
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// NewSnapshot makes a VM, hardens it (hardenJS), runs opts.Setup and
+// captures the result.
+func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snapshot, error) {
+	var o SnapshotOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Headroom == 0 {
+		o.Headroom = 4 << 20
+	}
+	a := &allocator{limit: 1 << 30}
+	mod, err := e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, a), e.cm, e.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("wasmvm: instantiate: %w", err)
+	}
+	defer mod.Close(ctx)
+	mem := mod.Memory()
+	for _, d := range e.data {
+		if !mem.Write(d.offset, d.bytes) {
+			return nil, errors.New("wasmvm: data segment out of range")
+		}
+	}
+	st := make([]uint64, 8)
+	call := func(name string, args ...uint64) (uint64, error) {
+		copy(st, args)
+		if err := mod.ExportedFunction(name).CallWithStack(ctx, st); err != nil {
+			return 0, fmt.Errorf("wasmvm: %s: %w", name, err)
+		}
+		return st[0], nil
+	}
+	if _, err := call("_initialize"); err != nil {
+		return nil, err
+	}
+	sn := &Snapshot{e: e, ctl: uint32(mod.ExportedGlobal("qjs_ctl").Get())}
+	p, err := call("qjs_vm_new", stackSize-stackReserve)
+	if err != nil || p == 0 {
+		return nil, fmt.Errorf("wasmvm: qjs_vm_new: %v", err)
+	}
+	sn.ctxPtr = uint32(p)
+	if p, err = call("qjs_random_state", uint64(sn.ctxPtr)); err != nil {
+		return nil, err
+	}
+	sn.randAddr = uint32(p)
+
+	// Run the hardening and the setup in a sandbox bound to this instance.
+	sb := &Sandbox{snap: sn, mod: mod, mem: a.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl}
+	sb.bind()
+	for _, src := range []string{hardenJS, o.Setup} {
+		if src == "" {
+			continue
+		}
+		if _, err := sb.Eval(ctx, src, "<setup>", Script); err != nil {
+			return nil, fmt.Errorf("wasmvm: snapshot setup: %w", err)
+		}
+	}
+	if _, err := call("qjs_gc", uint64(sn.ctxPtr)); err != nil {
+		return nil, err
+	}
+	if p, err = call("qjs_malloc", uint64(o.Headroom)); err != nil || p == 0 {
+		return nil, fmt.Errorf("wasmvm: headroom: %v", err)
+	}
+	if _, err := call("qjs_free", p); err != nil {
+		return nil, err
+	}
+	size := mem.Size()
+	b, _ := mem.Read(0, size)
+	used, _ := mem.ReadUint32Le(sn.ctl + ctlHeapUsed)
+	sn.base = uint64(size) - uint64(used)
+	sn.pages = size / 65536
+	sn.sp = mod.ExportedGlobal("__stack_pointer").Get()
+	if sn.im, err = newImage(append([]byte(nil), b...)); err != nil {
+		return nil, err
+	}
+	return sn, nil
+}
+
+// Close releases the image. Sandboxes made from it keep working on Linux
+// (their mappings hold the memfd) but cannot be rewound. Idempotent.
+func (sn *Snapshot) Close() error {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if !sn.closed {
+		sn.closed = true
+		sn.im.close()
+	}
+	return nil
+}
+
+// ImageSize is the size of the snapshot's linear memory in bytes: the least
+// memory limit a sandbox can have.
+func (sn *Snapshot) ImageSize() uint64 { return uint64(sn.pages) * 65536 }
+
+// SandboxOptions configures NewSandbox. The zero value (or nil) is the
+// default.
+type SandboxOptions struct {
+	// MemoryLimit caps the sandbox's linear memory, in bytes, image
+	// included; memory.grow fails beyond it and QuickJS's allocator
+	// refuses a little before it. Zero means DefaultMemoryLimit; a limit
+	// below the image's size plus 1 MiB is raised to that.
+	MemoryLimit uint64
+}
+
+// DefaultMemoryLimit is the memory limit of a sandbox whose options set
+// none.
+const DefaultMemoryLimit = 64 << 20
+
+// heapSlack is the part of the memory limit kept from QuickJS's heap for
+// the allocator's own overhead and fragmentation, so that the heap limit
+// (a catchable-looking error, then the stop) usually comes before a failed
+// memory.grow; either one sets the out-of-memory mark.
+const heapSlack = 1 << 20
+
+// NewSandbox starts a sandbox from the snapshot: a new instance whose
+// memory is the image, copy-on-write on Linux.
+func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sandbox, error) {
+	var o SandboxOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MemoryLimit == 0 {
+		o.MemoryLimit = DefaultMemoryLimit
+	}
+	o.MemoryLimit = max(o.MemoryLimit, sn.ImageSize()+heapSlack)
+	sn.mu.Lock()
+	closed := sn.closed
+	sn.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	a := &allocator{im: sn.im, limit: o.MemoryLimit}
+	mod, err := sn.e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, a), sn.e.cm, sn.e.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("wasmvm: instantiate: %w", err)
+	}
+	mem := mod.Memory()
+	if cur := mem.Size() / 65536; cur < sn.pages {
+		if _, ok := mem.Grow(sn.pages - cur); !ok {
+			mod.Close(ctx)
+			return nil, errors.New("wasmvm: memory for the image refused")
+		}
+	}
+	s := &Sandbox{snap: sn, mod: mod, mem: a.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, limit: o.MemoryLimit}
+	s.bind()
+	s.start()
+	return s, nil
+}
+
+// start sets what differs between copies of the image: the stack pointer,
+// Math.random's seed and the heap limit.
+func (s *Sandbox) start() {
+	sn := s.snap
+	s.sp.Set(sn.sp)
+	s.tick.Set(tickEvery)
+	var seed [8]byte
+	for binary.LittleEndian.Uint64(seed[:]) == 0 {
+		rand.Read(seed[:])
+	}
+	mem := s.mod.Memory()
+	mem.Write(sn.randAddr, seed[:])
+	heap := uint64(0)
+	if s.limit > sn.base+heapSlack {
+		heap = s.limit - sn.base - heapSlack
+	}
+	mem.WriteUint32Le(s.ctl+ctlHeapLimit, uint32(min(heap, 1<<32-1)))
+}
+
+var _ api.Module // wazero's api is used through Sandbox's fields

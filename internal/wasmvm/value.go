@@ -1,0 +1,52 @@
+package wasmvm
+
+import "context"
+
+// Kind is the kind of a Value.
+type Kind uint8
+
+const (
+	Undefined Kind = iota
+	Null
+	Bool
+	Number
+	String // UTF-8 text (lone surrogates become U+FFFD)
+	JSON   // any other value, as JSON text (objects, arrays, BigInt throws)
+)
+
+// Value is a value crossing between Go and JavaScript: a primitive, or
+// JSON text for the rest. It is the minimal form the value codec builds on.
+type Value struct {
+	Kind   Kind
+	Bool   bool    // Kind == Bool
+	Number float64 // Kind == Number
+	Text   string  // Kind == String or JSON
+}
+
+// MaxHostArgs is the most arguments a HostFunc receives; a call with more
+// throws a RangeError in JavaScript.
+const MaxHostArgs = 16
+
+// HostFunc is a Go function callable from JavaScript. args is valid only
+// during the call. A returned error is thrown in JavaScript as an Error
+// with its text as the message; a panic is recovered and spends the
+// sandbox (HostPanicError). ctx is the context of the Eval or RunJobs in
+// progress.
+type HostFunc func(ctx context.Context, args []Value) (Value, error)
+
+// Result is the outcome of an Eval that did not throw.
+type Result struct {
+	// Value is a script's completion value as JSON (Kind JSON), or
+	// Undefined (a module, or a value JSON cannot represent).
+	Value Value
+	// Pending: the value is a promise (or module evaluation) still pending
+	// after the job queue ran dry; it settles in a later RunJobs.
+	Pending bool
+}
+
+// ModuleLoader returns the source of the ES module name, for an import
+// (static or dynamic) in a module the sandbox runs. name is the specifier
+// as QuickJS normalized it: a relative specifier ("./x.js") is resolved
+// against the importing module's name, others are passed as written. An
+// error is thrown at the import as a ReferenceError with its text.
+type ModuleLoader func(ctx context.Context, name string) (string, error)
