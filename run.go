@@ -357,6 +357,15 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 		return
 	default:
 	}
+	// A run in which the engine refused an allocation for the memory limit
+	// settles memory, whatever the program did afterwards (it may have
+	// caught the error and finished). The status comes from the engine's
+	// state, never from error text. A crash stays a crash.
+	if out.LimitHit && out.Kind != engine.Crashed {
+		res.Status = StatusMemory
+		res.Error = &ScriptError{Name: "MemoryError", Message: fmt.Sprintf("the memory limit of %d bytes was exceeded", r.memLimit)}
+		return
+	}
 	switch out.Kind {
 	case engine.OK:
 		var v any
@@ -379,13 +388,6 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 		res.Status = StatusSuccess
 		res.Result = v
 	case engine.Thrown:
-		// The status comes from the engine's state, never from error text:
-		// memory when an allocation was refused for the limit.
-		if out.LimitHit {
-			res.Status = StatusMemory
-			res.Error = &ScriptError{Name: "MemoryError", Message: fmt.Sprintf("the memory limit of %d bytes was exceeded", r.memLimit)}
-			return
-		}
 		res.Status = StatusError
 		res.Error = r.scriptError(out, g)
 	case engine.LinkFailed:
