@@ -118,6 +118,13 @@ type RuntimeConfig struct {
 	// killing it ends its other runs too (TestWorkers_Hammer saw it at
 	// 100 ms with 18 runs a worker on 2 CPUs).
 	WorkerGrace time.Duration
+	// MaxAsyncCalls is how many asynchronous host calls (see [Async]) of one
+	// run run at once, each on a goroutine of its own; a call beyond it
+	// waits, without a goroutine, until one of them returns. 0 means 64.
+	// Apart from it, at most 65,536 asynchronous calls of a run may be
+	// started and not yet settled in the sandbox; a call beyond that
+	// throws.
+	MaxAsyncCalls int
 }
 
 const (

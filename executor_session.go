@@ -267,7 +267,11 @@ type step struct {
 	entries []LogEntry
 	cut     bool
 	budget  int
-	async   asyncCalls
+	async   *asyncCalls
+	// inCall and stopped are as in run: a step stopped for its time while
+	// a synchronous tool call holds the VM returns at once.
+	inCall  atomic.Bool
+	stopped atomic.Bool
 	vm      atomic.Pointer[engine.VM]
 	job     atomic.Pointer[engine.Job]
 }
@@ -277,6 +281,7 @@ type step struct {
 func (st *step) halt(r stopReason, cause error) {
 	st.stopOnce.Do(func() {
 		st.reason, st.cause = r, cause
+		st.stopped.Store(true)
 		close(st.stop)
 		go func() {
 			t := time.NewTicker(2 * time.Millisecond)
@@ -312,7 +317,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	st := &step{
 		s: s, ctx: runCtx, opts: opts,
 		stop: make(chan struct{}), ended: make(chan struct{}),
-		budget: defaultValueBytes, async: newAsyncCalls(),
+		budget: defaultValueBytes, async: newAsyncCalls(0),
 	}
 	timer := time.AfterFunc(opts.Timeout, func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
@@ -337,11 +342,10 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 			Load:        s.load,
 			Call:        st.call,
 			Log:         st.log,
-			Completions: st.async.notify,
-			Pending:     st.async.inFlight,
-			Stop:        st.stop,
-			OpsSpent:    func() { st.halt(stopOps, nil) },
+			Stop:     st.stop,
+			OpsSpent: func() { st.halt(stopOps, nil) },
 		}
+		st.async.job(job)
 		st.job.Store(job)
 		out, discarded := vm.Step(job, prep.TransformedCode, opts.MaxOperations)
 		sent = true
@@ -356,17 +360,25 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	select {
 	case res = <-results:
 	case <-st.stop:
-		// A native call that polls for no interrupt may keep the VM a
-		// while; the caller gets the host's decision after a grace period.
+		// A tool call that does not return is abandoned at once: the
+		// session is left dirty, never to run another step. A native call
+		// that polls for no interrupt may keep the VM a while; the caller
+		// gets the host's decision after a grace period.
+		if (st.reason == stopTimeout || st.reason == stopContext) && st.inCall.Load() {
+			cancel()
+			st.async.close()
+			return nil, true, st.stopError(st.logText())
+		}
 		select {
 		case res = <-results:
 		case <-time.After(time.Second):
 			cancel()
+			st.async.close()
 			return nil, true, st.stopError(st.logText())
 		}
 	}
 	cancel()
-	st.async.wg.Wait()
+	st.async.close()
 	return st.finish(res, prep)
 }
 
@@ -582,10 +594,20 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 		v, err, _ := h.call(st.ctx, args)
 		return st.reply(v, err)
 	}
-	if !h.async {
-		return invoke()
+	if h.async {
+		return st.async.start(invoke)
 	}
-	return st.async.start(invoke, st.stop, st.ctx.Done())
+	st.inCall.Store(true)
+	if st.stopped.Load() {
+		st.inCall.Store(false)
+		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}
+	}
+	rep := invoke()
+	st.inCall.Store(false)
+	if st.stopped.Load() {
+		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}
+	}
+	return rep
 }
 
 // reply turns a tool's result into the engine's reply. A tool's results
