@@ -169,4 +169,4 @@ func TestAbandon_ExecutorStep(t *testing.T) {
 
 // blockerSafety releases a blocked tool that nothing else released, so that
 // a run that waits for it fails the test instead of hanging it.
-var blockerSafety = 2 * time.Second
+var blockerSafety = time.Minute
