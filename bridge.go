@@ -372,4 +372,6 @@ func jsType(a any) string {
 }
 
 // reply turns a host function's result into the engine's reply.
-func (r *run) reply(v any, err error) engine.Reply { return hostReply(v, err, r.register) }
+func (r *run) reply(v any, err error) engine.Reply {
+	return budgetedReply(hostReply(v, err, r.register), r.spend, errRunBudgetSpent)
+}

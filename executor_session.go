@@ -540,10 +540,13 @@ func mapStepStack(stack string, prep *PreparedProgram) (string, int, int) {
 // value decodes the step's value.
 func (st *step) value(out engine.Outcome) (any, error) {
 	if !out.Wire {
+		if !st.spend(rawCost([]any{out.Value})) {
+			return nil, errValueTooLarge
+		}
 		return fromRaw(out.Value), nil
 	}
 	text, _ := out.Value.(string)
-	if !st.spend(len(text)) {
+	if !st.spend(wireCost(text)) {
 		return nil, errValueTooLarge
 	}
 	return decodeWire(text, defaultValueBytes)
@@ -613,9 +616,9 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 // reply turns a tool's result into the engine's reply. A tool's results
 // are data: a function among them cannot cross.
 func (st *step) reply(v any, err error) engine.Reply {
-	return hostReply(v, err, func(reflect.Value) (int, error) {
+	return budgetedReply(hostReply(v, err, func(reflect.Value) (int, error) {
 		return 0, errors.New("a tool cannot return a function")
-	})
+	}), st.spend, errValueTooLarge)
 }
 
 func (st *step) spend(n int) bool {
@@ -643,7 +646,7 @@ func (st *step) log(level int, wire string) {
 	st.mu.Lock()
 	cut := st.cut
 	st.mu.Unlock()
-	if cut || !st.spend(len(wire)) {
+	if cut || !st.spend(wireCost(wire)) {
 		st.truncate()
 		return
 	}

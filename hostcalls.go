@@ -11,13 +11,16 @@ import (
 // are, or wire text paid for by spend; spent is the error when it cannot.
 func callArgs(raw []any, wire string, encoded bool, spend func(int) bool, spent error, limit int) ([]any, error) {
 	if !encoded {
+		if !spend(rawCost(raw)) {
+			return nil, spent
+		}
 		args := make([]any, len(raw))
 		for i, a := range raw {
 			args[i] = fromRaw(a)
 		}
 		return args, nil
 	}
-	if !spend(len(wire)) {
+	if !spend(wireCost(wire)) {
 		return nil, spent
 	}
 	v, err := decodeWire(wire, limit)
@@ -193,4 +196,64 @@ func hostReply(v any, err error, reg funcRegistrar) engine.Reply {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
 	return engine.Reply{Kind: engine.ReplyWire, Value: text}
+}
+
+// wireCost is what wire or JSON text costs the run's budget: its bytes,
+// 16 more for each value in a list and 64 for each list or object, a
+// measure of what decoding it costs in Go memory beyond the text (an
+// interface and a slot per value, a slice or map per container): decoded,
+// the text's values take at most about three times their cost at the peak.
+func wireCost(text string) int {
+	n, inString := len(text), false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ',':
+			n += 16
+		case c == '[' || c == '{':
+			n += 64
+		}
+	}
+	return n
+}
+
+// rawCost is what raw primitives cost the run's budget: a string its bytes,
+// and every value 8.
+func rawCost(raw []any) int {
+	n := 0
+	for _, a := range raw {
+		n += 8
+		if s, ok := a.(string); ok {
+			n += len(s)
+		}
+	}
+	return n
+}
+
+// replyCost is what a host call's reply costs the run's budget.
+func replyCost(rep engine.Reply) int {
+	switch v := rep.Value.(type) {
+	case string:
+		if rep.Kind == engine.ReplyWire || rep.Kind == engine.ReplyJSON {
+			return wireCost(v)
+		}
+		return 8 + len(v)
+	}
+	return 8
+}
+
+// budgetedReply is rep, or an error in its place when spend cannot pay
+// for it.
+func budgetedReply(rep engine.Reply, spend func(int) bool, spent error) engine.Reply {
+	if rep.Kind == engine.ReplyAsync || spend(replyCost(rep)) {
+		return rep
+	}
+	return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
 }

@@ -316,7 +316,7 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 	return rep
 }
 
-var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing to the host is used up")
+var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing between the sandbox and the host (RuntimeConfig.MaxValueBytes) is used up")
 
 // spend takes n bytes from the run's budget for values crossing to the host.
 func (r *run) spend(n int) bool {
@@ -337,7 +337,7 @@ func (r *run) log(level int, wire string) {
 	if level < 0 || level >= len(logLevels) || r.stopped.Load() {
 		return
 	}
-	if !r.spend(16 + len(wire)) {
+	if !r.spend(16 + wireCost(wire)) {
 		r.halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
 		return
 	}
@@ -401,7 +401,7 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 		if out.Wire {
 			text, _ := out.Value.(string)
 			var err error
-			if !r.spend(len(text)) {
+			if !r.spend(wireCost(text)) {
 				res.Status = StatusError
 				res.Error = &ScriptError{Name: "RangeError", Message: errValueTooLarge.Error()}
 				return
@@ -412,6 +412,11 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 				return
 			}
 		} else {
+			if !r.spend(rawCost([]any{out.Value})) {
+				res.Status = StatusError
+				res.Error = &ScriptError{Name: "RangeError", Message: errValueTooLarge.Error()}
+				return
+			}
 			v = fromRaw(out.Value)
 		}
 		res.Status = StatusSuccess
