@@ -338,10 +338,10 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		s.cur = st
 		defer func() { s.cur = nil }()
 		job := &engine.Job{
-			Resolve:     s.resolve,
-			Load:        s.load,
-			Call:        st.call,
-			Log:         st.log,
+			Resolve:  s.resolve,
+			Load:     s.load,
+			Call:     st.call,
+			Log:      st.log,
 			Stop:     st.stop,
 			OpsSpent: func() { st.halt(stopOps, nil) },
 		}

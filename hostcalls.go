@@ -169,7 +169,6 @@ func (a *asyncCalls) job(j *engine.Job) {
 // errGoexit is the error of a host function that called runtime.Goexit.
 const errGoexit = "a host function ended its goroutine (runtime.Goexit)"
 
-
 // jsonReply is the reply of a JSONFunc: its text, which the sandbox parses
 // with its own JSON.parse; empty text is undefined.
 func jsonReply(t jsonText) engine.Reply {
