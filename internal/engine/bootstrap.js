@@ -362,6 +362,165 @@
     return checkLength(items, "Array.from");
   });
 
+  // String searches. The engine searches a string for another natively and
+  // naively: the cost is the product of the two lengths, and nothing polls,
+  // so includes of a 4 KiB needle in a 16 MiB haystack ran on for hours
+  // after a terminate (indexOf, lastIndexOf, split and replace likewise).
+  // When that product is large, the search is done here in windows: the
+  // engine searches each window natively (at most SEARCH_WORK character
+  // comparisons and twice the needle's square) and polls between two of
+  // them; a needle longer than NEEDLE_LIMIT is searched for by its first
+  // NEEDLE_LIMIT characters, each place they are found compared whole. The
+  // results are the natives' own. Searches with a RegExp run in the engine's regular
+  // expression engine, which polls.
+  const StringPrototype = String.prototype;
+  const MathMax = Math.max;
+  const SEARCH_WORK = 2 ** 23;
+  const NEEDLE_LIMIT = 2 ** 11;
+  const nativeStringIndexOf = StringPrototype.indexOf;
+  const nativeStringLastIndexOf = StringPrototype.lastIndexOf;
+  const nativeStartsWith = StringPrototype.startsWith;
+  const SymbolMatch = Symbol.match, SymbolSplit = Symbol.split, SymbolReplace = Symbol.replace;
+  const RegExpExec = uncurry(RegExp.prototype.exec);
+  const isObject = (x) => (typeof x === "object" && x !== null) || typeof x === "function";
+  // IsRegExp of the specification.
+  const isRegExp = (x) => {
+    if (!isObject(x)) return false;
+    const m = x[SymbolMatch];
+    if (m !== undefined) return !!m;
+    try { RegExpExec(x, ""); return true; } catch { return false; }
+  };
+  const toStr = (x) => `${x}`;
+  const toIntegerOrInfinity = (x) => {
+    const n = +x;
+    if (n !== n) return 0;
+    return n < 0 ? -MathFloor(-n) : MathFloor(n);
+  };
+  const long = (s, p) => s.length * p.length > SEARCH_WORK;
+  // searchIndex is indexOf(s, p, from) for a long search; from is in
+  // [0, n]. A needle longer than NEEDLE_LIMIT is searched for by its head,
+  // and each place the head is found is compared whole.
+  const searchIndex = (s, p, from) => {
+    const n = s.length, m = p.length;
+    const head = m > NEEDLE_LIMIT ? StringSlice(p, 0, NEEDLE_LIMIT) : p, k = head.length;
+    const w = MathMax(k, MathFloor(SEARCH_WORK / k));
+    for (let i = from; i + m <= n; i += w) {
+      const win = StringSlice(s, i, MathMin(n, i + w + k - 1));
+      for (let r = ReflectApply(nativeStringIndexOf, win, [head]); r >= 0; r = ReflectApply(nativeStringIndexOf, win, [head, r + 1])) {
+        if (i + r + m > n) return -1;
+        if (k === m || ReflectApply(nativeStartsWith, s, [p, i + r])) return i + r;
+      }
+      poll();
+    }
+    return -1;
+  };
+  // searchLast is lastIndexOf(s, p) for a match that starts at start at the
+  // latest.
+  const searchLast = (s, p, start) => {
+    const n = s.length, m = p.length;
+    const head = m > NEEDLE_LIMIT ? StringSlice(p, 0, NEEDLE_LIMIT) : p, k = head.length;
+    const w = MathMax(k, MathFloor(SEARCH_WORK / k));
+    for (let hi = MathMin(start, n - m); hi >= 0;) {
+      const lo = MathMax(0, hi - w + 1);
+      const win = StringSlice(s, lo, hi + k);
+      for (let r = ReflectApply(nativeStringLastIndexOf, win, [head]); r >= 0; r = r === 0 ? -1 : ReflectApply(nativeStringLastIndexOf, win, [head, r - 1])) {
+        if (k === m || ReflectApply(nativeStartsWith, s, [p, lo + r])) return lo + r;
+      }
+      poll();
+      hi = lo - 1;
+    }
+    return -1;
+  };
+  // substitution is GetSubstitution for a string pattern: no captures.
+  const substitution = (matched, s, pos, replacement) => {
+    if (ReflectApply(nativeStringIndexOf, replacement, ["$"]) < 0) return replacement;
+    let out = "";
+    for (let i = 0; i < replacement.length; i++) {
+      const c = replacement[i];
+      if (c !== "$" || i + 1 === replacement.length) { out += c; continue; }
+      const d = replacement[i + 1];
+      if (d === "$") { out += "$"; i++; }
+      else if (d === "&") { out += matched; i++; }
+      else if (d === "`") { out += StringSlice(s, 0, pos); i++; }
+      else if (d === "'") { out += StringSlice(s, MathMin(s.length, pos + matched.length)); i++; }
+      else out += c;
+    }
+    return out;
+  };
+  const guardString = (name, length, fn) => {
+    const f = function (...args) { return fn(this, args); };
+    ObjectDefineProperty(f, "name", { value: name });
+    ObjectDefineProperty(f, "length", { value: length });
+    StringPrototype[name] = f;
+  };
+  // coerced is this as a string, or undefined for null and undefined (the
+  // native throws for them).
+  const coerced = (self) => (self === null || self === undefined ? undefined : toStr(self));
+  {
+    const nativeIncludes = StringPrototype.includes, nativeSplit = StringPrototype.split;
+    const nativeReplace = StringPrototype.replace, nativeReplaceAll = StringPrototype.replaceAll;
+    guardString("indexOf", 1, (self, args) => {
+      const s = coerced(self);
+      if (s === undefined) return ReflectApply(nativeStringIndexOf, self, args);
+      const p = toStr(args[0]), pos = toIntegerOrInfinity(args[1]);
+      if (!long(s, p)) return ReflectApply(nativeStringIndexOf, s, [p, pos]);
+      return searchIndex(s, p, MathMin(MathMax(pos, 0), s.length));
+    });
+    guardString("includes", 1, (self, args) => {
+      const s = coerced(self);
+      if (s === undefined || isRegExp(args[0])) return ReflectApply(nativeIncludes, self, args);
+      const p = toStr(args[0]), pos = toIntegerOrInfinity(args[1]);
+      if (!long(s, p)) return ReflectApply(nativeIncludes, s, [p, pos]);
+      return searchIndex(s, p, MathMin(MathMax(pos, 0), s.length)) >= 0;
+    });
+    guardString("lastIndexOf", 1, (self, args) => {
+      const s = coerced(self);
+      if (s === undefined) return ReflectApply(nativeStringLastIndexOf, self, args);
+      const p = toStr(args[0]), n = +args[1];
+      const pos = n !== n ? Infinity : toIntegerOrInfinity(n);
+      if (!long(s, p)) return ReflectApply(nativeStringLastIndexOf, s, [p, pos]);
+      return searchLast(s, p, MathMin(MathMax(pos, 0), s.length));
+    });
+    guardString("split", 2, (self, args) => {
+      const sep = args[0], limit = args[1];
+      if (self === null || self === undefined || sep === undefined || sep === null || isObject(sep) && sep[SymbolSplit] !== undefined) {
+        return ReflectApply(nativeSplit, self, args);
+      }
+      const s = toStr(self), lim = limit === undefined ? 4294967295 : limit >>> 0, p = toStr(sep);
+      if (!long(s, p)) return ReflectApply(nativeSplit, s, [p, lim]);
+      const out = [];
+      if (lim === 0) return out;
+      let from = 0;
+      for (let q = searchIndex(s, p, 0); q >= 0; q = searchIndex(s, p, from)) {
+        out[out.length] = StringSlice(s, from, q);
+        if (out.length === lim) return out;
+        from = q + p.length;
+      }
+      out[out.length] = StringSlice(s, from);
+      return out;
+    });
+    const replacer = (nativeFn, all) => (self, args) => {
+      const pattern = args[0];
+      let replacement = args[1];
+      if (self === null || self === undefined || pattern === undefined || pattern === null || isObject(pattern) && (all && isRegExp(pattern) || pattern[SymbolReplace] !== undefined)) {
+        return ReflectApply(nativeFn, self, args);
+      }
+      const s = toStr(self), p = toStr(pattern), functional = typeof replacement === "function";
+      if (!functional) replacement = toStr(replacement);
+      if (!long(s, p)) return ReflectApply(nativeFn, s, [p, replacement]);
+      const m = p.length;
+      let out = "", end = 0;
+      for (let pos = searchIndex(s, p, 0); pos >= 0; pos = all ? searchIndex(s, p, pos + m) : -1) {
+        const r = functional ? toStr(ReflectApply(replacement, undefined, [p, pos, s])) : substitution(p, s, pos, replacement);
+        out += StringSlice(s, end, pos) + r;
+        end = pos + m;
+      }
+      return end === 0 && out === "" ? s : out + StringSlice(s, end);
+    };
+    guardString("replace", 2, replacer(nativeReplace, false));
+    guardString("replaceAll", 2, replacer(nativeReplaceAll, true));
+  }
+
   // Every Proxy the sandbox makes is remembered, so the codec can refuse one
   // before any of its traps runs.
   const proxies = new WeakSetCtor();
