@@ -94,9 +94,12 @@ type RuntimeConfig struct {
 	// the runs that will use them, each for one run only. 0 means 2; a
 	// negative value prepares none.
 	Prepared int
-	// MaxValueBytes bounds what crosses from the sandbox to the host in one
-	// run: the result, and all reports, logs and host call arguments
-	// together, in bytes of their encoded form. 0 means 64 MiB.
+	// MaxValueBytes bounds what crosses between the sandbox and the host in
+	// one run: the result, and all reports, logs, host call arguments
+	// (strings included) and host functions' replies together, in bytes of
+	// their encoded form plus 16 for each value in a list and 64 for each
+	// list or object (what decoding costs). 0 means 64 MiB. Decoded, what
+	// crosses takes at most about three times this in host memory.
 	MaxValueBytes int
 	// Workers, when positive, runs the sandboxes in that many child
 	// processes (this same binary, re-executed: the package's init

@@ -66,7 +66,7 @@ func TestHostile_GuardedStringSearchesStillWork(t *testing.T) {
 			n.replace("needle", "[$&|$$|$'".slice(0, 5) + "]").length, n.replaceAll("needle", (m, i) => i).length,
 			hay.indexOf(p), hay.lastIndexOf(p), hay.indexOf(p, 5e4 + 1), hay.split(p).length, hay.replaceAll(p, "").length,
 			big.indexOf(w), big.lastIndexOf(w), big.includes(w, big.length - w.length), big.split(w, 2).length,
-			big.replace(w, "$` + "`" + `").length, "abc".indexOf("c"), "".split("a"), "a,b".split(",", 0),
+			big.replace(w, "$`+"`"+`").length, "abc".indexOf("c"), "".split("a"), "a,b".split(",", 0),
 			String.prototype.indexOf.call(12345, 3), "aXbX".replaceAll("X", "$$"),
 		]`)
 	// Worked out by hand: "needle" at 2^21 and 2^22 + 6; hay's p at 50,000
