@@ -22,16 +22,17 @@ const hostMemEnv = "AIRLOCK_TEST_HOSTMEM"
 // MaxValueBytes for the values that cross (decoded), plus a little for
 // each pending asynchronous call. The attacks run in a child process of
 // the test binary, so that a host that runs out of memory is a failed
-// test: a 100 MB string result, a string passed two thousand times to a
+// test: a 96 MB string result, a string passed two thousand times to a
 // function that keeps it (synchronous and asynchronous), 300,000 pending
 // asynchronous calls (which started 299,942 goroutines and took 1.7 GB
 // before), a result of 1.6 million numbers (decoded, each costs Go memory
 // many times its text), and a console flood. The
 // peak RSS (VmHWM) is measured against the RSS before each attack.
 //
-// Under -race the inputs are smaller (a 64 MiB heap, a 16 MiB budget,
-// 70,000 calls): the detector's shadow memory multiplies the host's
-// memory, and the engine runs about 40 times slower.
+// Under -race the inputs are smaller (a 128 MiB heap, a 4 MiB budget,
+// 66,000 calls, a 256 KiB string passed 100 times) and the bound three
+// times larger: the detector's shadow memory multiplies the host's memory,
+// and the engine runs about 40 times slower.
 func TestHostMemory_Bounded(t *testing.T) {
 	if os.Getenv(hostMemEnv) == "" {
 		if testing.Short() {
@@ -50,11 +51,11 @@ func TestHostMemory_Bounded(t *testing.T) {
 		}
 		return
 	}
-	memLimit, budget, calls := int64(256<<20), 64<<20, 300000
+	memLimit, budget, calls, str, times := int64(256<<20), 64<<20, 300000, 1<<20, 2000
 	if raceEnabled {
-		memLimit, budget, calls = 64<<20, 16<<20, 70000
+		memLimit, budget, calls, str, times = 128<<20, 4<<20, 66000, 1<<18, 100
 	}
-	rt := airlock.NewRuntime(airlock.RuntimeConfig{MemoryLimitBytes: memLimit, MaxValueBytes: budget, Prepared: -1})
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{MemoryLimitBytes: memLimit, MaxValueBytes: budget, Prepared: -1, MaxDuration: 10 * time.Minute})
 	defer rt.Close()
 	// The bound: the heap, three times the budget, and 256 MiB for the
 	// engine's own overhead, Go's garbage and the race detector's slack.
@@ -93,7 +94,7 @@ func TestHostMemory_Bounded(t *testing.T) {
 			t.Errorf("succeeded")
 		}
 	}
-	size := strconv.Itoa(int(memLimit * 2 / 5))
+	size := strconv.Itoa(budget * 3 / 2)
 	attack("string result", `export default "x".repeat(`+size+`)`, nil, notSuccess)
 	refusedSome := func(res *airlock.Result) {
 		wantStatus(t, res, airlock.StatusSuccess)
@@ -101,11 +102,10 @@ func TestHostMemory_Bounded(t *testing.T) {
 			t.Errorf("no call was refused")
 		}
 	}
-	attack("sync string arguments", `const s = "x".repeat(1 << 20); let n = 0;
-		for (let i = 0; i < 2000; i++) try { keep(s) } catch { n++ }
+	strLoop := `const s = "x".repeat(` + strconv.Itoa(str) + `); let n = 0; const p = []; for (let i = 0; i < ` + strconv.Itoa(times) + `; i++) `
+	attack("sync string arguments", strLoop+`try { keep(s) } catch { n++ }
 		export default n`, map[string]any{"keep": keep}, refusedSome)
-	attack("async string arguments", `const s = "x".repeat(1 << 20); let n = 0; const p = [];
-		for (let i = 0; i < 2000; i++) try { p.push(keep(s).catch(() => n++)) } catch { n++ }
+	attack("async string arguments", strLoop+`try { p.push(keep(s).catch(() => n++)) } catch { n++ }
 		await Promise.all(p); export default n`, map[string]any{"keep": airlock.Async(keep)}, refusedSome)
 
 	release := make(chan struct{})
@@ -133,7 +133,7 @@ func TestHostMemory_Bounded(t *testing.T) {
 	attack("numbers within the budget", `export default new Array(`+strconv.Itoa(budget/40)+`).fill(0)`, nil, func(res *airlock.Result) {
 		wantStatus(t, res, airlock.StatusSuccess)
 	})
-	attack("console flood", `const s = "x".repeat(1 << 20); for (;;) console.log(s)`, nil, notSuccess)
+	attack("console flood", `const s = "x".repeat(`+strconv.Itoa(str)+`); for (;;) console.log(s)`, nil, notSuccess)
 }
 
 // vmStatus reads a field of /proc/self/status, in bytes.

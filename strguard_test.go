@@ -56,6 +56,9 @@ func TestHostile_NativeStringSearches(t *testing.T) {
 // The guarded searches give the natives' results, on long and short
 // inputs alike.
 func TestHostile_GuardedStringSearchesStillWork(t *testing.T) {
+	if raceEnabled {
+		t.Skip("searches of several MB take minutes under the race detector")
+	}
 	got := evalJS(t, `
 		const n = "ab".repeat(1 << 20) + "needle" + "cd".repeat(1 << 20) + "needle!";
 		const p = "x".repeat(3000) + "y", hay = "x".repeat(5e4) + p + "z" + p;
