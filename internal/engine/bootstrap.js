@@ -447,47 +447,47 @@
     }
     return out;
   };
-  const guardString = (name, length, fn) => {
-    const f = function (...args) { return fn(this, args); };
-    ObjectDefineProperty(f, "name", { value: name });
-    ObjectDefineProperty(f, "length", { value: length });
-    StringPrototype[name] = f;
-  };
+  // The guarded methods are methods (so not constructors) with the natives'
+  // names and lengths. The common case, a string searched for a string with
+  // a short product, calls the native at once, inline; the rest go to the
+  // slow functions below. An argument left out is undefined, as for the
+  // native.
+  const slow = {};
   // coerced is this as a string, or undefined for null and undefined (the
   // native throws for them).
   const coerced = (self) => (self === null || self === undefined ? undefined : toStr(self));
   {
-    const nativeIncludes = StringPrototype.includes, nativeSplit = StringPrototype.split;
-    const nativeReplace = StringPrototype.replace, nativeReplaceAll = StringPrototype.replaceAll;
-    guardString("indexOf", 1, (self, args) => {
+    const indexOf = uncurry(nativeStringIndexOf), lastIndexOf = uncurry(nativeStringLastIndexOf);
+    const includes = uncurry(StringPrototype.includes), split = uncurry(StringPrototype.split);
+    const replace = uncurry(StringPrototype.replace), replaceAll = uncurry(StringPrototype.replaceAll);
+    slow.indexOf = (self, a, b) => {
       const s = coerced(self);
-      if (s === undefined) return ReflectApply(nativeStringIndexOf, self, args);
-      const p = toStr(args[0]), pos = toIntegerOrInfinity(args[1]);
-      if (!long(s, p)) return ReflectApply(nativeStringIndexOf, s, [p, pos]);
+      if (s === undefined) return indexOf(self, a, b);
+      const p = toStr(a), pos = toIntegerOrInfinity(b);
+      if (!long(s, p)) return indexOf(s, p, pos);
       return searchIndex(s, p, MathMin(MathMax(pos, 0), s.length));
-    });
-    guardString("includes", 1, (self, args) => {
+    };
+    slow.includes = (self, a, b) => {
       const s = coerced(self);
-      if (s === undefined || isRegExp(args[0])) return ReflectApply(nativeIncludes, self, args);
-      const p = toStr(args[0]), pos = toIntegerOrInfinity(args[1]);
-      if (!long(s, p)) return ReflectApply(nativeIncludes, s, [p, pos]);
+      if (s === undefined || isRegExp(a)) return includes(self, a, b);
+      const p = toStr(a), pos = toIntegerOrInfinity(b);
+      if (!long(s, p)) return includes(s, p, pos);
       return searchIndex(s, p, MathMin(MathMax(pos, 0), s.length)) >= 0;
-    });
-    guardString("lastIndexOf", 1, (self, args) => {
+    };
+    slow.lastIndexOf = (self, a, b) => {
       const s = coerced(self);
-      if (s === undefined) return ReflectApply(nativeStringLastIndexOf, self, args);
-      const p = toStr(args[0]), n = +args[1];
+      if (s === undefined) return lastIndexOf(self, a, b);
+      const p = toStr(a), n = +b;
       const pos = n !== n ? Infinity : toIntegerOrInfinity(n);
-      if (!long(s, p)) return ReflectApply(nativeStringLastIndexOf, s, [p, pos]);
+      if (!long(s, p)) return lastIndexOf(s, p, pos);
       return searchLast(s, p, MathMin(MathMax(pos, 0), s.length));
-    });
-    guardString("split", 2, (self, args) => {
-      const sep = args[0], limit = args[1];
-      if (self === null || self === undefined || sep === undefined || sep === null || isObject(sep) && sep[SymbolSplit] !== undefined) {
-        return ReflectApply(nativeSplit, self, args);
+    };
+    slow.split = (self, sep, limit) => {
+      if (self === null || self === undefined || sep === undefined || sep === null || sep[SymbolSplit] !== undefined) {
+        return split(self, sep, limit);
       }
       const s = toStr(self), lim = limit === undefined ? 4294967295 : limit >>> 0, p = toStr(sep);
-      if (!long(s, p)) return ReflectApply(nativeSplit, s, [p, lim]);
+      if (!long(s, p)) return split(s, p, lim);
       const out = [];
       if (lim === 0) return out;
       let from = 0;
@@ -498,16 +498,15 @@
       }
       out[out.length] = StringSlice(s, from);
       return out;
-    });
-    const replacer = (nativeFn, all) => (self, args) => {
-      const pattern = args[0];
-      let replacement = args[1];
-      if (self === null || self === undefined || pattern === undefined || pattern === null || isObject(pattern) && (all && isRegExp(pattern) || pattern[SymbolReplace] !== undefined)) {
-        return ReflectApply(nativeFn, self, args);
+    };
+    const replacer = (native, all) => (self, pattern, replacement) => {
+      if (self === null || self === undefined || pattern === undefined || pattern === null ||
+        all && isRegExp(pattern) || pattern[SymbolReplace] !== undefined) {
+        return native(self, pattern, replacement);
       }
       const s = toStr(self), p = toStr(pattern), functional = typeof replacement === "function";
       if (!functional) replacement = toStr(replacement);
-      if (!long(s, p)) return ReflectApply(nativeFn, s, [p, replacement]);
+      if (!long(s, p)) return native(s, p, replacement);
       const m = p.length;
       let out = "", end = 0;
       for (let pos = searchIndex(s, p, 0); pos >= 0; pos = all ? searchIndex(s, p, pos + m) : -1) {
@@ -517,8 +516,33 @@
       }
       return end === 0 && out === "" ? s : out + StringSlice(s, end);
     };
-    guardString("replace", 2, replacer(nativeReplace, false));
-    guardString("replaceAll", 2, replacer(nativeReplaceAll, true));
+    slow.replace = replacer(replace, false);
+    slow.replaceAll = replacer(replaceAll, true);
+    const methods = {
+      indexOf(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? indexOf(this, a, b) : slow.indexOf(this, a, b);
+      },
+      includes(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? includes(this, a, b) : slow.includes(this, a, b);
+      },
+      lastIndexOf(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? lastIndexOf(this, a, b) : slow.lastIndexOf(this, a, b);
+      },
+      split(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? split(this, a, b) : slow.split(this, a, b);
+      },
+      replace(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? replace(this, a, b) : slow.replace(this, a, b);
+      },
+      replaceAll(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? replaceAll(this, a, b) : slow.replaceAll(this, a, b);
+      },
+    };
+    for (const name of ["indexOf", "includes", "lastIndexOf", "split", "replace", "replaceAll"]) {
+      const f = methods[name];
+      ObjectDefineProperty(f, "length", { value: name === "split" || name === "replace" || name === "replaceAll" ? 2 : 1 });
+      StringPrototype[name] = f;
+    }
   }
 
   // Every Proxy the sandbox makes is remembered, so the codec can refuse one
