@@ -26,6 +26,9 @@ func TestBudget_EveryCrossingCounts(t *testing.T) {
 	for _, m := range modes {
 		defer m.rt.Close()
 	}
+	if raceEnabled {
+		modes = modes[:1] // the engine runs 40 times slower; the worker's side is the same code
+	}
 	sink := func(s string) int { return len(s) }
 	big := func() string { return strings.Repeat("x", 100<<10) }
 	for _, tc := range []struct{ name, src string }{
@@ -37,7 +40,7 @@ func TestBudget_EveryCrossingCounts(t *testing.T) {
 		{"async string replies", `for (let i = 0; i < 20; i++) await asyncBig(); export default 1`},
 		{"logs", `const s = "x".repeat(100 << 10); for (let i = 0; i < 20; i++) console.log(s); export default 1`},
 		{"reports", `const s = "x".repeat(100 << 10); for (let i = 0; i < 20; i++) report(s); export default 1`},
-		{"many small values", `export default new Array(1 << 17).fill(0)`},
+		{"many small values", `export default new Array(1 << 16).fill(0)`},
 	} {
 		for _, m := range modes {
 			t.Run(m.name+"/"+tc.name, func(t *testing.T) {

@@ -377,6 +377,7 @@
   const MathMax = Math.max;
   const SEARCH_WORK = 2 ** 23;
   const NEEDLE_LIMIT = 2 ** 11;
+  const SEARCH_WINDOW = 2 ** 20; // characters copied for a window, at most (beside the needle)
   const nativeStringIndexOf = StringPrototype.indexOf;
   const nativeStringLastIndexOf = StringPrototype.lastIndexOf;
   const nativeStartsWith = StringPrototype.startsWith;
@@ -403,7 +404,7 @@
   const searchIndex = (s, p, from) => {
     const n = s.length, m = p.length;
     const head = m > NEEDLE_LIMIT ? StringSlice(p, 0, NEEDLE_LIMIT) : p, k = head.length;
-    const w = MathMax(k, MathFloor(SEARCH_WORK / k));
+    const w = MathMax(k, MathMin(SEARCH_WINDOW, MathFloor(SEARCH_WORK / k)));
     for (let i = from; i + m <= n; i += w) {
       const win = StringSlice(s, i, MathMin(n, i + w + k - 1));
       for (let r = ReflectApply(nativeStringIndexOf, win, [head]); r >= 0; r = ReflectApply(nativeStringIndexOf, win, [head, r + 1])) {
@@ -419,7 +420,7 @@
   const searchLast = (s, p, start) => {
     const n = s.length, m = p.length;
     const head = m > NEEDLE_LIMIT ? StringSlice(p, 0, NEEDLE_LIMIT) : p, k = head.length;
-    const w = MathMax(k, MathFloor(SEARCH_WORK / k));
+    const w = MathMax(k, MathMin(SEARCH_WINDOW, MathFloor(SEARCH_WORK / k)));
     for (let hi = MathMin(start, n - m); hi >= 0;) {
       const lo = MathMax(0, hi - w + 1);
       const win = StringSlice(s, lo, hi + k);
