@@ -94,9 +94,12 @@ type RuntimeConfig struct {
 	// the runs that will use them, each for one run only. 0 means 2; a
 	// negative value prepares none.
 	Prepared int
-	// MaxValueBytes bounds what crosses from the sandbox to the host in one
-	// run: the result, and all reports, logs and host call arguments
-	// together, in bytes of their encoded form. 0 means 64 MiB.
+	// MaxValueBytes bounds what crosses between the sandbox and the host in
+	// one run: the result, and all reports, logs, host call arguments
+	// (strings included) and host functions' replies together, in bytes of
+	// their encoded form plus 16 for each value in a list and 64 for each
+	// list or object (what decoding costs). 0 means 64 MiB. Decoded, what
+	// crosses takes at most about three times this in host memory.
 	MaxValueBytes int
 	// Workers, when positive, runs the sandboxes in that many child
 	// processes (this same binary, re-executed: the package's init
@@ -118,6 +121,13 @@ type RuntimeConfig struct {
 	// killing it ends its other runs too (TestWorkers_Hammer saw it at
 	// 100 ms with 18 runs a worker on 2 CPUs).
 	WorkerGrace time.Duration
+	// MaxAsyncCalls is how many asynchronous host calls (see [Async]) of one
+	// run run at once, each on a goroutine of its own; a call beyond it
+	// waits, without a goroutine, until one of them returns. 0 means 64.
+	// Apart from it, at most 65,536 asynchronous calls of a run may be
+	// started and not yet settled in the sandbox; a call beyond that
+	// throws.
+	MaxAsyncCalls int
 }
 
 const (

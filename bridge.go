@@ -15,10 +15,12 @@ import (
 
 // Async marks a Go function as asynchronous: called from the sandbox it
 // returns a Promise at once and runs on its own goroutine, so that
-// Promise.all over several calls runs them concurrently. The function's
-// shape is that of any bridged function (see the package documentation). A
-// run does not settle before its asynchronous calls return, so a function
-// that blocks must honour its context.Context parameter.
+// Promise.all over several calls runs them concurrently, at most
+// RuntimeConfig.MaxAsyncCalls of a run at once. The function's shape is that
+// of any bridged function (see the package documentation). A run settles
+// without waiting for its asynchronous calls: when it ends, their context
+// is cancelled and what they return later is discarded, so a function that
+// blocks should honour its context.Context parameter.
 func Async(fn any) any { return asyncFunc{fn: reflect.ValueOf(fn)} }
 
 type asyncFunc struct{ fn reflect.Value }
@@ -372,4 +374,6 @@ func jsType(a any) string {
 }
 
 // reply turns a host function's result into the engine's reply.
-func (r *run) reply(v any, err error) engine.Reply { return hostReply(v, err, r.register) }
+func (r *run) reply(v any, err error) engine.Reply {
+	return budgetedReply(hostReply(v, err, r.register), r.spend, errRunBudgetSpent)
+}

@@ -597,6 +597,16 @@ func decodeWire(text string, budget int) (any, error) {
 		}
 	}
 	bad := func() error { return errors.New("airlock: malformed value from the sandbox") }
+	// push queues a child, or sets it at once if it is a primitive: an array
+	// of a million numbers queues nothing.
+	push := func(t decodeTask) {
+		switch t.node.(type) {
+		case nil, bool, float64, string:
+			set(t, t.node)
+			return
+		}
+		stack = append(stack, t)
+	}
 	for len(stack) > 0 {
 		t := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
@@ -658,14 +668,14 @@ func decodeWire(text string, budget int) (any, error) {
 				if !ok {
 					return nil, bad()
 				}
-				stack = append(stack, decodeTask{node: node[i+1], m: m, key: k, depth: t.depth + 1})
+				push(decodeTask{node: node[i+1], m: m, key: k, depth: t.depth + 1})
 			}
 		case "a":
 			a := make([]any, len(node)-1)
 			refs = append(refs, a)
 			set(t, a)
 			for i := len(a) - 1; i >= 0; i-- {
-				stack = append(stack, decodeTask{node: node[i+1], ptr: &a[i], depth: t.depth + 1})
+				push(decodeTask{node: node[i+1], ptr: &a[i], depth: t.depth + 1})
 			}
 		case "h":
 			f, ok := num(node, 1)
@@ -687,7 +697,7 @@ func decodeWire(text string, budget int) (any, error) {
 				if !ok || idx < 0 || int(idx) >= len(a) {
 					return nil, bad()
 				}
-				stack = append(stack, decodeTask{node: node[i+1], ptr: &a[int(idx)], depth: t.depth + 1})
+				push(decodeTask{node: node[i+1], ptr: &a[int(idx)], depth: t.depth + 1})
 			}
 		case "m":
 			if len(node)%2 != 1 {
@@ -697,16 +707,15 @@ func decodeWire(text string, budget int) (any, error) {
 			refs = append(refs, m)
 			set(t, m)
 			for i := len(m.Entries) - 1; i >= 0; i-- {
-				stack = append(stack,
-					decodeTask{node: node[2+2*i], ptr: &m.Entries[i].Value, depth: t.depth + 1},
-					decodeTask{node: node[1+2*i], ptr: &m.Entries[i].Key, depth: t.depth + 1})
+				push(decodeTask{node: node[2+2*i], ptr: &m.Entries[i].Value, depth: t.depth + 1})
+				push(decodeTask{node: node[1+2*i], ptr: &m.Entries[i].Key, depth: t.depth + 1})
 			}
 		case "s":
 			s := &Set{Values: make([]any, len(node)-1)}
 			refs = append(refs, s)
 			set(t, s)
 			for i := len(s.Values) - 1; i >= 0; i-- {
-				stack = append(stack, decodeTask{node: node[1+i], ptr: &s.Values[i], depth: t.depth + 1})
+				push(decodeTask{node: node[1+i], ptr: &s.Values[i], depth: t.depth + 1})
 			}
 		case "d":
 			var d time.Time // an invalid Date is the zero Time

@@ -42,9 +42,24 @@
 // Values cross by deep copy in both directions, under the rules of the HTML
 // structured clone: a Proxy is refused before any of its traps runs, a
 // getter is read once (an object's in key order), toJSON is never called,
-// cycles and shared references are kept. What crosses to the host is bounded by
-// [RuntimeConfig].MaxValueBytes, so a result, a log flood or a sparse array
-// with a huge length is an error and not host memory exhaustion.
+// cycles and shared references are kept. Everything that crosses between the
+// sandbox and the host in one run counts against [RuntimeConfig].MaxValueBytes
+// (64 MiB unless set): the result, the arguments of synchronous and
+// asynchronous calls (plain strings and a JSONFunc's argument text
+// included), host functions' replies, logs and reports, by their bytes and
+// an allowance per value for what it costs decoded. Past it a call throws,
+// a log or report ends the run, and a result is an error, not host memory
+// exhaustion.
+//
+// # Host memory per run
+//
+// One run costs the host at most about: its heap limit
+// ([Options].MemoryLimitBytes, 256 MiB unless set), plus three times
+// MaxValueBytes for what crosses (decoded Go values at their peak), plus
+// about 150 bytes for each pending asynchronous call (at most 65,536), plus
+// a goroutine for each of at most [RuntimeConfig].MaxAsyncCalls (64)
+// asynchronous calls running at once. TestHostMemory_Bounded measures it.
+// What bridged functions do with their arguments is theirs to bound.
 //
 // A source module that nests deeper than 1000 levels (brackets, braces,
 // parentheses, template substitutions, and the operators and statements
@@ -62,10 +77,13 @@
 // ([RuntimeConfig].MaxDuration) stop the VM and keep interrupting it until it
 // has stopped, whatever the program catches; the status is memory when the
 // engine refused an allocation for the limit, whatever error text the
-// program throws. Builtins that walk a length in native code, where the
+// program throws, and even when the program caught the out-of-memory error
+// and finished. Builtins that walk a length in native code, where the
 // engine does not poll for an interrupt, refuse lengths the sandbox could not
 // hold, sort with comparators the engine polls in (long typed arrays in
-// chunks), and poll after long walks; BigInts are bounded at about 131,072
+// chunks), and poll after long walks; string searches (includes, indexOf,
+// lastIndexOf, split, replace, replaceAll) over long strings run in windows
+// that poll between them; BigInts are bounded at about 131,072
 // bits (a RangeError beyond), since their native arithmetic is quadratic and
 // never polls; and a stopped VM gets no more memory, so that a long native
 // call ends at its next allocation.
@@ -135,15 +153,27 @@
 // context, which is cancelled when the run ends or is stopped. It may return
 // nothing, a value, an error, or a value and an error; a non-nil error is
 // thrown in the sandbox as an Error with the error's message only. A function
-// wrapped with [Async] returns a Promise and runs on its own goroutine.
+// wrapped with [Async] returns a Promise and runs on its own goroutine, at
+// most [RuntimeConfig].MaxAsyncCalls of a run at once; the calls beyond wait,
+// without a goroutine, for one of them to return.
+//
+// A stop (Terminate, the context, the safety cap) does not wait for host
+// functions: a run stopped while a synchronous call blocks settles at once,
+// and so do runs with asynchronous calls in flight. The run's context is
+// cancelled; a function that ignores it is abandoned, left to finish on its
+// own goroutine, and what it returns is discarded; the VM it held is closed
+// when it returns and never runs again. A function that never returns
+// keeps its goroutine (and, for a synchronous call, the VM's) for good:
+// honour the context.
 //
 // # Concurrency
 //
 // A [Runtime] is safe for concurrent use; so are [Run] and the methods of
 // [Execution]. Each run's VM lives on one goroutine, which runs its event
 // loop; asynchronous host calls run on goroutines of their own and hand
-// their results back to that loop. Every goroutine a run starts has returned
-// before the run settles. Synchronous host functions run on the run's
+// their results back to that loop through a queue. A run settles without
+// waiting for host functions still running (see above); every other
+// goroutine it started has returned. Synchronous host functions run on the run's
 // goroutine, one at a time per run; different runs call them concurrently.
 //
 // # Errors

@@ -265,7 +265,11 @@ type step struct {
 	entries []LogEntry
 	cut     bool
 	budget  int
-	async   asyncCalls
+	async   *asyncCalls
+	// inCall and stopped are as in run: a step stopped for its time while
+	// a synchronous tool call holds the VM returns at once.
+	inCall  atomic.Bool
+	stopped atomic.Bool
 	vm      atomic.Pointer[engine.VM]
 	job     atomic.Pointer[engine.Job]
 }
@@ -275,6 +279,7 @@ type step struct {
 func (st *step) halt(r stopReason, cause error) {
 	st.stopOnce.Do(func() {
 		st.reason, st.cause = r, cause
+		st.stopped.Store(true)
 		close(st.stop)
 		go func() {
 			t := time.NewTicker(2 * time.Millisecond)
@@ -310,7 +315,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	st := &step{
 		s: s, ctx: runCtx, opts: opts,
 		stop: make(chan struct{}), ended: make(chan struct{}),
-		budget: defaultValueBytes, async: newAsyncCalls(),
+		budget: defaultValueBytes, async: newAsyncCalls(0),
 	}
 	timer := time.AfterFunc(opts.Timeout, func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
@@ -331,15 +336,14 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		s.cur = st
 		defer func() { s.cur = nil }()
 		job := &engine.Job{
-			Resolve:     s.resolve,
-			Load:        s.load,
-			Call:        st.call,
-			Log:         st.log,
-			Completions: st.async.notify,
-			Pending:     st.async.inFlight,
-			Stop:        st.stop,
-			OpsSpent:    func() { st.halt(stopOps, nil) },
+			Resolve:  s.resolve,
+			Load:     s.load,
+			Call:     st.call,
+			Log:      st.log,
+			Stop:     st.stop,
+			OpsSpent: func() { st.halt(stopOps, nil) },
 		}
+		st.async.job(job)
 		st.job.Store(job)
 		out, discarded := vm.Step(job, prep.TransformedCode, opts.MaxOperations)
 		sent = true
@@ -354,17 +358,25 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	select {
 	case res = <-results:
 	case <-st.stop:
-		// A native call that polls for no interrupt may keep the VM a
-		// while; the caller gets the host's decision after a grace period.
+		// A tool call that does not return is abandoned at once: the
+		// session is left dirty, never to run another step. A native call
+		// that polls for no interrupt may keep the VM a while; the caller
+		// gets the host's decision after a grace period.
+		if (st.reason == stopTimeout || st.reason == stopContext) && st.inCall.Load() {
+			cancel()
+			st.async.close()
+			return nil, true, st.stopError(st.logText())
+		}
 		select {
 		case res = <-results:
 		case <-time.After(time.Second):
 			cancel()
+			st.async.close()
 			return nil, true, st.stopError(st.logText())
 		}
 	}
 	cancel()
-	st.async.wg.Wait()
+	st.async.close()
 	return st.finish(res, prep)
 }
 
@@ -526,10 +538,13 @@ func mapStepStack(stack string, prep *PreparedProgram) (string, int, int) {
 // value decodes the step's value.
 func (st *step) value(out engine.Outcome) (any, error) {
 	if !out.Wire {
+		if !st.spend(rawCost([]any{out.Value})) {
+			return nil, errValueTooLarge
+		}
 		return fromRaw(out.Value), nil
 	}
 	text, _ := out.Value.(string)
-	if !st.spend(len(text)) {
+	if !st.spend(wireCost(text)) {
 		return nil, errValueTooLarge
 	}
 	return decodeWire(text, defaultValueBytes)
@@ -580,18 +595,28 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 		v, err, _ := h.call(st.ctx, args)
 		return st.reply(v, err)
 	}
-	if !h.async {
-		return invoke()
+	if h.async {
+		return st.async.start(invoke)
 	}
-	return st.async.start(invoke, st.stop, st.ctx.Done())
+	st.inCall.Store(true)
+	if st.stopped.Load() {
+		st.inCall.Store(false)
+		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}
+	}
+	rep := invoke()
+	st.inCall.Store(false)
+	if st.stopped.Load() {
+		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}
+	}
+	return rep
 }
 
 // reply turns a tool's result into the engine's reply. A tool's results
 // are data: a function among them cannot cross.
 func (st *step) reply(v any, err error) engine.Reply {
-	return hostReply(v, err, func(reflect.Value) (int, error) {
+	return budgetedReply(hostReply(v, err, func(reflect.Value) (int, error) {
 		return 0, errors.New("a tool cannot return a function")
-	})
+	}), st.spend, errValueTooLarge)
 }
 
 func (st *step) spend(n int) bool {
@@ -619,7 +644,7 @@ func (st *step) log(level int, wire string) {
 	st.mu.Lock()
 	cut := st.cut
 	st.mu.Unlock()
-	if cut || !st.spend(len(wire)) {
+	if cut || !st.spend(wireCost(wire)) {
 		st.truncate()
 		return
 	}

@@ -1,8 +1,8 @@
 package airlock
 
 import (
+	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/airlockrun/airlock/internal/engine"
 )
@@ -11,13 +11,16 @@ import (
 // are, or wire text paid for by spend; spent is the error when it cannot.
 func callArgs(raw []any, wire string, encoded bool, spend func(int) bool, spent error, limit int) ([]any, error) {
 	if !encoded {
+		if !spend(rawCost(raw)) {
+			return nil, spent
+		}
 		args := make([]any, len(raw))
 		for i, a := range raw {
 			args[i] = fromRaw(a)
 		}
 		return args, nil
 	}
-	if !spend(len(wire)) {
+	if !spend(wireCost(wire)) {
 		return nil, spent
 	}
 	v, err := decodeWire(wire, limit)
@@ -28,44 +31,143 @@ func callArgs(raw []any, wire string, encoded bool, spend func(int) bool, spent 
 	return args, nil
 }
 
-// asyncCalls are the asynchronous host calls of a run or a step: each on
-// its own goroutine, its reply delivered on notify unless the run is stopped
-// or its context cancelled first (it has ended and reads no more replies).
+// asyncCalls are the asynchronous host calls of a run or a step. At most
+// limit run at once, each on a goroutine of its own; the calls beyond wait
+// in a queue, without a goroutine, until one returns. A finished call's
+// reply waits in the done queue until the engine takes it, never on a
+// goroutine the sandbox is not reading. At most maxPendingCalls are started
+// and not yet taken; a call beyond that fails. When the run ends (close),
+// the waiting calls are dropped, the running ones are abandoned to finish
+// on their own, and their late replies are discarded.
 type asyncCalls struct {
-	notify  chan engine.Completion
-	pending atomic.Int32
-	nextID  atomic.Int32
-	wg      sync.WaitGroup
+	limit int
+	ready chan struct{} // a value after a call finished
+
+	mu      sync.Mutex
+	nextID  int
+	pending int // started and not taken
+	running int
+	waiting []waitingCall
+	done    []engine.Completion
+	closed  bool
 }
 
-func newAsyncCalls() asyncCalls { return asyncCalls{notify: make(chan engine.Completion, 64)} }
+type waitingCall struct {
+	id   int
+	call func() engine.Reply
+}
 
-// start runs call and returns the engine's reply for its pending promise.
-func (a *asyncCalls) start(call func() engine.Reply, stop, cancelled <-chan struct{}) engine.Reply {
-	id := int(a.nextID.Add(1) - 1)
-	a.pending.Add(1)
-	a.wg.Go(func() {
-		c := engine.Completion{ID: id, Reply: engine.Reply{Kind: engine.ReplyError, Value: errGoexit}}
-		defer func() {
-			// Also when the function called runtime.Goexit: the promise
-			// still settles, rejected.
-			select {
-			case a.notify <- c:
-			case <-stop:
-			case <-cancelled:
-			}
-			a.pending.Add(-1)
-		}()
-		c.Reply = call()
-	})
+// maxPendingCalls bounds the asynchronous calls of one run that were
+// started and whose results the sandbox has not taken: each holds a little
+// host memory beside its arguments (which the run's budget counts).
+const maxPendingCalls = 1 << 16
+
+// defaultAsyncCalls is how many asynchronous host calls of one run run at
+// once when the configuration sets no other number.
+const defaultAsyncCalls = 64
+
+func newAsyncCalls(limit int) *asyncCalls {
+	if limit <= 0 {
+		limit = defaultAsyncCalls
+	}
+	return &asyncCalls{limit: limit, ready: make(chan struct{}, 1)}
+}
+
+// errTooManyPending is the error of an asynchronous call over
+// maxPendingCalls.
+var errTooManyPending = fmt.Sprintf("airlock: too many asynchronous host calls are pending (%d); await some before starting more", maxPendingCalls)
+
+// start runs call, now or when a running call returns, and returns the
+// engine's reply for its pending promise.
+func (a *asyncCalls) start(call func() engine.Reply) engine.Reply {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+	}
+	if a.pending >= maxPendingCalls {
+		return engine.Reply{Kind: engine.ReplyError, Value: errTooManyPending}
+	}
+	id := a.nextID
+	a.nextID++
+	a.pending++
+	if a.running < a.limit {
+		a.running++
+		go a.run(id, call)
+	} else {
+		a.waiting = append(a.waiting, waitingCall{id, call})
+	}
 	return engine.Reply{Kind: engine.ReplyAsync, Value: id}
+}
+
+// run runs one call on its own goroutine, queues its reply, and starts the
+// next waiting call, if any.
+func (a *asyncCalls) run(id int, call func() engine.Reply) {
+	c := engine.Completion{ID: id, Reply: engine.Reply{Kind: engine.ReplyError, Value: errGoexit}}
+	defer func() {
+		// Also when the function called runtime.Goexit: the promise still
+		// settles, rejected.
+		a.mu.Lock()
+		if a.closed {
+			a.running--
+			a.mu.Unlock()
+			return
+		}
+		a.done = append(a.done, c)
+		if len(a.waiting) > 0 {
+			next := a.waiting[0]
+			a.waiting[0] = waitingCall{}
+			a.waiting = a.waiting[1:]
+			go a.run(next.id, next.call)
+		} else {
+			a.running--
+		}
+		a.mu.Unlock()
+		select {
+		case a.ready <- struct{}{}:
+		default:
+		}
+	}()
+	c.Reply = call()
+}
+
+// take is engine.Job.Take.
+func (a *asyncCalls) take() (engine.Completion, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.done) == 0 {
+		return engine.Completion{}, false
+	}
+	c := a.done[0]
+	a.done[0] = engine.Completion{}
+	a.done = a.done[1:]
+	a.pending--
+	return c, true
+}
+
+// inFlight is what engine.Job.Pending reports.
+func (a *asyncCalls) inFlight() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.pending
+}
+
+// close ends the calls with the run: waiting calls never start, and the
+// replies of running ones are dropped when they come.
+func (a *asyncCalls) close() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closed = true
+	a.waiting, a.done = nil, nil
+}
+
+// job fills the asynchronous calls' part of an engine job.
+func (a *asyncCalls) job(j *engine.Job) {
+	j.Take, j.Ready, j.Pending = a.take, a.ready, a.inFlight
 }
 
 // errGoexit is the error of a host function that called runtime.Goexit.
 const errGoexit = "a host function ended its goroutine (runtime.Goexit)"
-
-// inFlight is what engine.Job.Pending reports.
-func (a *asyncCalls) inFlight() int { return int(a.pending.Load()) }
 
 // jsonReply is the reply of a JSONFunc: its text, which the sandbox parses
 // with its own JSON.parse; empty text is undefined.
@@ -93,4 +195,64 @@ func hostReply(v any, err error, reg funcRegistrar) engine.Reply {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
 	return engine.Reply{Kind: engine.ReplyWire, Value: text}
+}
+
+// wireCost is what wire or JSON text costs the run's budget: its bytes,
+// 16 more for each value in a list and 64 for each list or object, a
+// measure of what decoding it costs in Go memory beyond the text (an
+// interface and a slot per value, a slice or map per container): decoded,
+// the text's values take at most about three times their cost at the peak.
+func wireCost(text string) int {
+	n, inString := len(text), false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ',':
+			n += 16
+		case c == '[' || c == '{':
+			n += 64
+		}
+	}
+	return n
+}
+
+// rawCost is what raw primitives cost the run's budget: a string its bytes,
+// and every value 8.
+func rawCost(raw []any) int {
+	n := 0
+	for _, a := range raw {
+		n += 8
+		if s, ok := a.(string); ok {
+			n += len(s)
+		}
+	}
+	return n
+}
+
+// replyCost is what a host call's reply costs the run's budget.
+func replyCost(rep engine.Reply) int {
+	switch v := rep.Value.(type) {
+	case string:
+		if rep.Kind == engine.ReplyWire || rep.Kind == engine.ReplyJSON {
+			return wireCost(v)
+		}
+		return 8 + len(v)
+	}
+	return 8
+}
+
+// budgetedReply is rep, or an error in its place when spend cannot pay
+// for it.
+func budgetedReply(rep engine.Reply, spend func(int) bool, spent error) engine.Reply {
+	if rep.Kind == engine.ReplyAsync || spend(replyCost(rep)) {
+		return rep
+	}
+	return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
 }

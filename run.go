@@ -42,8 +42,16 @@ type run struct {
 	mu     sync.Mutex
 	funcs  atomic.Pointer[[]*hostFunc] // copied on write: read without the lock
 	logs   []Log
-	budget int // bytes left for values crossing to the host
-	async  asyncCalls
+	budget int // bytes left for values crossing between sandbox and host
+	async  *asyncCalls
+
+	// inCall is set while the VM's goroutine is in a synchronous host
+	// call; stopped is set by halt before it closes stop. Each side sets
+	// its own flag before it reads the other's, so that a call that starts
+	// as the run is stopped is either refused or seen, and abandoned.
+	inCall     atomic.Bool
+	stopped    atomic.Bool
+	settleOnce sync.Once
 
 	unwatch    func() bool // stops watching the caller's context
 	stop       chan struct{}
@@ -72,7 +80,7 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		fnID:     opts.Execute.Fn,
 		memLimit: opts.MemoryLimitBytes,
 		budget:   rt.cfg.MaxValueBytes,
-		async:    newAsyncCalls(),
+		async:    newAsyncCalls(rt.cfg.MaxAsyncCalls),
 		stop:     make(chan struct{}),
 		exec:     &Execution{done: make(chan struct{})},
 	}
@@ -162,9 +170,19 @@ func (r *run) register(v reflect.Value) (int, error) {
 func (r *run) halt(status Status, msg string) {
 	r.stopOnce.Do(func() {
 		r.stopStatus, r.stopMsg = status, msg
+		r.stopped.Store(true)
 		close(r.stop)
 		r.cancel()
 		go func() {
+			if r.inCall.Load() {
+				// A host function that does not return keeps the VM's
+				// goroutine; the run settles now, and the call is
+				// abandoned to finish on its own (see run.call).
+				res := &Result{}
+				r.stoppedResult(res)
+				r.settle(res)
+				return
+			}
 			t := time.NewTicker(2 * time.Millisecond)
 			defer t.Stop()
 			for {
@@ -244,10 +262,9 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		Console:     console,
 		Call:        r.call,
 		Log:         r.log,
-		Completions: r.async.notify,
-		Pending:     r.async.inFlight,
 		Stop:        r.stop,
 	}
+	r.async.job(job)
 	out := vm.Run(job)
 	r.finish(res, out, graph)
 }
@@ -277,13 +294,29 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 		}
 		return r.reply(v, err)
 	}
-	if !h.async {
-		return invoke()
+	if h.async {
+		return r.async.start(invoke)
 	}
-	return r.async.start(invoke, r.stop, r.ctx.Done())
+	r.inCall.Store(true)
+	if r.stopped.Load() {
+		r.inCall.Store(false)
+		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+	}
+	rep := invoke()
+	r.inCall.Store(false)
+	if r.stopped.Load() {
+		// The run may have settled without this call, which returned too
+		// late: its result is discarded, and the VM, stopped for good, is
+		// interrupted here, since nothing else interrupts it any more.
+		if vm := r.vm.Load(); vm != nil {
+			vm.Interrupt()
+		}
+		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+	}
+	return rep
 }
 
-var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing to the host is used up")
+var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing between the sandbox and the host (RuntimeConfig.MaxValueBytes) is used up")
 
 // spend takes n bytes from the run's budget for values crossing to the host.
 func (r *run) spend(n int) bool {
@@ -301,10 +334,10 @@ var logLevels = [...]LogLevel{LevelLog, LevelInfo, LevelWarn, LevelError, LevelD
 // log records a call of the capturing console: level is an index into
 // logLevels, wire the encoded arguments.
 func (r *run) log(level int, wire string) {
-	if level < 0 || level >= len(logLevels) {
+	if level < 0 || level >= len(logLevels) || r.stopped.Load() {
 		return
 	}
-	if !r.spend(16 + len(wire)) {
+	if !r.spend(16 + wireCost(wire)) {
 		r.halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
 		return
 	}
@@ -349,13 +382,18 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	res.MemoryUsedBytes = out.PeakHeap
 	select {
 	case <-r.stop:
-		res.Status = r.stopStatus
-		res.Error = &ScriptError{Name: "Error", Message: r.stopMsg}
-		if r.stopStatus == StatusTerminated {
-			res.Error.Name = "TerminatedError"
-		}
+		r.stoppedResult(res)
 		return
 	default:
+	}
+	// A run in which the engine refused an allocation for the memory limit
+	// settles memory, whatever the program did afterwards (it may have
+	// caught the error and finished). The status comes from the engine's
+	// state, never from error text. A crash stays a crash.
+	if out.LimitHit && out.Kind != engine.Crashed {
+		res.Status = StatusMemory
+		res.Error = &ScriptError{Name: "MemoryError", Message: fmt.Sprintf("the memory limit of %d bytes was exceeded", r.memLimit)}
+		return
 	}
 	switch out.Kind {
 	case engine.OK:
@@ -363,7 +401,7 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 		if out.Wire {
 			text, _ := out.Value.(string)
 			var err error
-			if !r.spend(len(text)) {
+			if !r.spend(wireCost(text)) {
 				res.Status = StatusError
 				res.Error = &ScriptError{Name: "RangeError", Message: errValueTooLarge.Error()}
 				return
@@ -374,18 +412,16 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 				return
 			}
 		} else {
+			if !r.spend(rawCost([]any{out.Value})) {
+				res.Status = StatusError
+				res.Error = &ScriptError{Name: "RangeError", Message: errValueTooLarge.Error()}
+				return
+			}
 			v = fromRaw(out.Value)
 		}
 		res.Status = StatusSuccess
 		res.Result = v
 	case engine.Thrown:
-		// The status comes from the engine's state, never from error text:
-		// memory when an allocation was refused for the limit.
-		if out.LimitHit {
-			res.Status = StatusMemory
-			res.Error = &ScriptError{Name: "MemoryError", Message: fmt.Sprintf("the memory limit of %d bytes was exceeded", r.memLimit)}
-			return
-		}
 		res.Status = StatusError
 		res.Error = r.scriptError(out, g)
 	case engine.LinkFailed:
@@ -404,6 +440,15 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	default:
 		res.Status = StatusError
 		res.Error = &ScriptError{Name: "InternalError", Message: "airlock: the sandbox failed"}
+	}
+}
+
+// stoppedResult is the outcome of a run the host stopped: its decision.
+func (r *run) stoppedResult(res *Result) {
+	res.Status = r.stopStatus
+	res.Error = &ScriptError{Name: "Error", Message: r.stopMsg}
+	if r.stopStatus == StatusTerminated {
+		res.Error.Name = "TerminatedError"
 	}
 }
 
@@ -453,23 +498,27 @@ func (r *run) linkError(out engine.Outcome, g *source.Graph) *ScriptError {
 	return e
 }
 
-// settle publishes the result and ends the run: every goroutine the run
-// started is joined first. It is the last thing a run does before its VM is
-// closed.
+// settle publishes the result and ends the run, once: on the VM's
+// goroutine when the run ends there, or on halt's when the host stopped the
+// run while a synchronous host call held the VM. The run's context is
+// cancelled and its asynchronous calls closed: host functions still running
+// are abandoned, to finish on their own, and their results discarded.
 func (r *run) settle(res *Result) {
-	if r.unwatch != nil {
-		r.unwatch()
-	}
-	r.cancel()
-	r.async.wg.Wait()
-	res.Duration = time.Since(r.exec.start)
-	r.mu.Lock()
-	res.Logs = r.logs
-	r.mu.Unlock()
-	if res.Logs == nil {
-		res.Logs = []Log{}
-	}
-	res.Reports = r.exec.Reports()
-	r.exec.result = res
-	close(r.exec.done)
+	r.settleOnce.Do(func() {
+		if r.unwatch != nil {
+			r.unwatch()
+		}
+		r.cancel()
+		r.async.close()
+		res.Duration = time.Since(r.exec.start)
+		r.mu.Lock()
+		res.Logs = r.logs[:len(r.logs):len(r.logs)]
+		r.mu.Unlock()
+		if res.Logs == nil {
+			res.Logs = []Log{}
+		}
+		res.Reports = r.exec.Reports()
+		r.exec.result = res
+		close(r.exec.done)
+	})
 }

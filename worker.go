@@ -67,6 +67,8 @@ type wspec struct {
 	Imports          map[string][]wvalue
 	Report           bool
 	MaxDuration      time.Duration
+	MaxValueBytes    int
+	MaxAsyncCalls    int
 }
 
 // wvalue is a global or an export: a value as wire text, or a host
@@ -127,6 +129,22 @@ type remoteRun struct {
 	ctx      context.Context
 	once     sync.Once
 	start    time.Time
+	// budget is what is left of the run's MaxValueBytes, counted again on
+	// the host's side of the pipe: the worker counts it too, but the host
+	// does not rely on a process that runs untrusted code.
+	bmu    sync.Mutex
+	budget int
+}
+
+// spend takes n bytes from the run's budget.
+func (r *remoteRun) spend(n int) bool {
+	r.bmu.Lock()
+	defer r.bmu.Unlock()
+	if n > r.budget {
+		return false
+	}
+	r.budget -= n
+	return true
 }
 
 func newWorkerPool(rt *Runtime) *workerPool { return &workerPool{rt: rt} }
@@ -236,6 +254,10 @@ func (w *workerProc) read(out io.Reader) {
 		case "call":
 			go r.call(m)
 		case "report":
+			if !r.spend(16 + wireCost(m.Text)) {
+				r.fail("the run's budget for values crossing to the host is used up by reports")
+				continue
+			}
 			if v, err := decodeHostWire(m.Text, w.pool.rt.cfg.MaxValueBytes); err == nil {
 				r.exec.mu.Lock()
 				r.exec.reports = append(r.exec.reports, v)
@@ -281,7 +303,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 	if err := validate(&opts); err != nil {
 		return nil, err
 	}
-	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}}
+	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}, budget: rt.cfg.MaxValueBytes}
 	reg := func(v reflect.Value) (int, error) {
 		h, err := newHostFunc(v)
 		if err != nil {
@@ -310,7 +332,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 	}
 	spec := &wspec{Source: src, Filename: opts.Filename, Language: opts.Language, Memory: opts.MemoryLimitBytes,
 		Modules: opts.Modules, Fn: opts.Execute.Fn, Report: opts.Report != nil, Imports: map[string][]wvalue{},
-		MaxDuration: rt.cfg.MaxDuration}
+		MaxDuration: rt.cfg.MaxDuration, MaxValueBytes: rt.cfg.MaxValueBytes, MaxAsyncCalls: rt.cfg.MaxAsyncCalls}
 	if spec.Memory == 0 {
 		spec.Memory = rt.cfg.MemoryLimitBytes
 	}
@@ -419,6 +441,9 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 		return "", "airlock: unknown host function"
 	}
 	h := r.fns[fn]
+	if !r.spend(wireCost(text)) {
+		return "", errRunBudgetSpent.Error()
+	}
 	var args []any
 	if h.json != nil {
 		args = []any{text}
@@ -437,6 +462,9 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 		return "", errMessage(err)
 	}
 	if t, ok := res.(jsonText); ok {
+		if !r.spend(wireCost(string(t))) {
+			return "", errRunBudgetSpent.Error()
+		}
 		return string(t), ""
 	}
 	enc, err := encodeWire(res, func(reflect.Value) (int, error) {
@@ -444,6 +472,9 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 	})
 	if err != nil {
 		return "", errMessage(err)
+	}
+	if !r.spend(wireCost(enc)) {
+		return "", errRunBudgetSpent.Error()
 	}
 	return enc, ""
 }
@@ -473,7 +504,11 @@ func (r *remoteRun) settle(wr *wresult) {
 		res := &Result{Status: wr.Status, Error: wr.Error, MemoryUsedBytes: wr.Memory, Logs: []Log{}}
 		budget := r.proc.pool.rt.cfg.MaxValueBytes
 		if wr.Status == StatusSuccess {
-			v, err := decodeHostWire(wr.Result, budget)
+			var v any
+			err := errValueTooLarge
+			if r.spend(wireCost(wr.Result)) {
+				v, err = decodeHostWire(wr.Result, budget)
+			}
 			if err != nil {
 				res.Status, res.Error = StatusError, &ScriptError{Name: "DataCloneError", Message: err.Error()}
 			} else {
@@ -489,6 +524,9 @@ func (r *remoteRun) settle(wr *wresult) {
 			res.Status, res.Error, res.Result = StatusTerminated, &ScriptError{Name: "TerminatedError", Message: *reason}, nil
 		}
 		for _, l := range wr.Logs {
+			if !r.spend(16 + wireCost(l.Args)) {
+				break
+			}
 			v, _ := decodeHostWire(l.Args, budget)
 			args, _ := v.([]any)
 			if args == nil {
@@ -535,7 +573,7 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 				if stuck {
 					maxDuration = -1
 				}
-				rt = NewRuntime(RuntimeConfig{MaxDuration: maxDuration})
+				rt = NewRuntime(RuntimeConfig{MaxDuration: maxDuration, MaxValueBytes: m.Spec.MaxValueBytes, MaxAsyncCalls: m.Spec.MaxAsyncCalls})
 			}
 			id := m.Run
 			call := func(ctx context.Context, fn int, text string, async bool) (string, error) {

@@ -362,6 +362,190 @@
     return checkLength(items, "Array.from");
   });
 
+  // String searches. The engine searches a string for another natively and
+  // naively: the cost is the product of the two lengths, and nothing polls,
+  // so includes of a 4 KiB needle in a 16 MiB haystack ran on for hours
+  // after a terminate (indexOf, lastIndexOf, split and replace likewise).
+  // When that product is large, the search is done here in windows: the
+  // engine searches each window natively (at most SEARCH_WORK character
+  // comparisons and twice the needle's square) and polls between two of
+  // them; a needle longer than NEEDLE_LIMIT is searched for by its first
+  // NEEDLE_LIMIT characters, each place they are found compared whole. The
+  // results are the natives' own. Searches with a RegExp run in the engine's regular
+  // expression engine, which polls.
+  const StringPrototype = String.prototype;
+  const MathMax = Math.max;
+  const SEARCH_WORK = 2 ** 23;
+  const NEEDLE_LIMIT = 2 ** 11;
+  const SEARCH_WINDOW = 2 ** 20; // characters copied for a window, at most (beside the needle)
+  const nativeStringIndexOf = StringPrototype.indexOf;
+  const nativeStringLastIndexOf = StringPrototype.lastIndexOf;
+  const nativeStartsWith = StringPrototype.startsWith;
+  const SymbolMatch = Symbol.match, SymbolSplit = Symbol.split, SymbolReplace = Symbol.replace;
+  const RegExpExec = uncurry(RegExp.prototype.exec);
+  const isObject = (x) => (typeof x === "object" && x !== null) || typeof x === "function";
+  // IsRegExp of the specification.
+  const isRegExp = (x) => {
+    if (!isObject(x)) return false;
+    const m = x[SymbolMatch];
+    if (m !== undefined) return !!m;
+    try { RegExpExec(x, ""); return true; } catch { return false; }
+  };
+  const toStr = (x) => `${x}`;
+  const toIntegerOrInfinity = (x) => {
+    const n = +x;
+    if (n !== n) return 0;
+    return n < 0 ? -MathFloor(-n) : MathFloor(n);
+  };
+  const long = (s, p) => s.length * p.length > SEARCH_WORK;
+  // searchIndex is indexOf(s, p, from) for a long search; from is in
+  // [0, n]. A needle longer than NEEDLE_LIMIT is searched for by its head,
+  // and each place the head is found is compared whole.
+  const searchIndex = (s, p, from) => {
+    const n = s.length, m = p.length;
+    const head = m > NEEDLE_LIMIT ? StringSlice(p, 0, NEEDLE_LIMIT) : p, k = head.length;
+    const w = MathMax(k, MathMin(SEARCH_WINDOW, MathFloor(SEARCH_WORK / k)));
+    for (let i = from; i + m <= n; i += w) {
+      const win = StringSlice(s, i, MathMin(n, i + w + k - 1));
+      for (let r = ReflectApply(nativeStringIndexOf, win, [head]); r >= 0; r = ReflectApply(nativeStringIndexOf, win, [head, r + 1])) {
+        if (i + r + m > n) return -1;
+        if (k === m || ReflectApply(nativeStartsWith, s, [p, i + r])) return i + r;
+      }
+      poll();
+    }
+    return -1;
+  };
+  // searchLast is lastIndexOf(s, p) for a match that starts at start at the
+  // latest.
+  const searchLast = (s, p, start) => {
+    const n = s.length, m = p.length;
+    const head = m > NEEDLE_LIMIT ? StringSlice(p, 0, NEEDLE_LIMIT) : p, k = head.length;
+    const w = MathMax(k, MathMin(SEARCH_WINDOW, MathFloor(SEARCH_WORK / k)));
+    for (let hi = MathMin(start, n - m); hi >= 0;) {
+      const lo = MathMax(0, hi - w + 1);
+      const win = StringSlice(s, lo, hi + k);
+      for (let r = ReflectApply(nativeStringLastIndexOf, win, [head]); r >= 0; r = r === 0 ? -1 : ReflectApply(nativeStringLastIndexOf, win, [head, r - 1])) {
+        if (k === m || ReflectApply(nativeStartsWith, s, [p, lo + r])) return lo + r;
+      }
+      poll();
+      hi = lo - 1;
+    }
+    return -1;
+  };
+  // substitution is GetSubstitution for a string pattern: no captures.
+  const substitution = (matched, s, pos, replacement) => {
+    if (ReflectApply(nativeStringIndexOf, replacement, ["$"]) < 0) return replacement;
+    let out = "";
+    for (let i = 0; i < replacement.length; i++) {
+      const c = replacement[i];
+      if (c !== "$" || i + 1 === replacement.length) { out += c; continue; }
+      const d = replacement[i + 1];
+      if (d === "$") { out += "$"; i++; }
+      else if (d === "&") { out += matched; i++; }
+      else if (d === "`") { out += StringSlice(s, 0, pos); i++; }
+      else if (d === "'") { out += StringSlice(s, MathMin(s.length, pos + matched.length)); i++; }
+      else out += c;
+    }
+    return out;
+  };
+  // The guarded methods are methods (so not constructors) with the natives'
+  // names and lengths. The common case, a string searched for a string with
+  // a short product, calls the native at once, inline; the rest go to the
+  // slow functions below. An argument left out is undefined, as for the
+  // native.
+  const slow = {};
+  // coerced is this as a string, or undefined for null and undefined (the
+  // native throws for them).
+  const coerced = (self) => (self === null || self === undefined ? undefined : toStr(self));
+  {
+    const indexOf = uncurry(nativeStringIndexOf), lastIndexOf = uncurry(nativeStringLastIndexOf);
+    const includes = uncurry(StringPrototype.includes), split = uncurry(StringPrototype.split);
+    const replace = uncurry(StringPrototype.replace), replaceAll = uncurry(StringPrototype.replaceAll);
+    slow.indexOf = (self, a, b) => {
+      const s = coerced(self);
+      if (s === undefined) return indexOf(self, a, b);
+      const p = toStr(a), pos = toIntegerOrInfinity(b);
+      if (!long(s, p)) return indexOf(s, p, pos);
+      return searchIndex(s, p, MathMin(MathMax(pos, 0), s.length));
+    };
+    slow.includes = (self, a, b) => {
+      const s = coerced(self);
+      if (s === undefined || isRegExp(a)) return includes(self, a, b);
+      const p = toStr(a), pos = toIntegerOrInfinity(b);
+      if (!long(s, p)) return includes(s, p, pos);
+      return searchIndex(s, p, MathMin(MathMax(pos, 0), s.length)) >= 0;
+    };
+    slow.lastIndexOf = (self, a, b) => {
+      const s = coerced(self);
+      if (s === undefined) return lastIndexOf(self, a, b);
+      const p = toStr(a), n = +b;
+      const pos = n !== n ? Infinity : toIntegerOrInfinity(n);
+      if (!long(s, p)) return lastIndexOf(s, p, pos);
+      return searchLast(s, p, MathMin(MathMax(pos, 0), s.length));
+    };
+    slow.split = (self, sep, limit) => {
+      if (self === null || self === undefined || sep === undefined || sep === null || sep[SymbolSplit] !== undefined) {
+        return split(self, sep, limit);
+      }
+      const s = toStr(self), lim = limit === undefined ? 4294967295 : limit >>> 0, p = toStr(sep);
+      if (!long(s, p)) return split(s, p, lim);
+      const out = [];
+      if (lim === 0) return out;
+      let from = 0;
+      for (let q = searchIndex(s, p, 0); q >= 0; q = searchIndex(s, p, from)) {
+        out[out.length] = StringSlice(s, from, q);
+        if (out.length === lim) return out;
+        from = q + p.length;
+      }
+      out[out.length] = StringSlice(s, from);
+      return out;
+    };
+    const replacer = (native, all) => (self, pattern, replacement) => {
+      if (self === null || self === undefined || pattern === undefined || pattern === null ||
+        all && isRegExp(pattern) || pattern[SymbolReplace] !== undefined) {
+        return native(self, pattern, replacement);
+      }
+      const s = toStr(self), p = toStr(pattern), functional = typeof replacement === "function";
+      if (!functional) replacement = toStr(replacement);
+      if (!long(s, p)) return native(s, p, replacement);
+      const m = p.length;
+      let out = "", end = 0;
+      for (let pos = searchIndex(s, p, 0); pos >= 0; pos = all ? searchIndex(s, p, pos + m) : -1) {
+        const r = functional ? toStr(ReflectApply(replacement, undefined, [p, pos, s])) : substitution(p, s, pos, replacement);
+        out += StringSlice(s, end, pos) + r;
+        end = pos + m;
+      }
+      return end === 0 && out === "" ? s : out + StringSlice(s, end);
+    };
+    slow.replace = replacer(replace, false);
+    slow.replaceAll = replacer(replaceAll, true);
+    const methods = {
+      indexOf(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? indexOf(this, a, b) : slow.indexOf(this, a, b);
+      },
+      includes(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? includes(this, a, b) : slow.includes(this, a, b);
+      },
+      lastIndexOf(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? lastIndexOf(this, a, b) : slow.lastIndexOf(this, a, b);
+      },
+      split(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? split(this, a, b) : slow.split(this, a, b);
+      },
+      replace(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? replace(this, a, b) : slow.replace(this, a, b);
+      },
+      replaceAll(a, b) {
+        return typeof this === "string" && typeof a === "string" && this.length * a.length <= SEARCH_WORK ? replaceAll(this, a, b) : slow.replaceAll(this, a, b);
+      },
+    };
+    for (const name of ["indexOf", "includes", "lastIndexOf", "split", "replace", "replaceAll"]) {
+      const f = methods[name];
+      ObjectDefineProperty(f, "length", { value: name === "split" || name === "replace" || name === "replaceAll" ? 2 : 1 });
+      StringPrototype[name] = f;
+    }
+  }
+
   // Every Proxy the sandbox makes is remembered, so the codec can refuse one
   // before any of its traps runs.
   const proxies = new WeakSetCtor();

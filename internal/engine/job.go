@@ -98,9 +98,14 @@ type Job struct {
 	Log func(level int, wire string)
 	// Call runs host function id with raw args, or with wire text of the args.
 	Call func(id int, raw []any, wire string, encoded bool) Reply
-	// Completions delivers the results of asynchronous host calls.
-	Completions <-chan Completion
-	// Pending reports how many asynchronous host calls are in flight.
+	// Take returns the result of an asynchronous host call that has
+	// finished, if there is one; Ready receives a value after one has
+	// finished. The finished calls wait in the host's queue, never on a
+	// goroutine of their own.
+	Take  func() (Completion, bool)
+	Ready <-chan struct{}
+	// Pending reports how many asynchronous host calls were started and
+	// have not been taken yet.
 	Pending func() int
 	// Stop is closed when the host decides the job must stop.
 	Stop <-chan struct{}
@@ -165,18 +170,17 @@ func (v *VM) loop(j *Job, err error) Outcome {
 		if j.outcome != nil || err != nil || n > 0 {
 			continue
 		}
-		if j.Pending() == 0 {
-			select {
-			case c := <-j.Completions:
+		if j.Take != nil {
+			if c, ok := j.Take(); ok {
 				err = v.complete(c)
 				continue
-			default:
-				return v.deadlock(j)
 			}
 		}
+		if j.Pending == nil || j.Pending() == 0 {
+			return v.deadlock(j)
+		}
 		select {
-		case c := <-j.Completions:
-			err = v.complete(c)
+		case <-j.Ready:
 		case <-j.Stop:
 		}
 	}
