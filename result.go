@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Status classifies how a run ended. The values are the seed contract's
@@ -194,10 +195,15 @@ func (r *Result) Text(src string) string {
 		lines := strings.Split(src, "\n")
 		if e.Line <= len(lines) {
 			text := strings.TrimRight(lines[e.Line-1], "\r")
+			col := e.Column
+			if col > len(text)+1 {
+				col = 0
+			}
+			text, col = sourceWindow(text, col)
 			prefix := fmt.Sprintf("  %4d | ", e.Line)
 			fmt.Fprintf(&b, "%s%s\n", prefix, text)
-			if e.Column > 0 && e.Column <= len(text)+1 {
-				fmt.Fprintf(&b, "%s^\n", strings.Repeat(" ", len(prefix)-2)+"| "+strings.Repeat(" ", e.Column-1))
+			if col > 0 {
+				fmt.Fprintf(&b, "%s^\n", strings.Repeat(" ", len(prefix)-2)+"| "+strings.Repeat(" ", col-1))
 			}
 		}
 	}
@@ -205,6 +211,44 @@ func (r *Result) Text(src string) string {
 		b.WriteString(e.Stack + "\n")
 	}
 	return b.String()
+}
+
+// sourceLineWindow is how much of a long source line Text shows around the
+// error's column: a minified or hostile line can be megabytes long.
+const sourceLineWindow = 120
+
+// sourceWindow cuts text, a source line, to sourceLineWindow bytes around col
+// (1-based; 0 for none), on rune boundaries, with "…" where it cut, and
+// returns the column's place in what it kept.
+func sourceWindow(text string, col int) (string, int) {
+	if len(text) <= sourceLineWindow {
+		return text, col
+	}
+	start := 0
+	if col > sourceLineWindow/2 {
+		start = col - 1 - sourceLineWindow/2
+	}
+	end := min(start+sourceLineWindow, len(text))
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	out := text[start:end]
+	if col > 0 {
+		col -= start
+	}
+	if start > 0 {
+		out = "…" + out
+		if col > 0 {
+			col++ // the caret line counts bytes of spaces; "…" is one column wide
+		}
+	}
+	if end < len(text) {
+		out += "…"
+	}
+	return out, col
 }
 
 // formatValue is a value as Inspect shows it.
