@@ -130,10 +130,11 @@ func TestShown_ConsoleShowsFunctionsAndSymbolsAsNode(t *testing.T) {
 		res := runOn(t, rt, shownSrc+`
 			console.log("v", named, s, () => 1, shown);
 			console.log(Symbol(), function () {}, 1n);
+			console.log(class A {}, class {}, async function af() {}, function* g() {}, async function* () {}, Math.max);
 			export default 1;
 		`, airlock.Options{Language: airlock.JavaScript})
 		wantResult(t, res, 1.0)
-		if len(res.Logs) != 2 {
+		if len(res.Logs) != 3 {
 			t.Fatalf("logs %v", res.Logs)
 		}
 		a := res.Logs[0].Args
@@ -144,16 +145,27 @@ func TestShown_ConsoleShowsFunctionsAndSymbolsAsNode(t *testing.T) {
 		if msg := res.Logs[1].Message(); msg != "Symbol() [Function (anonymous)] 1n" {
 			t.Fatalf("message = %q", msg)
 		}
+		if msg := res.Logs[2].Message(); msg != "[class A] [class (anonymous)] [AsyncFunction: af] [GeneratorFunction: g] [AsyncGeneratorFunction (anonymous)] [Function: max]" {
+			t.Fatalf("message = %q", msg)
+		}
 	}
 }
 
-// A log with an argument that cannot cross at all still logs the rest.
+// A log with an argument that cannot cross at all still logs the rest; a
+// function's name getter is not run to show it.
 func TestShown_ConsoleProxyArgument(t *testing.T) {
-	res := runOpts(t, `console.log("p", new Proxy({}, {}), () => 1); export default 1`,
-		airlock.Options{Language: airlock.JavaScript})
+	var got []any
+	res := runOpts(t, `
+		console.log("p", new Proxy({}, {}), () => 1, new Proxy(() => 1, {}));
+		console.log(class { static get name() { report("get"); return "x" } });
+		export default 1;
+	`, airlock.Options{Language: airlock.JavaScript, Report: func(v any) { got = append(got, v) }})
 	wantResult(t, res, 1.0)
-	if msg := res.Logs[0].Message(); msg != "p [Proxy] [Function (anonymous)]" {
+	if msg := res.Logs[0].Message(); msg != "p [Proxy] [Function (anonymous)] [Proxy]" {
 		t.Fatalf("message = %q", msg)
+	}
+	if msg := res.Logs[1].Message(); msg != "[class (anonymous)]" || len(got) != 0 {
+		t.Fatalf("message = %q, reports %v", msg, got)
 	}
 }
 

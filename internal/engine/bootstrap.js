@@ -118,8 +118,13 @@
     ["GeneratorFunction", function* () {}],
     ["AsyncGeneratorFunction", async function* () {}],
   ];
+  // functionKinds names a function by its prototype, as Node's console
+  // does: [AsyncFunction: f].
+  const functionKinds = new MapCtor();
+  const FunctionToString = uncurry(FunctionPrototype.toString);
   for (const [name, sample] of samples) {
     const proto = ObjectGetPrototypeOf(sample);
+    MapSet(functionKinds, proto, name);
     const C = disabledConstructor(name);
     ObjectDefineProperty(C, "prototype", { value: proto });
     ObjectDefineProperty(proto, "constructor", { value: C, writable: false, configurable: false });
@@ -1033,9 +1038,17 @@
   // argument. The name is read from its own data property: no getter runs.
   const nodeText = (v) => {
     if (typeof v === "symbol") return SymbolToString(v);
-    let name;
-    try { const d = ObjectGetOwnPropertyDescriptor(v, "name"); if (d !== undefined) name = d.value; } catch { }
-    return typeof name === "string" && name !== "" ? `[Function: ${name}]` : "[Function (anonymous)]";
+    let name, kind = "Function", src = "";
+    try {
+      const d = ObjectGetOwnPropertyDescriptor(v, "name");
+      if (d !== undefined && typeof d.value === "string" && d.value !== "") name = d.value;
+      kind = MapGet(functionKinds, ObjectGetPrototypeOf(v)) ?? "Function";
+      src = FunctionToString(v);
+    } catch { }
+    if (StringSlice(src, 0, 5) === "class" && (StringCharCodeAt(src, 5) === 32 || StringCharCodeAt(src, 5) === 123)) {
+      return `[class ${name ?? "(anonymous)"}]`;
+    }
+    return name !== undefined ? `[${kind}: ${name}]` : `[${kind} (anonymous)]`;
   };
 
   // makeConsole builds the capturing console: each call goes to the host
