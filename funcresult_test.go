@@ -253,3 +253,35 @@ func runOn(t *testing.T, rt *airlock.Runtime, src string, opts airlock.Options) 
 	}
 	return ex.Wait()
 }
+
+// Dropping keeps the rest intact: cycles and shared objects stay as they
+// were, sparse arrays keep their length.
+func TestShown_CyclesSharedAndSparse(t *testing.T) {
+	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
+		res := runOn(t, rt, `
+			const f = () => 1, shared = { n: 1 };
+			const o = { f, shared, m: new Map([[f, shared], ["k", shared]]) };
+			o.self = o;
+			const sparse = [];
+			sparse[3] = f; sparse[5] = shared;
+			export default [f, o, sparse, shared, Symbol()];
+		`, airlock.Options{Language: airlock.JavaScript})
+		wantStatus(t, res, airlock.StatusSuccess)
+		r := res.Result.([]any)
+		o := r[1].(map[string]any)
+		shared := r[3].(map[string]any)
+		sparse := r[2].([]any)
+		u := airlock.Undefined{}
+		if r[0] != u || r[4] != u || len(sparse) != 6 || sparse[3] != u ||
+			reflect.ValueOf(o["self"]).Pointer() != reflect.ValueOf(o).Pointer() ||
+			reflect.ValueOf(o["shared"]).Pointer() != reflect.ValueOf(shared).Pointer() ||
+			reflect.ValueOf(sparse[5]).Pointer() != reflect.ValueOf(shared).Pointer() {
+			t.Fatalf("result = %s", airlock.Inspect(res.Result))
+		}
+		m := o["m"].(*airlock.Map)
+		if _, ok := o["f"]; ok || len(m.Entries) != 1 || m.Entries[0].Key != "k" ||
+			reflect.ValueOf(m.Entries[0].Value).Pointer() != reflect.ValueOf(shared).Pointer() {
+			t.Fatalf("result = %s", airlock.Inspect(res.Result))
+		}
+	}
+}
