@@ -36,7 +36,9 @@ import (
 //	["b", base64]          ArrayBuffer             (gets an id)
 //	["e", name, message]   Error                   (gets an id)
 //	["r", id]              the object with that id, again
-//	["f", id, name, json]  host function id (Go to sandbox only); json: a JSONFunc
+//	["f", id, name, json]  host function id (Go to sandbox only); json: true for
+//	                       a JSONFunc, 2 for a function whose arguments are
+//	                       shown or stored (report): see shownFunc
 //
 // Ids are given in the order the nodes appear in the text, so both sides
 // number them the same way without writing them down.
@@ -44,6 +46,16 @@ import (
 // maxWireDepth bounds the nesting of a value crossing the boundary; JSON
 // decoding on the Go side stops at the same depth.
 const maxWireDepth = 10000
+
+// shownFunc is a host function whose arguments are values to show or
+// store, not to compute with: the built-in report. The sandbox encodes
+// them as it encodes a result, dropping functions and symbols as
+// JSON.stringify does (an array element or a Map value becomes undefined,
+// an object property, a Map entry with such a key or a Set member is left
+// out) where another host function's call would throw a DataCloneError.
+type shownFunc func(v any)
+
+var typeShownFunc = reflect.TypeFor[shownFunc]()
 
 // A funcRegistrar gives a Go function an id the sandbox can call.
 type funcRegistrar func(fn reflect.Value) (int, error)
@@ -343,7 +355,11 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			*t.dst = []any{"f", id, ""}
+			if typ == typeShownFunc {
+				*t.dst = []any{"f", id, "", 2}
+			} else {
+				*t.dst = []any{"f", id, ""}
+			}
 		case reflect.Pointer:
 			if v.IsNil() {
 				*t.dst = nil

@@ -115,8 +115,24 @@
 //	Uint8ClampedArray, Float16Array Uint8ClampedArray, Float16Array
 //	ArrayBuffer                ArrayBuffer
 //	Error (as a value)         *ErrorValue
-//	function, symbol, Proxy, WeakMap, WeakSet, WeakRef, Promise, RegExp, DataView
+//	function, symbol           in a value going to the host to be shown or
+//	                           stored (a result, a report, a console argument,
+//	                           an executor step's value or final answer):
+//	                           dropped as JSON.stringify drops it (see below);
+//	                           as a host function's argument: a DataCloneError
+//	Proxy, WeakMap, WeakSet, WeakRef, Promise, RegExp, DataView
 //	                           not transferable: a DataCloneError
+//
+// A function or symbol in a value that is shown or stored never fails the
+// run, whose host calls may already have happened: as in JSON.stringify, an
+// object property holding one is left out, and so are a Map entry keyed by
+// one and a Set member; an array element or a Map value becomes Undefined{}
+// (JSON.stringify's null in JSON forms), and so does the value itself at
+// the top. A console argument that is a function or symbol is logged as
+// the string Node prints for it ("[Function: f]", "[class A]",
+// "Symbol(x)"). A Proxy, even of a function, is refused before any trap, as
+// everywhere; the arguments of other host functions and structuredClone
+// still refuse functions and symbols, since a parameter needs a value.
 //
 // Go values reach the sandbox as: nil → null; Undefined{} → undefined; bool,
 // strings and all numeric kinds → boolean, string, number (NaN, ±Inf and -0

@@ -84,7 +84,7 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 		return err
 	}
 	s.funcs, s.names = []*hostFunc{fa}, []string{""}
-	if err := vm.DefineTool("final_answer", finalAnswerID, false); err != nil {
+	if err := vm.DefineTool("final_answer", finalAnswerID, false, true); err != nil {
 		return err
 	}
 	for i, spec := range sortedKeys(opts.Modules) {
@@ -196,7 +196,7 @@ func (s *session) sendTools(ctx context.Context, tools map[string]any) error {
 		for _, name := range sortedKeys(tools) {
 			id, err := s.register(name)(reflect.ValueOf(tools[name]))
 			if err == nil {
-				err = vm.DefineTool(name, id, isJSONFunc(reflect.ValueOf(tools[name])))
+				err = vm.DefineTool(name, id, isJSONFunc(reflect.ValueOf(tools[name])), false)
 			}
 			if err != nil {
 				return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)

@@ -353,7 +353,7 @@ func TestExecutor_ToolOrRuntime(t *testing.T) {
 		`readTool(() => 1)`:                                                      "ERR_TOOL_PROXY_FAIL", // an argument that cannot cross
 		`try { boomTool() } catch (e) { throw new Error("mine: " + e.message) }`: "ERR_RUNTIME_EXCEPTION",
 		`const r = await readTool("x"); r.missing.field`:                         "ERR_RUNTIME_EXCEPTION",
-		`final_answer(() => 1)`:                                                  "ERR_RUNTIME_EXCEPTION",
+		`final_answer(new WeakMap())`:                                            "ERR_RUNTIME_EXCEPTION", // a function inside is dropped, a WeakMap is refused
 	} {
 		_, err := ex.Run(context.Background(), code)
 		if codeOf(err) != want {

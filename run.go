@@ -104,7 +104,7 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		r.builtinConsole = true
 	}
 	if opts.Report != nil {
-		globals["report"] = func(v any) { r.report(v) }
+		globals["report"] = shownFunc(func(v any) { r.report(v) })
 	}
 	// Each global is encoded on its own, so that data globals take the plain
 	// JSON path even when other globals are functions; two globals that share

@@ -57,6 +57,7 @@
   const MapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, "size").get);
   const SetCtor = Set;
   const SetAdd = uncurry(Set.prototype.add);
+  const SetHas = uncurry(Set.prototype.has);
   const SetForEach = uncurry(Set.prototype.forEach);
   const SetSize = uncurry(Object.getOwnPropertyDescriptor(Set.prototype, "size").get);
   const WeakSetCtor = WeakSet;
@@ -117,8 +118,13 @@
     ["GeneratorFunction", function* () {}],
     ["AsyncGeneratorFunction", async function* () {}],
   ];
+  // functionKinds names a function by its prototype, as Node's console
+  // does: [AsyncFunction: f].
+  const functionKinds = new MapCtor();
+  const FunctionToString = uncurry(FunctionPrototype.toString);
   for (const [name, sample] of samples) {
     const proto = ObjectGetPrototypeOf(sample);
+    MapSet(functionKinds, proto, name);
     const C = disabledConstructor(name);
     ObjectDefineProperty(C, "prototype", { value: proto });
     ObjectDefineProperty(proto, "constructor", { value: C, writable: false, configurable: false });
@@ -626,7 +632,14 @@
   // encodeTree turns a value into a tree of plain arrays and primitives that
   // JSON can carry. Objects get ids in pre-order, which is the order in which
   // they appear in the JSON text; a repeated object is ["r", id].
-  const encodeTree = (root) => {
+  // shown: the value goes to the host to be shown or stored (a result, a
+  // report, a log, a final answer), not to a host function's parameters: a
+  // function or symbol in it is dropped as JSON.stringify drops it. An object
+  // property, a Map entry with such a key and a Set member are left out; an
+  // array element, a Map value and the value itself become undefined. A
+  // Proxy is refused still, function or not.
+  const encodeTree = (root, shown) => {
+    const dropped = (x) => shown && (typeof x === "symbol" || (typeof x === "function" && !WeakSetHas(proxies, x)));
     const seen = new MapCtor();
     let nextID = 0;
     const holder = mk();
@@ -659,8 +672,11 @@
         case "number": out = encodeNumber(v); break;
         case "undefined": out = ["u"]; break;
         case "bigint": out = ["i", StringCtor(v)]; break;
-        case "symbol": throw cloneError(SymbolToString(v));
+        case "symbol":
+          if (shown) { out = ["u"]; break; }
+          throw cloneError(SymbolToString(v));
         case "function":
+          if (dropped(v)) { out = ["u"]; break; }
           throw cloneError(WeakSetHas(proxies, v) ? "a Proxy" : `function ${typeof v.name === "string" && v.name !== "" ? v.name : "(anonymous)"}`);
         default: {
           if (v === null) { out = null; break; }
@@ -675,7 +691,11 @@
               const ks = ObjectKeys(v);
               const n = ks.length;
               const base = sp;
-              for (let i = 0; i < n; i++) { out[1 + 2 * i] = ks[i]; child(out, 2 + 2 * i, v[ks[i]]); }
+              for (let i = 0, m = 1; i < n; i++) {
+                const x = v[ks[i]];
+                if (dropped(x)) continue;
+                out[m] = ks[i]; child(out, m + 1, x); m += 2;
+              }
               reverseFrom(base);
               break;
             }
@@ -709,7 +729,7 @@
               out[0] = "m";
               const entries = mk();
               let n = 0;
-              MapForEach(v, (val, k) => { entries[n++] = k; entries[n++] = val; });
+              MapForEach(v, (val, k) => { if (!dropped(k)) { entries[n++] = k; entries[n++] = val; } });
               const base = sp;
               for (let i = 0; i < n; i++) child(out, 1 + i, entries[i]);
               reverseFrom(base);
@@ -720,7 +740,7 @@
               out[0] = "s";
               const items = mk();
               let n = 0;
-              SetForEach(v, (val) => { items[n++] = val; });
+              SetForEach(v, (val) => { if (!dropped(val)) items[n++] = val; });
               const base = sp;
               for (let i = 0; i < n; i++) child(out, 1 + i, items[i]);
               reverseFrom(base);
@@ -762,7 +782,7 @@
     return holder[0];
   };
 
-  const encode = (v) => JSONStringify(encodeTree(v));
+  const encode = (v, shown) => JSONStringify(encodeTree(v, shown));
 
   const specialNumbers = { __proto__: null, NaN: NaN, Infinity: 1 / 0, "-Infinity": -1 / 0, "-0": -0 };
 
@@ -897,7 +917,7 @@
     for (let i = 0; i < n; i++) if (!isRaw(args[i])) { raw = false; break; }
     if (!raw) {
       let text;
-      try { text = encode(args); } catch (e) { throw hostError(e, id); }
+      try { text = encode(args, SetHas(shownFunctions, id)); } catch (e) { throw hostError(e, id); }
       return reply(host(1, id, text), id);
     }
     switch (n) {
@@ -920,8 +940,13 @@
   // JSON text of their list, far cheaper than the codec, written by the
   // host from plain data or by the engine's JSON.stringify, and the host
   // parses a synchronous answer, JSON text, itself.
+  // json is 2 for a function whose arguments are shown or stored, not
+  // computed with (report, final_answer): the codec drops the functions and
+  // symbols in them (see encodeTree).
+  const shownFunctions = new SetCtor();
   const hostFunction = (id, name, json) => {
-    const f = ReflectApply(FunctionPrototypeBind, host, [undefined, json ? 10 : 9, id]);
+    if (json === 2) SetAdd(shownFunctions, id);
+    const f = ReflectApply(FunctionPrototypeBind, host, [undefined, json === true ? 10 : 9, id]);
     ObjectDefineProperty(f, "name", { value: name });
     return f;
   };
@@ -989,7 +1014,7 @@
   const finish = (value) => {
     if (isRaw(value)) { host(2, 0, value); return; }
     let text;
-    try { text = encode(value); } catch (e) { fail(1, e); return; }
+    try { text = encode(value, true); } catch (e) { fail(1, e); return; }
     host(2, 1, text);
   };
 
@@ -1009,23 +1034,46 @@
     return root;
   };
 
+  // nodeText is what Node's console prints for a function or a symbol
+  // argument. The name is read from its own data property: no getter runs.
+  const nodeText = (v) => {
+    if (typeof v === "symbol") return SymbolToString(v);
+    let name, kind = "Function", src = "";
+    try {
+      const d = ObjectGetOwnPropertyDescriptor(v, "name");
+      if (d !== undefined && typeof d.value === "string" && d.value !== "") name = d.value;
+      kind = MapGet(functionKinds, ObjectGetPrototypeOf(v)) ?? "Function";
+      src = FunctionToString(v);
+    } catch { }
+    if (StringSlice(src, 0, 5) === "class" && (StringCharCodeAt(src, 5) === 32 || StringCharCodeAt(src, 5) === 123)) {
+      return `[class ${name ?? "(anonymous)"}]`;
+    }
+    return name !== undefined ? `[${kind}: ${name}]` : `[${kind} (anonymous)]`;
+  };
+
   // makeConsole builds the capturing console: each call goes to the host
-  // with its arguments encoded, and an argument that cannot cross is logged
-  // as a description instead of failing the program.
+  // with its arguments encoded as shown values (functions and symbols
+  // inside dropped, see encodeTree). A function or symbol argument is logged
+  // as Node prints it, and an argument that cannot cross is logged as a
+  // description instead of failing the program.
   const makeConsole = () => {
     const c = ObjectCreate(ObjectPrototype);
     const levels = ["log", "info", "warn", "error", "debug"];
     for (let i = 0; i < levels.length; i++) {
       const level = i;
       const f = (...args) => {
+        for (let j = 0; j < args.length; j++) {
+          const a = args[j];
+          if (typeof a === "symbol" || (typeof a === "function" && !WeakSetHas(proxies, a))) args[j] = nodeText(a);
+        }
         let text;
-        try { text = encode(args); } catch (e) {
+        try { text = encode(args, true); } catch (e) {
           const shown = mk();
           for (let j = 0; j < args.length; j++) {
-            try { encode(args[j]); shown[j] = args[j]; } catch { shown[j] = `[${kindOf(args[j])}]`; }
+            try { encode(args[j], true); shown[j] = args[j]; } catch { shown[j] = `[${kindOf(args[j])}]`; }
           }
           ObjectSetPrototypeOf(shown, ArrayPrototype);
-          text = encode(shown);
+          text = encode(shown, true);
         }
         host(6, level, text);
       };
@@ -1099,8 +1147,9 @@
     // settle.
     reset() { MapClear(pending); },
     // defineTool makes host function id the global name, read-only.
-    defineTool(name, id, json) {
-      ObjectDefineProperty(g, name, { value: ObjectFreeze(hostFunction(id, name, json)), writable: false, enumerable: false, configurable: true });
+    // shown: its arguments are shown or stored, not computed with (final_answer).
+    defineTool(name, id, json, shown) {
+      ObjectDefineProperty(g, name, { value: ObjectFreeze(hostFunction(id, name, shown ? 2 : json)), writable: false, enumerable: false, configurable: true });
     },
     // defineValue makes the decoded wire text the global name.
     // A name a step declared (a var: not configurable) takes the new value.

@@ -84,12 +84,14 @@ func (s *session) free() {
 var errNoSession = errors.New("airlock: the VM has no session")
 
 // DefineTool makes host function id the read-only global name; a JSON
-// function takes the JSON text of its argument list.
-func (v *VM) DefineTool(name string, id int, json bool) error {
+// function takes the JSON text of its argument list. A shown function's
+// arguments are values to show or store (final_answer): functions and
+// symbols in them are dropped, not a DataCloneError.
+func (v *VM) DefineTool(name string, id int, json, shown bool) error {
 	if v.sess == nil {
 		return errNoSession
 	}
-	_, err := v.sess.defineTool.Call(v.kernel, name, id, json)
+	_, err := v.sess.defineTool.Call(v.kernel, name, id, json, shown)
 	return err
 }
 
