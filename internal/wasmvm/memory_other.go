@@ -72,3 +72,6 @@ func (m *linearMemory) rewind(size uintptr) bool {
 
 func storeWord(p *uint32, v uint32) { atomic.StoreUint32(p, v) }
 func loadWord(p *uint32) uint32     { return atomic.LoadUint32(p) }
+
+// learnHot: elsewhere than Linux there is nothing to prefault.
+func (m *linearMemory) learnHot() {}
