@@ -79,6 +79,27 @@ func BenchmarkStart(b *testing.B) {
 			s.Close(ctx)
 		}
 	})
+	// The same with no pool: every sandbox a new wazero instance.
+	e, err := NewEngine(ctx, &EngineOptions{CacheDir: os.Getenv("AIRLOCK_TEST_WAZERO_CACHE")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close(ctx)
+	sn0, err := e.NewSnapshot(ctx, &SnapshotOptions{Pool: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sn0.Close()
+	b.Run("wasm-fresh-nopool-eval-close", func(b *testing.B) {
+		for b.Loop() {
+			s, err := sn0.NewSandbox(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			wasmEval(b, s, "1+2")
+			s.Close(ctx)
+		}
+	})
 	b.Run("wasm-rewound-eval", func(b *testing.B) {
 		s := newSandbox(b, nil)
 		for b.Loop() {

@@ -23,7 +23,16 @@ type SnapshotOptions struct {
 	// grew cannot be rewound). Zero means 4 MiB. Its zero pages cost
 	// nothing on Linux.
 	Headroom uint32
+	// Pool is how many instances of closed sandboxes the snapshot keeps,
+	// rewound to the image, for NewSandbox to reuse instead of
+	// instantiating the module again. Zero means DefaultPool; negative
+	// keeps none.
+	Pool int
 }
+
+// DefaultPool is the number of rewound instances a snapshot keeps when
+// its options set none.
+const DefaultPool = 8
 
 // Snapshot is a hardened VM captured once: its linear memory and the stack
 // pointer, the wasm module's only mutable global. Every sandbox starts
@@ -41,6 +50,16 @@ type Snapshot struct {
 
 	mu     sync.Mutex
 	closed bool
+	pool   []pooled // rewound instances, LIFO
+	poolN  int
+}
+
+// pooled is the instance of a closed sandbox, rewound to the image.
+type pooled struct {
+	mod   api.Module
+	mem   *linearMemory
+	limit uint64
+	exports
 }
 
 // NewSnapshot makes a VM, hardens it (hardenJS), runs opts.Setup and
@@ -76,7 +95,10 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 	if _, err := call("_initialize"); err != nil {
 		return nil, err
 	}
-	sn := &Snapshot{e: e, ctl: uint32(mod.ExportedGlobal("qjs_ctl").Get())}
+	sn := &Snapshot{e: e, ctl: uint32(mod.ExportedGlobal("qjs_ctl").Get()), poolN: o.Pool}
+	if sn.poolN == 0 {
+		sn.poolN = DefaultPool
+	}
 	p, err := call("qjs_vm_new", stackSize-stackReserve)
 	if err != nil || p == 0 {
 		return nil, fmt.Errorf("wasmvm: qjs_vm_new: %v", err)
@@ -138,12 +160,45 @@ func (sn *Snapshot) learnHot(ctx context.Context) {
 // (their mappings hold the memfd) but cannot be rewound. Idempotent.
 func (sn *Snapshot) Close() error {
 	sn.mu.Lock()
-	defer sn.mu.Unlock()
+	pool := sn.pool
+	sn.pool = nil
 	if !sn.closed {
 		sn.closed = true
 		sn.im.close()
 	}
+	sn.mu.Unlock()
+	for _, p := range pool {
+		p.mod.Close(context.Background())
+	}
 	return nil
+}
+
+// take returns a pooled instance of the given limit, if any.
+func (sn *Snapshot) take(limit uint64) (pooled, bool) {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	for i := len(sn.pool) - 1; i >= 0; i-- {
+		if p := sn.pool[i]; p.limit == limit {
+			sn.pool = append(sn.pool[:i], sn.pool[i+1:]...)
+			return p, true
+		}
+	}
+	return pooled{}, false
+}
+
+// give rewinds a closed sandbox's instance and keeps it, if the pool has
+// room and the rewind succeeds; it reports whether it kept it.
+func (sn *Snapshot) give(p pooled) bool {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if sn.closed || len(sn.pool) >= sn.poolN {
+		return false
+	}
+	if !p.mem.rewind(uintptr(p.mod.Memory().Size())) {
+		return false
+	}
+	sn.pool = append(sn.pool, p)
+	return true
 }
 
 // ImageSize is the size of the snapshot's linear memory in bytes: the least
@@ -186,6 +241,12 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 	sn.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
+	}
+	if p, ok := sn.take(o.MemoryLimit); ok {
+		s := &Sandbox{snap: sn, mod: p.mod, mem: p.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, limit: p.limit, exports: p.exports}
+		s.bind()
+		s.start()
+		return s, nil
 	}
 	a := &allocator{im: sn.im, limit: o.MemoryLimit}
 	mod, err := sn.e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, a), sn.e.cm, sn.e.cfg)
