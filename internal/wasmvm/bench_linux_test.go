@@ -423,3 +423,55 @@ func BenchmarkNewEngine(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkThroughput: hello runs (a new VM or sandbox, "1+2", close) on
+// GOMAXPROCS goroutines at once; ns/op is per run of the whole, so the
+// ratio of the two is the throughput ratio.
+func BenchmarkThroughput(b *testing.B) {
+	ctx := context.Background()
+	b.Run("raw", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				vm, err := quickjs.NewVM()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := vm.Eval("1+2", quickjs.EvalGlobal); err != nil {
+					b.Fatal(err)
+				}
+				vm.Close()
+			}
+		})
+	})
+	sn := testSnapshot(b)
+	b.Run("wasm", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				s, err := sn.NewSandbox(ctx, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				wasmEval(b, s, "1+2")
+				s.Close(ctx)
+			}
+		})
+	})
+}
+
+// BenchmarkWarm: the warm path, a sandbox rewound to the image and a hello
+// eval in it, timed one by one: the median and the 99th percentile.
+func BenchmarkWarm(b *testing.B) {
+	s := newSandbox(b, nil)
+	var lat []time.Duration
+	for b.Loop() {
+		t := time.Now()
+		if !s.Reset() {
+			b.Fatal("Reset failed")
+		}
+		wasmEval(b, s, "1+2")
+		lat = append(lat, time.Since(t))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1000, "p99-µs")
+}

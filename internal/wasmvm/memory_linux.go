@@ -27,33 +27,28 @@ type image struct {
 	// and only reads (learned once, see learnHot); a new sandbox's memory
 	// has them populated in one madvise each, instead of a fault per page.
 	hot, warm []span
+	pages     []uint32 // the indexes of the pages written (the rest are zeros)
 }
-
-// span is a run of pages of the image, in bytes.
-type span struct{ off, len uintptr }
 
 // prefault, if false, leaves the hot pages to fault one by one (the
 // benchmarks compare both).
 var prefault = true
 
-// newImage writes the non-zero pages of b into a memfd (zero pages stay
-// holes, so they cost nothing) and seals it.
-func newImage(b []byte) (*image, error) {
+// newImage writes the given pages (idx: their indexes, page(k): the
+// bytes of the k-th) into a memfd of size bytes (the pages not given stay
+// holes, which cost nothing and read as zeros) and seals it.
+func newImage(size uintptr, idx []uint32, page func(k int) []byte) (*image, error) {
 	fd, err := unix.MemfdCreate("airlock-snapshot", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return nil, fmt.Errorf("wasmvm: memfd: %w", err)
 	}
-	im := &image{fd: fd, size: uintptr(len(b))}
-	if err := unix.Ftruncate(fd, int64(len(b))); err != nil {
+	im := &image{fd: fd, size: size, pages: idx}
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
 		im.close()
 		return nil, err
 	}
-	for off := 0; off < len(b); off += pageSize {
-		end := min(off+pageSize, len(b))
-		if isZero(b[off:end]) {
-			continue
-		}
-		if _, err := unix.Pwrite(fd, b[off:end], int64(off)); err != nil {
+	for k, i := range idx {
+		if _, err := unix.Pwrite(fd, page(k), int64(i)*pageSize); err != nil {
 			im.close()
 			return nil, err
 		}
@@ -63,12 +58,16 @@ func newImage(b []byte) (*image, error) {
 		im.close()
 		return nil, fmt.Errorf("wasmvm: seal: %w", err)
 	}
-	if im.src, err = unix.Mmap(fd, 0, len(b), unix.PROT_READ, unix.MAP_SHARED); err != nil {
+	if im.src, err = unix.Mmap(fd, 0, int(size), unix.PROT_READ, unix.MAP_SHARED); err != nil {
 		im.close()
 		return nil, fmt.Errorf("wasmvm: map snapshot: %w", err)
 	}
 	return im, nil
 }
+
+// page is the i-th page of the image (only for i in im.pages: reading a
+// hole through the mapping would allocate it).
+func (im *image) page(i uint32) []byte { return im.src[int(i)*pageSize : int(i+1)*pageSize] }
 
 func (im *image) close() {
 	if im.src != nil {
@@ -76,15 +75,6 @@ func (im *image) close() {
 		im.src = nil
 	}
 	unix.Close(im.fd)
-}
-
-func isZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // allocator makes one sandbox's linear memory: the image (if any) mapped

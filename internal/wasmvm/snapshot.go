@@ -48,6 +48,8 @@ type Snapshot struct {
 	pages    uint32 // memory size of the image
 	base     uint64 // bytes of the image outside QuickJS's heap accounting
 
+	cached bool // read from the snapshot cache, not built
+
 	mu     sync.Mutex
 	closed bool
 	pool   []pooled // rewound instances, LIFO
@@ -72,7 +74,32 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 	if o.Headroom == 0 {
 		o.Headroom = 4 << 20
 	}
-	a := &allocator{limit: 1 << 30}
+	poolN := o.Pool
+	if poolN == 0 {
+		poolN = DefaultPool
+	}
+	path := e.snapshotPath(&o)
+	if path != "" {
+		if sn := loadSnapshot(path); sn != nil {
+			sn.e, sn.poolN, sn.cached = e, poolN, true
+			return sn, nil
+		}
+	}
+	sn, err := e.buildSnapshot(ctx, &o)
+	if err != nil {
+		return nil, err
+	}
+	sn.poolN = poolN
+	sn.learnHot(ctx)
+	if path != "" {
+		saveSnapshot(path, sn) // best effort: a failure costs the next process a rebuild
+	}
+	return sn, nil
+}
+
+// buildSnapshot makes, hardens and sets up a VM and captures it.
+func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapshot, error) {
+	a := &allocator{limit: snapMaxImage}
 	mod, err := e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, a), e.cm, e.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("wasmvm: instantiate: %w", err)
@@ -95,10 +122,7 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 	if _, err := call("_initialize"); err != nil {
 		return nil, err
 	}
-	sn := &Snapshot{e: e, ctl: uint32(mod.ExportedGlobal("qjs_ctl").Get()), poolN: o.Pool}
-	if sn.poolN == 0 {
-		sn.poolN = DefaultPool
-	}
+	sn := &Snapshot{e: e, ctl: uint32(mod.ExportedGlobal("qjs_ctl").Get())}
 	p, err := call("qjs_vm_new", stackSize-stackReserve)
 	if err != nil || p == 0 {
 		return nil, fmt.Errorf("wasmvm: qjs_vm_new: %v", err)
@@ -135,10 +159,19 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 	sn.base = uint64(size) - uint64(used)
 	sn.pages = size / 65536
 	sn.sp = mod.ExportedGlobal("__stack_pointer").Get()
-	if sn.im, err = newImage(append([]byte(nil), b...)); err != nil {
+	// The image is written from the setup instance's memory before it is
+	// closed: its non-zero pages only.
+	var idx []uint32
+	for off := 0; off < len(b); off += pageSize {
+		if !isZero(b[off:min(off+pageSize, len(b))]) {
+			idx = append(idx, uint32(off/pageSize))
+		}
+	}
+	if sn.im, err = newImage(uintptr(size), idx, func(k int) []byte {
+		return b[int(idx[k])*pageSize : int(idx[k]+1)*pageSize]
+	}); err != nil {
 		return nil, err
 	}
-	sn.learnHot(ctx)
 	return sn, nil
 }
 
