@@ -2,16 +2,34 @@ package wasmvm
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 )
 
-// BenchmarkStartBreakdown times the parts of a fresh sandbox: instantiate
+// noPoolSnapshot is a snapshot without a pool: every sandbox is a new
+// wazero instance.
+func noPoolSnapshot(b *testing.B) *Snapshot {
+	ctx := context.Background()
+	e, err := NewEngine(ctx, &EngineOptions{CacheDir: os.Getenv("AIRLOCK_TEST_WAZERO_CACHE")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sn, err := e.NewSnapshot(ctx, &SnapshotOptions{Pool: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sn.Close(); e.Close(ctx) })
+	return sn
+}
+
+// BenchmarkStartBreakdown times the parts of a fresh sandbox, with no
+// pool: instantiate
 // (wazero's instance with the image mapped), the first eval, and close.
 // The metrics are µs per part, mean over the ops.
 func BenchmarkStartBreakdown(b *testing.B) {
 	ctx := context.Background()
-	sn := testSnapshot(b)
+	sn := noPoolSnapshot(b)
 	var inst, eval, cls time.Duration
 	for b.Loop() {
 		t0 := time.Now()
@@ -38,16 +56,20 @@ func BenchmarkStartBreakdown(b *testing.B) {
 // with and without the hot pages populated at instantiation.
 func BenchmarkStartPrefault(b *testing.B) {
 	ctx := context.Background()
-	sn := testSnapshot(b)
-	b.Logf("hot spans %d, warm spans %d", len(sn.im.hot), len(sn.im.warm))
-	for _, on := range []bool{false, true, false, true} {
-		name := "off"
-		if on {
-			name = "on"
-		}
-		b.Run(name, func(b *testing.B) {
-			prefault = on
-			defer func() { prefault = true }()
+	sn := noPoolSnapshot(b)
+	var hot, warm uintptr
+	for _, s := range sn.im.hot {
+		hot += s.len
+	}
+	for _, s := range sn.im.warm {
+		warm += s.len
+	}
+	b.Logf("image %d KiB (%d KiB written), hot %d spans %d KiB, warm %d spans %d KiB", sn.im.size>>10, len(sn.im.pages)*4, len(sn.im.hot), hot>>10, len(sn.im.warm), warm>>10)
+	names := []string{"none", "hot", "hot+warm"}
+	for _, mode := range []int{0, 1, 2, 0, 1, 2} {
+		b.Run(names[mode], func(b *testing.B) {
+			prefault = mode
+			defer func() { prefault = 2 }()
 			for b.Loop() {
 				s, err := sn.NewSandbox(ctx, nil)
 				if err != nil {
