@@ -3,6 +3,7 @@ package wasmvm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"testing"
 )
@@ -141,5 +142,45 @@ func TestPoolBound(t *testing.T) {
 				t.Errorf("Pool %d: Snapshot.Close left a pooled instance open", c.opt)
 			}
 		}
+	}
+}
+
+// TestPoolConcurrent: sandboxes made and closed on four goroutines share
+// the pool; each one sees a clean realm; the snapshot is closed while the
+// last ones close (for -race, and for the image's lifetime against a
+// rewind in progress).
+func TestPoolConcurrent(t *testing.T) {
+	ctx := context.Background()
+	sn := poolSnapshot(t, &SnapshotOptions{Pool: 2})
+	errs := make(chan error, 4)
+	done := make(chan struct{})
+	for w := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for r := range 40 {
+				s, err := sn.NewSandbox(ctx, nil)
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				res, err := s.Eval(ctx, "const seen = typeof mark; globalThis.mark = 1; seen", "w.js", Script)
+				if err != nil || res.Value.Text != `"undefined"` {
+					errs <- fmt.Errorf("worker %d round %d: %v %s", w, r, err, res.Value.Text)
+				}
+				s.Close(ctx)
+			}
+		}()
+	}
+	<-done
+	sn.Close()
+	for range 3 {
+		<-done
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

@@ -169,8 +169,8 @@ func (s *Sandbox) MemoryUsed() uint64 {
 // memory grew beyond the image, or the snapshot is closed): Close it then.
 func (s *Sandbox) Reset() bool {
 	sn := s.snap
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
+	sn.mu.RLock() // the image stays until the rewind is done
+	defer sn.mu.RUnlock()
 	if sn.closed || s.mod == nil {
 		return false
 	}

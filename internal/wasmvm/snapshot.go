@@ -50,7 +50,7 @@ type Snapshot struct {
 
 	cached bool // read from the snapshot cache, not built
 
-	mu     sync.Mutex
+	mu     sync.RWMutex // read: the image is in use (rewinds); write: closed, pool
 	closed bool
 	pool   []pooled // rewound instances, LIFO
 	poolN  int
@@ -220,14 +220,21 @@ func (sn *Snapshot) take(limit uint64) (pooled, bool) {
 }
 
 // give rewinds a closed sandbox's instance and keeps it, if the pool has
-// room and the rewind succeeds; it reports whether it kept it.
+// room and the rewind succeeds; it reports whether it kept it. The rewind
+// runs under the read lock only, so that closes on several goroutines
+// overlap.
 func (sn *Snapshot) give(p pooled) bool {
+	// The read lock keeps Close from releasing the image during the rewind.
+	sn.mu.RLock()
+	full := sn.closed || len(sn.pool) >= sn.poolN
+	ok := !full && p.mem.rewind(uintptr(p.mod.Memory().Size()))
+	sn.mu.RUnlock()
+	if !ok {
+		return false
+	}
 	sn.mu.Lock()
 	defer sn.mu.Unlock()
 	if sn.closed || len(sn.pool) >= sn.poolN {
-		return false
-	}
-	if !p.mem.rewind(uintptr(p.mod.Memory().Size())) {
 		return false
 	}
 	sn.pool = append(sn.pool, p)
