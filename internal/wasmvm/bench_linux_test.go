@@ -79,6 +79,27 @@ func BenchmarkStart(b *testing.B) {
 			s.Close(ctx)
 		}
 	})
+	// The same with no pool: every sandbox a new wazero instance.
+	e, err := NewEngine(ctx, &EngineOptions{CacheDir: os.Getenv("AIRLOCK_TEST_WAZERO_CACHE")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close(ctx)
+	sn0, err := e.NewSnapshot(ctx, &SnapshotOptions{Pool: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sn0.Close()
+	b.Run("wasm-fresh-nopool-eval-close", func(b *testing.B) {
+		for b.Loop() {
+			s, err := sn0.NewSandbox(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			wasmEval(b, s, "1+2")
+			s.Close(ctx)
+		}
+	})
 	b.Run("wasm-rewound-eval", func(b *testing.B) {
 		s := newSandbox(b, nil)
 		for b.Loop() {
@@ -401,4 +422,56 @@ func BenchmarkNewEngine(b *testing.B) {
 			sn.Close()
 		}
 	})
+}
+
+// BenchmarkThroughput: hello runs (a new VM or sandbox, "1+2", close) on
+// GOMAXPROCS goroutines at once; ns/op is per run of the whole, so the
+// ratio of the two is the throughput ratio.
+func BenchmarkThroughput(b *testing.B) {
+	ctx := context.Background()
+	b.Run("raw", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				vm, err := quickjs.NewVM()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := vm.Eval("1+2", quickjs.EvalGlobal); err != nil {
+					b.Fatal(err)
+				}
+				vm.Close()
+			}
+		})
+	})
+	sn := testSnapshot(b)
+	b.Run("wasm", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				s, err := sn.NewSandbox(ctx, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				wasmEval(b, s, "1+2")
+				s.Close(ctx)
+			}
+		})
+	})
+}
+
+// BenchmarkWarm: the warm path, a sandbox rewound to the image and a hello
+// eval in it, timed one by one: the median and the 99th percentile.
+func BenchmarkWarm(b *testing.B) {
+	s := newSandbox(b, nil)
+	var lat []time.Duration
+	for b.Loop() {
+		t := time.Now()
+		if !s.Reset() {
+			b.Fatal("Reset failed")
+		}
+		wasmEval(b, s, "1+2")
+		lat = append(lat, time.Since(t))
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1000, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1000, "p99-µs")
 }

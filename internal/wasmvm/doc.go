@@ -7,6 +7,14 @@
 // the image copy-on-write on Linux (a plain copy elsewhere), and can be
 // rewound to it ([Sandbox.Reset]) for reuse.
 //
+// Start-up: the pages a first hello eval touches are populated when a
+// sandbox's memory is mapped (learned once per snapshot); closing a
+// sandbox that is not spent rewinds its instance into the snapshot's pool
+// ([SnapshotOptions.Pool]), from which NewSandbox takes it; and the
+// snapshot's image is cached on disk next to the compiled module, keyed by
+// the module's hash and the setup, checked by a SHA-256 trailer, rebuilt
+// if anything about the file is wrong.
+//
 //	e, _ := wasmvm.NewEngine(ctx, nil)
 //	sn, _ := e.NewSnapshot(ctx, nil)
 //	s, _ := sn.NewSandbox(ctx, &wasmvm.SandboxOptions{MemoryLimit: 64 << 20})

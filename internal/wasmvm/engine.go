@@ -3,6 +3,7 @@ package wasmvm
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -38,6 +39,10 @@ type Engine struct {
 	cm    wazero.CompiledModule // without its data section: see splitData
 	data  []dataSegment         // the module's data, written by the first instance only
 	cfg   wazero.ModuleConfig
+	// snapDir is where snapshot images are cached ("": not cached), and
+	// wasmSum the module's SHA-256, part of their key.
+	snapDir string
+	wasmSum [32]byte
 
 	closeOnce sync.Once
 }
@@ -76,9 +81,11 @@ func newEngine(ctx context.Context, opts *EngineOptions, wasm []byte) (*Engine, 
 			if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
 				e.cache = c
 				rc = rc.WithCompilationCache(c)
+				e.snapDir = filepath.Join(dir, "snapshots")
 			}
 		}
 	}
+	e.wasmSum = sha256.Sum256(wasm)
 	e.rt = wazero.NewRuntimeWithConfig(ctx, rc)
 	if err := e.instantiateHost(ctx); err != nil {
 		e.Close(ctx)

@@ -23,26 +23,33 @@ type image struct {
 	fd   int
 	size uintptr
 	src  []byte // the memfd mapped read-only: where rewind copies pages from
+	// hot and warm are the pages a first hello eval in a fresh copy writes
+	// and only reads (learned once, see learnHot); a new sandbox's memory
+	// has them populated in one madvise each, instead of a fault per page.
+	hot, warm []span
+	pages     []uint32 // the indexes of the pages written (the rest are zeros)
 }
 
-// newImage writes the non-zero pages of b into a memfd (zero pages stay
-// holes, so they cost nothing) and seals it.
-func newImage(b []byte) (*image, error) {
+// prefault is what a new sandbox's memory has populated: 0 nothing (every
+// page faults when first touched), 1 the hot pages, 2 the hot and the warm
+// ones (the default). The benchmarks compare them.
+var prefault = 2
+
+// newImage writes the given pages (idx: their indexes, page(k): the
+// bytes of the k-th) into a memfd of size bytes (the pages not given stay
+// holes, which cost nothing and read as zeros) and seals it.
+func newImage(size uintptr, idx []uint32, page func(k int) []byte) (*image, error) {
 	fd, err := unix.MemfdCreate("airlock-snapshot", unix.MFD_CLOEXEC|unix.MFD_ALLOW_SEALING)
 	if err != nil {
 		return nil, fmt.Errorf("wasmvm: memfd: %w", err)
 	}
-	im := &image{fd: fd, size: uintptr(len(b))}
-	if err := unix.Ftruncate(fd, int64(len(b))); err != nil {
+	im := &image{fd: fd, size: size, pages: idx}
+	if err := unix.Ftruncate(fd, int64(size)); err != nil {
 		im.close()
 		return nil, err
 	}
-	for off := 0; off < len(b); off += pageSize {
-		end := min(off+pageSize, len(b))
-		if isZero(b[off:end]) {
-			continue
-		}
-		if _, err := unix.Pwrite(fd, b[off:end], int64(off)); err != nil {
+	for k, i := range idx {
+		if _, err := unix.Pwrite(fd, page(k), int64(i)*pageSize); err != nil {
 			im.close()
 			return nil, err
 		}
@@ -52,12 +59,16 @@ func newImage(b []byte) (*image, error) {
 		im.close()
 		return nil, fmt.Errorf("wasmvm: seal: %w", err)
 	}
-	if im.src, err = unix.Mmap(fd, 0, len(b), unix.PROT_READ, unix.MAP_SHARED); err != nil {
+	if im.src, err = unix.Mmap(fd, 0, int(size), unix.PROT_READ, unix.MAP_SHARED); err != nil {
 		im.close()
 		return nil, fmt.Errorf("wasmvm: map snapshot: %w", err)
 	}
 	return im, nil
 }
+
+// page is the i-th page of the image (only for i in im.pages: reading a
+// hole through the mapping would allocate it).
+func (im *image) page(i uint32) []byte { return im.src[int(i)*pageSize : int(i+1)*pageSize] }
 
 func (im *image) close() {
 	if im.src != nil {
@@ -65,15 +76,6 @@ func (im *image) close() {
 		im.src = nil
 	}
 	unix.Close(im.fd)
-}
-
-func isZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // allocator makes one sandbox's linear memory: the image (if any) mapped
@@ -108,6 +110,16 @@ func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemor
 			panic(fmt.Sprintf("wasmvm: map snapshot: %v", err))
 		}
 		m.committed = a.im.size
+		if prefault > 0 {
+			for _, sp := range a.im.hot {
+				unix.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, sp.off)), sp.len), unix.MADV_POPULATE_WRITE)
+			}
+		}
+		if prefault > 1 {
+			for _, sp := range a.im.warm {
+				unix.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, sp.off)), sp.len), unix.MADV_POPULATE_READ)
+			}
+		}
 	}
 	a.mem = m
 	return m
@@ -176,6 +188,21 @@ var pagemap struct {
 // page of a file (the image, unwritten), bits 63 and 62 for a page present
 // or swapped. A page neither present nor swapped was never touched.
 func (m *linearMemory) copyDirty() bool {
+	entries, ok := m.pagemap()
+	if !ok {
+		return false
+	}
+	mem := unsafe.Slice((*byte)(m.base), m.im.size)
+	for i := range uintptr(len(entries) / 8) {
+		if private(entries[i*8:]) {
+			copy(mem[i*pageSize:(i+1)*pageSize], m.im.src[i*pageSize:(i+1)*pageSize])
+		}
+	}
+	return true
+}
+
+// pagemap reads the /proc/self/pagemap entries of the image's pages.
+func (m *linearMemory) pagemap() ([]byte, bool) {
 	pagemap.once.Do(func() {
 		fd, err := unix.Open("/proc/self/pagemap", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -184,21 +211,48 @@ func (m *linearMemory) copyDirty() bool {
 		pagemap.fd = fd
 	})
 	if pagemap.fd < 0 || m.im.src == nil {
-		return false
+		return nil, false
 	}
-	n := m.im.size / pageSize
-	entries := make([]byte, n*8)
+	entries := make([]byte, m.im.size/pageSize*8)
 	off := int64(uintptr(m.base)/pageSize) * 8
 	if k, err := unix.Pread(pagemap.fd, entries, off); err != nil || k != len(entries) {
-		return false
+		return nil, false
 	}
-	mem := unsafe.Slice((*byte)(m.base), m.im.size)
-	for i := uintptr(0); i < n; i++ {
-		e := binary.LittleEndian.Uint64(entries[i*8:])
-		const present, swapped, filePage = 1 << 63, 1 << 62, 1 << 61
-		if e&(present|swapped) != 0 && e&filePage == 0 {
-			copy(mem[i*pageSize:(i+1)*pageSize], m.im.src[i*pageSize:(i+1)*pageSize])
+	return entries, true
+}
+
+const pmPresent, pmSwapped, pmFile = 1 << 63, 1 << 62, 1 << 61
+
+// private reports whether a pagemap entry is a page the sandbox wrote.
+func private(e []byte) bool {
+	v := binary.LittleEndian.Uint64(e)
+	return v&(pmPresent|pmSwapped) != 0 && v&pmFile == 0
+}
+
+// learnHot records, from the memory of a fresh copy that ran a first eval,
+// which pages it wrote (hot) and which it only read (warm). Without
+// pagemap it records nothing.
+func (m *linearMemory) learnHot() {
+	entries, ok := m.pagemap()
+	if !ok {
+		return
+	}
+	var hot, warm []span
+	add := func(l []span, i uintptr) []span {
+		if n := len(l); n > 0 && l[n-1].off+l[n-1].len == i*pageSize {
+			l[n-1].len += pageSize
+			return l
+		}
+		return append(l, span{i * pageSize, pageSize})
+	}
+	for i := range uintptr(len(entries) / 8) {
+		e := entries[i*8:]
+		switch {
+		case private(e):
+			hot = add(hot, i)
+		case binary.LittleEndian.Uint64(e)&pmPresent != 0:
+			warm = add(warm, i)
 		}
 	}
-	return true
+	m.im.hot, m.im.warm = hot, warm
 }

@@ -13,11 +13,23 @@ import (
 // of its limit, and the image is copied into it: no sharing of pages.
 
 type image struct {
-	bytes []byte
-	size  uintptr
+	bytes     []byte
+	size      uintptr
+	hot, warm []span // unused here: kept for the snapshot cache's format
+	pages     []uint32
 }
 
-func newImage(b []byte) (*image, error) { return &image{bytes: b, size: uintptr(len(b))}, nil }
+func newImage(size uintptr, idx []uint32, page func(k int) []byte) (*image, error) {
+	b := make([]byte, size)
+	for k, i := range idx {
+		copy(b[int(i)*pageSize:], page(k))
+	}
+	return &image{bytes: b, size: size, pages: idx}, nil
+}
+
+const pageSize = 4096
+
+func (im *image) page(i uint32) []byte { return im.bytes[int(i)*pageSize : int(i+1)*pageSize] }
 
 func (im *image) close() {}
 
@@ -72,3 +84,6 @@ func (m *linearMemory) rewind(size uintptr) bool {
 
 func storeWord(p *uint32, v uint32) { atomic.StoreUint32(p, v) }
 func loadWord(p *uint32) uint32     { return atomic.LoadUint32(p) }
+
+// learnHot: elsewhere than Linux there is nothing to prefault.
+func (m *linearMemory) learnHot() {}

@@ -29,11 +29,8 @@ type Sandbox struct {
 	ctxPtr uint32
 	ctl    uint32
 	limit  uint64
-	sp     api.MutableGlobal
-	tick   api.MutableGlobal // qjs_tick, the loop countdown to the next env.tick
-
-	fEval, fRunJobs, fMalloc, fFree, fDefHost, fHasJobs api.Function
-	stack                                               [8]uint64
+	exports
+	stack [8]uint64
 
 	funcs   []namedFunc
 	loader  ModuleLoader
@@ -51,16 +48,28 @@ type namedFunc struct {
 	fn   HostFunc
 }
 
+// exports are the functions and globals of an instance the host uses,
+// looked up once per instance (a pooled instance keeps them: wazero makes a
+// new call engine for every ExportedFunction).
+type exports struct {
+	sp   api.MutableGlobal
+	tick api.MutableGlobal // qjs_tick, the loop countdown to the next env.tick
+
+	fEval, fRunJobs, fMalloc, fFree, fDefHost, fHasJobs api.Function
+}
+
 func (s *Sandbox) bind() {
 	m := s.mod
-	s.fEval = m.ExportedFunction("qjs_eval")
-	s.fRunJobs = m.ExportedFunction("qjs_run_jobs")
-	s.fMalloc = m.ExportedFunction("qjs_malloc")
-	s.fFree = m.ExportedFunction("qjs_free")
-	s.fDefHost = m.ExportedFunction("qjs_def_host_func")
-	s.fHasJobs = m.ExportedFunction("qjs_has_jobs")
-	s.sp = m.ExportedGlobal("__stack_pointer").(api.MutableGlobal)
-	s.tick = m.ExportedGlobal("qjs_tick").(api.MutableGlobal)
+	if s.fEval == nil {
+		s.fEval = m.ExportedFunction("qjs_eval")
+		s.fRunJobs = m.ExportedFunction("qjs_run_jobs")
+		s.fMalloc = m.ExportedFunction("qjs_malloc")
+		s.fFree = m.ExportedFunction("qjs_free")
+		s.fDefHost = m.ExportedFunction("qjs_def_host_func")
+		s.fHasJobs = m.ExportedFunction("qjs_has_jobs")
+		s.sp = m.ExportedGlobal("__stack_pointer").(api.MutableGlobal)
+		s.tick = m.ExportedGlobal("qjs_tick").(api.MutableGlobal)
+	}
 	s.stopWord = s.mem.word(s.ctl + ctlStop)
 }
 
@@ -160,8 +169,8 @@ func (s *Sandbox) MemoryUsed() uint64 {
 // memory grew beyond the image, or the snapshot is closed): Close it then.
 func (s *Sandbox) Reset() bool {
 	sn := s.snap
-	sn.mu.Lock()
-	defer sn.mu.Unlock()
+	sn.mu.RLock() // the image stays until the rewind is done
+	defer sn.mu.RUnlock()
 	if sn.closed || s.mod == nil {
 		return false
 	}
@@ -178,12 +187,19 @@ func (s *Sandbox) Reset() bool {
 	return true
 }
 
-// Close ends the sandbox and frees its memory. Idempotent.
+// Close ends the sandbox. Its instance, rewound to the image, goes to the
+// snapshot's pool if the sandbox is not spent and the pool has room; else
+// it is closed and its memory freed. Idempotent.
 func (s *Sandbox) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.stopWord = nil
 	s.mu.Unlock()
 	if s.mod == nil {
+		return nil
+	}
+	if !s.spent && s.snap.give(pooled{mod: s.mod, mem: s.mem, limit: s.limit, exports: s.exports}) {
+		s.mod, s.mem = nil, nil
+		s.spent = true
 		return nil
 	}
 	err := s.mod.Close(ctx)

@@ -23,7 +23,16 @@ type SnapshotOptions struct {
 	// grew cannot be rewound). Zero means 4 MiB. Its zero pages cost
 	// nothing on Linux.
 	Headroom uint32
+	// Pool is how many instances of closed sandboxes the snapshot keeps,
+	// rewound to the image, for NewSandbox to reuse instead of
+	// instantiating the module again. Zero means DefaultPool; negative
+	// keeps none.
+	Pool int
 }
+
+// DefaultPool is the number of rewound instances a snapshot keeps when
+// its options set none.
+const DefaultPool = 8
 
 // Snapshot is a hardened VM captured once: its linear memory and the stack
 // pointer, the wasm module's only mutable global. Every sandbox starts
@@ -39,8 +48,20 @@ type Snapshot struct {
 	pages    uint32 // memory size of the image
 	base     uint64 // bytes of the image outside QuickJS's heap accounting
 
-	mu     sync.Mutex
+	cached bool // read from the snapshot cache, not built
+
+	mu     sync.RWMutex // read: the image is in use (rewinds); write: closed, pool
 	closed bool
+	pool   []pooled // rewound instances, LIFO
+	poolN  int
+}
+
+// pooled is the instance of a closed sandbox, rewound to the image.
+type pooled struct {
+	mod   api.Module
+	mem   *linearMemory
+	limit uint64
+	exports
 }
 
 // NewSnapshot makes a VM, hardens it (hardenJS), runs opts.Setup and
@@ -53,7 +74,32 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 	if o.Headroom == 0 {
 		o.Headroom = 4 << 20
 	}
-	a := &allocator{limit: 1 << 30}
+	poolN := o.Pool
+	if poolN == 0 {
+		poolN = DefaultPool
+	}
+	path := e.snapshotPath(&o)
+	if path != "" {
+		if sn := loadSnapshot(path); sn != nil {
+			sn.e, sn.poolN, sn.cached = e, poolN, true
+			return sn, nil
+		}
+	}
+	sn, err := e.buildSnapshot(ctx, &o)
+	if err != nil {
+		return nil, err
+	}
+	sn.poolN = poolN
+	sn.learnHot(ctx)
+	if path != "" {
+		saveSnapshot(path, sn) // best effort: a failure costs the next process a rebuild
+	}
+	return sn, nil
+}
+
+// buildSnapshot makes, hardens and sets up a VM and captures it.
+func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapshot, error) {
+	a := &allocator{limit: snapMaxImage}
 	mod, err := e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, a), e.cm, e.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("wasmvm: instantiate: %w", err)
@@ -113,22 +159,86 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 	sn.base = uint64(size) - uint64(used)
 	sn.pages = size / 65536
 	sn.sp = mod.ExportedGlobal("__stack_pointer").Get()
-	if sn.im, err = newImage(append([]byte(nil), b...)); err != nil {
+	// The image is written from the setup instance's memory before it is
+	// closed: its non-zero pages only.
+	var idx []uint32
+	for off := 0; off < len(b); off += pageSize {
+		if !isZero(b[off:min(off+pageSize, len(b))]) {
+			idx = append(idx, uint32(off/pageSize))
+		}
+	}
+	if sn.im, err = newImage(uintptr(size), idx, func(k int) []byte {
+		return b[int(idx[k])*pageSize : int(idx[k]+1)*pageSize]
+	}); err != nil {
 		return nil, err
 	}
 	return sn, nil
+}
+
+// learnHot runs a hello eval in a fresh copy of the image and records the
+// pages it touched, which every new sandbox then has populated at once
+// (see image.hot). A failure only leaves the list empty.
+func (sn *Snapshot) learnHot(ctx context.Context) {
+	s, err := sn.NewSandbox(ctx, nil)
+	if err != nil {
+		return
+	}
+	defer s.Close(ctx)
+	if _, err := s.Eval(ctx, "1+2", "hello.js", Script); err == nil {
+		s.mem.learnHot()
+	}
 }
 
 // Close releases the image. Sandboxes made from it keep working on Linux
 // (their mappings hold the memfd) but cannot be rewound. Idempotent.
 func (sn *Snapshot) Close() error {
 	sn.mu.Lock()
-	defer sn.mu.Unlock()
+	pool := sn.pool
+	sn.pool = nil
 	if !sn.closed {
 		sn.closed = true
 		sn.im.close()
 	}
+	sn.mu.Unlock()
+	for _, p := range pool {
+		p.mod.Close(context.Background())
+	}
 	return nil
+}
+
+// take returns a pooled instance of the given limit, if any.
+func (sn *Snapshot) take(limit uint64) (pooled, bool) {
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	for i := len(sn.pool) - 1; i >= 0; i-- {
+		if p := sn.pool[i]; p.limit == limit {
+			sn.pool = append(sn.pool[:i], sn.pool[i+1:]...)
+			return p, true
+		}
+	}
+	return pooled{}, false
+}
+
+// give rewinds a closed sandbox's instance and keeps it, if the pool has
+// room and the rewind succeeds; it reports whether it kept it. The rewind
+// runs under the read lock only, so that closes on several goroutines
+// overlap.
+func (sn *Snapshot) give(p pooled) bool {
+	// The read lock keeps Close from releasing the image during the rewind.
+	sn.mu.RLock()
+	full := sn.closed || len(sn.pool) >= sn.poolN
+	ok := !full && p.mem.rewind(uintptr(p.mod.Memory().Size()))
+	sn.mu.RUnlock()
+	if !ok {
+		return false
+	}
+	sn.mu.Lock()
+	defer sn.mu.Unlock()
+	if sn.closed || len(sn.pool) >= sn.poolN {
+		return false
+	}
+	sn.pool = append(sn.pool, p)
+	return true
 }
 
 // ImageSize is the size of the snapshot's linear memory in bytes: the least
@@ -171,6 +281,12 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 	sn.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
+	}
+	if p, ok := sn.take(o.MemoryLimit); ok {
+		s := &Sandbox{snap: sn, mod: p.mod, mem: p.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, limit: p.limit, exports: p.exports}
+		s.bind()
+		s.start()
+		return s, nil
 	}
 	a := &allocator{im: sn.im, limit: o.MemoryLimit}
 	mod, err := sn.e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, a), sn.e.cm, sn.e.cfg)

@@ -1,0 +1,136 @@
+package wasmvm
+
+import (
+	"context"
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// cacheSnapshot makes an engine caching in dir and a snapshot with setup.
+func cacheSnapshot(t *testing.T, dir, setup string) *Snapshot {
+	t.Helper()
+	ctx := context.Background()
+	e, err := NewEngine(ctx, &EngineOptions{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn, err := e.NewSnapshot(ctx, &SnapshotOptions{Setup: setup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sn.Close(); e.Close(ctx) })
+	return sn
+}
+
+func probeMarker(t *testing.T, sn *Snapshot) string {
+	t.Helper()
+	s, err := sn.NewSandbox(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	return evalJSON(t, s, `[globalThis.marker, (() => { try { (0, eval)('1'); return 'eval ran' } catch (e) { return e.name } })(), typeof SharedArrayBuffer]`)
+}
+
+func snapFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "snapshots", "*.snap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestSnapshotCache: a snapshot is written to the cache, the next engine
+// reads it instead of building it, and the sandboxes of the read one are
+// those of the built one (the setup's state, the hardening).
+func TestSnapshotCache(t *testing.T) {
+	dir := t.TempDir()
+	a := cacheSnapshot(t, dir, "globalThis.marker = 42")
+	if a.cached {
+		t.Fatal("the first snapshot came from an empty cache")
+	}
+	want := probeMarker(t, a)
+	if want != `[42,"ReferenceError","undefined"]` {
+		t.Fatalf("built snapshot: %s", want)
+	}
+	if n := len(snapFiles(t, dir)); n != 1 {
+		t.Fatalf("%d cache files, want 1", n)
+	}
+	b := cacheSnapshot(t, dir, "globalThis.marker = 42")
+	if !b.cached {
+		t.Fatal("the second snapshot was built again, not read")
+	}
+	if got := probeMarker(t, b); got != want {
+		t.Errorf("cached snapshot: %s, want %s", got, want)
+	}
+	if a.sp != b.sp || a.ctxPtr != b.ctxPtr || a.pages != b.pages || a.base != b.base || len(a.im.hot) != len(b.im.hot) {
+		t.Errorf("cached snapshot's fields differ from the built one's")
+	}
+	// Another setup is another key.
+	c := cacheSnapshot(t, dir, "globalThis.marker = 7")
+	if c.cached {
+		t.Error("a snapshot of another setup was read from the cache")
+	}
+	if got := probeMarker(t, c); got != `[7,"ReferenceError","undefined"]` {
+		t.Errorf("other setup: %s", got)
+	}
+}
+
+// TestSnapshotCacheCorrupt: a cache file that is corrupt (a byte flipped),
+// truncated, foreign (random bytes), or self-consistent but with fields out
+// of range (a valid checksum over a bad header) is never trusted: the
+// snapshot is built again, works, and the file is replaced by a good one.
+func TestSnapshotCacheCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	cacheSnapshot(t, dir, "globalThis.marker = 42")
+	files := snapFiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("%d cache files, want 1", len(files))
+	}
+	path := files[0]
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resum := func(b []byte) []byte {
+		body := b[:len(b)-sha256.Size]
+		s := sha256.Sum256(body)
+		return append(append([]byte(nil), body...), s[:]...)
+	}
+	badHeader := append([]byte(nil), good...)
+	badHeader[8+16+12] = 0xFF // pages: far beyond 4 GiB
+	badHeader[8+16+13] = 0xFF
+	badIndex := append([]byte(nil), good...)
+	hdr := snapHeader
+	nHot := int(good[8+16+16]) | int(good[8+16+17])<<8
+	nWarm := int(good[8+16+20]) | int(good[8+16+21])<<8
+	copy(badIndex[hdr+8*(nHot+nWarm):], []byte{0xFF, 0xFF, 0xFF, 0x7F}) // a page index past the image
+	for name, b := range map[string][]byte{
+		"flipped":      func() []byte { b := append([]byte(nil), good...); b[len(b)/2] ^= 1; return b }(),
+		"truncated":    good[:len(good)/2],
+		"empty":        nil,
+		"foreign":      resum(append([]byte("not a snapshot at all........................................"), make([]byte, 64)...)),
+		"bad-header":   resum(badHeader),
+		"bad-index":    resum(badIndex),
+		"other-format": resum(func() []byte { b := append([]byte(nil), good...); b[7]++; return b }()),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			sn := cacheSnapshot(t, dir, "globalThis.marker = 42")
+			if sn.cached {
+				t.Fatal("a bad cache file was trusted")
+			}
+			if got := probeMarker(t, sn); got != `[42,"ReferenceError","undefined"]` {
+				t.Errorf("rebuilt snapshot: %s", got)
+			}
+			if again := cacheSnapshot(t, dir, "globalThis.marker = 42"); !again.cached {
+				t.Error("the bad file was not replaced by a good one")
+			}
+		})
+	}
+}
