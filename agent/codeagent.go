@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,8 +10,6 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/airlockrun/airlock"
 )
@@ -25,8 +22,9 @@ const DefaultMaxSteps = 10
 // (state persists from step to step), the logs and the value or the error
 // go back to the model, until the code calls final_answer(value).
 type CodeAgent struct {
-	// Model answers; NewOpenAI for any OpenAI-compatible endpoint.
-	Model *OpenAI
+	// Model answers: NewOpenAI for any OpenAI-compatible endpoint, or any
+	// Completer.
+	Model Completer
 	// Tools are the functions the code calls, by camelCase name, with one
 	// input object.
 	Tools *Toolbox
@@ -46,6 +44,12 @@ type CodeAgent struct {
 	// much was cut (airlock.ClipText). 0 means airlock.DefaultMaxOutput
 	// (20,000); negative means no bound.
 	MaxOutput int
+	// Policy governs the code's tool calls: allow, deny, wait for an
+	// approval, per-tool timeouts. Nil allows every call.
+	Policy *Policy
+	// Budget bounds the tokens and the llm()/llmJson() calls of one Run
+	// (of each Session.Run); the zero Budget bounds nothing.
+	Budget Budget
 }
 
 // SystemPrompt is the agent's system prompt: Appendix D's text with the
@@ -81,48 +85,114 @@ func toolDocs(tools []Tool) []airlock.ToolDoc {
 
 // Run solves the task. It returns the transcript, complete or as far as it
 // got; the error is set when the loop could not go on (the model failed,
-// the context ended, the sandbox could not start).
+// the context ended, the budget ran out, the sandbox could not start).
 func (a *CodeAgent) Run(ctx context.Context, task string) (*Transcript, error) {
-	start := time.Now()
-	tr := &Transcript{Task: task, Mode: "code", Steps: []Step{}}
-	defer func() { tr.Duration = time.Since(start) }()
-	system, err := a.SystemPrompt()
-	if err != nil {
-		return a.fail(tr, err)
-	}
+	s := a.NewSession(nil)
+	defer s.Close()
+	return s.Run(ctx, task)
+}
+
+// A CodeSession is a conversation with a CodeAgent: each Run is one turn,
+// which sees the messages of the turns before it and, as the executor
+// lives from turn to turn, their variables. Close releases the executor.
+// A session runs one turn at a time.
+type CodeSession struct {
+	a        *CodeAgent
+	messages []Message
+	ex       *airlock.Executor
+	opts     airlock.ExecutorOptions
+}
+
+// NewSession starts a conversation. history, if not empty, is the messages
+// of an earlier conversation (Transcript.Messages of its last turn): the
+// model reads them, though the variables of their code are gone.
+func (a *CodeAgent) NewSession(history []Message) *CodeSession {
 	opts := a.Executor
 	opts.RunConcurrency = airlock.RunReject
-	ex, err := airlock.NewExecutor(opts)
-	if err != nil {
+	return &CodeSession{a: a, messages: append([]Message(nil), history...), opts: opts}
+}
+
+// Messages returns the conversation so far.
+func (s *CodeSession) Messages() []Message { return append([]Message(nil), s.messages...) }
+
+// Close releases the session's executor. It is idempotent.
+func (s *CodeSession) Close() error {
+	if s.ex == nil {
+		return nil
+	}
+	err := s.ex.Cleanup(context.Background())
+	s.ex = nil
+	return err
+}
+
+// Run runs one turn: the task, or the follow-up, and the steps it takes.
+// The transcript's Messages are the whole conversation after the turn and
+// NewMessages the turn's own.
+func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error) {
+	a := s.a
+	start := time.Now()
+	tr := &Transcript{Task: task, Mode: "code", Steps: []Step{}}
+	before := len(s.messages)
+	defer func() {
+		tr.Duration = time.Since(start)
+		tr.Messages = s.Messages()
+		tr.NewMessages = append([]Message(nil), s.messages[min(before, len(s.messages)):]...)
+	}()
+	if a.Model == nil {
+		return a.fail(tr, errors.New("agent: CodeAgent.Model is nil"))
+	}
+	run := newTracker(a.Policy, a.Budget, nil)
+	tools := a.executorTools(run)
+	if len(s.messages) == 0 {
+		system, err := a.SystemPrompt()
+		if err != nil {
+			return a.fail(tr, err)
+		}
+		s.messages = append(s.messages, Message{Role: "system", Content: system})
+		s.messages = append(s.messages, Message{Role: "user", Content: "Task: " + task})
+	} else {
+		s.messages = append(s.messages, Message{Role: "user", Content: "New task: " + task})
+	}
+	if s.ex == nil {
+		ex, err := airlock.NewExecutor(s.opts)
+		if err != nil {
+			return a.fail(tr, err)
+		}
+		s.ex = ex
+		if err := a.startExecutor(ctx, ex, tools); err != nil {
+			return a.fail(tr, err)
+		}
+	} else if err := s.ex.SendTools(ctx, tools); err != nil { // this turn's tracker
 		return a.fail(tr, err)
 	}
-	defer func() { ex.Cleanup(context.WithoutCancel(ctx)) }() // the last executor: a dirty step replaces it
-	tools := a.executorTools()
-	if err := a.startExecutor(ctx, ex, tools); err != nil {
-		return a.fail(tr, err)
-	}
-	messages := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system), openai.UserMessage("Task: " + task)}
 	hooks := loopHooks{onStep: a.OnStep, logger: a.Logger}
 	maxSteps := stepLimit(a.MaxSteps)
 	maxOutput := outputLimit(a.MaxOutput)
 	for i := 1; i <= maxSteps; i++ {
 		stepStart := time.Now()
 		step := Step{Index: i}
-		resp, err := a.Model.chat(ctx, openai.ChatCompletionNewParams{Messages: messages})
+		resp, err := a.Model.Complete(ctx, CompletionRequest{Messages: s.messages})
 		if err != nil {
 			return a.fail(tr, fmt.Errorf("step %d: the model failed: %w", i, err))
 		}
-		step.Usage = usageOf(resp)
-		tr.Usage.add(step.Usage)
-		step.ModelReply = resp.Choices[0].Message.Content
-		messages = append(messages, openai.AssistantMessage(step.ModelReply))
+		u := resp.Usage
+		if u.Completions == 0 {
+			u.Completions = 1
+		}
+		run.addUsage(u, false)
+		step.ModelReply = resp.Text
+		s.messages = append(s.messages, Message{Role: "assistant", Content: step.ModelReply})
 		code, ok := ExtractCode(step.ModelReply)
 		if !ok {
 			step.Error = "no code block in the reply"
 			step.Observation = "Error: your reply had no code block. Reply with \"Thought:\" and then one JavaScript code block that starts with ```js and ends with ```, and call final_answer(value) when you have the answer."
+		} else if err := run.exceeded(); err != nil {
+			step.Calls, step.Usage = run.drain()
+			tr.add(step)
+			return a.fail(tr, err)
 		} else {
 			step.Code = code
-			out, err := ex.Run(ctx, code)
+			out, err := s.ex.Run(ctx, code)
 			switch {
 			case err == nil && out.IsFinalAnswer:
 				step.Final = true
@@ -132,14 +202,19 @@ func (a *CodeAgent) Run(ctx context.Context, task string) (*Transcript, error) {
 				step.Observation = observation(out.Logs, out.Output)
 			default:
 				if ctx.Err() != nil {
+					step.Calls, step.Usage = run.drain()
+					tr.add(step)
 					return a.fail(tr, ctx.Err())
 				}
 				step.Error = err.Error()
 				step.Observation = errorObservation(err, code)
-				if ex.State() == airlock.StateDirty || ex.State() == airlock.StateDead {
+				if s.ex.State() == airlock.StateDirty || s.ex.State() == airlock.StateDead {
 					step.Observation += "\nThe sandbox was reset after this error: variables from earlier steps are gone."
-					_ = ex.Cleanup(ctx)
-					if ex, err = airlock.NewExecutor(opts); err == nil {
+					_ = s.ex.Cleanup(ctx)
+					s.ex = nil
+					ex, err := airlock.NewExecutor(s.opts)
+					if err == nil {
+						s.ex = ex
 						err = a.startExecutor(ctx, ex, tools)
 					}
 					if err != nil {
@@ -148,14 +223,18 @@ func (a *CodeAgent) Run(ctx context.Context, task string) (*Transcript, error) {
 				}
 			}
 		}
+		step.Calls, step.Usage = run.drain()
 		step.Observation = airlock.ClipText(step.Observation, maxOutput)
 		step.Duration = time.Since(stepStart)
-		tr.Steps = append(tr.Steps, step)
+		tr.add(step)
 		hooks.emit("code", step)
 		if step.Final {
 			return tr, nil
 		}
-		messages = append(messages, openai.UserMessage("Observation:\n"+step.Observation))
+		if err := run.exceeded(); err != nil {
+			return a.fail(tr, err)
+		}
+		s.messages = append(s.messages, Message{Role: "user", Content: "Observation:\n" + step.Observation})
 	}
 	tr.Outcome = OutcomeMaxSteps
 	tr.Error = fmt.Sprintf("no final answer after %d steps", maxSteps)
@@ -169,13 +248,10 @@ func (a *CodeAgent) fail(tr *Transcript, err error) (*Transcript, error) {
 	return tr, err
 }
 
-func (a *CodeAgent) executorTools() map[string]any {
+func (a *CodeAgent) executorTools(run *tracker) map[string]any {
 	tools := map[string]any{}
 	for _, t := range a.Tools.Tools() {
-		e := a.Tools.lookup(t.ID)
-		tools[FunctionName(t.ID)] = airlock.JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			return e.callArgs(ctx, args)
-		})
+		tools[FunctionName(t.ID)] = airlock.JSONFunc(toolFunc(run, a.Tools.lookup(t.ID)))
 	}
 	return tools
 }
@@ -285,19 +361,4 @@ func errorPosition(ee *airlock.ExecutorError) (int, int) {
 		}
 	}
 	return 0, 0
-}
-
-// chat asks the model, summing nothing: the caller counts usage.
-func (o *OpenAI) chat(ctx context.Context, params openai.ChatCompletionNewParams) (*openai.ChatCompletion, error) {
-	if params.Model == "" {
-		params.Model = shared.ChatModel(o.Model)
-	}
-	resp, err := o.Client.Chat.Completions.New(ctx, params)
-	if err != nil {
-		return nil, err
-	}
-	if len(resp.Choices) == 0 {
-		return nil, errors.New("the model returned no choices")
-	}
-	return resp, nil
 }

@@ -35,6 +35,10 @@ type Config struct {
 	// MaxParallel bounds how many tool calls one parallel() runs at once;
 	// 0 means 128.
 	MaxParallel int
+	// Policy governs the tool calls of every execution (allow, deny, ask
+	// for approval, per-tool timeouts); nil allows every call.
+	// ExecuteOptions.Policy and the agents' Policy take its place.
+	Policy *Policy
 	// MaxOutput bounds the text run_code gives back to the model, in
 	// characters: a longer text keeps its head and tail around a marker
 	// that says how much was cut (airlock.ClipText). 0 means
@@ -187,6 +191,12 @@ type ExecuteOptions struct {
 	// State keeps store()/recall() values (and complete()'s data, as
 	// "_lastData") across executions; nil gives the execution its own.
 	State *State
+	// Policy governs the execution's tool calls in place of
+	// Config.Policy.
+	Policy *Policy
+
+	// run is the tracker of the agent run the execution is part of.
+	run *tracker
 }
 
 // An Execution is the outcome of running code.
@@ -211,8 +221,12 @@ type Execution struct {
 	Context string `json:"context,omitempty"`
 	// Timeout is set when the execution ran out of time.
 	Timeout bool `json:"timeout,omitempty"`
+	// Calls are the tool calls the code made, in the order they ended.
+	Calls []CallRecord `json:"calls,omitempty"`
+	// Usage is what the code's llm()/llmJson() calls spent.
+	Usage Usage `json:"usage"`
 	// Duration is the wall time of the execution.
-	Duration time.Duration `json:"-"`
+	Duration time.Duration `json:"durationNs"`
 }
 
 // MarshalJSON encodes the execution with its result as airlock.JSONValue
@@ -296,7 +310,11 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	if state == nil {
 		state = NewState()
 	}
-	x := &execution{it: it, tools: opts.Tools, state: state}
+	policy := opts.Policy
+	if policy == nil && opts.run.effectivePolicy() == nil {
+		policy = it.cfg.Policy
+	}
+	x := &execution{it: it, tools: opts.Tools, state: state, tr: newTracker(policy, Budget{}, opts.run)}
 	globals, err := x.globals(opts.Input)
 	if err != nil {
 		return &Execution{Status: airlock.StatusError, Error: err.Error(), Duration: time.Since(start)}
@@ -331,6 +349,7 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	}
 	res := ex.Wait()
 	out := &Execution{Status: res.Status, Result: res.Result, Duration: time.Since(start)}
+	out.Calls, out.Usage = x.tr.drain()
 	x.mu.Lock()
 	out.Output, out.Done = strings.Join(x.output, "\n"), x.done
 	out.Logs = mergeLogs(res.Logs, x.logs)
