@@ -125,10 +125,10 @@ func TestLLMJSON_Schema(t *testing.T) {
 		t.Fatalf("error = %q", e.Error)
 	}
 	for in, want := range map[string]string{
-		`{"a":1}`:                        `{"a":1}`,
-		"```json\n[1, 2]\n```":           `[1, 2]`,
+		`{"a":1}`:                          `{"a":1}`,
+		"```json\n[1, 2]\n```":             `[1, 2]`,
 		"Here it is:\n```\n{\"b\":2}\n```": `{"b":2}`,
-		"no json here":                   "",
+		"no json here":                     "",
 	} {
 		if got := string(agent.UnwrapJSON(in)); got != want {
 			t.Errorf("UnwrapJSON(%q) = %q, want %q", in, got, want)

@@ -1,0 +1,115 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/agent"
+)
+
+// Item 3: the tool calls of one model message run concurrently: each of
+// the three tools waits until all three are in flight, which they can only
+// be if they run at once.
+func TestClassicAgent_ConcurrentToolCalls(t *testing.T) {
+	var wg sync.WaitGroup
+	wg.Add(3)
+	allIn := make(chan struct{})
+	go func() { wg.Wait(); close(allIn) }()
+	barrier := agent.Tool{ID: "sync.barrier", Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+		wg.Done()
+		select {
+		case <-allIn:
+			return "together", nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+	m := &fakeModel{script: []agent.Completion{
+		{ToolCalls: []agent.ModelToolCall{{ID: "a", Name: "syncBarrier"}, {ID: "b", Name: "syncBarrier"}, {ID: "c", Name: "syncBarrier"}}},
+		{Text: "ok"},
+	}}
+	a := &agent.ClassicAgent{Model: m, Tools: toolbox(t, barrier)}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a sequential run would wait here
+	defer cancel()
+	tr, err := a.Run(ctx, "t")
+	if err != nil || tr.FinalAnswer != "ok" {
+		t.Fatalf("%+v, %v", tr, err)
+	}
+	msgs := m.request(1).Messages
+	for i, id := range []string{"a", "b", "c"} {
+		if mm := msgs[len(msgs)-3+i]; mm.ToolCallID != id || mm.Content != "together" {
+			t.Fatalf("tool message %d = %+v", i, mm)
+		}
+	}
+	if len(tr.Steps[0].Calls) != 3 {
+		t.Fatalf("calls = %+v", tr.Steps[0].Calls)
+	}
+}
+
+// Item 7: a CodeAgent session's follow-up turn sees the previous messages
+// and the variables of the previous turn's code.
+func TestCodeSession_FollowUp(t *testing.T) {
+	m := &fakeModel{script: []agent.Completion{
+		codeReply("const w = weatherGetWeather({ latitude: 10, longitude: 0 });\nfinal_answer(w.temperature)"),
+		codeReply("final_answer(w.description + ' at ' + w.temperature)"),
+	}}
+	a := &agent.CodeAgent{Model: m, Tools: toolbox(t, weatherTool(0)), Executor: airlock.ExecutorOptions{Timeout: 2 * time.Second}}
+	s := a.NewSession(nil)
+	defer s.Close()
+	tr1, err := s.Run(context.Background(), "How warm?")
+	if err != nil || tr1.FinalAnswer != 11.0 {
+		t.Fatalf("%+v, %v", tr1, err)
+	}
+	tr2, err := s.Run(context.Background(), "And the sky?")
+	if err != nil || tr2.FinalAnswer != "cloudy at 11" {
+		t.Fatalf("%+v, %v", tr2, err)
+	}
+	req := m.request(1)
+	if len(req.Messages) != 4 || req.Messages[1].Content != "Task: How warm?" || req.Messages[3].Content != "New task: And the sky?" {
+		t.Fatalf("follow-up request = %+v", req.Messages)
+	}
+	if len(tr2.NewMessages) != 2 || len(tr2.Messages) != 5 || tr2.NewMessages[0].Role != "user" {
+		t.Fatalf("messages: new %+v, all %d", tr2.NewMessages, len(tr2.Messages))
+	}
+}
+
+// Item 7: a ClassicAgent conversation continues from the messages of the
+// last turn; a session keeps run_code's store() values between turns.
+func TestClassicSession_FollowUp(t *testing.T) {
+	m := &fakeModel{script: []agent.Completion{
+		call("run_code", `{"code": "store('n', 41); 'kept'"}`),
+		{Text: "stored"},
+		call("run_code", `{"code": "recall('n') + 1"}`),
+		{Text: "42"},
+	}}
+	a := &agent.ClassicAgent{Model: m, Tools: toolbox(t)}
+	s := a.NewSession(nil)
+	if _, err := s.Run(context.Background(), "remember 41"); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := s.Run(context.Background(), "add one")
+	if err != nil || tr.FinalAnswer != "42" {
+		t.Fatalf("%+v, %v", tr, err)
+	}
+	if got := tr.Steps[0].ToolCalls[0].Result; !strings.Contains(got, "=== Result ===\n42\n") {
+		t.Fatalf("run_code = %q", got)
+	}
+	msgs := m.request(2).Messages
+	if msgs[1].Content != "remember 41" || msgs[len(msgs)-1].Content != "add one" || msgs[len(msgs)-2].Content != "stored" {
+		t.Fatalf("follow-up request = %+v", msgs)
+	}
+	// From the messages alone (a new process, say): the history is there.
+	m.script = []agent.Completion{{Text: "you asked me to add one"}}
+	tr, err = a.NewSession(tr.Messages).Run(context.Background(), "what did I ask?")
+	if err != nil || tr.FinalAnswer != "you asked me to add one" {
+		t.Fatalf("%+v, %v", tr, err)
+	}
+	if msgs := m.request(4).Messages; len(msgs) != len(tr.Messages)-1 || msgs[0].Role != "system" {
+		t.Fatalf("resumed request = %+v", msgs)
+	}
+}
