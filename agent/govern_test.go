@@ -304,3 +304,50 @@ func TestPolicy_ToolTimeout(t *testing.T) {
 		t.Fatalf("result %v, calls %+v", e.Result, e.Calls)
 	}
 }
+
+// Item 3: `await Promise.all([...])` over slow tools runs them at once, as
+// parallel() does: each of three calls waits until all three are in
+// flight, which a sequential run never reaches (it would time out).
+func TestPromiseAll_Concurrent(t *testing.T) {
+	for _, code := range []string{
+		`const r = await Promise.all([syncBarrier({}), syncBarrier({}), syncBarrier({})]); r.join(",")`,
+		`(await Promise.all([1, 2, 3].map(i => syncBarrier({ i })))).join(",")`,
+		`const [a, b, c] = await Promise.allSettled([syncBarrier({}), syncBarrier({}), syncBarrier({})]); [a.value, b.value, c.value].join(",")`,
+	} {
+		var wg sync.WaitGroup
+		wg.Add(3)
+		allIn := make(chan struct{})
+		go func() { wg.Wait(); close(allIn) }()
+		barrier := agent.Tool{ID: "sync.barrier", Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+			wg.Done()
+			select {
+			case <-allIn:
+				return "in", nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}}
+		it := agent.NewInterpreter(agent.Config{Timeout: 20 * time.Second})
+		e := execute(t, it, code, agent.ExecuteOptions{Tools: toolbox(t, barrier)})
+		wantOK(t, e)
+		if e.Result != "in,in,in" || len(e.Calls) != 3 {
+			t.Fatalf("%s: result %v, calls %d", code, e.Result, len(e.Calls))
+		}
+	}
+	// Without await a tool still returns its value, and awaiting a value
+	// works too; an awaited call's error is thrown at the await.
+	it := agent.NewInterpreter(agent.Config{})
+	tb := toolbox(t, weatherTool(0))
+	e := execute(t, it, `const a = weatherGetWeather({ latitude: 10, longitude: 0 }).temperature;
+const b = (await weatherGetWeather({ latitude: 20, longitude: 0 })).temperature;
+const [c] = await Promise.all([llm === undefined ? 0 : weatherGetWeather({ latitude: 30, longitude: 0 })]);
+[a, b, c.temperature]`, agent.ExecuteOptions{Tools: tb})
+	wantOK(t, e)
+	if r, _ := e.Result.([]any); len(r) != 3 || r[0] != 11.0 || r[1] != 12.0 || r[2] != 13.0 {
+		t.Fatalf("result = %#v", e.Result)
+	}
+	e = execute(t, it, "const x = 1;\nconst w = await weatherGetWeather({ latitude: 100, longitude: 0 });", agent.ExecuteOptions{Tools: tb})
+	if e.Error != "Error: latitude out of range" {
+		t.Fatalf("error = %+v", e)
+	}
+}

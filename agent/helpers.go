@@ -20,6 +20,7 @@ type execution struct {
 	tools *Toolbox
 	state *State
 	tr    *tracker
+	async map[string]bool // the functions with a promise-returning twin
 
 	mu     sync.Mutex
 	output []string
@@ -44,11 +45,22 @@ func (x *execution) globals(input any) (map[string]any, error) {
 		if _, taken := g[name]; taken {
 			return nil, fmt.Errorf("agent: tool %q and a registered function are both named %s", t.ID, name)
 		}
-		g[name] = airlock.JSONFunc(toolFunc(x.tr, x.tools.lookup(t.ID)))
+		fn := toolFunc(x.tr, x.tools.lookup(t.ID))
+		g[name] = airlock.JSONFunc(fn)
+		g[asyncPrefix+name] = airlock.Async(airlock.JSONFunc(fn))
 	}
-	g["parallel"] = airlock.JSONFunc(x.parallel)
-	g["llm"] = airlock.JSONFunc(x.llm)
-	g["llmJson"] = airlock.JSONFunc(x.llmJSON)
+	for name, fn := range map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+		"parallel": x.parallel, "llm": x.llm, "llmJson": x.llmJSON,
+	} {
+		g[name] = airlock.JSONFunc(fn)
+		g[asyncPrefix+name] = airlock.Async(airlock.JSONFunc(fn))
+	}
+	x.async = map[string]bool{}
+	for k := range g {
+		if strings.HasPrefix(k, asyncPrefix) {
+			x.async[strings.TrimPrefix(k, asyncPrefix)] = true
+		}
+	}
 	g["complete"] = airlock.JSONFunc(x.complete)
 	g["toolSchema"] = airlock.JSONFunc(x.toolSchema)
 	g["store"] = airlock.JSONFunc(x.store)
@@ -75,6 +87,10 @@ func (x *execution) globals(input any) (map[string]any, error) {
 	}
 	return g, nil
 }
+
+// asyncable reports whether a sandbox function has a promise-returning
+// twin.
+func (x *execution) asyncable(name string) bool { return x.async[name] }
 
 // firstArg is the first element of the JSON text of an argument list, or
 // nothing.

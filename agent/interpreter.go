@@ -322,7 +322,7 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	if strings.TrimSpace(code) == "" {
 		return &Execution{Status: airlock.StatusError, Error: "the code is empty", Duration: time.Since(start)}
 	}
-	src, edit := completionSource(code)
+	src, edit := prepareSource(code, x.asyncable)
 	it.mu.RLock()
 	imports := make(map[string]airlock.Module, len(it.modules))
 	for k, v := range it.modules {
@@ -371,33 +371,67 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	return out
 }
 
-// completionEdit is where completionSource put "export default (": the
-// 1-based line and column of the expression in the user's code.
-type completionEdit struct{ line, col int }
+// asyncPrefix names the promise-returning twin of a tool or helper in the
+// sandbox: the calls AsyncCalls finds call the twin.
+const asyncPrefix = "__airlockAsync_"
+
+// An insertion is text the source preparation put into the code, at a
+// byte offset of the user's code, on its 1-based line and column.
+type insertion struct {
+	off, line, col, n int
+	text              string
+}
+
+// sourceEdits are the insertions of a prepared source, in order.
+type sourceEdits []insertion
 
 const completionOpen = "export default ("
 
-// completionSource makes the value of the code's last expression statement
-// its default export, by an edit that keeps every line where it was.
-func completionSource(code string) (string, completionEdit) {
-	s, e, ok := instrument.Completion(code)
-	if !ok {
-		return code, completionEdit{}
+// prepareSource makes the value of the code's last expression statement
+// its default export, and makes the calls of async-able functions whose
+// promise the code uses (awaited, in Promise.all) call their
+// promise-returning twins, by edits that keep every line where it was.
+func prepareSource(code string, asyncable func(string) bool) (string, sourceEdits) {
+	var ins []insertion
+	for _, off := range instrument.AsyncCalls(code, asyncable) {
+		ins = append(ins, insertion{off: off, text: asyncPrefix})
 	}
-	line := 1 + strings.Count(code[:s], "\n")
-	col := s - strings.LastIndexByte(code[:s], '\n')
-	return code[:s] + completionOpen + code[s:e] + ")" + code[e:], completionEdit{line, col}
+	if s, e, ok := instrument.Completion(code); ok {
+		ins = append(ins, insertion{off: s, text: completionOpen}, insertion{off: e, text: ")"})
+	}
+	sort.SliceStable(ins, func(i, j int) bool { return ins[i].off < ins[j].off })
+	var b strings.Builder
+	last := 0
+	for i := range ins {
+		in := &ins[i]
+		in.line = 1 + strings.Count(code[:in.off], "\n")
+		in.col = in.off - strings.LastIndexByte(code[:in.off], '\n')
+		in.n = len(in.text)
+		b.WriteString(code[last:in.off])
+		b.WriteString(in.text)
+		last = in.off
+	}
+	b.WriteString(code[last:])
+	return b.String(), ins
 }
 
 // column maps a column of the edited code back to the user's code.
-func (c completionEdit) column(line, col int) int {
-	if line != c.line || col < c.col {
-		return col
+func (es sourceEdits) column(line, col int) int {
+	shift := 0
+	for _, in := range es {
+		if in.line != line {
+			continue
+		}
+		at := in.col + shift // where the insertion starts in the edited line
+		if col < at {
+			break
+		}
+		if col < at+in.n {
+			return in.col
+		}
+		shift += in.n
 	}
-	if col < c.col+len(completionOpen) {
-		return c.col
-	}
-	return col - len(completionOpen)
+	return col - shift
 }
 
 // sourceLine is line n of code, trimmed.

@@ -113,3 +113,19 @@ func TestClassicSession_FollowUp(t *testing.T) {
 		t.Fatalf("resumed request = %+v", msgs)
 	}
 }
+
+// Item 1 (in part): a parenthesised last expression is the value.
+func TestLastExpression_Parenthesised(t *testing.T) {
+	it := agent.NewInterpreter(agent.Config{})
+	for code, want := range map[string]string{
+		"const a = 1, b = 2;\n({a, b})": "{ a: 1, b: 2 }",
+		"(async () => 5)()":             "5",
+		"const r = [1];\n(r).length":    "1",
+	} {
+		e := execute(t, it, code, agent.ExecuteOptions{})
+		wantOK(t, e)
+		if got := airlock.Inspect(e.Result); got != want {
+			t.Errorf("%q = %s, want %s", code, got, want)
+		}
+	}
+}
