@@ -11,7 +11,10 @@ import (
 
 // A CallRecord is one tool call made during a run: by the model's code (a
 // tool function, parallel()) or, in classic mode, by the model itself.
-// Every result kind carries them: Execution.Calls, Step.Calls.
+// Every result kind carries them, in the order the calls started (calls
+// made at once, as Promise.all makes them, in the order the host started
+// them):
+// Execution.Calls, Step.Calls.
 type CallRecord struct {
 	// Tool is the tool's ID.
 	Tool string `json:"tool"`
@@ -150,7 +153,8 @@ type tracker struct {
 	parent *tracker
 
 	mu       sync.Mutex
-	calls    []CallRecord
+	recMu    *sync.Mutex   // guards calls and the records, the tree's one lock
+	calls    []*CallRecord // in the order the calls started
 	usage    Usage // since the last drain, the loop's and the sub-calls'
 	total    Usage // all of it, for the budget
 	subCalls int   // sub-calls made, for the budget
@@ -158,7 +162,11 @@ type tracker struct {
 }
 
 func newTracker(p *Policy, b Budget, parent *tracker) *tracker {
-	return &tracker{policy: p, budget: b, parent: parent}
+	t := &tracker{policy: p, budget: b, parent: parent, recMu: &sync.Mutex{}}
+	if parent != nil {
+		t.recMu = parent.recMu
+	}
+	return t
 }
 
 // callTool runs a tool call under the policy and records it.
@@ -167,6 +175,7 @@ func (t *tracker) callTool(ctx context.Context, e *entry, input json.RawMessage,
 	if len(rec.Input) == 0 {
 		rec.Input = json.RawMessage("{}")
 	}
+	slot := t.start(rec)
 	p := t.effectivePolicy()
 	out, err := func() (json.RawMessage, error) {
 		if err := p.decide(ctx, CallRequest{Tool: e.tool.ID, Input: rec.Input}); err != nil {
@@ -185,7 +194,7 @@ func (t *tracker) callTool(ctx context.Context, e *entry, input json.RawMessage,
 	} else {
 		rec.Output = out
 	}
-	t.record(rec)
+	t.finish(slot, rec)
 	return out, err
 }
 
@@ -226,11 +235,26 @@ func (t *tracker) effectivePolicy() *Policy {
 	return nil
 }
 
-func (t *tracker) record(rec CallRecord) {
+// start records a call as it starts, in this tracker and its parents, and
+// returns its records, for finish.
+func (t *tracker) start(rec CallRecord) []*CallRecord {
+	var slot []*CallRecord
+	t.recMu.Lock()
+	defer t.recMu.Unlock()
 	for ; t != nil; t = t.parent {
-		t.mu.Lock()
-		t.calls = append(t.calls, rec)
-		t.mu.Unlock()
+		r := rec
+		t.calls = append(t.calls, &r)
+		slot = append(slot, &r)
+	}
+	return slot
+}
+
+// finish completes the records of a call.
+func (t *tracker) finish(slot []*CallRecord, rec CallRecord) {
+	t.recMu.Lock()
+	defer t.recMu.Unlock()
+	for _, r := range slot {
+		*r = rec
 	}
 }
 
@@ -286,12 +310,20 @@ func (t *tracker) exceeded() error {
 	return r.overrun
 }
 
-// drain returns the calls and the usage recorded since the last drain.
+// drain returns the calls and the usage recorded since the last drain. A
+// call still in flight has no duration, output or error yet.
 func (t *tracker) drain() ([]CallRecord, Usage) {
+	t.recMu.Lock()
+	var calls []CallRecord
+	for _, c := range t.calls {
+		calls = append(calls, *c)
+	}
+	t.calls = nil
+	t.recMu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	calls, u := t.calls, t.usage
-	t.calls, t.usage = nil, Usage{}
+	u := t.usage
+	t.usage = Usage{}
 	return calls, u
 }
 

@@ -229,7 +229,8 @@ parallel([{ tool: "weather.get-weather", input: { latitude: 20, longitude: 0 } }
 		t.Fatal(err)
 	}
 	st := tr.Steps[0]
-	if len(st.Calls) != 2 || st.Calls[0].Tool != "weather.get-weather" || st.Calls[1].Tool != agent.RunCodeID || !strings.Contains(st.Calls[1].Error, "latitude out of range") {
+	if len(st.Calls) != 2 || st.Calls[1].Tool != "weather.get-weather" || st.Calls[0].Tool != agent.RunCodeID || !strings.Contains(st.Calls[0].Error, "latitude out of range") ||
+		st.Calls[1].Error != "latitude out of range" {
 		t.Fatalf("calls = %+v", st.Calls)
 	}
 	if tc := st.ToolCalls[0]; !tc.Error || !strings.HasPrefix(tc.Result, "Error: Execution failed after") {

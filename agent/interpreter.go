@@ -221,7 +221,7 @@ type Execution struct {
 	Context string `json:"context,omitempty"`
 	// Timeout is set when the execution ran out of time.
 	Timeout bool `json:"timeout,omitempty"`
-	// Calls are the tool calls the code made, in the order they ended.
+	// Calls are the tool calls the code made, in the order they started.
 	Calls []CallRecord `json:"calls,omitempty"`
 	// Usage is what the code's llm()/llmJson() calls spent.
 	Usage Usage `json:"usage"`

@@ -40,7 +40,7 @@ type Step struct {
 	Code string `json:"code,omitempty"`
 	// ToolCalls are the tools the model called (classic mode).
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
-	// Calls are all the tool calls of the step, in the order they ended:
+	// Calls are all the tool calls of the step, in the order they started:
 	// the model's own (classic mode) and those its code made.
 	Calls []CallRecord `json:"calls,omitempty"`
 	// Observation is what the model is told next: the logs and the value,
