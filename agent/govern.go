@@ -155,10 +155,10 @@ type tracker struct {
 	mu       sync.Mutex
 	recMu    *sync.Mutex   // guards calls and the records, the tree's one lock
 	calls    []*CallRecord // in the order the calls started
-	usage    Usage // since the last drain, the loop's and the sub-calls'
-	total    Usage // all of it, for the budget
-	subCalls int   // sub-calls made, for the budget
-	overrun  error // set once the budget is spent
+	usage    Usage         // since the last drain, the loop's and the sub-calls'
+	total    Usage         // all of it, for the budget
+	subCalls int           // sub-calls made, for the budget
+	overrun  error         // set once the budget is spent
 }
 
 func newTracker(p *Policy, b Budget, parent *tracker) *tracker {
