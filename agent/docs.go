@@ -87,11 +87,27 @@ func sortedTools(tools []Tool) []Tool {
 	return out
 }
 
-// firstSentence is the first line of a description, for one-line listings.
+// listingWidth bounds a description in the compact listing, in
+// characters.
+const listingWidth = 120
+
+// firstSentence is the start of a description, for one-line listings: its
+// first line, then its first sentence, then at most listingWidth
+// characters, cut at a word with "…".
 func firstSentence(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])
+	}
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	if r := []rune(s); len(r) > listingWidth {
+		cut := string(r[:listingWidth])
+		if i := strings.LastIndexByte(cut, ' '); i > listingWidth/2 {
+			cut = cut[:i]
+		}
+		s = strings.TrimRight(cut, " ,;:") + "…"
 	}
 	return s
 }

@@ -281,7 +281,8 @@ func (t *tracker) callByID(ctx context.Context, tb *Toolbox, id string, input js
 var errCompleteArg = errors.New("complete() expects {response: string, data?, followUp?: string}")
 
 // complete outputs the response (and the follow-up), keeps the data for
-// recall("_lastData") and ends the turn, as done() does.
+// recall("_lastData") (without data, clears it) and ends the turn, as
+// done() does.
 func (x *execution) complete(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 	var opts struct {
 		Response *string         `json:"response"`
@@ -298,6 +299,8 @@ func (x *execution) complete(_ context.Context, args json.RawMessage) (json.RawM
 	}
 	if opts.Data != nil {
 		x.state.Set(LastDataKey, opts.Data)
+	} else {
+		x.state.delete(LastDataKey) // this turn's data, or none: not an earlier turn's
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -272,6 +272,12 @@ func (s *State) Set(key string, v json.RawMessage) {
 	s.values[key] = v
 }
 
+func (s *State) delete(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.values, key)
+}
+
 // LastDataKey is where complete() stores its data.
 const LastDataKey = "_lastData"
 

@@ -129,3 +129,35 @@ func TestLastExpression_Parenthesised(t *testing.T) {
 		}
 	}
 }
+
+// Item 9: small things.
+func TestSmallThings(t *testing.T) {
+	// Tool IDs with capitals.
+	h := func(context.Context, json.RawMessage) (any, error) { return "u", nil }
+	tb := toolbox(t, agent.Tool{ID: "github.getUser", Description: "Get a user. " + strings.Repeat("More words here ", 20), Handler: h},
+		agent.Tool{ID: "github.search", Description: strings.Repeat("word ", 60), Handler: h})
+	it := agent.NewInterpreter(agent.Config{})
+	e := execute(t, it, `githubGetUser({})`, agent.ExecuteOptions{Tools: tb})
+	wantOK(t, e)
+	if e.Result != "u" {
+		t.Fatalf("result = %v", e.Result)
+	}
+	// The compact listing shortens long descriptions.
+	l := agent.ToolListing(tb.Tools())
+	if !strings.Contains(l, "githubGetUser — Get a user. |") || !strings.Contains(l, "word…") || len(l) > 300 {
+		t.Fatalf("listing:\n%s", l)
+	}
+	// complete() without data clears the data of an earlier turn.
+	state := agent.NewState()
+	wantOK(t, execute(t, it, `complete({ response: "a", data: { n: 1 } })`, agent.ExecuteOptions{State: state}))
+	e = execute(t, it, `complete({ response: "b" }); recall("_lastData")`, agent.ExecuteOptions{State: state})
+	wantOK(t, e)
+	if _, ok := state.Get(agent.LastDataKey); ok || airlock.Inspect(e.Result) != "undefined" {
+		t.Fatalf("data kept: %v", e.Result)
+	}
+	// An Execution's JSON has its duration.
+	b, _ := json.Marshal(e)
+	if !strings.Contains(string(b), `"durationNs":`) {
+		t.Fatalf("JSON = %s", b)
+	}
+}
