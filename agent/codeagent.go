@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -55,10 +56,14 @@ type CodeAgent struct {
 // SystemPrompt is the agent's system prompt: Appendix D's text with the
 // tools' declarations.
 func (a *CodeAgent) SystemPrompt() (string, error) {
+	instructions := codeAgentHelpers
+	if a.Instructions != "" {
+		instructions += "\n\n" + a.Instructions
+	}
 	return airlock.RenderCodeAgentPrompt(airlock.PromptOptions{
 		Tools:              toolDocs(a.Tools.Tools()),
 		AuthorizedImports:  a.Executor.AuthorizedImports,
-		CustomInstructions: a.Instructions,
+		CustomInstructions: instructions,
 	})
 }
 
@@ -101,6 +106,7 @@ type CodeSession struct {
 	messages []Message
 	ex       *airlock.Executor
 	opts     airlock.ExecutorOptions
+	state    *State
 }
 
 // NewSession starts a conversation. history, if not empty, is the messages
@@ -109,7 +115,7 @@ type CodeSession struct {
 func (a *CodeAgent) NewSession(history []Message) *CodeSession {
 	opts := a.Executor
 	opts.RunConcurrency = airlock.RunReject
-	return &CodeSession{a: a, messages: append([]Message(nil), history...), opts: opts}
+	return &CodeSession{a: a, messages: append([]Message(nil), history...), opts: opts, state: NewState()}
 }
 
 // Messages returns the conversation so far.
@@ -142,7 +148,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 		return a.fail(tr, errors.New("agent: CodeAgent.Model is nil"))
 	}
 	run := newTracker(a.Policy, a.Budget, nil)
-	tools := a.executorTools(run)
+	tools := a.executorTools(run, s.state)
 	if len(s.messages) == 0 {
 		system, err := a.SystemPrompt()
 		if err != nil {
@@ -248,13 +254,29 @@ func (a *CodeAgent) fail(tr *Transcript, err error) (*Transcript, error) {
 	return tr, err
 }
 
-func (a *CodeAgent) executorTools(run *tracker) map[string]any {
+// executorTools are the sandbox's functions: the tools, and the helpers
+// parallel, llm and llmJson of code mode (store and recall over the
+// session's state), governed and counted by run.
+func (a *CodeAgent) executorTools(run *tracker, state *State) map[string]any {
 	tools := map[string]any{}
 	for _, t := range a.Tools.Tools() {
 		tools[FunctionName(t.ID)] = airlock.JSONFunc(toolFunc(run, a.Tools.lookup(t.ID)))
 	}
+	x := &execution{it: NewInterpreter(Config{Completer: a.Model}), tools: a.Tools, state: state, tr: run}
+	for name, fn := range map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+		"parallel": x.parallel, "llm": x.llm, "llmJson": x.llmJSON, "store": x.store, "recall": x.recall,
+	} {
+		tools[name] = airlock.JSONFunc(fn)
+	}
 	return tools
 }
+
+// codeAgentHelpers tells the model of the helpers beside the tools.
+const codeAgentHelpers = "Besides the tools, these functions are available: " +
+	"parallel([{tool, input}]) runs tool calls (by tool ID) concurrently and returns their results in order, a failure as {error}; " +
+	"await Promise.all([...]) over tool calls runs them concurrently too; " +
+	"llm(prompt) asks a language model for text; llmJson(prompt, schema?) asks it for JSON; " +
+	"store(key, value) and recall(key) keep values for later steps and turns."
 
 func (a *CodeAgent) startExecutor(ctx context.Context, ex *airlock.Executor, tools map[string]any) error {
 	if err := ex.Init(ctx); err != nil {

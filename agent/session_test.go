@@ -161,3 +161,28 @@ func TestSmallThings(t *testing.T) {
 		t.Fatalf("JSON = %s", b)
 	}
 }
+
+// Item 1 (in part): the CodeAgent's sandbox has parallel, llm and llmJson,
+// with the tool calls recorded and the sub-call counted.
+func TestCodeAgent_Helpers(t *testing.T) {
+	m := &fakeModel{
+		script: []agent.Completion{codeReply(`const r = parallel([{ tool: "weather.get-weather", input: { latitude: 10, longitude: 0 } }]);
+const [w] = await Promise.all([weatherGetWeather({ latitude: 20, longitude: 0 })]);
+final_answer(llm("SUB: " + r[0].temperature + " " + w.temperature))`)},
+		subReply: "warm", subUsage: usage(5, 1),
+	}
+	a := &agent.CodeAgent{Model: m, Tools: toolbox(t, weatherTool(0)), Executor: airlock.ExecutorOptions{Timeout: 5 * time.Second}}
+	tr, err := a.Run(context.Background(), "t")
+	if err != nil || tr.FinalAnswer != "warm" {
+		t.Fatalf("%+v, %v", tr, err)
+	}
+	if sub := m.request(1).Messages; sub[len(sub)-1].Content != "SUB: 11 12" {
+		t.Fatalf("sub-call = %+v", sub)
+	}
+	if u := tr.Usage; u.Completions != 2 || u.SubCalls != 1 || u.TotalTokens != 116 || len(tr.Steps[0].Calls) != 2 {
+		t.Fatalf("usage %+v, calls %+v", u, tr.Steps[0].Calls)
+	}
+	if sys := m.request(0).Messages[0].Content; !strings.Contains(sys, "llmJson(prompt, schema?)") {
+		t.Fatalf("system prompt lacks the helpers")
+	}
+}
