@@ -186,3 +186,26 @@ final_answer(llm("SUB: " + r[0].temperature + " " + w.temperature))`)},
 		t.Fatalf("system prompt lacks the helpers")
 	}
 }
+
+// Item 2: seed 002's code-mode loop: the Interpreter's prompt, a fresh
+// sandbox per reply, FormatExecution's text as the observation, and the
+// end at complete().
+func TestCodeModeAgent(t *testing.T) {
+	m := &fakeModel{script: []agent.Completion{
+		codeReply(`const w = weatherGetWeather({ latitude: 10, longitude: 0 }); store("t", w.temperature); w`),
+		codeReply(`complete({ response: "It is " + recall("t") + " degrees." })`),
+	}}
+	a := &agent.CodeModeAgent{Model: m, Tools: toolbox(t, weatherTool(0))}
+	tr, err := a.Run(context.Background(), "How warm?")
+	if err != nil || tr.Outcome != agent.OutcomeFinalAnswer || tr.FinalAnswer != "It is 11 degrees." || len(tr.Steps) != 2 {
+		t.Fatalf("%+v, %v", tr, err)
+	}
+	req := m.request(1).Messages
+	if !strings.Contains(req[0].Content, "call `complete({ response, data?, followUp? })`") ||
+		!strings.Contains(req[len(req)-1].Content, "=== Result ===\n{ description: 'cloudy', temperature: 11 }") {
+		t.Fatalf("prompt or observation: %+v", req)
+	}
+	if len(tr.Steps[0].Calls) != 1 || tr.Mode != "codemode" {
+		t.Fatalf("steps = %+v", tr.Steps)
+	}
+}
