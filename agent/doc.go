@@ -76,7 +76,11 @@
 // code block (ExtractCode), the code runs with the tools as functions and
 // state kept from step to step, and the logs and value, or the error with
 // its line and the code there, are the next observation, until
-// final_answer(value) or MaxSteps. ClassicAgent is the tool-calling loop of
+// final_answer(value) or MaxSteps; its sandbox also has parallel, llm,
+// llmJson, store and recall. CodeModeAgent is seed 002's code-mode loop:
+// Interpreter.Prompt as the system prompt, each reply's code in a fresh
+// sandbox of the Interpreter, FormatExecution's text as the observation,
+// until complete() or done(). ClassicAgent is the tool-calling loop of
 // seed 002: the model calls the tools (by APIName) and run_code, the calls
 // of one message concurrently. Both take any Completer (NewOpenAI: retries
 // on transient errors, cancellation by the context), report each Step to
