@@ -22,6 +22,8 @@ type execution struct {
 	tr    *tracker
 	async map[string]bool // the functions with a promise-returning twin
 
+	throwLine, throwCol int // of the last throw statement that ran
+
 	mu     sync.Mutex
 	output []string
 	done   bool
@@ -70,6 +72,11 @@ func (x *execution) globals(input any) (map[string]any, error) {
 		defer x.mu.Unlock()
 		x.output = append(x.output, airlock.Log{Args: args}.Message())
 	}
+	g[throwAtName] = func(line, col int) {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		x.throwLine, x.throwCol = line, col
+	}
 	g["done"] = func() {
 		x.mu.Lock()
 		defer x.mu.Unlock()
@@ -86,6 +93,13 @@ func (x *execution) globals(input any) (map[string]any, error) {
 		g["input"] = input
 	}
 	return g, nil
+}
+
+// thrownAt is the position of the last throw statement that ran.
+func (x *execution) thrownAt() (int, int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.throwLine, x.throwCol
 }
 
 // asyncable reports whether a sandbox function has a promise-returning

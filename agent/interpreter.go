@@ -71,7 +71,9 @@ var helperNames = map[string]bool{
 	"console": true, "report": true,
 }
 
-func reservedName(name string) bool { return helperNames[name] }
+func reservedName(name string) bool {
+	return helperNames[name] || strings.HasPrefix(name, "__airlock")
+}
 
 // Register makes fn a global function of the sandbox under name, as a
 // plugin does: any function shape airlock bridges (see the airlock
@@ -373,6 +375,8 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	if e.Filename == filename && e.Line > 0 {
 		out.Line, out.Column = e.Line, edit.column(e.Line, e.Column)
 		out.Context = sourceLine(code, e.Line)
+	} else if line, col := x.thrownAt(); line > 0 && !failedCall(out) {
+		out.Line, out.Column, out.Context = line, col, sourceLine(code, line)
 	}
 	return out
 }
@@ -380,6 +384,11 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 // asyncPrefix names the promise-returning twin of a tool or helper in the
 // sandbox: the calls AsyncCalls finds call the twin.
 const asyncPrefix = "__airlockAsync_"
+
+// throwAtName is the sandbox function a throw statement calls before it
+// throws, with its line and column: a thrown value that is not an Error
+// (throw "text") has no position of its own.
+const throwAtName = "__airlockThrowAt"
 
 // An insertion is text the source preparation put into the code, at a
 // byte offset of the user's code, on its 1-based line and column.
@@ -401,6 +410,11 @@ func prepareSource(code string, asyncable func(string) bool) (string, sourceEdit
 	var ins []insertion
 	for _, off := range instrument.AsyncCalls(code, asyncable) {
 		ins = append(ins, insertion{off: off, text: asyncPrefix})
+	}
+	for _, sp := range instrument.Throws(code) {
+		line := 1 + strings.Count(code[:sp[0]], "\n")
+		col := sp[0] - strings.LastIndexByte(code[:sp[0]], '\n')
+		ins = append(ins, insertion{off: sp[0], text: fmt.Sprintf("(%s(%d, %d), ", throwAtName, line, col)}, insertion{off: sp[1], text: ")"})
 	}
 	if s, e, ok := instrument.Completion(code); ok {
 		ins = append(ins, insertion{off: s, text: completionOpen}, insertion{off: e, text: ")"})
@@ -438,6 +452,17 @@ func (es sourceEdits) column(line, col int) int {
 		shift += in.n
 	}
 	return col - shift
+}
+
+// failedCall reports whether the execution's error is a failed tool
+// call's, which a throw statement's position would not describe.
+func failedCall(e *Execution) bool {
+	for _, c := range e.Calls {
+		if c.Error != "" && strings.Contains(e.Error, c.Error) {
+			return true
+		}
+	}
+	return false
 }
 
 // sourceLine is line n of code, trimmed.

@@ -209,3 +209,27 @@ func TestCodeModeAgent(t *testing.T) {
 		t.Fatalf("steps = %+v", tr.Steps)
 	}
 }
+
+// Item 9: a thrown value that is not an Error gets the line of its throw.
+func TestThrowString_Line(t *testing.T) {
+	it := agent.NewInterpreter(agent.Config{})
+	e := execute(t, it, "const a = 1;\nif (a) throw 'a string';", agent.ExecuteOptions{})
+	if e.Error != "Error: a string" || e.Line != 2 || e.Column != 14 || e.Context != "if (a) throw 'a string';" {
+		t.Fatalf("%+v", e)
+	}
+	e = execute(t, it, "function f() {\n  throw { code: 5 };\n}\nf()", agent.ExecuteOptions{})
+	if e.Line != 2 || e.Context != "throw { code: 5 };" {
+		t.Fatalf("%+v", e)
+	}
+	// A caught throw's value is untouched.
+	e = execute(t, it, "let v; try { throw 'x' } catch (err) { v = err } v", agent.ExecuteOptions{})
+	wantOK(t, e)
+	if e.Result != "x" {
+		t.Fatalf("result = %v", e.Result)
+	}
+	// An Error keeps its own position.
+	e = execute(t, it, "\n\nthrow new Error('boom')", agent.ExecuteOptions{})
+	if e.Line != 3 || e.Column != 16 { // the engine points at the call's parenthesis
+		t.Fatalf("%+v", e)
+	}
+}

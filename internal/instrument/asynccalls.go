@@ -132,3 +132,56 @@ func (a *asyncFinder) node(n ast.Node, inCombinator int) {
 		}
 	}
 }
+
+// Throws finds the throw statements of a module's code: the byte offsets
+// of each one's argument, start and end, in source order; nothing when the
+// code does not parse. The host marks where a throw happened with them, as
+// a thrown value that is not an Error (throw "text") carries no position.
+func Throws(code string) [][2]int {
+	prog, err := parseFile(forAwait(code), true)
+	if err != nil || prog == nil {
+		return nil
+	}
+	var out [][2]int
+	var walk func(v reflect.Value)
+	visit := func(n ast.Node) {
+		if t, ok := n.(*ast.ThrowStatement); ok && t.Argument != nil {
+			s, e := int(t.Argument.Idx0())-1, int(t.Argument.Idx1())-1
+			if s >= 0 && e <= len(code) && s < e {
+				out = append(out, [2]int{s, e})
+			}
+		}
+		v := reflect.ValueOf(n)
+		if v.Kind() == reflect.Pointer && !v.IsNil() {
+			e := v.Elem()
+			for i := 0; i < e.NumField(); i++ {
+				walk(e.Field(i))
+			}
+		}
+	}
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Interface, reflect.Pointer:
+			if !v.IsNil() {
+				if n, ok := v.Interface().(ast.Node); ok {
+					visit(n)
+				}
+			}
+		case reflect.Slice:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+			}
+		case reflect.Struct:
+			if v.CanAddr() && v.Addr().Type().Implements(nodeType) {
+				visit(v.Addr().Interface().(ast.Node))
+				return
+			}
+			for i := 0; i < v.NumField(); i++ {
+				walk(v.Field(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(prog))
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}

@@ -33,3 +33,17 @@ func TestAsyncCalls(t *testing.T) {
 		}
 	}
 }
+
+func TestThrows(t *testing.T) {
+	code := "if (x) throw 'a string';\nfunction f() { throw { code: 5 } }\nthrow (new Error(\"e\"))"
+	var got []string
+	for _, sp := range Throws(code) {
+		got = append(got, code[sp[0]:sp[1]])
+	}
+	if want := []string{"'a string'", "{ code: 5 }", "new Error(\"e\")"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if Throws("throw (") != nil {
+		t.Fatal("found throws in code that does not parse")
+	}
+}
