@@ -198,7 +198,8 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 			return a.fail(tr, err)
 		} else {
 			step.Code = code
-			out, err := s.ex.Run(ctx, code)
+			src, edits := asyncSource(code, a.asyncable)
+			out, err := s.ex.Run(ctx, src)
 			switch {
 			case err == nil && out.IsFinalAnswer:
 				step.Final = true
@@ -213,7 +214,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 					return a.fail(tr, ctx.Err())
 				}
 				step.Error = err.Error()
-				step.Observation = errorObservation(err, code)
+				step.Observation = errorObservation(err, code, edits)
 				if s.ex.State() == airlock.StateDirty || s.ex.State() == airlock.StateDead {
 					step.Observation += "\nThe sandbox was reset after this error: variables from earlier steps are gone."
 					_ = s.ex.Cleanup(ctx)
@@ -268,7 +269,27 @@ func (a *CodeAgent) executorTools(run *tracker, state *State) map[string]any {
 	} {
 		tools[name] = airlock.JSONFunc(fn)
 	}
+	// The promise-returning twins, for the calls a step awaits or gives to
+	// Promise.all (see asyncSource).
+	twins := map[string]any{}
+	for name, fn := range tools {
+		if name != "store" && name != "recall" {
+			twins[asyncPrefix+name] = airlock.Async(fn)
+		}
+	}
+	for name, fn := range twins {
+		tools[name] = fn
+	}
 	return tools
+}
+
+// asyncable reports whether a CodeAgent sandbox function has a twin.
+func (a *CodeAgent) asyncable(name string) bool {
+	switch name {
+	case "parallel", "llm", "llmJson":
+		return true
+	}
+	return a.Tools.lookup(name) != nil && a.Tools.lookup(name).name == name
 }
 
 // codeAgentHelpers tells the model of the helpers beside the tools.
@@ -345,7 +366,7 @@ func outputLimit(n int) int {
 
 // errorObservation tells the model what failed, where, and the line of its
 // code there, with the logs before the failure.
-func errorObservation(err error, code string) string {
+func errorObservation(err error, code string, edits sourceEdits) string {
 	var b strings.Builder
 	var ee *airlock.ExecutorError
 	if errors.As(err, &ee) {
@@ -354,7 +375,7 @@ func errorObservation(err error, code string) string {
 		}
 		fmt.Fprintf(&b, "Error (%s): %s", ee.Code, ee.Message)
 		if line, col := errorPosition(ee); line > 0 {
-			fmt.Fprintf(&b, "\nat line %d, column %d: %s", line, col, sourceLine(code, line))
+			fmt.Fprintf(&b, "\nat line %d, column %d: %s", line, edits.column(line, col), sourceLine(code, line))
 		}
 		return b.String()
 	}

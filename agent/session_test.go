@@ -233,3 +233,28 @@ func TestThrowString_Line(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 }
+
+// Item 3 in the CodeAgent: `await Promise.all` over tools runs them at
+// once (each waits until all three are in flight).
+func TestCodeAgent_PromiseAllConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	wg.Add(3)
+	allIn := make(chan struct{})
+	go func() { wg.Wait(); close(allIn) }()
+	barrier := agent.Tool{ID: "sync.barrier", Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+		wg.Done()
+		select {
+		case <-allIn:
+			return "in", nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+	m := &fakeModel{script: []agent.Completion{codeReply(`const r = await Promise.all([1, 2, 3].map(i => syncBarrier({ i })));
+final_answer(r.join(","))`)}}
+	a := &agent.CodeAgent{Model: m, Tools: toolbox(t, barrier), Executor: airlock.ExecutorOptions{Timeout: 20 * time.Second}}
+	tr, err := a.Run(context.Background(), "t")
+	if err != nil || tr.FinalAnswer != "in,in,in" || len(tr.Steps[0].Calls) != 3 {
+		t.Fatalf("%+v, %v", tr, err)
+	}
+}
