@@ -60,7 +60,9 @@ type CallRequest struct {
 }
 
 // A Policy governs the tool calls of a run. The zero Policy allows every
-// call and bounds none but by the run's own time.
+// call and bounds none but by the run's own time. Check and Approve are
+// called from the goroutines of the calls, concurrently when calls run at
+// once (parallel(), Promise.all, a classic message's calls).
 type Policy struct {
 	// Check runs before each call and decides it; nil allows every call.
 	Check func(ctx context.Context, call CallRequest) Decision
