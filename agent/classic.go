@@ -3,12 +3,11 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/airlockrun/airlock"
 )
@@ -29,9 +28,12 @@ func APIName(id string) string {
 // A ClassicAgent solves a task by tool calling (seed 002's classic mode):
 // the model calls the conversation's tools directly, and run_code to run
 // JavaScript that can itself call them (for parallel calls or data work),
-// until it replies without calling a tool; that reply is the answer.
+// until it replies without calling a tool; that reply is the answer. The
+// tool calls of one model message run concurrently.
 type ClassicAgent struct {
-	Model *OpenAI
+	// Model answers: NewOpenAI for any OpenAI-compatible endpoint, or any
+	// Completer that passes CompletionRequest.Tools on.
+	Model Completer
 	// Tools are the conversation's tools.
 	Tools *Toolbox
 	// Interpreter runs run_code; nil means a new one whose llm() uses Model.
@@ -48,6 +50,13 @@ type ClassicAgent struct {
 	// by the Interpreter's Config.MaxOutput as well). 0 means
 	// airlock.DefaultMaxOutput (20,000); negative means no bound.
 	MaxOutput int
+	// Policy governs every tool call, the model's own and those of
+	// run_code's code, in place of the Interpreter's Config.Policy. Nil
+	// leaves the Interpreter's.
+	Policy *Policy
+	// Budget bounds the tokens and the llm()/llmJson() calls of one Run
+	// (of each ClassicSession.Run); the zero Budget bounds nothing.
+	Budget Budget
 }
 
 const classicInstructions = "You are a helpful assistant. Use the tools to solve the task. " +
@@ -57,90 +66,160 @@ const classicInstructions = "You are a helpful assistant. Use the tools to solve
 
 // Run solves the task; see CodeAgent.Run for the results.
 func (a *ClassicAgent) Run(ctx context.Context, task string) (*Transcript, error) {
+	return a.NewSession(nil).Run(ctx, task)
+}
+
+// A ClassicSession is a conversation with a ClassicAgent: each Run is one
+// turn, which sees the messages of the turns before it and what run_code's
+// store() kept in them. A session runs one turn at a time.
+type ClassicSession struct {
+	a        *ClassicAgent
+	messages []Message
+	state    *State
+}
+
+// NewSession starts a conversation; history, if not empty, is the
+// messages of an earlier one (Transcript.Messages).
+func (a *ClassicAgent) NewSession(history []Message) *ClassicSession {
+	return &ClassicSession{a: a, messages: append([]Message(nil), history...), state: NewState()}
+}
+
+// Messages returns the conversation so far.
+func (s *ClassicSession) Messages() []Message { return append([]Message(nil), s.messages...) }
+
+// Run runs one turn; see CodeSession.Run.
+func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, error) {
+	a := s.a
 	start := time.Now()
 	tr := &Transcript{Task: task, Mode: "classic", Steps: []Step{}}
-	defer func() { tr.Duration = time.Since(start) }()
+	before := len(s.messages)
+	defer func() {
+		tr.Duration = time.Since(start)
+		tr.Messages = s.Messages()
+		tr.NewMessages = append([]Message(nil), s.messages[min(before, len(s.messages)):]...)
+	}()
 	fail := func(err error) (*Transcript, error) {
 		tr.Outcome, tr.Error = OutcomeError, err.Error()
 		return tr, err
+	}
+	if a.Model == nil {
+		return fail(errors.New("agent: ClassicAgent.Model is nil"))
 	}
 	it := a.Interpreter
 	if it == nil {
 		it = NewInterpreter(Config{Completer: a.Model})
 	}
+	policy := a.Policy
+	if policy == nil {
+		policy = it.cfg.Policy
+	}
+	run := newTracker(policy, a.Budget, nil)
 	all, err := NewToolbox(a.Tools.Tools()...)
 	if err != nil {
 		return fail(err)
 	}
-	if err := all.Add(RunCodeTool(it.Clone(), a.Tools, NewState())); err != nil {
+	if err := all.Add(runCodeTool(it.Clone(), a.Tools, s.state, run)); err != nil {
 		return fail(err)
 	}
 	byAPIName := map[string]string{}
-	var apiTools []openai.ChatCompletionToolUnionParam
+	var specs []ToolSpec
 	for _, t := range all.Tools() {
 		byAPIName[APIName(t.ID)] = t.ID
-		params := shared.FunctionParameters{"type": "object"}
+		params := json.RawMessage(`{"type":"object"}`)
 		if t.InputSchema != nil {
-			b, _ := json.Marshal(t.InputSchema)
-			params = shared.FunctionParameters{}
-			_ = json.Unmarshal(b, &params)
+			params, _ = json.Marshal(t.InputSchema)
 		}
-		apiTools = append(apiTools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name: APIName(t.ID), Description: openai.String(t.Description), Parameters: params,
-		}))
+		specs = append(specs, ToolSpec{Name: APIName(t.ID), Description: t.Description, Parameters: params})
 	}
-	instructions := a.Instructions
-	if instructions == "" {
-		instructions = classicInstructions
+	if len(s.messages) == 0 {
+		instructions := a.Instructions
+		if instructions == "" {
+			instructions = classicInstructions
+		}
+		s.messages = append(s.messages, Message{Role: "system", Content: instructions})
 	}
-	messages := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(instructions), openai.UserMessage(task)}
+	s.messages = append(s.messages, Message{Role: "user", Content: task})
 	hooks := loopHooks{onStep: a.OnStep, logger: a.Logger}
 	maxSteps := stepLimit(a.MaxSteps)
 	for i := 1; i <= maxSteps; i++ {
 		stepStart := time.Now()
-		resp, err := a.Model.chat(ctx, openai.ChatCompletionNewParams{Messages: messages, Tools: apiTools})
+		resp, err := a.Model.Complete(ctx, CompletionRequest{Messages: s.messages, Tools: specs})
 		if err != nil {
 			return fail(fmt.Errorf("step %d: the model failed: %w", i, err))
 		}
-		msg := resp.Choices[0].Message
-		step := Step{Index: i, ModelReply: msg.Content, Usage: usageOf(resp)}
-		tr.Usage.add(step.Usage)
-		messages = append(messages, msg.ToParam())
-		if len(msg.ToolCalls) == 0 {
+		u := resp.Usage
+		if u.Completions == 0 {
+			u.Completions = 1
+		}
+		run.addUsage(u, false)
+		step := Step{Index: i, ModelReply: resp.Text}
+		s.messages = append(s.messages, Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls})
+		if len(resp.ToolCalls) == 0 {
 			step.Final = true
-			tr.Outcome, tr.FinalAnswer = OutcomeFinalAnswer, msg.Content
+			tr.Outcome, tr.FinalAnswer = OutcomeFinalAnswer, resp.Text
 		}
-		for _, call := range msg.ToolCalls {
-			tc := ToolCall{Tool: call.Function.Name, Input: call.Function.Arguments}
-			id, ok := byAPIName[call.Function.Name]
-			var out json.RawMessage
-			if !ok {
-				err = notFound(call.Function.Name)
-			} else {
-				out, err = all.Call(ctx, id, json.RawMessage(call.Function.Arguments))
-			}
-			if err != nil {
-				tc.Result, tc.Error = "Error: "+err.Error(), true
-			} else {
-				tc.Result = resultForModel(out)
-			}
-			tc.Result = airlock.ClipText(tc.Result, outputLimit(a.MaxOutput))
-			if id == RunCodeID {
-				step.Code = codeOf(call.Function.Arguments)
-			}
-			step.ToolCalls = append(step.ToolCalls, tc)
-			messages = append(messages, openai.ToolMessage(tc.Result, call.ID))
+		if err := run.exceeded(); err != nil && !step.Final {
+			step.Calls, step.Usage = run.drain()
+			tr.add(step)
+			return fail(err)
 		}
+		// The calls of one message run concurrently; their results go
+		// back in the order the model made them.
+		step.ToolCalls = make([]ToolCall, len(resp.ToolCalls))
+		var wg sync.WaitGroup
+		for j, call := range resp.ToolCalls {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				step.ToolCalls[j] = a.callTool(ctx, run, all, byAPIName, call)
+			}()
+		}
+		wg.Wait()
+		for j, call := range resp.ToolCalls {
+			if byAPIName[call.Name] == RunCodeID && step.Code == "" {
+				step.Code = codeOf(call.Arguments)
+			}
+			s.messages = append(s.messages, Message{Role: "tool", Content: step.ToolCalls[j].Result, ToolCallID: call.ID})
+		}
+		if len(step.ToolCalls) == 0 {
+			step.ToolCalls = nil
+		}
+		step.Calls, step.Usage = run.drain()
 		step.Duration = time.Since(stepStart)
-		tr.Steps = append(tr.Steps, step)
+		tr.add(step)
 		hooks.emit("classic", step)
 		if step.Final {
 			return tr, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		if err := run.exceeded(); err != nil {
+			return fail(err)
 		}
 	}
 	tr.Outcome = OutcomeMaxSteps
 	tr.Error = fmt.Sprintf("no final answer after %d steps", maxSteps)
 	return tr, nil
+}
+
+// callTool runs one tool call of the model, governed and recorded.
+func (a *ClassicAgent) callTool(ctx context.Context, run *tracker, all *Toolbox, byAPIName map[string]string, call ModelToolCall) ToolCall {
+	tc := ToolCall{Tool: call.Name, Input: call.Arguments}
+	var out json.RawMessage
+	var err error
+	if id, ok := byAPIName[call.Name]; !ok {
+		err = notFound(call.Name)
+	} else {
+		out, err = run.callByID(ctx, all, id, json.RawMessage(call.Arguments))
+	}
+	if err != nil {
+		tc.Result, tc.Error = "Error: "+err.Error(), true
+	} else {
+		tc.Result = resultForModel(out)
+	}
+	tc.Result = airlock.ClipText(tc.Result, outputLimit(a.MaxOutput))
+	return tc
 }
 
 // resultForModel is a tool's JSON result as the model reads it: a string

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/airlockrun/airlock"
 )
@@ -25,8 +23,9 @@ const DefaultMaxSteps = 10
 // (state persists from step to step), the logs and the value or the error
 // go back to the model, until the code calls final_answer(value).
 type CodeAgent struct {
-	// Model answers; NewOpenAI for any OpenAI-compatible endpoint.
-	Model *OpenAI
+	// Model answers: NewOpenAI for any OpenAI-compatible endpoint, or any
+	// Completer.
+	Model Completer
 	// Tools are the functions the code calls, by camelCase name, with one
 	// input object.
 	Tools *Toolbox
@@ -46,15 +45,25 @@ type CodeAgent struct {
 	// much was cut (airlock.ClipText). 0 means airlock.DefaultMaxOutput
 	// (20,000); negative means no bound.
 	MaxOutput int
+	// Policy governs the code's tool calls: allow, deny, wait for an
+	// approval, per-tool timeouts. Nil allows every call.
+	Policy *Policy
+	// Budget bounds the tokens and the llm()/llmJson() calls of one Run
+	// (of each Session.Run); the zero Budget bounds nothing.
+	Budget Budget
 }
 
 // SystemPrompt is the agent's system prompt: Appendix D's text with the
 // tools' declarations.
 func (a *CodeAgent) SystemPrompt() (string, error) {
+	instructions := codeAgentHelpers
+	if a.Instructions != "" {
+		instructions += "\n\n" + a.Instructions
+	}
 	return airlock.RenderCodeAgentPrompt(airlock.PromptOptions{
 		Tools:              toolDocs(a.Tools.Tools()),
 		AuthorizedImports:  a.Executor.AuthorizedImports,
-		CustomInstructions: a.Instructions,
+		CustomInstructions: instructions,
 	})
 }
 
@@ -81,48 +90,116 @@ func toolDocs(tools []Tool) []airlock.ToolDoc {
 
 // Run solves the task. It returns the transcript, complete or as far as it
 // got; the error is set when the loop could not go on (the model failed,
-// the context ended, the sandbox could not start).
+// the context ended, the budget ran out, the sandbox could not start).
 func (a *CodeAgent) Run(ctx context.Context, task string) (*Transcript, error) {
-	start := time.Now()
-	tr := &Transcript{Task: task, Mode: "code", Steps: []Step{}}
-	defer func() { tr.Duration = time.Since(start) }()
-	system, err := a.SystemPrompt()
-	if err != nil {
-		return a.fail(tr, err)
-	}
+	s := a.NewSession(nil)
+	defer s.Close()
+	return s.Run(ctx, task)
+}
+
+// A CodeSession is a conversation with a CodeAgent: each Run is one turn,
+// which sees the messages of the turns before it and, as the executor
+// lives from turn to turn, their variables. Close releases the executor.
+// A session runs one turn at a time.
+type CodeSession struct {
+	a        *CodeAgent
+	messages []Message
+	ex       *airlock.Executor
+	opts     airlock.ExecutorOptions
+	state    *State
+}
+
+// NewSession starts a conversation. history, if not empty, is the messages
+// of an earlier conversation (Transcript.Messages of its last turn): the
+// model reads them, though the variables of their code are gone.
+func (a *CodeAgent) NewSession(history []Message) *CodeSession {
 	opts := a.Executor
 	opts.RunConcurrency = airlock.RunReject
-	ex, err := airlock.NewExecutor(opts)
-	if err != nil {
+	return &CodeSession{a: a, messages: append([]Message(nil), history...), opts: opts, state: NewState()}
+}
+
+// Messages returns the conversation so far.
+func (s *CodeSession) Messages() []Message { return append([]Message(nil), s.messages...) }
+
+// Close releases the session's executor. It is idempotent.
+func (s *CodeSession) Close() error {
+	if s.ex == nil {
+		return nil
+	}
+	err := s.ex.Cleanup(context.Background())
+	s.ex = nil
+	return err
+}
+
+// Run runs one turn: the task, or the follow-up, and the steps it takes.
+// The transcript's Messages are the whole conversation after the turn and
+// NewMessages the turn's own.
+func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error) {
+	a := s.a
+	start := time.Now()
+	tr := &Transcript{Task: task, Mode: "code", Steps: []Step{}}
+	before := len(s.messages)
+	defer func() {
+		tr.Duration = time.Since(start)
+		tr.Messages = s.Messages()
+		tr.NewMessages = append([]Message(nil), s.messages[min(before, len(s.messages)):]...)
+	}()
+	if a.Model == nil {
+		return a.fail(tr, errors.New("agent: CodeAgent.Model is nil"))
+	}
+	run := newTracker(a.Policy, a.Budget, nil)
+	tools := a.executorTools(run, s.state)
+	if len(s.messages) == 0 {
+		system, err := a.SystemPrompt()
+		if err != nil {
+			return a.fail(tr, err)
+		}
+		s.messages = append(s.messages, Message{Role: "system", Content: system})
+		s.messages = append(s.messages, Message{Role: "user", Content: "Task: " + task})
+	} else {
+		s.messages = append(s.messages, Message{Role: "user", Content: "New task: " + task})
+	}
+	if s.ex == nil {
+		ex, err := airlock.NewExecutor(s.opts)
+		if err != nil {
+			return a.fail(tr, err)
+		}
+		s.ex = ex
+		if err := a.startExecutor(ctx, ex, tools); err != nil {
+			return a.fail(tr, err)
+		}
+	} else if err := s.ex.SendTools(ctx, tools); err != nil { // this turn's tracker
 		return a.fail(tr, err)
 	}
-	defer func() { ex.Cleanup(context.WithoutCancel(ctx)) }() // the last executor: a dirty step replaces it
-	tools := a.executorTools()
-	if err := a.startExecutor(ctx, ex, tools); err != nil {
-		return a.fail(tr, err)
-	}
-	messages := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system), openai.UserMessage("Task: " + task)}
 	hooks := loopHooks{onStep: a.OnStep, logger: a.Logger}
 	maxSteps := stepLimit(a.MaxSteps)
 	maxOutput := outputLimit(a.MaxOutput)
 	for i := 1; i <= maxSteps; i++ {
 		stepStart := time.Now()
 		step := Step{Index: i}
-		resp, err := a.Model.chat(ctx, openai.ChatCompletionNewParams{Messages: messages})
+		resp, err := a.Model.Complete(ctx, CompletionRequest{Messages: s.messages})
 		if err != nil {
 			return a.fail(tr, fmt.Errorf("step %d: the model failed: %w", i, err))
 		}
-		step.Usage = usageOf(resp)
-		tr.Usage.add(step.Usage)
-		step.ModelReply = resp.Choices[0].Message.Content
-		messages = append(messages, openai.AssistantMessage(step.ModelReply))
+		u := resp.Usage
+		if u.Completions == 0 {
+			u.Completions = 1
+		}
+		run.addUsage(u, false)
+		step.ModelReply = resp.Text
+		s.messages = append(s.messages, Message{Role: "assistant", Content: step.ModelReply})
 		code, ok := ExtractCode(step.ModelReply)
 		if !ok {
 			step.Error = "no code block in the reply"
 			step.Observation = "Error: your reply had no code block. Reply with \"Thought:\" and then one JavaScript code block that starts with ```js and ends with ```, and call final_answer(value) when you have the answer."
+		} else if err := run.exceeded(); err != nil {
+			step.Calls, step.Usage = run.drain()
+			tr.add(step)
+			return a.fail(tr, err)
 		} else {
 			step.Code = code
-			out, err := ex.Run(ctx, code)
+			src, edits := asyncSource(code, a.asyncable)
+			out, err := s.ex.Run(ctx, src)
 			switch {
 			case err == nil && out.IsFinalAnswer:
 				step.Final = true
@@ -132,14 +209,19 @@ func (a *CodeAgent) Run(ctx context.Context, task string) (*Transcript, error) {
 				step.Observation = observation(out.Logs, out.Output)
 			default:
 				if ctx.Err() != nil {
+					step.Calls, step.Usage = run.drain()
+					tr.add(step)
 					return a.fail(tr, ctx.Err())
 				}
 				step.Error = err.Error()
-				step.Observation = errorObservation(err, code)
-				if ex.State() == airlock.StateDirty || ex.State() == airlock.StateDead {
+				step.Observation = errorObservation(err, code, edits)
+				if s.ex.State() == airlock.StateDirty || s.ex.State() == airlock.StateDead {
 					step.Observation += "\nThe sandbox was reset after this error: variables from earlier steps are gone."
-					_ = ex.Cleanup(ctx)
-					if ex, err = airlock.NewExecutor(opts); err == nil {
+					_ = s.ex.Cleanup(ctx)
+					s.ex = nil
+					ex, err := airlock.NewExecutor(s.opts)
+					if err == nil {
+						s.ex = ex
 						err = a.startExecutor(ctx, ex, tools)
 					}
 					if err != nil {
@@ -148,14 +230,18 @@ func (a *CodeAgent) Run(ctx context.Context, task string) (*Transcript, error) {
 				}
 			}
 		}
+		step.Calls, step.Usage = run.drain()
 		step.Observation = airlock.ClipText(step.Observation, maxOutput)
 		step.Duration = time.Since(stepStart)
-		tr.Steps = append(tr.Steps, step)
+		tr.add(step)
 		hooks.emit("code", step)
 		if step.Final {
 			return tr, nil
 		}
-		messages = append(messages, openai.UserMessage("Observation:\n"+step.Observation))
+		if err := run.exceeded(); err != nil {
+			return a.fail(tr, err)
+		}
+		s.messages = append(s.messages, Message{Role: "user", Content: "Observation:\n" + step.Observation})
 	}
 	tr.Outcome = OutcomeMaxSteps
 	tr.Error = fmt.Sprintf("no final answer after %d steps", maxSteps)
@@ -169,16 +255,49 @@ func (a *CodeAgent) fail(tr *Transcript, err error) (*Transcript, error) {
 	return tr, err
 }
 
-func (a *CodeAgent) executorTools() map[string]any {
+// executorTools are the sandbox's functions: the tools, and the helpers
+// parallel, llm and llmJson of code mode (store and recall over the
+// session's state), governed and counted by run.
+func (a *CodeAgent) executorTools(run *tracker, state *State) map[string]any {
 	tools := map[string]any{}
 	for _, t := range a.Tools.Tools() {
-		e := a.Tools.lookup(t.ID)
-		tools[FunctionName(t.ID)] = airlock.JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			return e.callArgs(ctx, args)
-		})
+		tools[FunctionName(t.ID)] = airlock.JSONFunc(toolFunc(run, a.Tools.lookup(t.ID)))
+	}
+	x := &execution{it: NewInterpreter(Config{Completer: a.Model}), tools: a.Tools, state: state, tr: run}
+	for name, fn := range map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+		"parallel": x.parallel, "llm": x.llm, "llmJson": x.llmJSON, "store": x.store, "recall": x.recall,
+	} {
+		tools[name] = airlock.JSONFunc(fn)
+	}
+	// The promise-returning twins, for the calls a step awaits or gives to
+	// Promise.all (see asyncSource).
+	twins := map[string]any{}
+	for name, fn := range tools {
+		if name != "store" && name != "recall" {
+			twins[asyncPrefix+name] = airlock.Async(fn)
+		}
+	}
+	for name, fn := range twins {
+		tools[name] = fn
 	}
 	return tools
 }
+
+// asyncable reports whether a CodeAgent sandbox function has a twin.
+func (a *CodeAgent) asyncable(name string) bool {
+	switch name {
+	case "parallel", "llm", "llmJson":
+		return true
+	}
+	return a.Tools.lookup(name) != nil && a.Tools.lookup(name).name == name
+}
+
+// codeAgentHelpers tells the model of the helpers beside the tools.
+const codeAgentHelpers = "Besides the tools, these functions are available: " +
+	"parallel([{tool, input}]) runs tool calls (by tool ID) concurrently and returns their results in order, a failure as {error}; " +
+	"await Promise.all([...]) over tool calls runs them concurrently too; " +
+	"llm(prompt) asks a language model for text; llmJson(prompt, schema?) asks it for JSON; " +
+	"store(key, value) and recall(key) keep values for later steps and turns."
 
 func (a *CodeAgent) startExecutor(ctx context.Context, ex *airlock.Executor, tools map[string]any) error {
 	if err := ex.Init(ctx); err != nil {
@@ -247,7 +366,7 @@ func outputLimit(n int) int {
 
 // errorObservation tells the model what failed, where, and the line of its
 // code there, with the logs before the failure.
-func errorObservation(err error, code string) string {
+func errorObservation(err error, code string, edits sourceEdits) string {
 	var b strings.Builder
 	var ee *airlock.ExecutorError
 	if errors.As(err, &ee) {
@@ -256,7 +375,7 @@ func errorObservation(err error, code string) string {
 		}
 		fmt.Fprintf(&b, "Error (%s): %s", ee.Code, ee.Message)
 		if line, col := errorPosition(ee); line > 0 {
-			fmt.Fprintf(&b, "\nat line %d, column %d: %s", line, col, sourceLine(code, line))
+			fmt.Fprintf(&b, "\nat line %d, column %d: %s", line, edits.column(line, col), sourceLine(code, line))
 		}
 		return b.String()
 	}
@@ -285,19 +404,4 @@ func errorPosition(ee *airlock.ExecutorError) (int, int) {
 		}
 	}
 	return 0, 0
-}
-
-// chat asks the model, summing nothing: the caller counts usage.
-func (o *OpenAI) chat(ctx context.Context, params openai.ChatCompletionNewParams) (*openai.ChatCompletion, error) {
-	if params.Model == "" {
-		params.Model = shared.ChatModel(o.Model)
-	}
-	resp, err := o.Client.Chat.Completions.New(ctx, params)
-	if err != nil {
-		return nil, err
-	}
-	if len(resp.Choices) == 0 {
-		return nil, errors.New("the model returned no choices")
-	}
-	return resp, nil
 }

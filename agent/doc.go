@@ -35,11 +35,11 @@
 // statement when that is an expression statement (a script's completion
 // value for the common case: `results.join("\n")` at the end). Tools and
 // helpers return their values directly, so code written for a synchronous
-// sandbox works unchanged, and `await` on them works as well; parallel() is
-// the way to run tool calls concurrently. The helpers:
+// sandbox works unchanged, and `await` on them works as well; parallel() and
+// `await Promise.all([...])` run tool calls concurrently. The helpers:
 //
 //	parallel([{tool, input}])  concurrent tool calls by ID; a failure is {error} in its slot
-//	llm(prompt), llmJson(prompt)  completions through Config.Completer (NewOpenAI: any
+//	llm(prompt), llmJson(prompt, schema?)  completions through Config.Completer (NewOpenAI: any
 //	                           OpenAI-compatible endpoint, OPENAI_API_KEY, OPENAI_BASE_URL)
 //	complete({response, data?, followUp?}), output(...), done()
 //	log(...), store(key, value), recall(key), toolSchema(id), input
@@ -76,11 +76,45 @@
 // code block (ExtractCode), the code runs with the tools as functions and
 // state kept from step to step, and the logs and value, or the error with
 // its line and the code there, are the next observation, until
-// final_answer(value) or MaxSteps. ClassicAgent is the tool-calling loop of
-// seed 002: the model calls the tools (by APIName) and run_code. Both talk
-// to any OpenAI-compatible endpoint through NewOpenAI (retries on transient
-// errors, cancellation by the context), report each Step to OnStep and to
-// log/slog, and return a Transcript with the token usage summed.
+// final_answer(value) or MaxSteps; its sandbox also has parallel, llm,
+// llmJson, store and recall. CodeModeAgent is seed 002's code-mode loop:
+// Interpreter.Prompt as the system prompt, each reply's code in a fresh
+// sandbox of the Interpreter, FormatExecution's text as the observation,
+// until complete() or done(). ClassicAgent is the tool-calling loop of
+// seed 002: the model calls the tools (by APIName) and run_code, the calls
+// of one message concurrently. Both take any Completer (NewOpenAI: retries
+// on transient errors, cancellation by the context), report each Step to
+// OnStep and to log/slog, and return a Transcript with the token usage
+// summed.
+//
+// # Models, tool calls, usage
+//
+// Both loops take a Completer (NewOpenAI, or any provider or test double):
+// Complete returns a Completion with the text, the tool calls and the
+// Usage. Every tool call, by the code or by the model, is a CallRecord in
+// Execution.Calls and Step.Calls (tool, input, output or error, start,
+// duration). A Policy (Config.Policy, ExecuteOptions.Policy,
+// CodeAgent.Policy, ClassicAgent.Policy) runs before each call: Allow,
+// Deny with a message the code sees as an error (errors.Is ErrDenied), or
+// Ask, which waits for Policy.Approve; Policy.Timeout and Timeouts bound
+// each call, even one whose handler ignores its context. Usage counts the
+// loop's completions and the llm()/llmJson() sub-calls of its code, per
+// step and in total; a Budget stops a run with ErrBudget. A failed
+// run_code is the tool's error (RunCodeError), so a tool-calling model
+// sees a failed call.
+//
+// Calls whose promise the code uses (await f(), Promise.all([f(), g()]),
+// xs.map(x => f(x)) inside Promise.all, f().then) call a promise-returning
+// twin of the tool, so they run concurrently; every other call returns its
+// value. llmJson(prompt, schema) asks for structured output.
+//
+// # Conversations
+//
+// CodeAgent.NewSession and ClassicAgent.NewSession keep a conversation: each
+// Run is a turn that sees the earlier messages; a CodeSession keeps its
+// executor (and so the variables) between turns, a ClassicSession the
+// store()/recall() state. Transcript.Messages is the conversation after a
+// turn; NewSession(messages) resumes it.
 //
 // # Artifacts
 //

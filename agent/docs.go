@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -87,11 +88,27 @@ func sortedTools(tools []Tool) []Tool {
 	return out
 }
 
-// firstSentence is the first line of a description, for one-line listings.
+// listingWidth bounds a description in the compact listing, in
+// characters.
+const listingWidth = 120
+
+// firstSentence is the start of a description, for one-line listings: its
+// first line, then its first sentence, then at most listingWidth
+// characters, cut at a word with "…".
 func firstSentence(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])
+	}
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	if r := []rune(s); len(r) > listingWidth {
+		cut := string(r[:listingWidth])
+		if i := strings.LastIndexByte(cut, ' '); i > listingWidth/2 {
+			cut = cut[:i]
+		}
+		s = strings.TrimRight(cut, " ,;:") + "…"
 	}
 	return s
 }
@@ -136,9 +153,10 @@ func writeToolDecl(b *strings.Builder, t Tool) {
 // writeTypeDecl declares a named type: an interface for an object with
 // properties, else a type alias.
 func writeTypeDecl(b *strings.Builder, name string, s *jsonschema.Schema) {
-	if isObjectWithProperties(s) && len(s.AnyOf) == 0 && len(s.OneOf) == 0 {
+	if isObjectWithProperties(s) && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && len(s.AllOf) == 0 && s.Ref == "" {
 		writeDoc(b, "", s.Description)
-		fmt.Fprintf(b, "interface %s %s\n", name, objectType(s, "", 0))
+		g := &tsGen{root: s, active: map[string]bool{}}
+		fmt.Fprintf(b, "interface %s %s\n", name, g.object(s, ""))
 		return
 	}
 	writeDoc(b, "", s.Description)
@@ -174,45 +192,126 @@ func writeDoc(b *strings.Builder, indent, text string) {
 
 var tsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
-// maxTypeDepth bounds how deeply tsType writes a schema: a part nested
-// deeper is written unknown. Schemas can come from elsewhere (an upstream
-// MCP server's tools), and an object type indents each level, so the text
-// of a schema nested thousands of levels deep would grow with the cube of
-// its depth.
+// tsType is the TypeScript type of a schema, written at an indentation.
+func tsType(s *jsonschema.Schema, indent string) string {
+	g := &tsGen{root: s, active: map[string]bool{}}
+	return g.typ(s, indent)
+}
+
+// tsGen writes the TypeScript of one schema: root resolves its local
+// $refs, active holds the references being expanded (the cycle guard).
+type tsGen struct {
+	root   *jsonschema.Schema
+	active map[string]bool
+	depth  int // how deep typ is in the schema, bounded by maxTypeDepth
+}
+
+// maxTypeDepth bounds how deeply typ writes a schema: a part nested deeper
+// is written unknown. Schemas can come from elsewhere (an upstream MCP
+// server's tools), and an object type indents each level, so the text of a
+// schema nested thousands of levels deep would grow with the cube of its
+// depth.
 const maxTypeDepth = 32
 
-// tsType is the TypeScript type of a schema, written at an indentation.
-func tsType(s *jsonschema.Schema, indent string) string { return typeAt(s, indent, 0) }
+// maxRefDepth bounds how deep references expand, cycles aside.
+const maxRefDepth = 32
 
-func typeAt(s *jsonschema.Schema, indent string, depth int) string {
-	if s == nil || depth > maxTypeDepth {
+// resolve finds a local reference: #, #/$defs/X, #/definitions/X.
+func (g *tsGen) resolve(ref string) (*jsonschema.Schema, string) {
+	if ref == "#" {
+		return g.root, "root"
+	}
+	for _, p := range []string{"#/$defs/", "#/definitions/"} {
+		if name, ok := strings.CutPrefix(ref, p); ok {
+			if d := g.root.Defs[name]; d != nil {
+				return d, name
+			}
+			if d := g.root.Definitions[name]; d != nil {
+				return d, name
+			}
+		}
+	}
+	return nil, ""
+}
+
+func (g *tsGen) typ(s *jsonschema.Schema, indent string) string {
+	if s == nil || g.depth > maxTypeDepth {
 		return "unknown"
 	}
-	if s.Const != nil {
-		return literal(*s.Const)
+	g.depth++
+	defer func() { g.depth-- }()
+	if s.Ref != "" {
+		target, name := g.resolve(s.Ref)
+		if target == nil {
+			return "unknown"
+		}
+		if g.active[s.Ref] || len(g.active) >= maxRefDepth {
+			return "unknown /* " + name + ", recursive */"
+		}
+		g.active[s.Ref] = true
+		defer delete(g.active, s.Ref)
+		return g.typ(target, indent)
 	}
-	if len(s.Enum) > 0 {
+	var t string
+	switch {
+	case s.Const != nil:
+		t = literal(*s.Const)
+	case len(s.Enum) > 0:
 		parts := make([]string, len(s.Enum))
 		for i, v := range s.Enum {
 			parts[i] = literal(v)
 		}
-		return strings.Join(parts, " | ")
-	}
-	if alts := append(append([]*jsonschema.Schema{}, s.AnyOf...), s.OneOf...); len(alts) > 0 {
+		t = strings.Join(parts, " | ")
+	case len(s.AnyOf)+len(s.OneOf) > 0:
+		alts := append(append([]*jsonschema.Schema{}, s.AnyOf...), s.OneOf...)
 		parts := make([]string, len(alts))
 		for i, a := range alts {
-			parts[i] = typeAt(a, indent, depth+1)
+			parts[i] = g.typ(a, indent)
 		}
-		return strings.Join(parts, " | ")
+		t = strings.Join(parts, " | ")
+	default:
+		t = g.base(s, indent)
 	}
+	if len(s.AllOf) == 0 {
+		return t
+	}
+	parts := []string{}
+	if t != "unknown" {
+		parts = append(parts, paren(t))
+	}
+	for _, a := range s.AllOf {
+		parts = append(parts, g.typ(a, indent))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	for i := range parts {
+		parts[i] = paren(parts[i])
+	}
+	return strings.Join(parts, " & ")
+}
+
+// paren puts a union in parentheses, for an intersection or an array.
+func paren(t string) string {
+	if strings.Contains(t, " | ") && !strings.HasPrefix(t, "{") {
+		return "(" + t + ")"
+	}
+	return t
+}
+
+// base is the type of a schema's type keyword(s).
+func (g *tsGen) base(s *jsonschema.Schema, indent string) string {
 	types := s.Types
 	if s.Type != "" {
 		types = []string{s.Type}
 	}
 	if len(types) == 0 {
-		if len(s.Properties) > 0 {
+		switch {
+		case len(s.Properties) > 0:
 			types = []string{"object"}
-		} else {
+		case len(s.PrefixItems) > 0 || s.Items != nil:
+			types = []string{"array"}
+		default:
 			return "unknown"
 		}
 	}
@@ -228,13 +327,9 @@ func typeAt(s *jsonschema.Schema, indent string, depth int) string {
 		case "null":
 			parts[i] = "null"
 		case "array":
-			item := typeAt(s.Items, indent, depth+1)
-			if strings.ContainsAny(item, "|&") && !strings.HasPrefix(item, "{") {
-				item = "(" + item + ")"
-			}
-			parts[i] = item + "[]"
+			parts[i] = g.array(s, indent)
 		case "object":
-			parts[i] = objectType(s, indent, depth)
+			parts[i] = g.object(s, indent)
 		default:
 			parts[i] = "unknown"
 		}
@@ -242,15 +337,32 @@ func typeAt(s *jsonschema.Schema, indent string, depth int) string {
 	return strings.Join(parts, " | ")
 }
 
-// objectType is an object type literal: its properties, each with its doc
-// comment, optional unless required; or a record of its additional
-// properties.
-func objectType(s *jsonschema.Schema, indent string, depth int) string {
+// array is an array type, or a tuple for prefixItems (closed when items is
+// false, else with the rest as items).
+func (g *tsGen) array(s *jsonschema.Schema, indent string) string {
+	if len(s.PrefixItems) == 0 {
+		return paren(g.typ(s.Items, indent)) + "[]"
+	}
+	parts := make([]string, 0, len(s.PrefixItems)+1)
+	for _, p := range s.PrefixItems {
+		parts = append(parts, g.typ(p, indent))
+	}
+	if s.Items == nil || s.Items.Not == nil {
+		parts = append(parts, "..."+paren(g.typ(s.Items, indent))+"[]")
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// object is an object type literal: its properties, each with its doc
+// comment, optional unless required, and an index signature for its
+// additional properties; or a record of its additional properties.
+func (g *tsGen) object(s *jsonschema.Schema, indent string) string {
+	ap := s.AdditionalProperties
 	if len(s.Properties) == 0 {
-		if ap := s.AdditionalProperties; ap != nil && ap.Not == nil {
-			return "Record<string, " + typeAt(ap, indent, depth+1) + ">"
+		if ap != nil && ap.Not == nil {
+			return "Record<string, " + g.typ(ap, indent) + ">"
 		}
-		if s.AdditionalProperties != nil && s.AdditionalProperties.Not != nil {
+		if ap != nil && ap.Not != nil {
 			return "Record<string, never>"
 		}
 		return "Record<string, unknown>"
@@ -265,9 +377,7 @@ func objectType(s *jsonschema.Schema, indent string, depth int) string {
 	inner := indent + "  "
 	for _, n := range names {
 		p := s.Properties[n]
-		if p != nil {
-			writeDoc(&b, inner, p.Description)
-		}
+		writeDoc(&b, inner, schemaDoc(p))
 		key := n
 		if !tsIdent.MatchString(n) {
 			key = strconvQuote(n)
@@ -276,10 +386,56 @@ func objectType(s *jsonschema.Schema, indent string, depth int) string {
 		if required[n] {
 			opt = ""
 		}
-		fmt.Fprintf(&b, "%s%s%s: %s;\n", inner, key, opt, typeAt(p, inner, depth+1))
+		fmt.Fprintf(&b, "%s%s%s: %s;\n", inner, key, opt, g.typ(p, inner))
+	}
+	if ap != nil && ap.Not == nil {
+		// Every property must fit the index signature, so it is unknown
+		// unless the named ones are all of its type.
+		fmt.Fprintf(&b, "%s[key: string]: unknown; // more properties: %s\n", inner, strings.ReplaceAll(g.typ(ap, inner), "\n", " "))
 	}
 	b.WriteString(indent + "}")
 	return b.String()
+}
+
+// schemaDoc is a property's doc comment: its description, then its
+// format, default, bounds and pattern, as JSDoc tags.
+func schemaDoc(p *jsonschema.Schema) string {
+	if p == nil {
+		return ""
+	}
+	lines := []string{}
+	if d := strings.TrimSpace(p.Description); d != "" {
+		lines = append(lines, d)
+	}
+	tag := func(name string, v any) { lines = append(lines, fmt.Sprintf("@%s %v", name, v)) }
+	if p.Format != "" {
+		tag("format", p.Format)
+	}
+	if len(p.Default) > 0 {
+		tag("default", string(p.Default))
+	}
+	num := func(name string, v *float64) {
+		if v != nil {
+			tag(name, strconv.FormatFloat(*v, 'g', -1, 64))
+		}
+	}
+	num("minimum", p.Minimum)
+	num("exclusiveMinimum", p.ExclusiveMinimum)
+	num("maximum", p.Maximum)
+	num("exclusiveMaximum", p.ExclusiveMaximum)
+	count := func(name string, v *int) {
+		if v != nil {
+			tag(name, *v)
+		}
+	}
+	count("minLength", p.MinLength)
+	count("maxLength", p.MaxLength)
+	count("minItems", p.MinItems)
+	count("maxItems", p.MaxItems)
+	if p.Pattern != "" {
+		tag("pattern", p.Pattern)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // propertyOrder is the schema's property order if it has one (inferred

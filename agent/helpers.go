@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,10 @@ type execution struct {
 	it    *Interpreter
 	tools *Toolbox
 	state *State
+	tr    *tracker
+	async map[string]bool // the functions with a promise-returning twin
+
+	throwLine, throwCol int // of the last throw statement that ran
 
 	mu     sync.Mutex
 	output []string
@@ -42,14 +47,22 @@ func (x *execution) globals(input any) (map[string]any, error) {
 		if _, taken := g[name]; taken {
 			return nil, fmt.Errorf("agent: tool %q and a registered function are both named %s", t.ID, name)
 		}
-		e := x.tools.lookup(t.ID)
-		g[name] = airlock.JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			return e.callArgs(ctx, args)
-		})
+		fn := toolFunc(x.tr, x.tools.lookup(t.ID))
+		g[name] = airlock.JSONFunc(fn)
+		g[asyncPrefix+name] = airlock.Async(airlock.JSONFunc(fn))
 	}
-	g["parallel"] = airlock.JSONFunc(x.parallel)
-	g["llm"] = airlock.JSONFunc(x.llm)
-	g["llmJson"] = airlock.JSONFunc(x.llmJSON)
+	for name, fn := range map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
+		"parallel": x.parallel, "llm": x.llm, "llmJson": x.llmJSON,
+	} {
+		g[name] = airlock.JSONFunc(fn)
+		g[asyncPrefix+name] = airlock.Async(airlock.JSONFunc(fn))
+	}
+	x.async = map[string]bool{}
+	for k := range g {
+		if strings.HasPrefix(k, asyncPrefix) {
+			x.async[strings.TrimPrefix(k, asyncPrefix)] = true
+		}
+	}
 	g["complete"] = airlock.JSONFunc(x.complete)
 	g["toolSchema"] = airlock.JSONFunc(x.toolSchema)
 	g["store"] = airlock.JSONFunc(x.store)
@@ -58,6 +71,11 @@ func (x *execution) globals(input any) (map[string]any, error) {
 		x.mu.Lock()
 		defer x.mu.Unlock()
 		x.output = append(x.output, airlock.Log{Args: args}.Message())
+	}
+	g[throwAtName] = func(line, col int) {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		x.throwLine, x.throwCol = line, col
 	}
 	g["done"] = func() {
 		x.mu.Lock()
@@ -76,6 +94,17 @@ func (x *execution) globals(input any) (map[string]any, error) {
 	}
 	return g, nil
 }
+
+// thrownAt is the position of the last throw statement that ran.
+func (x *execution) thrownAt() (int, int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.throwLine, x.throwCol
+}
+
+// asyncable reports whether a sandbox function has a promise-returning
+// twin.
+func (x *execution) asyncable(name string) bool { return x.async[name] }
 
 // firstArg is the first element of the JSON text of an argument list, or
 // nothing.
@@ -137,7 +166,7 @@ func (x *execution) parallel(ctx context.Context, args json.RawMessage) (json.Ra
 			if *c.Tool == RunCodeID || *c.Tool == FunctionName(RunCodeID) {
 				err = notFound(*c.Tool)
 			} else {
-				out, err = x.tools.Call(ctx, *c.Tool, c.Input)
+				out, err = x.tr.callByID(ctx, x.tools, *c.Tool, c.Input)
 			}
 			if err != nil {
 				out, _ = json.Marshal(map[string]string{"error": err.Error()})
@@ -166,44 +195,108 @@ func (x *execution) llm(ctx context.Context, args json.RawMessage) (json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	text, err := c.Complete(ctx, CompletionRequest{Messages: []Message{{Role: "user", Content: prompt}}})
+	resp, err := x.tr.complete(ctx, c, CompletionRequest{Messages: []Message{{Role: "user", Content: prompt}}})
 	if err != nil {
 		return nil, fmt.Errorf("llm() failed: %v", err)
 	}
-	return json.Marshal(text)
+	return json.Marshal(resp.Text)
 }
 
-// llmJSON asks the model for a JSON object; a reply that is not JSON comes
-// back as the raw string.
+// llmJSON asks the model for JSON: with a schema as the second argument,
+// as structured output (response_format json_schema), else as a JSON
+// object. A reply in a fenced code block is unwrapped; a reply that is not
+// JSON comes back as the raw string.
 func (x *execution) llmJSON(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-	prompt, ok := stringArg(args)
-	if !ok {
-		return nil, errors.New("llmJson() expects a prompt string")
+	var list []json.RawMessage
+	var prompt string
+	if json.Unmarshal(args, &list) != nil || len(list) == 0 || json.Unmarshal(list[0], &prompt) != nil {
+		return nil, errors.New("llmJson() expects a prompt string and, optionally, a JSON Schema object")
 	}
-	c, err := x.completer("llmJson")
-	if err != nil {
-		return nil, err
-	}
-	text, err := c.Complete(ctx, CompletionRequest{
+	req := CompletionRequest{
 		Messages: []Message{
 			{Role: "system", Content: "Reply with one JSON object and nothing else."},
 			{Role: "user", Content: prompt},
 		},
 		ResponseFormat: "json_object",
-	})
+	}
+	if len(list) > 1 {
+		schema := bytes.TrimSpace(list[1])
+		switch {
+		case string(schema) == "null":
+		case len(schema) > 0 && schema[0] == '{':
+			req.ResponseFormat, req.JSONSchema = "json_schema", schema
+			req.Messages[0].Content = "Reply with JSON that satisfies this JSON Schema, and nothing else:\n" + string(schema)
+		default:
+			return nil, errors.New("llmJson() expects its schema as a JSON Schema object")
+		}
+	}
+	c, err := x.completer("llmJson")
+	if err != nil {
+		return nil, err
+	}
+	resp, err := x.tr.complete(ctx, c, req)
 	if err != nil {
 		return nil, fmt.Errorf("llmJson() failed: %v", err)
 	}
-	if t := bytes.TrimSpace([]byte(text)); json.Valid(t) && len(t) > 0 {
+	if t := UnwrapJSON(resp.Text); t != nil {
 		return t, nil
 	}
-	return json.Marshal(text)
+	return json.Marshal(resp.Text)
+}
+
+// fencedJSON matches a reply that is one fenced code block.
+var fencedJSON = regexp.MustCompile("(?s)^```[ \t]*(?:json|JSON|jsonc)?[ \t]*\r?\n(.*?)\r?\n?```$")
+
+// UnwrapJSON returns the JSON text of a model's reply: the reply itself,
+// or the content of the one fenced code block it is (```json … ```), or
+// the first fenced block of a longer reply; nil if there is none.
+func UnwrapJSON(reply string) json.RawMessage {
+	t := strings.TrimSpace(reply)
+	if t != "" && json.Valid([]byte(t)) {
+		return json.RawMessage(t)
+	}
+	if m := fencedJSON.FindStringSubmatch(t); m != nil {
+		if c := strings.TrimSpace(m[1]); c != "" && json.Valid([]byte(c)) {
+			return json.RawMessage(c)
+		}
+	}
+	for _, m := range codeBlockAny.FindAllStringSubmatch(t, -1) {
+		if c := strings.TrimSpace(m[2]); c != "" && json.Valid([]byte(c)) {
+			return json.RawMessage(c)
+		}
+	}
+	return nil
+}
+
+// codeBlockAny matches a fenced block with any language tag.
+var codeBlockAny = regexp.MustCompile("(?s)```[ \t]*([A-Za-z]*)[ \t]*\r?\n(.*?)```")
+
+// toolFunc is a tool as a sandbox function: its call is governed and
+// recorded by tr.
+func toolFunc(tr *tracker, e *entry) func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+	return func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+		return tr.callTool(ctx, e, firstArg(args), func(ctx context.Context) (json.RawMessage, error) {
+			return e.callArgs(ctx, args)
+		})
+	}
+}
+
+// callByID calls a tool by ID or function name, governed and recorded.
+func (t *tracker) callByID(ctx context.Context, tb *Toolbox, id string, input json.RawMessage) (json.RawMessage, error) {
+	e := tb.lookup(id)
+	if e == nil {
+		return nil, notFound(id)
+	}
+	return t.callTool(ctx, e, input, func(ctx context.Context) (json.RawMessage, error) {
+		return e.call(ctx, input)
+	})
 }
 
 var errCompleteArg = errors.New("complete() expects {response: string, data?, followUp?: string}")
 
 // complete outputs the response (and the follow-up), keeps the data for
-// recall("_lastData") and ends the turn, as done() does.
+// recall("_lastData") (without data, clears it) and ends the turn, as
+// done() does.
 func (x *execution) complete(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
 	var opts struct {
 		Response *string         `json:"response"`
@@ -220,6 +313,8 @@ func (x *execution) complete(_ context.Context, args json.RawMessage) (json.RawM
 	}
 	if opts.Data != nil {
 		x.state.Set(LastDataKey, opts.Data)
+	} else {
+		x.state.delete(LastDataKey) // this turn's data, or none: not an earlier turn's
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()

@@ -35,6 +35,10 @@ type Config struct {
 	// MaxParallel bounds how many tool calls one parallel() runs at once;
 	// 0 means 128.
 	MaxParallel int
+	// Policy governs the tool calls of every execution (allow, deny, ask
+	// for approval, per-tool timeouts); nil allows every call.
+	// ExecuteOptions.Policy and the agents' Policy take its place.
+	Policy *Policy
 	// MaxOutput bounds the text run_code gives back to the model, in
 	// characters: a longer text keeps its head and tail around a marker
 	// that says how much was cut (airlock.ClipText). 0 means
@@ -67,7 +71,9 @@ var helperNames = map[string]bool{
 	"console": true, "report": true,
 }
 
-func reservedName(name string) bool { return helperNames[name] }
+func reservedName(name string) bool {
+	return helperNames[name] || strings.HasPrefix(name, "__airlock")
+}
 
 // Register makes fn a global function of the sandbox under name, as a
 // plugin does: any function shape airlock bridges (see the airlock
@@ -187,6 +193,12 @@ type ExecuteOptions struct {
 	// State keeps store()/recall() values (and complete()'s data, as
 	// "_lastData") across executions; nil gives the execution its own.
 	State *State
+	// Policy governs the execution's tool calls in place of
+	// Config.Policy.
+	Policy *Policy
+
+	// run is the tracker of the agent run the execution is part of.
+	run *tracker
 }
 
 // An Execution is the outcome of running code.
@@ -211,8 +223,12 @@ type Execution struct {
 	Context string `json:"context,omitempty"`
 	// Timeout is set when the execution ran out of time.
 	Timeout bool `json:"timeout,omitempty"`
+	// Calls are the tool calls the code made, in the order they started.
+	Calls []CallRecord `json:"calls,omitempty"`
+	// Usage is what the code's llm()/llmJson() calls spent.
+	Usage Usage `json:"usage"`
 	// Duration is the wall time of the execution.
-	Duration time.Duration `json:"-"`
+	Duration time.Duration `json:"durationNs"`
 }
 
 // MarshalJSON encodes the execution with its result as airlock.JSONValue
@@ -258,6 +274,12 @@ func (s *State) Set(key string, v json.RawMessage) {
 	s.values[key] = v
 }
 
+func (s *State) delete(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.values, key)
+}
+
 // LastDataKey is where complete() stores its data.
 const LastDataKey = "_lastData"
 
@@ -296,7 +318,11 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	if state == nil {
 		state = NewState()
 	}
-	x := &execution{it: it, tools: opts.Tools, state: state}
+	policy := opts.Policy
+	if policy == nil && opts.run.effectivePolicy() == nil {
+		policy = it.cfg.Policy
+	}
+	x := &execution{it: it, tools: opts.Tools, state: state, tr: newTracker(policy, Budget{}, opts.run)}
 	globals, err := x.globals(opts.Input)
 	if err != nil {
 		return &Execution{Status: airlock.StatusError, Error: err.Error(), Duration: time.Since(start)}
@@ -304,7 +330,7 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	if strings.TrimSpace(code) == "" {
 		return &Execution{Status: airlock.StatusError, Error: "the code is empty", Duration: time.Since(start)}
 	}
-	src, edit := completionSource(code)
+	src, edit := prepareSource(code, x.asyncable)
 	it.mu.RLock()
 	imports := make(map[string]airlock.Module, len(it.modules))
 	for k, v := range it.modules {
@@ -331,6 +357,7 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	}
 	res := ex.Wait()
 	out := &Execution{Status: res.Status, Result: res.Result, Duration: time.Since(start)}
+	out.Calls, out.Usage = x.tr.drain()
 	x.mu.Lock()
 	out.Output, out.Done = strings.Join(x.output, "\n"), x.done
 	out.Logs = mergeLogs(res.Logs, x.logs)
@@ -348,37 +375,115 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	if e.Filename == filename && e.Line > 0 {
 		out.Line, out.Column = e.Line, edit.column(e.Line, e.Column)
 		out.Context = sourceLine(code, e.Line)
+	} else if line, col := x.thrownAt(); line > 0 && !failedCall(out) {
+		out.Line, out.Column, out.Context = line, col, sourceLine(code, line)
 	}
 	return out
 }
 
-// completionEdit is where completionSource put "export default (": the
-// 1-based line and column of the expression in the user's code.
-type completionEdit struct{ line, col int }
+// asyncPrefix names the promise-returning twin of a tool or helper in the
+// sandbox: the calls AsyncCalls finds call the twin.
+const asyncPrefix = "__airlockAsync_"
+
+// throwAtName is the sandbox function a throw statement calls before it
+// throws, with its line and column: a thrown value that is not an Error
+// (throw "text") has no position of its own.
+const throwAtName = "__airlockThrowAt"
+
+// An insertion is text the source preparation put into the code, at a
+// byte offset of the user's code, on its 1-based line and column.
+type insertion struct {
+	off, line, col, n int
+	text              string
+}
+
+// sourceEdits are the insertions of a prepared source, in order.
+type sourceEdits []insertion
 
 const completionOpen = "export default ("
 
-// completionSource makes the value of the code's last expression statement
-// its default export, by an edit that keeps every line where it was.
-func completionSource(code string) (string, completionEdit) {
-	s, e, ok := instrument.Completion(code)
-	if !ok {
-		return code, completionEdit{}
+// prepareSource makes the value of the code's last expression statement
+// its default export, and makes the calls of async-able functions whose
+// promise the code uses (awaited, in Promise.all) call their
+// promise-returning twins, by edits that keep every line where it was.
+func prepareSource(code string, asyncable func(string) bool) (string, sourceEdits) {
+	var ins []insertion
+	for _, off := range instrument.AsyncCalls(code, asyncable) {
+		ins = append(ins, insertion{off: off, text: asyncPrefix})
 	}
-	line := 1 + strings.Count(code[:s], "\n")
-	col := s - strings.LastIndexByte(code[:s], '\n')
-	return code[:s] + completionOpen + code[s:e] + ")" + code[e:], completionEdit{line, col}
+	for _, sp := range instrument.Throws(code) {
+		line := 1 + strings.Count(code[:sp[0]], "\n")
+		col := sp[0] - strings.LastIndexByte(code[:sp[0]], '\n')
+		ins = append(ins, insertion{off: sp[0], text: fmt.Sprintf("(%s(%d, %d), ", throwAtName, line, col)}, insertion{off: sp[1], text: ")"})
+	}
+	if s, e, ok := instrument.Completion(code); ok {
+		ins = append(ins, insertion{off: s, text: completionOpen}, insertion{off: e, text: ")"})
+	}
+	sort.SliceStable(ins, func(i, j int) bool { return ins[i].off < ins[j].off })
+	var b strings.Builder
+	last := 0
+	for i := range ins {
+		in := &ins[i]
+		in.line = 1 + strings.Count(code[:in.off], "\n")
+		in.col = in.off - strings.LastIndexByte(code[:in.off], '\n')
+		in.n = len(in.text)
+		b.WriteString(code[last:in.off])
+		b.WriteString(in.text)
+		last = in.off
+	}
+	b.WriteString(code[last:])
+	return b.String(), ins
+}
+
+// asyncSource is prepareSource's edit of the calls whose promise the code
+// uses, alone: a CodeAgent step's (the executor finds the value itself).
+func asyncSource(code string, asyncable func(string) bool) (string, sourceEdits) {
+	offs := instrument.AsyncCalls(code, asyncable)
+	if len(offs) == 0 {
+		return code, nil
+	}
+	var b strings.Builder
+	ins := make(sourceEdits, 0, len(offs))
+	last := 0
+	for _, off := range offs {
+		ins = append(ins, insertion{off: off, text: asyncPrefix, n: len(asyncPrefix),
+			line: 1 + strings.Count(code[:off], "\n"), col: off - strings.LastIndexByte(code[:off], '\n')})
+		b.WriteString(code[last:off])
+		b.WriteString(asyncPrefix)
+		last = off
+	}
+	b.WriteString(code[last:])
+	return b.String(), ins
 }
 
 // column maps a column of the edited code back to the user's code.
-func (c completionEdit) column(line, col int) int {
-	if line != c.line || col < c.col {
-		return col
+func (es sourceEdits) column(line, col int) int {
+	shift := 0
+	for _, in := range es {
+		if in.line != line {
+			continue
+		}
+		at := in.col + shift // where the insertion starts in the edited line
+		if col < at {
+			break
+		}
+		if col < at+in.n {
+			return in.col
+		}
+		shift += in.n
 	}
-	if col < c.col+len(completionOpen) {
-		return c.col
+	return col - shift
+}
+
+// failedCall reports whether the execution's error is a failed tool
+// call's, which a throw statement's position would not describe.
+func failedCall(e *Execution) bool {
+	for _, c := range e.Calls {
+		if c.Error != "" && strings.Contains(e.Error, c.Error) {
+			return true
+		}
 	}
-	return col - len(completionOpen)
+	return false
 }
 
 // sourceLine is line n of code, trimmed.

@@ -472,9 +472,9 @@ func TestOpenAI_Environment(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", chat.URL+"/v1")
 	t.Setenv("OPENAI_MODEL", "env-model")
 	c := agent.NewOpenAI(agent.OpenAIConfig{MaxRetries: -1})
-	text, err := c.Complete(context.Background(), agent.CompletionRequest{Messages: []agent.Message{{Role: "user", Content: "hi"}}, MaxTokens: 5})
-	if err != nil || text != "ok" {
-		t.Fatalf("%q, %v", text, err)
+	resp, err := c.Complete(context.Background(), agent.CompletionRequest{Messages: []agent.Message{{Role: "user", Content: "hi"}}, MaxTokens: 5})
+	if err != nil || resp.Text != "ok" || resp.Usage.TotalTokens != 15 || resp.Usage.Completions != 1 {
+		t.Fatalf("%+v, %v", resp, err)
 	}
 	req := chat.last()
 	if auth != "Bearer sk-env" || req["model"] != "env-model" || req["max_tokens"] != 5.0 || req["response_format"] != nil {

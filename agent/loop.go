@@ -6,26 +6,28 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/openai/openai-go/v3"
-
 	"github.com/airlockrun/airlock"
 )
 
-// Usage counts tokens.
+// Usage counts the tokens of completions: the input (prompt) and the
+// output (completion) apart, and how many completions, of which how many
+// were llm()/llmJson() sub-calls.
 type Usage struct {
 	PromptTokens     int64 `json:"promptTokens"`
 	CompletionTokens int64 `json:"completionTokens"`
 	TotalTokens      int64 `json:"totalTokens"`
+	// Completions is how many completions are counted.
+	Completions int `json:"completions"`
+	// SubCalls is how many of them were llm()/llmJson() calls.
+	SubCalls int `json:"subCalls,omitempty"`
 }
 
 func (u *Usage) add(o Usage) {
 	u.PromptTokens += o.PromptTokens
 	u.CompletionTokens += o.CompletionTokens
 	u.TotalTokens += o.TotalTokens
-}
-
-func usageOf(c *openai.ChatCompletion) Usage {
-	return Usage{PromptTokens: c.Usage.PromptTokens, CompletionTokens: c.Usage.CompletionTokens, TotalTokens: c.Usage.TotalTokens}
+	u.Completions += o.Completions
+	u.SubCalls += o.SubCalls
 }
 
 // A Step is one turn of an agent loop: the model's reply and what came of
@@ -38,6 +40,9 @@ type Step struct {
 	Code string `json:"code,omitempty"`
 	// ToolCalls are the tools the model called (classic mode).
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	// Calls are all the tool calls of the step, in the order they started:
+	// the model's own (classic mode) and those its code made.
+	Calls []CallRecord `json:"calls,omitempty"`
 	// Observation is what the model is told next: the logs and the value,
 	// or the error.
 	Observation string `json:"observation,omitempty"`
@@ -46,7 +51,9 @@ type Step struct {
 	// Final is set on the step that gave the final answer.
 	Final    bool          `json:"final,omitempty"`
 	Duration time.Duration `json:"durationNs"`
-	Usage    Usage         `json:"usage"`
+	// Usage is the step's: the loop's completion and the llm()/llmJson()
+	// sub-calls of its code.
+	Usage Usage `json:"usage"`
 }
 
 // A ToolCall is a tool the model called in classic mode, and its result.
@@ -71,14 +78,26 @@ const (
 
 // A Transcript is the record of an agent run.
 type Transcript struct {
-	Task        string        `json:"task"`
-	Mode        string        `json:"mode"`
-	Outcome     Outcome       `json:"outcome"`
-	FinalAnswer any           `json:"finalAnswer,omitempty"`
-	Error       string        `json:"error,omitempty"`
-	Steps       []Step        `json:"steps"`
-	Usage       Usage         `json:"usage"`
-	Duration    time.Duration `json:"durationNs"`
+	Task        string  `json:"task"`
+	Mode        string  `json:"mode"`
+	Outcome     Outcome `json:"outcome"`
+	FinalAnswer any     `json:"finalAnswer,omitempty"`
+	Error       string  `json:"error,omitempty"`
+	Steps       []Step  `json:"steps"`
+	// Usage is the run's, summed over its steps.
+	Usage    Usage         `json:"usage"`
+	Duration time.Duration `json:"durationNs"`
+	// Messages are the conversation after the run: pass them to
+	// NewSession (or ClassicAgent.Continue) to go on from there.
+	Messages []Message `json:"messages,omitempty"`
+	// NewMessages are the messages this run added.
+	NewMessages []Message `json:"-"`
+}
+
+// add appends a step and counts its usage.
+func (t *Transcript) add(s Step) {
+	t.Steps = append(t.Steps, s)
+	t.Usage.add(s.Usage)
 }
 
 // MarshalJSON encodes the transcript with its final answer as

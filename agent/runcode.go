@@ -28,7 +28,24 @@ type RunCodeInput struct {
 // and the helpers. Its description lists them. Its result is text for the
 // model, formatted by FormatExecution. state, if not nil, is shared by its
 // executions (store/recall).
+//
+// A failed execution is the tool's error (a *RunCodeError), whose message
+// is the same text, so that a tool-calling loop reports it to the model as
+// a failed call.
 func RunCodeTool(it *Interpreter, tools *Toolbox, state *State) Tool {
+	return runCodeTool(it, tools, state, nil)
+}
+
+// A RunCodeError is the error of a run_code call whose code failed: its
+// message is FormatExecution's text, and Execution the outcome.
+type RunCodeError struct {
+	Text      string
+	Execution *Execution
+}
+
+func (e *RunCodeError) Error() string { return e.Text }
+
+func runCodeTool(it *Interpreter, tools *Toolbox, state *State, run *tracker) Tool {
 	min := 1
 	schema := &jsonschema.Schema{
 		Type: "object",
@@ -53,9 +70,13 @@ func RunCodeTool(it *Interpreter, tools *Toolbox, state *State) Tool {
 			}
 			e := it.Execute(ctx, in.Code, ExecuteOptions{
 				Tools: tools, Input: in.Input, State: state,
-				Timeout: time.Duration(in.Timeout) * time.Millisecond,
+				Timeout: time.Duration(in.Timeout) * time.Millisecond, run: run,
 			})
-			return airlock.ClipText(FormatExecution(e), outputLimit(it.cfg.MaxOutput)), nil
+			text := airlock.ClipText(FormatExecution(e), outputLimit(it.cfg.MaxOutput))
+			if !e.OK() {
+				return nil, &RunCodeError{Text: text, Execution: e}
+			}
+			return text, nil
 		},
 	}
 }

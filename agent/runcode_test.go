@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +15,13 @@ import (
 func runCode(t *testing.T, tb *agent.Toolbox, input string) string {
 	t.Helper()
 	out, err := tb.Call(context.Background(), agent.RunCodeID, json.RawMessage(input))
+	var rce *agent.RunCodeError
+	if errors.As(err, &rce) {
+		if rce.Execution.OK() || rce.Text != rce.Error() {
+			t.Fatalf("run_code error %+v", rce)
+		}
+		return rce.Text
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

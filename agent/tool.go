@@ -27,8 +27,8 @@ import (
 // parallel(), and in classic tool calling by its ID.
 type Tool struct {
 	// ID is the tool's name, namespaced by a dot: "weather.get-weather".
-	// Each dot-separated part is lowercase letters, digits, '-' and '_',
-	// starting with a letter. The part before the first dot groups the
+	// Each dot-separated part is letters, digits, '-' and '_', starting
+	// with a letter: "github.getUser" is one too. The part before the first dot groups the
 	// tool in listings.
 	ID string
 	// Description says what the tool does, for the model.
@@ -92,13 +92,13 @@ func NewTool[In, Out any](id, description string, fn func(ctx context.Context, i
 // encoding/json/v2, which decodes a small struct twice as fast.
 var v1Decoding = jsonv1.DefaultOptionsV1()
 
-var idPart = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+var idPart = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // checkID reports whether id is a valid tool ID.
 func checkID(id string) error {
 	for _, p := range strings.Split(id, ".") {
 		if !idPart.MatchString(p) {
-			return fmt.Errorf("agent: tool ID %q: each dot-separated part must be lowercase letters, digits, '-' or '_', starting with a letter", id)
+			return fmt.Errorf("agent: tool ID %q: each dot-separated part must be letters, digits, '-' or '_', starting with a letter", id)
 		}
 	}
 	return nil

@@ -33,7 +33,9 @@ func TestToolbox_Refuses(t *testing.T) {
 		name  string
 		tools []agent.Tool
 	}{
-		{"bad ID", []agent.Tool{{ID: "Weather.Get", Handler: h}}},
+		{"bad ID", []agent.Tool{{ID: "1weather.get", Handler: h}}},
+		{"bad character", []agent.Tool{{ID: "weather.get!", Handler: h}}},
+		{"same function name by case", []agent.Tool{{ID: "github.getUser", Handler: h}, {ID: "github.get-user", Handler: h}}},
 		{"empty part", []agent.Tool{{ID: "weather..get", Handler: h}}},
 		{"no handler", []agent.Tool{{ID: "a.b"}}},
 		{"duplicate", []agent.Tool{{ID: "a.b", Handler: h}, {ID: "a.b", Handler: h}}},

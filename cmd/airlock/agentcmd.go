@@ -24,7 +24,7 @@ import (
 func agentFlags(stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("airlock agent", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.String("mode", "code", "code (the model writes JavaScript) or classic (tool calling, with run_code)")
+	fs.String("mode", "code", "code (Appendix D: the model writes JavaScript steps in one executor, ending with final_answer), codemode (seed 002: a fresh sandbox per reply, ending with complete()) or classic (tool calling, with run_code)")
 	fs.Int("max-steps", agent.DefaultMaxSteps, "give up after this many model calls")
 	fs.String("model", "", "model name (default: $OPENAI_MODEL, else gpt-4o-mini)")
 	fs.String("base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); the key is $OPENAI_API_KEY")
@@ -86,12 +86,16 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		a := &agent.CodeAgent{Model: model, Tools: tb, MaxSteps: maxSteps, OnStep: onStep, Logger: logger, MaxOutput: maxOutput,
 			Executor: airlock.ExecutorOptions{Timeout: timeout, MemoryLimitBytes: memory}}
 		tr, err = a.Run(ctx, task)
+	case "codemode":
+		it := agent.NewInterpreter(agent.Config{Completer: model, Timeout: timeout, MemoryLimitBytes: memory, MaxOutput: maxOutput})
+		a := &agent.CodeModeAgent{Model: model, Tools: tb, Interpreter: it, MaxSteps: maxSteps, OnStep: onStep, Logger: logger, MaxOutput: maxOutput}
+		tr, err = a.Run(ctx, task)
 	case "classic":
 		it := agent.NewInterpreter(agent.Config{Completer: model, Timeout: timeout, MemoryLimitBytes: memory, MaxOutput: maxOutput})
 		a := &agent.ClassicAgent{Model: model, Tools: tb, Interpreter: it, MaxSteps: maxSteps, OnStep: onStep, Logger: logger, MaxOutput: maxOutput}
 		tr, err = a.Run(ctx, task)
 	default:
-		fmt.Fprintf(stderr, "airlock agent: --mode must be code or classic, not %q\n", get("mode"))
+		fmt.Fprintf(stderr, "airlock agent: --mode must be code, codemode or classic, not %q\n", get("mode"))
 		return 2
 	}
 	if asJSON {

@@ -1,6 +1,8 @@
 package instrument
 
 import (
+	"strings"
+
 	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/grafana/sobek/ast"
 )
@@ -40,5 +42,91 @@ func Completion(code string) (start, end int, ok bool) {
 	if start < 0 || end > len(code) || start >= end {
 		return 0, 0, false
 	}
+	// The parser leaves the parentheses around a statement's leading
+	// expression out of the statement: ({a, b}) starts at the brace,
+	// (async () => 5)() at async. Between the statement before and the
+	// expression there is nothing but space, comments, semicolons and
+	// those parentheses; the statement starts at the first of them, and
+	// as many closing ones as the expression lacks follow its end.
+	prev := 0
+	if n := len(prog.Body); n > 1 {
+		prev = int(prog.Body[n-2].Idx1()) - 1
+	}
+	opens, first := 0, -1
+	for i := skipBlank(code, prev, start); i < start; i = skipBlank(code, i+1, start) {
+		switch code[i] {
+		case '(':
+			if first < 0 {
+				first = i
+			}
+			opens++
+		case ';':
+		default:
+			return start, end, true // not what the parser can have skipped
+		}
+	}
+	if first < 0 {
+		return start, end, true
+	}
+	start = first
+	for depth := parenBalance(code[start:end]); depth > 0 && end < len(code); depth-- {
+		i := skipBlank(code, end, len(code))
+		if i >= len(code) || code[i] != ')' {
+			break
+		}
+		end = i + 1
+	}
 	return start, end, true
+}
+
+// skipBlank returns the first offset at or after i, before limit, that is
+// not space or a comment.
+func skipBlank(code string, i, limit int) int {
+	for i < limit {
+		switch {
+		case code[i] == ' ' || code[i] == '\t' || code[i] == '\n' || code[i] == '\r':
+			i++
+		case strings.HasPrefix(code[i:], "//"):
+			j := strings.IndexByte(code[i:], '\n')
+			if j < 0 {
+				return limit
+			}
+			i += j + 1
+		case strings.HasPrefix(code[i:], "/*"):
+			j := strings.Index(code[i+2:], "*/")
+			if j < 0 {
+				return limit
+			}
+			i += j + 4
+		default:
+			return i
+		}
+	}
+	return limit
+}
+
+// parenBalance is how many more '(' than ')' s has, outside strings,
+// templates and comments (a rough count: regular expressions are not
+// told apart).
+func parenBalance(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '(':
+			n++
+		case ')':
+			n--
+		case '"', '\'', '`':
+			for i++; i < len(s) && s[i] != c; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			if j := skipBlank(s, i, len(s)); j != i {
+				i = j - 1
+			}
+		}
+	}
+	return n
 }

@@ -17,6 +17,13 @@ func TestCompletion(t *testing.T) {
 		{"if (x) { 1 }", ""},
 		{"1 +", ""},
 		{"", ""},
+		{"const a = 1, b = 2;\n({a, b})", "({a, b})"},
+		{"(async () => 5)()", "(async () => 5)()"},
+		{"x = 5; x", "x"},
+		{"f(); /* c */ ( (a) ).b", "( (a) ).b"},
+		{"((1 + 2))", "((1 + 2))"},
+		{"(\")(\")", "(\")(\")"},
+		{"const r = 1;\n(await f(r)).join(',')", "(await f(r)).join(',')"},
 	} {
 		s, e, ok := Completion(c.code)
 		got := ""

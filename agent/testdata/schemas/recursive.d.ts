@@ -1,0 +1,16 @@
+// The functions of the sandbox. Tools and helpers return their values
+// directly; `await` works too.
+
+interface DemoRecursiveInput {
+  tree: {
+    value: number;
+    children?: unknown /* Node, recursive */[];
+  };
+}
+
+/**
+ * A tool.
+ *
+ * Tool ID: demo.recursive
+ */
+declare function demoRecursive(input: DemoRecursiveInput): unknown;
