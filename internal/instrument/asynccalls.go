@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/grafana/sobek/ast"
 )
 
@@ -18,6 +19,9 @@ import (
 // await allowed); AsyncCalls reports the byte offsets in code of the
 // callees' identifiers, sorted, and nothing when the code does not parse.
 func AsyncCalls(code string, named func(name string) bool) []int {
+	if nesting.Check(code) != nil {
+		return nil // too deep to parse safely: the run's own check reports it
+	}
 	prog, err := parseFile(forAwait(code), true)
 	if err != nil || prog == nil {
 		return nil
@@ -138,6 +142,9 @@ func (a *asyncFinder) node(n ast.Node, inCombinator int) {
 // code does not parse. The host marks where a throw happened with them, as
 // a thrown value that is not an Error (throw "text") carries no position.
 func Throws(code string) [][2]int {
+	if nesting.Check(code) != nil {
+		return nil // too deep to parse safely: the run's own check reports it
+	}
 	prog, err := parseFile(forAwait(code), true)
 	if err != nil || prog == nil {
 		return nil
