@@ -30,7 +30,7 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); the key is $OPENAI_API_KEY")
 	fs.String("dir", "", "let the tools fs.read-file and fs.list-files read the files under this directory (default: no file tools)")
 	fs.String("allow-host", "", "comma-separated hosts the http.get tool may fetch from (default: no http tool)")
-	fs.Duration("timeout", 10*time.Second, "time limit of one code step")
+	durationFlag(fs, "timeout", 10*time.Second, "time limit of one code step")
 	fs.String("memory", "64MiB", "memory limit of the sandbox")
 	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of each observation or tool result the model reads; a longer one keeps its head and tail around a marker (negative: no bound)")
 	fs.Bool("json", false, "print the transcript as JSON at the end instead of streaming the steps")
@@ -41,11 +41,16 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 // agentCommand runs `airlock agent [flags] TASK`.
 func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := agentFlags(stderr)
-	if !parseArgs(fl, "usage: airlock agent [flags] TASK", args, 1) || strings.TrimSpace(fl.Arg(0)) == "" {
+	rest, code, ok := parseCommand(fl, "usage: airlock agent [flags] TASK", args, 1, stdout)
+	if !ok {
+		return code
+	}
+	task := rest[0]
+	if strings.TrimSpace(task) == "" {
+		fmt.Fprintln(stderr, "airlock agent: the task is empty")
 		return 2
 	}
 	get := func(name string) string { return fl.Lookup(name).Value.String() }
-	task := fl.Arg(0)
 	memory, err := parseBytes(get("memory"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock agent: --memory: %v\n", err)
@@ -58,7 +63,7 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "airlock agent: --max-output must not be 0")
 		return 2
 	}
-	timeout, _ := time.ParseDuration(get("timeout"))
+	timeout := flagDuration(fl, "timeout")
 	tools, err := builtinTools(get("dir"), get("allow-host"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock agent: %v\n", err)

@@ -23,8 +23,8 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("http", "", "serve streamable HTTP on this address (such as 127.0.0.1:8931) instead of stdio")
 	fs.String("config", "", `proxy the MCP servers listed in this file ({"mcpServers": {...}}) into the sandbox`)
 	fs.String("memory", "64MiB", "memory limit of a program")
-	fs.Duration("timeout", 30*time.Second, "time limit of a program that sets no timeout_ms")
-	fs.Duration("max-timeout", 5*time.Minute, "the largest timeout_ms a program may ask for")
+	durationFlag(fs, "timeout", 30*time.Second, "time limit of a program that sets no timeout_ms")
+	durationFlag(fs, "max-timeout", 5*time.Minute, "the largest timeout_ms a program may ask for")
 	fs.Int("workers", 0, "run the programs in this many worker processes instead of the server's")
 	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of run_code's text and of its structured content; a longer text keeps its head and tail around a marker (negative: no bound)")
 	return fs
@@ -33,8 +33,8 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 // mcpCommand runs `airlock mcp`: the MCP server on stdio or HTTP.
 func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := mcpFlags(stderr)
-	if !parseArgs(fl, "usage: airlock mcp [--http ADDR] [--config FILE] [flags]", args, 0) {
-		return 2
+	if _, code, ok := parseCommand(fl, "usage: airlock mcp [--http ADDR] [--config FILE] [flags]", args, 0, stdout); !ok {
+		return code
 	}
 	get := func(name string) string { return fl.Lookup(name).Value.String() }
 	memory, err := parseBytes(get("memory"))
@@ -42,8 +42,8 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "airlock mcp: --memory: %v\n", err)
 		return 2
 	}
-	timeout, _ := time.ParseDuration(get("timeout"))
-	maxTimeout, _ := time.ParseDuration(get("max-timeout"))
+	timeout := flagDuration(fl, "timeout")
+	maxTimeout := flagDuration(fl, "max-timeout")
 	workers, _ := strconv.Atoi(get("workers"))
 	maxOutput, _ := strconv.Atoi(get("max-output"))
 	if maxOutput == 0 {

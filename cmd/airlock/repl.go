@@ -17,7 +17,7 @@ func replFlags(stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("airlock repl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Int("max-ops", 0, "loop iterations a step may run (default 50000)")
-	fs.Duration("timeout", 0, "wall time a step may take (default 10s)")
+	durationFlag(fs, "timeout", 0, "wall time a step may take (default 10s)")
 	fs.String("memory", "256MiB", "memory limit of the session")
 	fs.String("tools", "demo", "tools of the session: demo (sleep, now, echo) or none")
 	return fs
@@ -44,8 +44,8 @@ var demoTools = map[string]any{
 
 func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := replFlags(stderr)
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, ok := parseCommand(fs, "usage: airlock repl [flags]", args, 0, stdout); !ok {
+		return code
 	}
 	get := func(name string) flag.Getter { return fs.Lookup(name).Value.(flag.Getter) }
 	mem, err := parseBytes(get("memory").String())
