@@ -25,6 +25,7 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("memory", "64MiB", "memory limit of a program")
 	durationFlag(fs, "timeout", 30*time.Second, "time limit of a program that sets no timeout_ms")
 	durationFlag(fs, "max-timeout", 5*time.Minute, "the largest timeout_ms a program may ask for")
+	durationFlag(fs, "connect-timeout", 30*time.Second, "bound on one attempt to start or reach an upstream server; each is connected on its own, in the background, and retried")
 	fs.Int("workers", 0, "run the programs in this many worker processes instead of the server's")
 	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of run_code's text and of its structured content; a longer text keeps its head and tail around a marker (negative: no bound)")
 	return fs
@@ -50,24 +51,32 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintln(stderr, "airlock mcp: --max-output must not be 0")
 		return 2
 	}
-	opts := mcp.Options{MemoryLimitBytes: memory, Timeout: timeout, MaxTimeout: maxTimeout, Workers: workers, MaxOutput: maxOutput}
+	opts := mcp.Options{MemoryLimitBytes: memory, Timeout: timeout, MaxTimeout: maxTimeout, Workers: workers, MaxOutput: maxOutput,
+		ConnectTimeout: flagDuration(fl, "connect-timeout"), Version: version()}
 	if path := get("config"); path != "" {
 		if opts.Upstreams, err = mcp.LoadConfig(path); err != nil {
 			fmt.Fprintf(stderr, "airlock mcp: --config: %v\n", err)
 			return 2
 		}
 	}
-	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	s, err := mcp.NewServer(connectCtx, opts)
-	cancel()
+	if opts.ConnectTimeout == 0 {
+		fmt.Fprintln(stderr, "airlock mcp: --connect-timeout must not be 0")
+		return 2
+	}
+	s, err := mcp.NewServer(ctx, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock mcp: %v\n", err)
 		return 2
 	}
 	defer s.Close()
-	for _, f := range s.Failures() {
-		fmt.Fprintf(stderr, "airlock mcp: upstream %v (left out; the others work)\n", f)
-	}
+	go func() {
+		// The server answers at once; the upstreams come as they connect.
+		if s.Ready(ctx) == nil {
+			for _, f := range s.Failures() {
+				fmt.Fprintf(stderr, "airlock mcp: upstream %v (retried; the others work; list_apis shows the state)\n", f)
+			}
+		}
+	}()
 	addr := get("http")
 	if addr == "" {
 		err = s.SDK().Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
