@@ -144,3 +144,31 @@ func TestParseBytesAndMiB(t *testing.T) {
 		t.Error(mib(64<<20), mib(3<<19))
 	}
 }
+
+// The REPL prints the value of a final expression, keeps declarations, and
+// reads on while the input is incomplete.
+func TestReplInput(t *testing.T) {
+	for in, want := range map[string]string{
+		"a + 1":               "return (a + 1\n);",
+		"let b = 1; b + 1":    "let b = 1; return (b + 1\n);",
+		"x = 1\ny":            "x = 1\nreturn (y\n);",
+		"function f() {}":     "function f() {}",
+		"const a = 20":        "const a = 20",
+		"return 1":            "return 1",
+		"for (;;) {}":         "for (;;) {}",
+		"a; // c ; b":         "a; // c ; b",
+		"await sleep(1)":      "return (await sleep(1)\n);",
+		"if (x) { y }":        "if (x) { y }",
+		"class A {}":          "class A {}",
+		"console.log('a; b')": "return (console.log('a; b')\n);",
+	} {
+		if got, _ := withValue(in); got != want {
+			t.Errorf("withValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]bool{"q +": true, "function f() {": true, "`abc": true, "/* c": true, "[1,": true, "a + 1": false, "}": false, "q +\n1": false} {
+		if incomplete(in) != want {
+			t.Errorf("incomplete(%q) = %v", in, !want)
+		}
+	}
+}

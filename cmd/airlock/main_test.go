@@ -117,6 +117,7 @@ func TestRepl(t *testing.T) {
 		"final answer: { a: 20, b: 21 }",
 		"ERR_IMPORT_NOT_ALLOWED: Import not allowed: y",
 		"ERR_EXEC_TIMEOUT: Execution timed out after 200ms\nthe sandbox was reset: its state is lost",
+		"> 'undefined'\n", // after the reset
 		"> 'function'\n",
 	} {
 		if !strings.Contains(out, want) {
