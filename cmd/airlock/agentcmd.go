@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
+	"github.com/openai/openai-go/v3/option"
 )
 
 func agentFlags(stderr io.Writer) *flag.FlagSet {
@@ -34,6 +35,7 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("memory", "64MiB", "memory limit of the sandbox")
 	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of each observation or tool result the model reads; a longer one keeps its head and tail around a marker (negative: no bound)")
 	fs.Bool("json", false, "print the transcript as JSON at the end instead of streaming the steps")
+	fs.Bool("no-color", false, "no colour in the display (also $NO_COLOR); off a terminal there is none")
 	fs.Bool("v", false, "log each step with log/slog to standard error as well")
 	return fs
 }
@@ -74,15 +76,37 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "airlock agent: %v\n", err)
 		return 2
 	}
-	model := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: get("base-url"), Model: get("model")})
 	asJSON := get("json") == "true"
+	baseURL := get("base-url")
+	if baseURL == "" {
+		baseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	if os.Getenv("OPENAI_API_KEY") == "" && baseURL == "" {
+		fmt.Fprintln(stderr, "airlock agent: no API key: set OPENAI_API_KEY, or give --base-url (or OPENAI_BASE_URL) for an endpoint that needs none")
+		return 2
+	}
+	var disp *display
+	var mw []option.RequestOption
+	if !asJSON {
+		disp = newDisplay(stdout, stderr, get("no-color") == "true")
+		defer disp.close()
+		mw = append(mw, option.WithMiddleware(disp.middleware))
+	}
+	model := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: get("base-url"), Model: get("model"), Options: mw})
+	if disp != nil {
+		names := make([]string, len(tools))
+		for i, t := range tools {
+			names[i] = t.ID
+		}
+		disp.banner(model.Model, baseURL, names)
+	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if get("v") == "true" {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	onStep := func(s agent.Step) {
-		if !asJSON {
-			printStep(stdout, s)
+		if disp != nil {
+			disp.stepDone(s)
 		}
 	}
 	var tr *agent.Transcript
@@ -104,13 +128,7 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(tr)
 	} else {
-		switch tr.Outcome {
-		case agent.OutcomeFinalAnswer:
-			fmt.Fprintf(stdout, "\nFinal answer: %s\n", answerText(tr.FinalAnswer))
-		default:
-			fmt.Fprintf(stdout, "\nNo answer: %s\n", tr.Error)
-		}
-		fmt.Fprintf(stdout, "(%d steps, %d tokens, %s)\n", len(tr.Steps), tr.Usage.TotalTokens, tr.Duration.Round(time.Millisecond))
+		disp.summary(tr)
 	}
 	if err != nil || tr.Outcome != agent.OutcomeFinalAnswer {
 		return 1
@@ -121,20 +139,6 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // answerText is a final answer as a person reads it: as Node's console.log
 // shows it.
 func answerText(v any) string { return airlock.Inspect(v) }
-
-// printStep writes a step for a person to follow.
-func printStep(w io.Writer, s agent.Step) {
-	fmt.Fprintf(w, "── step %d · %s · %d tokens\n", s.Index, s.Duration.Round(time.Millisecond), s.Usage.TotalTokens)
-	if r := strings.TrimSpace(s.ModelReply); r != "" {
-		fmt.Fprintln(w, indent(r, "  "))
-	}
-	for _, c := range s.ToolCalls {
-		fmt.Fprintf(w, "  → %s(%s)\n%s\n", c.Tool, clip(c.Input, 400), indent(clip(c.Result, 2000), "    "))
-	}
-	if s.Observation != "" {
-		fmt.Fprintf(w, "  Observation:\n%s\n", indent(clip(s.Observation, 2000), "    "))
-	}
-}
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
