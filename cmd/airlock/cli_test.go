@@ -166,7 +166,8 @@ func TestReplInput(t *testing.T) {
 			t.Errorf("withValue(%q) = %q, want %q", in, got, want)
 		}
 	}
-	for in, want := range map[string]bool{"q +": true, "function f() {": true, "`abc": true, "/* c": true, "[1,": true, "a + 1": false, "}": false, "q +\n1": false} {
+	for in, want := range map[string]bool{"q +": true, "function f() {": true, "`abc": true, "/* c": true, "[1,": true, "a + 1": false, "}": false, "q +\n1": false,
+		"await foo(": true, "if (x) {\n  y()": true, "x })": false, "'a": false, "f('(')": false} {
 		if incomplete(in) != want {
 			t.Errorf("incomplete(%q) = %v", in, !want)
 		}

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/ergochat/readline"
-	"github.com/evanw/esbuild/pkg/api"
+	"github.com/grafana/sobek/parser"
 	"golang.org/x/term"
 )
 
@@ -88,24 +90,80 @@ func defaultHistory() string {
 	return filepath.Join(home, ".airlock_repl_history")
 }
 
+// asBody is code as the body of an async function, as the executor runs
+// a step, and the number of lines before the code.
+func asBody(code string) (string, int) {
+	return "(async () => {\n" + code + "\n})", 1
+}
+
+// parseErr parses code as the body of an async function (with the sobek
+// parser, which knows JavaScript; the REPL's steps are JavaScript).
+func parseErr(code string) error {
+	body, _ := asBody(code)
+	_, err := parser.ParseFile(nil, "", body, 0)
+	return err
+}
+
+var errLine = regexp.MustCompile(`Line (\d+):\d+ (.*)`)
+
 // incomplete reports whether code ends in the middle of a statement (an
 // open bracket, string or comment, a trailing operator): the REPL then
-// reads another line.
+// reads another line. It is when the parser fails only at the end of the
+// code: at the end of input, or in the closing of the function around it.
 func incomplete(code string) bool {
-	res := api.Transform(code, api.TransformOptions{Loader: api.LoaderJS, Format: api.FormatESModule})
-	for _, m := range res.Errors {
-		if strings.Contains(m.Text, "end of file") || strings.Contains(m.Text, "Unterminated") || strings.Contains(m.Text, "to terminate") {
-			return true
+	err := parseErr(code)
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "Unexpected end of input") {
+		return true
+	}
+	m := errLine.FindStringSubmatch(msg)
+	if m == nil {
+		return false
+	}
+	line, _ := strconv.Atoi(m[1])
+	_, before := asBody(code)
+	return line > before+strings.Count(code, "\n")+1 && depth(code) >= 0
+}
+
+// depth is how many brackets code leaves open, outside strings and
+// comments (roughly: a regular expression literal counts): negative when
+// it closes more than it opens, which no further line can mend.
+func depth(code string) int {
+	d := 0
+	for i := 0; i < len(code); i++ {
+		switch c := code[i]; c {
+		case '(', '[', '{':
+			d++
+		case ')', ']', '}':
+			d--
+		case '"', '\'', '`':
+			for i++; i < len(code) && code[i] != c; i++ {
+				if code[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			if i+1 < len(code) && code[i+1] == '/' {
+				for i < len(code) && code[i] != '\n' {
+					i++
+				}
+			} else if i+1 < len(code) && code[i+1] == '*' {
+				if j := strings.Index(code[i+2:], "*/"); j >= 0 {
+					i += j + 3
+				} else {
+					i = len(code)
+				}
+			}
 		}
 	}
-	return false
+	return d
 }
 
 // parses reports whether code is valid as the body of an async function.
-func parses(code string) bool {
-	res := api.Transform("(async () => {\n"+code+"\n})", api.TransformOptions{Loader: api.LoaderJS})
-	return len(res.Errors) == 0
-}
+func parses(code string) bool { return parseErr(code) == nil }
 
 // valueWrapper is what withValue puts before the final expression.
 const valueWrapper = "return ("
