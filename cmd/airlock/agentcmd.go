@@ -128,12 +128,45 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(tr)
 	} else {
+		if err == nil && tr != nil && tr.Outcome == agent.OutcomeMaxSteps && len(tr.Steps) > 0 {
+			// As smolagents does: the steps ran out, so ask once for the
+			// best answer from what the steps found.
+			disp.setPhase("writing a final answer")
+			if answer, ferr := askFinalAnswer(ctx, model, tr); ferr == nil {
+				tr.FinalAnswer, tr.Outcome = answer, agent.OutcomeFinalAnswer
+				disp.note(fmt.Sprintf("(the %d steps ran out: the model was asked once for a final answer from them)", len(tr.Steps)))
+			}
+		}
 		disp.summary(tr)
 	}
 	if err != nil || tr.Outcome != agent.OutcomeFinalAnswer {
 		return 1
 	}
 	return 0
+}
+
+// askFinalAnswer asks the model for a final answer from the steps of a
+// run whose steps ran out: their code and observations, each cut, and the
+// whole bounded.
+func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcript) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task: %s\n\nThe steps taken so far:\n", tr.Task)
+	for _, s := range tr.Steps {
+		fmt.Fprintf(&b, "\nStep %d\n", s.Index)
+		if s.Code != "" {
+			fmt.Fprintf(&b, "Code:\n%s\n", airlock.ClipText(s.Code, 4000))
+		}
+		for _, c := range s.ToolCalls {
+			fmt.Fprintf(&b, "Tool %s(%s): %s\n", c.Tool, airlock.ClipText(c.Input, 1000), airlock.ClipText(c.Result, 2000))
+		}
+		if s.Observation != "" {
+			fmt.Fprintf(&b, "Observation:\n%s\n", airlock.ClipText(s.Observation, 4000))
+		}
+	}
+	return model.Complete(ctx, agent.CompletionRequest{Messages: []agent.Message{
+		{Role: "system", Content: "You were solving a task in steps and have no steps left. Give your final answer to the task from what the steps found, as plain text, without code. If they did not find it, say what is known and what is missing."},
+		{Role: "user", Content: airlock.ClipText(b.String(), 100_000)},
+	}})
 }
 
 // answerText is a final answer as a person reads it: as Node's console.log

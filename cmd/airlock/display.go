@@ -163,6 +163,14 @@ func (d *display) stepDone(s agent.Step) {
 	fmt.Fprintf(d.out, "%s\n", d.paint("2", fmt.Sprintf("  %s · %d input tokens, %d output tokens", s.Duration.Round(time.Millisecond), s.Usage.PromptTokens, s.Usage.CompletionTokens)))
 }
 
+// note prints a line of its own.
+func (d *display) note(s string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.clearLocked()
+	fmt.Fprintln(d.out, d.paint("2", s))
+}
+
 // summary prints the outcome and the totals.
 func (d *display) summary(tr *agent.Transcript) {
 	d.mu.Lock()

@@ -135,3 +135,19 @@ func TestAgentDisplay_Errors(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
+
+// When the steps run out, the model is asked once for a final answer.
+func TestAgentDisplay_FinalAnswerAfterSteps(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k")
+	seen := &syncBuffer{}
+	srv := gatedModel(t, seen, []string{"", "", "writing a final answer…"}, []any{
+		"```js\nconst n = 1; console.log(n)\n```<end_code>", "```js\nconsole.log(n + 1)\n```<end_code>", "It counted to 2."})
+	forceLive = true
+	defer func() { forceLive = false }()
+	out := &syncBuffer{}
+	code := run(context.Background(), []string{"agent", "--max-steps", "2", "--base-url", srv.URL + "/v1", "count"}, strings.NewReader(""), out, seen)
+	if o := out.String(); code != 0 || !strings.Contains(o, "(the 2 steps ran out: the model was asked once for a final answer from them)\n") ||
+		!strings.Contains(o, "Final answer: It counted to 2.\n") {
+		t.Fatalf("exit %d\n%s\n%s", code, o, seen)
+	}
+}
