@@ -44,9 +44,11 @@ func parseCommand(fl *flag.FlagSet, usage string, args []string, nargs int, stdo
 		fl.SetOutput(out)
 	}
 	errw := fl.Output()
-	fl.Usage = func() {} // errors are named below, without the whole help
+	fl.Usage = func() {} // errors are named below, once, without the whole help
+	fl.SetOutput(io.Discard)
 	var err error
 	rest, err = parseFlagsDashDash(fl, args)
+	fl.SetOutput(errw)
 	if errors.Is(err, flag.ErrHelp) {
 		help(stdout)
 		return nil, 0, false

@@ -92,6 +92,9 @@ func TestCLI_UsageAndHelp(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errs, c.want)
 		}
+		if strings.Count(errs, c.want) != 1 {
+			t.Errorf("%v: the problem not named once:\n%s", c.args, errs)
+		}
 		if strings.Count(errs, "\n") > 12 {
 			t.Errorf("%v: the whole usage for one mistake:\n%s", c.args, errs)
 		}
