@@ -3,6 +3,7 @@ module github.com/airlockrun/airlock
 go 1.26.8
 
 require (
+	github.com/ergochat/readline v0.1.3
 	github.com/evanw/esbuild v0.28.2
 	github.com/go-json-experiment/json v1.27.2
 	github.com/go-sourcemap/sourcemap v2.1.4+incompatible
@@ -13,6 +14,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tetratelabs/wazero v1.12.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
 	golang.org/x/tools v0.52.0
 	modernc.org/libc v1.79.0
 	modernc.org/libquickjs v0.14.0

@@ -92,7 +92,8 @@ func (l Log) MarshalJSON() ([]byte, error) {
 // undefined, NaN and the infinities as null; a bigint as its decimal string;
 // a Map as an array of [key, value] pairs; a Set as an array; a Date as its
 // RFC 3339 time; bytes as base64; a repeated object, as in a cycle, as null.
-func (r *Result) MarshalJSON() ([]byte, error) {
+// A Result value encodes as a *Result does.
+func (r Result) MarshalJSON() ([]byte, error) {
 	type wire struct {
 		Status          Status       `json:"status"`
 		Result          any          `json:"result,omitempty"`

@@ -10,7 +10,18 @@
 // Options.MaxOutput (20,000 characters by default): the text keeps its head
 // and tail around "... [truncated N characters] ...", the structured
 // content the status, the error and the fields that fit whole, naming the
-// others in "truncated". Neither ever fails to encode.
+// others in "truncated". Neither ever fails to encode. When the call asks
+// for progress (a progressToken), each report() value is sent as a
+// progress notification while the program runs ("report: " and the value,
+// cut to 2,000 characters; at most 256 wait for a slow client, the rest
+// are dropped and counted).
+//
+// The upstream servers are connected in the background, each on its own
+// with its own timeout, so the server answers initialize at once; an
+// upstream that fails or goes away is retried, and list_apis says which
+// are ready. run_code's description gives the upstreams' TypeScript
+// declarations while they are short and only the function names past
+// that, with list_apis giving the declarations, of one server if asked.
 package mcp
 
 import (
@@ -43,8 +54,23 @@ type Options struct {
 	MaxTimeout time.Duration
 	// Upstreams are MCP servers to proxy; nil means none.
 	Upstreams *Config
-	// Version is reported to clients.
+	// Version is reported to clients as the server's; "" means the
+	// module's version from the build information.
 	Version string
+	// ConnectTimeout bounds one attempt to start or reach an upstream and
+	// list its tools; 0 means 30 s. Each upstream is connected on its own,
+	// in the background: the server answers at once, an upstream appears
+	// when it is ready, and one that fails or goes away is retried (after
+	// 1 s, doubling to at most RetryMax).
+	ConnectTimeout time.Duration
+	// FirstWait is how long a run_code call made while upstreams are still
+	// on their first attempt to connect waits for them (a client's first
+	// call often comes right after initialize); past it the program runs
+	// with the upstreams ready by then. 0 means 10 s; negative, no wait.
+	FirstWait time.Duration
+	// RetryMax is the longest wait between two attempts to connect an
+	// upstream; 0 means 1 minute.
+	RetryMax time.Duration
 	// Workers, when positive and Runtime is nil, runs the programs in that
 	// many worker processes (airlock.RuntimeConfig.Workers).
 	Workers int
@@ -60,12 +86,15 @@ type Options struct {
 
 // A Server is Airlock's MCP server.
 type Server struct {
-	opts      Options
-	server    *sdk.Server
-	client    *sdk.Client
-	mu        sync.Mutex
-	upstreams []*upstream
-	failures  []UpstreamFailure
+	opts   Options
+	server *sdk.Server
+	client *sdk.Client
+	ctx    context.Context // ends at Close: stops the connecting
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	links  []*link    // by name
+	regMu  sync.Mutex // register: a description and its registration at once
 }
 
 // RunCodeArgs are the input of run_code.
@@ -75,12 +104,15 @@ type RunCodeArgs struct {
 	TimeoutMS int    `json:"timeout_ms,omitempty" jsonschema:"time limit in milliseconds"`
 }
 
-// NewServer connects to the upstream servers, if any, and returns the
-// server. An upstream that fails to start or to list its tools is left out
-// and reported (Failures, and in the run_code description); the others
-// work. The context bounds the connecting.
+// NewServer returns the server at once and connects to the upstream
+// servers, if any, in the background, each on its own with its own timeout
+// (Options.ConnectTimeout): an upstream's tools appear in run_code when it
+// is ready (clients are told the tool list changed); one that fails to
+// start, to list its tools, or later goes away is reported (Failures,
+// list_apis, the run_code description) and retried. Ready waits for the
+// first attempts. ctx, or Close, ends the connecting.
 func NewServer(ctx context.Context, opts Options) (*Server, error) {
-	if opts.MemoryLimitBytes < 0 || opts.Timeout < 0 || opts.MaxTimeout < 0 {
+	if opts.MemoryLimitBytes < 0 || opts.Timeout < 0 || opts.MaxTimeout < 0 || opts.ConnectTimeout < 0 || opts.RetryMax < 0 {
 		return nil, errors.New("mcp: negative limit")
 	}
 	if opts.MemoryLimitBytes == 0 {
@@ -95,71 +127,123 @@ func NewServer(ctx context.Context, opts Options) (*Server, error) {
 	if opts.MaxOutput == 0 {
 		opts.MaxOutput = airlock.DefaultMaxOutput
 	}
+	if opts.ConnectTimeout == 0 {
+		opts.ConnectTimeout = 30 * time.Second
+	}
+	if opts.FirstWait == 0 {
+		opts.FirstWait = 10 * time.Second
+	}
+	if opts.RetryMax == 0 {
+		opts.RetryMax = time.Minute
+	}
 	if opts.Runtime == nil {
 		opts.Runtime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: opts.MaxTimeout + time.Second, Workers: opts.Workers})
 	}
-	version := opts.Version
-	if version == "" {
-		version = "dev"
+	if opts.Version == "" {
+		opts.Version = ModuleVersion()
 	}
 	s := &Server{
-		opts:   opts,
-		server: sdk.NewServer(&sdk.Implementation{Name: "airlock", Version: version}, nil),
-		client: sdk.NewClient(&sdk.Implementation{Name: "airlock", Version: version}, nil),
+		opts: opts,
+		server: sdk.NewServer(&sdk.Implementation{Name: "airlock", Title: "Airlock", Version: opts.Version},
+			&sdk.ServerOptions{Instructions: instructions}),
+		client: sdk.NewClient(&sdk.Implementation{Name: "airlock", Version: opts.Version}, nil),
 	}
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.cancel()
+		case <-s.ctx.Done():
+		}
+	}()
 	if opts.Upstreams != nil {
+		taken := map[string]string{}
 		for _, name := range slices.Sorted(maps.Keys(opts.Upstreams.MCPServers)) {
-			u, err := connect(ctx, s.client, name, opts.Upstreams.MCPServers[name])
-			s.add(name, u, err)
+			l := &link{name: name, ns: identifier(name), cfg: opts.Upstreams.MCPServers[name], state: stateConnecting, first: make(chan struct{})}
+			s.links = append(s.links, l)
+			if other, ok := taken[l.ns]; ok {
+				l.state, l.err = stateFailed, fmt.Errorf("its sandbox name %s is taken by server %q", l.ns, other)
+				close(l.first)
+				continue
+			}
+			if err := l.cfg.check(); err != nil {
+				l.state, l.err = stateFailed, err
+				close(l.first)
+				continue
+			}
+			taken[l.ns] = name
+			s.wg.Add(1)
+			go s.keep(l)
 		}
 	}
 	s.register()
 	return s, nil
 }
 
-// add records a connected upstream, or its failure.
-func (s *Server) add(name string, u *upstream, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err == nil {
-		for _, o := range s.upstreams {
-			if o.ns == u.ns {
-				err = fmt.Errorf("its sandbox name %s is taken by server %q", u.ns, o.name)
-				u.session.Close()
-			}
+// Ready waits until every upstream has been tried once (connected or
+// failed), or ctx ends.
+func (s *Server) Ready(ctx context.Context) error {
+	for _, l := range s.links {
+		select {
+		case <-l.first:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	if err != nil {
-		s.failures = append(s.failures, UpstreamFailure{Server: name, Err: err})
-		return
-	}
-	s.upstreams = append(s.upstreams, u)
+	return nil
 }
 
 // SDK is the underlying MCP server, to serve on any transport:
 // s.SDK().Run(ctx, &mcp.StdioTransport{}), or mcp.NewStreamableHTTPHandler.
 func (s *Server) SDK() *sdk.Server { return s.server }
 
-// Failures are the upstream servers that could not be used.
+// Failures are the upstream servers that cannot be used now: those that
+// failed to connect (and are being retried, unless their configuration is
+// wrong) and those that went away.
 func (s *Server) Failures() []UpstreamFailure {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]UpstreamFailure(nil), s.failures...)
+	var fs []UpstreamFailure
+	for _, l := range s.links {
+		if l.state == stateFailed {
+			fs = append(fs, UpstreamFailure{Server: l.name, Err: l.err})
+		}
+	}
+	return fs
 }
 
-// Close ends the upstream sessions (and stops their commands).
-func (s *Server) Close() error {
+// connected are the upstreams ready now.
+func (s *Server) connected() []*upstream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var errs []error
-	for _, u := range s.upstreams {
-		errs = append(errs, u.session.Close())
+	var us []*upstream
+	for _, l := range s.links {
+		if l.state == stateReady {
+			us = append(us, l.u)
+		}
 	}
-	s.upstreams = nil
+	return us
+}
+
+// Close ends the upstream sessions (and stops their commands) and the
+// connecting.
+func (s *Server) Close() error {
+	s.cancel()
+	s.mu.Lock()
+	var errs []error
+	for _, l := range s.links {
+		if l.u != nil {
+			errs = append(errs, l.u.session.Close())
+		}
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
 	return errors.Join(errs...)
 }
 
 func (s *Server) register() {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
 	in, err := jsonschema.For[RunCodeArgs](nil)
 	if err != nil {
 		panic(err) // a fixed type: cannot fail
@@ -173,17 +257,38 @@ func (s *Server) register() {
 		InputSchema:  in,
 		Description:  s.RunCodeDescription(),
 		OutputSchema: resultSchema,
-		Annotations:  &sdk.ToolAnnotations{Title: "Run code in the Airlock sandbox", OpenWorldHint: ptr(len(s.upstreams) > 0)},
+		Annotations:  &sdk.ToolAnnotations{Title: "Run code in the Airlock sandbox", OpenWorldHint: ptr(len(s.links) > 0)},
 	}, s.runCode)
-	if len(s.upstreams) > 0 || len(s.failures) > 0 {
+	if len(s.links) > 0 {
 		sdk.AddTool(s.server, &sdk.Tool{
-			Name:        "list_apis",
-			Description: "List the TypeScript declarations of the upstream tools that run_code programs can call.",
+			Name: "list_apis",
+			Description: "The TypeScript declarations of the upstream servers' functions that run_code programs call, " +
+				"and which upstream servers are ready. Give server to see one.",
 			Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-		}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s.Declarations() + s.failureText()}}}, nil, nil
-		})
+		}, s.listAPIs)
 	}
+}
+
+// ListAPIsArgs are the input of list_apis.
+type ListAPIsArgs struct {
+	Server string `json:"server,omitempty" jsonschema:"the upstream server (its name in the sandbox or as configured); all when empty"`
+}
+
+func (s *Server) listAPIs(_ context.Context, _ *sdk.CallToolRequest, in ListAPIsArgs) (*sdk.CallToolResult, any, error) {
+	var decls []string
+	found := in.Server == ""
+	for _, u := range s.connected() {
+		if in.Server == "" || in.Server == u.ns || in.Server == u.name {
+			decls = append(decls, u.declarations())
+			found = true
+		}
+	}
+	text := "```typescript\n" + strings.Join(decls, "\n") + "```\n\nUpstream servers:\n" + s.status()
+	if !found {
+		text = fmt.Sprintf("no ready upstream server is named %q.\n\nUpstream servers:\n%s", in.Server, s.status())
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: true}, nil, nil
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil, nil
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -211,52 +316,81 @@ The program is an ES module in TypeScript (types are erased, not checked) or Jav
 
 The sandbox has no network, no file system, no timers, no process, no require, no eval: only the ECMAScript built-ins, structuredClone, queueMicrotask`
 
+// instructions are the server's instructions to clients.
+const instructions = `Airlock runs JavaScript and TypeScript programs in an isolated sandbox (run_code). ` +
+	`Prefer one program that does a whole task, with loops, conditions and many calls, over many tool calls. ` +
+	`Values the program passes to report() arrive as progress notifications while it runs, when the request asks for progress. ` +
+	`When upstream servers are configured, their tools are async functions in the sandbox, grouped by server; list_apis gives their TypeScript declarations and which servers are ready.`
+
+// maxInlineDeclarations is how long the upstreams' declarations may be and
+// still be given whole in run_code's description; longer, the description
+// names the functions and list_apis gives the declarations.
+const maxInlineDeclarations = 6000
+
 // RunCodeDescription is run_code's description: the sandbox's rules, and
-// the declarations of the upstream tools, if any.
+// the upstream functions the programs can call: their declarations when
+// they are short, else their names (list_apis gives the declarations).
 func (s *Server) RunCodeDescription() string {
 	var b strings.Builder
 	b.WriteString(rules)
-	s.mu.Lock()
-	n := len(s.upstreams)
-	s.mu.Unlock()
-	if n == 0 {
+	us := s.connected()
+	if len(us) == 0 {
 		b.WriteString(".")
 	} else {
-		b.WriteString(", and the upstream tools below. Each is an async function taking one input object, grouped by server; an upstream error is thrown with its message, a structured result arrives as an object, a text result as a string. Call many in one program (await Promise.all([...]) runs them concurrently) instead of one tool call at a time.\n\n")
-		b.WriteString("```typescript\n" + s.Declarations() + "```")
+		b.WriteString(", and the upstream functions below. Each is an async function taking one input object, grouped by server; an upstream error is thrown with its message, a structured result arrives as an object, a text result as a string. Call many in one program (await Promise.all([...]) runs them concurrently) instead of one tool call at a time.\n\n")
+		var decls []string
+		total := 0
+		for _, u := range us {
+			d := u.declarations()
+			decls = append(decls, d)
+			total += len(d)
+		}
+		if total <= maxInlineDeclarations {
+			b.WriteString("```typescript\n" + strings.Join(decls, "\n") + "```")
+		} else {
+			for _, u := range us {
+				names := make([]string, len(u.tools))
+				for i, t := range u.tools {
+					names[i] = t.fn
+				}
+				fmt.Fprintf(&b, "- %s: %s\n", u.ns, strings.Join(names, ", "))
+			}
+			b.WriteString("\nCall list_apis (with server) for their TypeScript declarations before using them.")
+		}
 	}
 	b.WriteString(fmt.Sprintf("\n\nLimits: %d MiB of memory; %s unless timeout_ms asks for another (at most %s).", s.opts.MemoryLimitBytes>>20, s.opts.Timeout, s.opts.MaxTimeout))
 	b.WriteString(s.failureText())
 	return b.String()
 }
 
-// Declarations are the TypeScript declarations of the upstream tools.
+// Declarations are the TypeScript declarations of the ready upstreams'
+// functions.
 func (s *Server) Declarations() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var parts []string
-	for _, u := range s.upstreams {
+	for _, u := range s.connected() {
 		parts = append(parts, u.declarations())
 	}
 	return strings.Join(parts, "\n")
 }
 
 func (s *Server) failureText() string {
-	fs := s.Failures()
-	if len(fs) == 0 {
+	s.mu.Lock()
+	var waiting []string
+	for _, l := range s.links {
+		if l.state != stateReady {
+			waiting = append(waiting, l.name)
+		}
+	}
+	s.mu.Unlock()
+	if len(waiting) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("\n\nThese upstream servers are unavailable:")
-	for _, f := range fs {
-		b.WriteString("\n- " + f.Error())
-	}
-	return b.String()
+	return "\n\nThese upstream servers are not available yet (list_apis tells why): " + strings.Join(waiting, ", ") + "."
 }
 
 // runCode runs a program. Errors in the program are results with isError,
 // not protocol errors.
-func (s *Server) runCode(ctx context.Context, _ *sdk.CallToolRequest, in RunCodeArgs) (*sdk.CallToolResult, any, error) {
+func (s *Server) runCode(ctx context.Context, req *sdk.CallToolRequest, in RunCodeArgs) (*sdk.CallToolResult, any, error) {
 	lang := airlock.TypeScript
 	switch strings.ToLower(in.Language) {
 	case "", "typescript", "ts":
@@ -272,12 +406,23 @@ func (s *Server) runCode(ctx context.Context, _ *sdk.CallToolRequest, in RunCode
 	if in.TimeoutMS > 0 {
 		timeout = min(time.Duration(in.TimeoutMS)*time.Millisecond, s.opts.MaxTimeout)
 	}
+	if s.opts.FirstWait > 0 {
+		wait, cancel := context.WithTimeout(ctx, s.opts.FirstWait)
+		s.Ready(wait)
+		cancel()
+	}
 	globals := map[string]any{}
-	s.mu.Lock()
-	for _, u := range s.upstreams {
+	for _, u := range s.connected() {
 		globals[u.ns] = u.module()
 	}
-	s.mu.Unlock()
+	report := func(any) {} // kept in the Result's reports
+	if req != nil && req.Session != nil && req.Params != nil {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			p := newProgress(ctx, req.Session, tok)
+			defer p.close()
+			report = p.report
+		}
+	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ex, err := s.opts.Runtime.Run(runCtx, in.Code, airlock.Options{
@@ -285,16 +430,21 @@ func (s *Server) runCode(ctx context.Context, _ *sdk.CallToolRequest, in RunCode
 		Filename:         "program." + map[airlock.Language]string{airlock.TypeScript: "ts", airlock.JavaScript: "js"}[lang],
 		Globals:          globals,
 		MemoryLimitBytes: s.opts.MemoryLimitBytes,
-		Report:           func(any) {}, // kept in the Result's reports
+		Report:           report,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	res := ex.Wait()
-	text := res.Text(in.Code)
-	if res.Status == airlock.StatusTerminated && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		text = fmt.Sprintf("timed out after %s\n", timeout) + text
+	if res.Error != nil {
+		switch {
+		case res.Status == airlock.StatusTerminated && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+			res.Error.Message = fmt.Sprintf("stopped after %s (timeout_ms asks for up to %s)", timeout, s.opts.MaxTimeout)
+		case res.Status == airlock.StatusMemory:
+			res.Error.Message = fmt.Sprintf("the program needed more than its memory limit of %s", mib(s.opts.MemoryLimitBytes))
+		}
 	}
+	text := res.Text(in.Code)
 	return &sdk.CallToolResult{
 		Content: []sdk.Content{&sdk.TextContent{Text: airlock.ClipText(text, s.opts.MaxOutput)}},
 		IsError: res.Status != airlock.StatusSuccess,

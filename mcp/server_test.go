@@ -23,10 +23,21 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // TestMain doubles as an upstream MCP server on stdio when the test binary
 // is started with AIRLOCK_TEST_UPSTREAM=1: the command transport's test.
 func TestMain(m *testing.M) {
-	if os.Getenv("AIRLOCK_TEST_UPSTREAM") == "1" {
+	switch os.Getenv("AIRLOCK_TEST_UPSTREAM") {
+	case "1":
 		if err := upstreamServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			os.Exit(1)
 		}
+		os.Exit(0)
+	case "hang": // starts and never answers
+		select {}
+	case "mortal": // the calc server with a tool that ends its process
+		s := upstreamServer()
+		sdk.AddTool(s, &sdk.Tool{Name: "die"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			os.Exit(0)
+			return nil, nil, nil
+		})
+		s.Run(context.Background(), &sdk.StdioTransport{})
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -102,6 +113,9 @@ func newServer(t *testing.T, opts mcp.Options) *mcp.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	if err := s.Ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
@@ -164,7 +178,7 @@ func TestRunCode(t *testing.T) {
 
 	start := time.Now()
 	r = runCode(t, cs, map[string]any{"code": "while (true) {}", "timeout_ms": 150})
-	if !r.isError || r.structured["status"] != "terminated" || !strings.HasPrefix(r.text, "timed out after 150ms") || time.Since(start) > 10*time.Second {
+	if !r.isError || r.structured["status"] != "terminated" || !strings.Contains(r.text, "stopped after 150ms (timeout_ms asks for up to 5m0s)") || time.Since(start) > 10*time.Second {
 		t.Fatalf("%+v", r)
 	}
 
@@ -208,7 +222,7 @@ func TestProxy(t *testing.T) {
 			desc = tl.Description
 		}
 	}
-	for _, want := range []string{"declare namespace calc {", "declare namespace webCalc {", "function add(input: {", "Promise<{", "function greetPerson(", "broken: ", "unavailable"} {
+	for _, want := range []string{"declare namespace calc {", "declare namespace webCalc {", "function add(input: {", "Promise<{", "function greetPerson(", "not available yet (list_apis tells why): ambiguous, broken."} {
 		if !strings.Contains(desc, want) {
 			t.Errorf("run_code description lacks %q:\n%s", want, desc)
 		}
@@ -243,8 +257,18 @@ export default { sum: sum.sum, greeting, sum2: sum2.sum, failure };`})
 	}
 
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "list_apis", Arguments: map[string]any{}})
-	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "declare namespace calc") {
+	if err != nil || res.IsError {
 		t.Fatalf("list_apis: %+v, %v", res, err)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	for _, want := range []string{"declare namespace calc", "- calc (calc): ready, 3 tools", "- ambiguous (ambiguous): unavailable, no command and no url (not retried: fix the configuration)",
+		"- broken (broken): unavailable, connect: ", "(retried in "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("list_apis lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "The sandbox has no network") {
+		t.Errorf("list_apis repeats run_code's description:\n%s", text)
 	}
 }
 

@@ -57,7 +57,7 @@ func TestAgent_CodeMode(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, want := range []string{"── step 1", "Thought: read the notes.", "Execution logs:\n    the answer is 42", "── step 2", "Final answer: 42", "(2 steps, 20 tokens,"} {
+	for _, want := range []string{"━━ step 1 ━━", "Thought: read the notes.", "Execution logs:\n    the answer is 42", "━━ step 2 ━━", "Final answer: 42", "(2 steps, 20 tokens: 14 input, 6 output,"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
+	"github.com/openai/openai-go/v3/option"
 )
 
 func agentFlags(stderr io.Writer) *flag.FlagSet {
@@ -30,10 +31,11 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("base-url", "", "OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); the key is $OPENAI_API_KEY")
 	fs.String("dir", "", "let the tools fs.read-file and fs.list-files read the files under this directory (default: no file tools)")
 	fs.String("allow-host", "", "comma-separated hosts the http.get tool may fetch from (default: no http tool)")
-	fs.Duration("timeout", 10*time.Second, "time limit of one code step")
+	durationFlag(fs, "timeout", 10*time.Second, "time limit of one code step")
 	fs.String("memory", "64MiB", "memory limit of the sandbox")
 	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of each observation or tool result the model reads; a longer one keeps its head and tail around a marker (negative: no bound)")
 	fs.Bool("json", false, "print the transcript as JSON at the end instead of streaming the steps")
+	fs.Bool("no-color", false, "no colour in the display (also $NO_COLOR); off a terminal there is none")
 	fs.Bool("v", false, "log each step with log/slog to standard error as well")
 	return fs
 }
@@ -41,11 +43,16 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 // agentCommand runs `airlock agent [flags] TASK`.
 func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := agentFlags(stderr)
-	if !parseArgs(fl, "usage: airlock agent [flags] TASK", args, 1) || strings.TrimSpace(fl.Arg(0)) == "" {
+	rest, code, ok := parseCommand(fl, "usage: airlock agent [flags] TASK", args, 1, stdout)
+	if !ok {
+		return code
+	}
+	task := rest[0]
+	if strings.TrimSpace(task) == "" {
+		fmt.Fprintln(stderr, "airlock agent: the task is empty")
 		return 2
 	}
 	get := func(name string) string { return fl.Lookup(name).Value.String() }
-	task := fl.Arg(0)
 	memory, err := parseBytes(get("memory"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock agent: --memory: %v\n", err)
@@ -58,7 +65,7 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "airlock agent: --max-output must not be 0")
 		return 2
 	}
-	timeout, _ := time.ParseDuration(get("timeout"))
+	timeout := flagDuration(fl, "timeout")
 	tools, err := builtinTools(get("dir"), get("allow-host"))
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock agent: %v\n", err)
@@ -69,15 +76,37 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "airlock agent: %v\n", err)
 		return 2
 	}
-	model := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: get("base-url"), Model: get("model")})
 	asJSON := get("json") == "true"
+	baseURL := get("base-url")
+	if baseURL == "" {
+		baseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	if os.Getenv("OPENAI_API_KEY") == "" && baseURL == "" {
+		fmt.Fprintln(stderr, "airlock agent: no API key: set OPENAI_API_KEY, or give --base-url (or OPENAI_BASE_URL) for an endpoint that needs none")
+		return 2
+	}
+	var disp *display
+	var mw []option.RequestOption
+	if !asJSON {
+		disp = newDisplay(stdout, stderr, get("no-color") == "true")
+		defer disp.close()
+		mw = append(mw, option.WithMiddleware(disp.middleware))
+	}
+	model := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: get("base-url"), Model: get("model"), Options: mw})
+	if disp != nil {
+		names := make([]string, len(tools))
+		for i, t := range tools {
+			names[i] = t.ID
+		}
+		disp.banner(model.Model, baseURL, names)
+	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if get("v") == "true" {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	onStep := func(s agent.Step) {
-		if !asJSON {
-			printStep(stdout, s)
+		if disp != nil {
+			disp.stepDone(s)
 		}
 	}
 	var tr *agent.Transcript
@@ -103,13 +132,16 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(tr)
 	} else {
-		switch tr.Outcome {
-		case agent.OutcomeFinalAnswer:
-			fmt.Fprintf(stdout, "\nFinal answer: %s\n", answerText(tr.FinalAnswer))
-		default:
-			fmt.Fprintf(stdout, "\nNo answer: %s\n", tr.Error)
+		if err == nil && tr != nil && tr.Outcome == agent.OutcomeMaxSteps && len(tr.Steps) > 0 {
+			// As smolagents does: the steps ran out, so ask once for the
+			// best answer from what the steps found.
+			disp.setPhase("writing a final answer")
+			if answer, ferr := askFinalAnswer(ctx, model, tr); ferr == nil {
+				tr.FinalAnswer, tr.Outcome = answer, agent.OutcomeFinalAnswer
+				disp.note(fmt.Sprintf("(the %d steps ran out: the model was asked once for a final answer from them)", len(tr.Steps)))
+			}
 		}
-		fmt.Fprintf(stdout, "(%d steps, %d tokens, %s)\n", len(tr.Steps), tr.Usage.TotalTokens, tr.Duration.Round(time.Millisecond))
+		disp.summary(tr)
 	}
 	if err != nil || tr.Outcome != agent.OutcomeFinalAnswer {
 		return 1
@@ -117,23 +149,37 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return 0
 }
 
+// askFinalAnswer asks the model for a final answer from the steps of a
+// run whose steps ran out: their code and observations, each cut, and the
+// whole bounded.
+func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcript) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task: %s\n\nThe steps taken so far:\n", tr.Task)
+	for _, s := range tr.Steps {
+		fmt.Fprintf(&b, "\nStep %d\n", s.Index)
+		if s.Code != "" {
+			fmt.Fprintf(&b, "Code:\n%s\n", airlock.ClipText(s.Code, 4000))
+		}
+		for _, c := range s.ToolCalls {
+			fmt.Fprintf(&b, "Tool %s(%s): %s\n", c.Tool, airlock.ClipText(c.Input, 1000), airlock.ClipText(c.Result, 2000))
+		}
+		if s.Observation != "" {
+			fmt.Fprintf(&b, "Observation:\n%s\n", airlock.ClipText(s.Observation, 4000))
+		}
+	}
+	c, err := model.Complete(ctx, agent.CompletionRequest{Messages: []agent.Message{
+		{Role: "system", Content: "You were solving a task in steps and have no steps left. Give your final answer to the task from what the steps found, as plain text, without code. If they did not find it, say what is known and what is missing."},
+		{Role: "user", Content: airlock.ClipText(b.String(), 100_000)},
+	}})
+	if err != nil {
+		return "", err
+	}
+	return c.Text, nil
+}
+
 // answerText is a final answer as a person reads it: as Node's console.log
 // shows it.
 func answerText(v any) string { return airlock.Inspect(v) }
-
-// printStep writes a step for a person to follow.
-func printStep(w io.Writer, s agent.Step) {
-	fmt.Fprintf(w, "── step %d · %s · %d tokens\n", s.Index, s.Duration.Round(time.Millisecond), s.Usage.TotalTokens)
-	if r := strings.TrimSpace(s.ModelReply); r != "" {
-		fmt.Fprintln(w, indent(r, "  "))
-	}
-	for _, c := range s.ToolCalls {
-		fmt.Fprintf(w, "  → %s(%s)\n%s\n", c.Tool, clip(c.Input, 400), indent(clip(c.Result, 2000), "    "))
-	}
-	if s.Observation != "" {
-		fmt.Fprintf(w, "  Observation:\n%s\n", indent(clip(s.Observation, 2000), "    "))
-	}
-}
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)

@@ -5,13 +5,17 @@
 //	airlock agent [flags] TASK
 //	airlock mcp [--http ADDR] [--config FILE]
 //	airlock serve [flags]
+//	airlock version
 //
-// runs FILE (TypeScript for .ts/.mts/.cts/.tsx, JavaScript otherwise; "-" reads
-// standard input as TypeScript), with the files under --modules DIR as the
-// modules it may import, and prints the value of its default export,
-// then its console output, reports and, on failure, the error with the line
-// of source it points at. The exit code is 0 on success, 1 for any other
-// status and 2 for a usage error.
+// airlock run runs FILE (TypeScript for .ts/.mts/.cts/.tsx, JavaScript
+// otherwise; "-" reads standard input as TypeScript), with the files under
+// --modules DIR as the modules it may import, and prints the value of its
+// default export to standard output; its console output and reports, in the
+// order they happened, and on failure the error with the line of source it
+// points at, go to standard error. With --json the Result JSON is all that
+// goes to standard output. Flags may come before or after the file. The
+// exit code is 0 on success, 1 for any other status and 2 for a usage
+// error; -h prints the help and exits 0.
 package main
 
 import (
@@ -26,6 +30,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlockrun/airlock"
@@ -43,8 +48,10 @@ const usage = `usage: airlock run [flags] FILE
        airlock agent [flags] TASK
        airlock mcp [--http ADDR] [--config FILE]
        airlock serve [flags]
+       airlock version
 
-run:   runs FILE in a fresh sandbox and prints the result. FILE "-" reads standard input.
+run:   runs FILE in a fresh sandbox: the result to standard output, console output, reports
+       and errors to standard error. FILE "-" reads standard input. airlock run -h lists its flags.
 repl:  an interactive session on one executor: each line is a step, state persists.
 agent: solves TASK with a language model (OPENAI_API_KEY, OPENAI_BASE_URL) that writes code
        for the sandbox; airlock agent -h lists its flags.
@@ -52,32 +59,42 @@ mcp:   an MCP server with a run_code tool, on stdio or streamable HTTP; --config
        proxies the MCP servers FILE lists into the sandbox. airlock mcp -h lists its flags.
 serve: the sandbox service: python, node (under bubblewrap), javascript and typescript over
        HTTP, with tool callbacks and workspaces. airlock serve -h lists its flags.
+version: the version of this build.
 
-run flags:
+Flags go before or after the arguments; "--" ends them.
 `
 
 // run is the whole command, with its streams, so tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "repl" {
-		return replCommand(ctx, args[1:], stdin, stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "agent" {
-		return agentCommand(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "serve" {
-		return serveCommand(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "mcp" {
-		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)
-	}
-	if len(args) == 0 || args[0] != "run" {
+	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		runFlags(stderr).PrintDefaults()
-		fmt.Fprint(stderr, "\nrepl flags:\n")
-		replFlags(stderr).PrintDefaults()
 		return 2
 	}
-	return runCommand(ctx, args[1:], stdin, stdout, stderr)
+	switch args[0] {
+	case "run":
+		return runCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "repl":
+		return replCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "agent":
+		return agentCommand(ctx, args[1:], stdout, stderr)
+	case "serve":
+		return serveCommand(ctx, args[1:], stdout, stderr)
+	case "mcp":
+		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, versionLine())
+		return 0
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "airlock: unknown command %q", args[0])
+	if filepath.Ext(args[0]) != "" {
+		fmt.Fprintf(stderr, " (to run a file: airlock run %s)", args[0])
+	}
+	synopsis, _, _ := strings.Cut(usage, "\n\n")
+	fmt.Fprint(stderr, "\n"+synopsis+"\n(airlock -h describes the commands)\n")
+	return 2
 }
 
 func runFlags(stderr io.Writer) *flag.FlagSet {
@@ -87,25 +104,29 @@ func runFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("args", "", "JSON array of arguments for the export")
 	fs.String("input", "", "JSON value bound to the global `input`")
 	fs.String("memory", "64MiB", "memory limit, in bytes or with a KiB, MiB or GiB suffix")
-	fs.Duration("timeout", 10*time.Second, "terminate the run after this long")
-	fs.Bool("json", false, "print the Result JSON instead of the human format")
+	durationFlag(fs, "timeout", 10*time.Second, "stop the run after this long")
+	fs.Bool("json", false, "print the Result JSON to standard output instead of the human format")
 	fs.String("lang", "", "typescript or javascript (default: by the file's extension)")
 	fs.String("modules", "", "supply the .js/.mjs/.ts/.mts files under this directory as modules the program can import")
 	return fs
 }
 
+const runUsage = `usage: airlock run [flags] FILE
+
+Runs FILE (TypeScript, or JavaScript for .js/.mjs/.cjs; "-" reads standard
+input) in a fresh sandbox. The value of the default export goes to standard
+output; console output, reports and errors go to standard error, in the order
+they happened. Exit code: 0 on success, 1 if the program failed, 2 for a usage
+error.`
+
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := runFlags(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
+	rest, code, ok := parseCommand(fs, runUsage, args, 1, stdout)
+	if !ok {
+		return code
 	}
 	get := func(name string) string { return fs.Lookup(name).Value.String() }
-	file := fs.Arg(0)
+	file := rest[0]
 	var src []byte
 	var err error
 	if file == "-" {
@@ -130,46 +151,52 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case "javascript", "js":
 		opts.Language = airlock.JavaScript
 	default:
-		fmt.Fprintf(stderr, "airlock: -lang must be typescript or javascript\n")
+		fmt.Fprintf(stderr, "airlock: --lang must be typescript or javascript\n")
 		return 2
 	}
 	if a := get("args"); a != "" {
 		if err := json.Unmarshal([]byte(a), &opts.Execute.Args); err != nil {
-			fmt.Fprintf(stderr, "airlock: -args must be a JSON array: %v\n", err)
+			fmt.Fprintf(stderr, "airlock: --args must be a JSON array: %v\n", err)
 			return 2
 		}
 	}
 	if in := get("input"); in != "" {
 		var v any
 		if err := json.Unmarshal([]byte(in), &v); err != nil {
-			fmt.Fprintf(stderr, "airlock: -input must be JSON: %v\n", err)
+			fmt.Fprintf(stderr, "airlock: --input must be JSON: %v\n", err)
 			return 2
 		}
 		opts.Globals = map[string]any{"input": v}
 	}
 	if opts.MemoryLimitBytes, err = parseBytes(get("memory")); err != nil {
-		fmt.Fprintf(stderr, "airlock: -memory: %v\n", err)
+		fmt.Fprintf(stderr, "airlock: --memory: %v\n", err)
 		return 2
 	}
 	if dir := get("modules"); dir != "" {
 		if opts.Modules, opts.Filename, err = loadModules(dir, file); err != nil {
-			fmt.Fprintf(stderr, "airlock: -modules: %v\n", err)
+			fmt.Fprintf(stderr, "airlock: --modules: %v\n", err)
 			return 2
 		}
 	}
-	opts.Report = func(any) {}
-	timeout, _ := time.ParseDuration(get("timeout"))
+	var reportTimes []time.Time
+	opts.Report = func(any) { reportTimes = append(reportTimes, time.Now()) }
+	timeout := flagDuration(fs, "timeout")
 
 	ex, err := airlock.Run(ctx, string(src), opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 2
 	}
+	var timedOut atomic.Bool
 	if timeout > 0 {
-		t := time.AfterFunc(timeout, func() { ex.Terminate(fmt.Sprintf("the %s timeout was reached", timeout)) })
+		t := time.AfterFunc(timeout, func() {
+			timedOut.Store(true)
+			ex.Terminate(stoppedAfter(timeout, "--timeout"))
+		})
 		defer t.Stop()
 	}
 	res := ex.Wait()
+	explain(res, timedOut.Load(), timeout, "--timeout", opts.MemoryLimitBytes, "--memory")
 	if get("json") == "true" {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
@@ -178,7 +205,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printHuman(stdout, res, string(src))
+		printHuman(stdout, stderr, res, reportTimes, string(src))
 	}
 	if res.Status != airlock.StatusSuccess {
 		return 1
@@ -250,48 +277,58 @@ func languageOf(file string) airlock.Language {
 	return airlock.TypeScript
 }
 
-// parseBytes reads "1048576", "64MiB", "512KiB" or "1GiB".
+// parseBytes reads "1048576", "64MiB", "512KiB" or "1GiB" (also written
+// 64M, 64MB or 64 MiB: the sizes are binary).
 func parseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(s)
 	mult := int64(1)
-	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
-		if strings.HasSuffix(s, suffix) {
-			s, mult = strings.TrimSuffix(s, suffix), m
+	upper := strings.ToUpper(s)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}} {
+		if strings.HasSuffix(upper, u.suffix) {
+			s, mult = s[:len(s)-len(u.suffix)], u.mult
 			break
 		}
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n > (1<<62)/mult {
 		return 0, errors.New("want a number of bytes, such as 67108864 or 64MiB")
 	}
 	return n * mult, nil
 }
 
-// printHuman prints the value, then the logs and reports, then the error
-// with the source line it points at.
-func printHuman(w io.Writer, res *airlock.Result, src string) {
-	io.WriteString(w, res.Text(src))
+// printHuman prints the value to out; the logs and reports, merged in the
+// order they happened (reportTimes are the times of the reports), then the
+// error with the source line it points at, to errw.
+func printHuman(out, errw io.Writer, res *airlock.Result, reportTimes []time.Time, src string) {
+	if res.Status == airlock.StatusSuccess {
+		fmt.Fprintln(out, formatValue(res.Result))
+	}
+	logs, reports := res.Logs, res.Reports
+	for len(logs) > 0 || len(reports) > 0 {
+		reportFirst := len(logs) == 0 ||
+			len(reports) > 0 && len(reportTimes) > 0 && reportTimes[0].Before(logs[0].Time)
+		if reportFirst {
+			fmt.Fprintf(errw, "[report] %s\n", formatValue(reports[0]))
+			reports = reports[1:]
+			if len(reportTimes) > 0 {
+				reportTimes = reportTimes[1:]
+			}
+		} else {
+			fmt.Fprintf(errw, "[%s] %s\n", logs[0].Level, logs[0].Message())
+			logs = logs[1:]
+		}
+	}
+	if res.Error != nil {
+		// Text of a result without its value, logs and reports is the error.
+		io.WriteString(errw, (&airlock.Result{Status: res.Status, Error: res.Error}).Text(src))
+	}
 }
 
 // formatValue is a value as the REPL prints it: as Node's REPL does, a
 // string in quotes.
 func formatValue(v any) string {
 	return airlock.InspectOptions{QuoteString: true}.Inspect(v)
-}
-
-// parseArgs parses a subcommand's flags, with usage as the head of its help;
-// it reports false (after printing the help) for bad flags or when the
-// number of arguments is not nargs.
-func parseArgs(fl *flag.FlagSet, usage string, args []string, nargs int) bool {
-	fl.Usage = func() {
-		fmt.Fprint(fl.Output(), usage+"\n\nflags:\n")
-		fl.PrintDefaults()
-	}
-	if err := fl.Parse(args); err != nil {
-		return false
-	}
-	if fl.NArg() != nargs {
-		fl.Usage()
-		return false
-	}
-	return true
 }

@@ -18,21 +18,21 @@ func cli(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 }
 
 func TestRunExamples(t *testing.T) {
-	code, out, _ := cli(t, "", "run", "../../examples/scripts/hello.ts")
-	if code != 0 || out != "{ text: 'hello from the sandbox', words: 4 }\n[log] computing a greeting\n" {
-		t.Fatalf("hello: %d %q", code, out)
+	code, out, errs := cli(t, "", "run", "../../examples/scripts/hello.ts")
+	if code != 0 || out != "{ text: 'hello from the sandbox', words: 4 }\n" || errs != "[log] computing a greeting\n" {
+		t.Fatalf("hello: %d %q %q", code, out, errs)
 	}
-	code, out, _ = cli(t, "", "run", "--input", `[{"id":1,"flagged":true},{"id":2}]`, "../../examples/scripts/report.js")
-	if code != 0 || out != "{ scanned: 2 }\n[report] 1\n" {
-		t.Fatalf("report: %d %q", code, out)
+	code, out, errs = cli(t, "", "run", "--input", `[{"id":1,"flagged":true},{"id":2}]`, "../../examples/scripts/report.js")
+	if code != 0 || out != "{ scanned: 2 }\n" || errs != "[report] 1\n" {
+		t.Fatalf("report: %d %q %q", code, out, errs)
 	}
-	code, out, _ = cli(t, "", "run", "../../examples/scripts/error.ts")
+	code, _, out = cli(t, "", "run", "../../examples/scripts/error.ts")
 	if code != 1 || !strings.Contains(out, "TypeError: order 2 has no total") || !strings.Contains(out, "at error.ts:6:15") ||
 		!strings.Contains(out, "throw new TypeError(`order ${order.id} has no total`);") {
 		t.Fatalf("error: %d %q", code, out)
 	}
-	code, out, _ = cli(t, "", "run", "--timeout", "100ms", "../../examples/scripts/loop.js")
-	if code != 1 || !strings.Contains(out, "terminated") {
+	code, _, out = cli(t, "", "run", "--timeout", "100ms", "../../examples/scripts/loop.js")
+	if code != 1 || !strings.Contains(out, "terminated") || !strings.Contains(out, "stopped after 100ms (--timeout)") {
 		t.Fatalf("loop: %d %q", code, out)
 	}
 }
@@ -50,11 +50,11 @@ func TestRunFlags(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &m) != nil || m["status"] != "success" || m["result"] != 5.0 {
 		t.Fatalf("json: %d %q", code, out)
 	}
-	code, out, _ = cli(t, "const a = []; for (;;) a.push(new Array(1e4).fill(0));", "run", "--memory", "8MiB", "-")
-	if code != 1 || !strings.HasPrefix(out, "memory:") {
+	code, _, out = cli(t, "const a = []; for (;;) a.push(new Array(1e4).fill(0));", "run", "--memory", "8MiB", "-")
+	if code != 1 || !strings.HasPrefix(out, "memory:") || !strings.Contains(out, "memory limit of 8 MiB (--memory raises it)") {
 		t.Fatalf("memory: %d %q", code, out)
 	}
-	code, out, _ = cli(t, "", "run", "--fn", "nope", file)
+	code, _, out = cli(t, "", "run", "--fn", "nope", file)
 	if code != 1 || !strings.HasPrefix(out, "link_error:") {
 		t.Fatalf("link error: %d %q", code, out)
 	}
@@ -70,7 +70,7 @@ func TestRunModules(t *testing.T) {
 	if code != 0 || out != "42\n" {
 		t.Fatalf("%d %q", code, out)
 	}
-	code, out, _ = cli(t, "", "run", filepath.Join(dir, "main.ts"))
+	code, _, out = cli(t, "", "run", filepath.Join(dir, "main.ts"))
 	if code != 1 || !strings.HasPrefix(out, "link_error:") {
 		t.Fatalf("without --modules: %d %q", code, out)
 	}
@@ -117,6 +117,7 @@ func TestRepl(t *testing.T) {
 		"final answer: { a: 20, b: 21 }",
 		"ERR_IMPORT_NOT_ALLOWED: Import not allowed: y",
 		"ERR_EXEC_TIMEOUT: Execution timed out after 200ms\nthe sandbox was reset: its state is lost",
+		"> 'undefined'\n", // after the reset
 		"> 'function'\n",
 	} {
 		if !strings.Contains(out, want) {

@@ -85,8 +85,8 @@ func TestMCPCommand_UsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d", args, code)
 		}
 	}
-	if code, _, errs := cli(t, "", "mcp", "-h"); code != 2 || !strings.Contains(errs, "--config") {
-		t.Errorf("help: %d %q", code, errs)
+	if code, out, _ := cli(t, "", "mcp", "-h"); code != 0 || !strings.Contains(out, "--config") {
+		t.Errorf("help: %d %q", code, out)
 	}
 }
 

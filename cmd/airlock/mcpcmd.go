@@ -23,8 +23,9 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("http", "", "serve streamable HTTP on this address (such as 127.0.0.1:8931) instead of stdio")
 	fs.String("config", "", `proxy the MCP servers listed in this file ({"mcpServers": {...}}) into the sandbox`)
 	fs.String("memory", "64MiB", "memory limit of a program")
-	fs.Duration("timeout", 30*time.Second, "time limit of a program that sets no timeout_ms")
-	fs.Duration("max-timeout", 5*time.Minute, "the largest timeout_ms a program may ask for")
+	durationFlag(fs, "timeout", 30*time.Second, "time limit of a program that sets no timeout_ms")
+	durationFlag(fs, "max-timeout", 5*time.Minute, "the largest timeout_ms a program may ask for")
+	durationFlag(fs, "connect-timeout", 30*time.Second, "bound on one attempt to start or reach an upstream server; each is connected on its own, in the background, and retried")
 	fs.Int("workers", 0, "run the programs in this many worker processes instead of the server's")
 	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of run_code's text and of its structured content; a longer text keeps its head and tail around a marker (negative: no bound)")
 	return fs
@@ -33,8 +34,8 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 // mcpCommand runs `airlock mcp`: the MCP server on stdio or HTTP.
 func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := mcpFlags(stderr)
-	if !parseArgs(fl, "usage: airlock mcp [--http ADDR] [--config FILE] [flags]", args, 0) {
-		return 2
+	if _, code, ok := parseCommand(fl, "usage: airlock mcp [--http ADDR] [--config FILE] [flags]", args, 0, stdout); !ok {
+		return code
 	}
 	get := func(name string) string { return fl.Lookup(name).Value.String() }
 	memory, err := parseBytes(get("memory"))
@@ -42,32 +43,40 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "airlock mcp: --memory: %v\n", err)
 		return 2
 	}
-	timeout, _ := time.ParseDuration(get("timeout"))
-	maxTimeout, _ := time.ParseDuration(get("max-timeout"))
+	timeout := flagDuration(fl, "timeout")
+	maxTimeout := flagDuration(fl, "max-timeout")
 	workers, _ := strconv.Atoi(get("workers"))
 	maxOutput, _ := strconv.Atoi(get("max-output"))
 	if maxOutput == 0 {
 		fmt.Fprintln(stderr, "airlock mcp: --max-output must not be 0")
 		return 2
 	}
-	opts := mcp.Options{MemoryLimitBytes: memory, Timeout: timeout, MaxTimeout: maxTimeout, Workers: workers, MaxOutput: maxOutput}
+	opts := mcp.Options{MemoryLimitBytes: memory, Timeout: timeout, MaxTimeout: maxTimeout, Workers: workers, MaxOutput: maxOutput,
+		ConnectTimeout: flagDuration(fl, "connect-timeout"), Version: version()}
 	if path := get("config"); path != "" {
 		if opts.Upstreams, err = mcp.LoadConfig(path); err != nil {
 			fmt.Fprintf(stderr, "airlock mcp: --config: %v\n", err)
 			return 2
 		}
 	}
-	connectCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	s, err := mcp.NewServer(connectCtx, opts)
-	cancel()
+	if opts.ConnectTimeout == 0 {
+		fmt.Fprintln(stderr, "airlock mcp: --connect-timeout must not be 0")
+		return 2
+	}
+	s, err := mcp.NewServer(ctx, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock mcp: %v\n", err)
 		return 2
 	}
 	defer s.Close()
-	for _, f := range s.Failures() {
-		fmt.Fprintf(stderr, "airlock mcp: upstream %v (left out; the others work)\n", f)
-	}
+	go func() {
+		// The server answers at once; the upstreams come as they connect.
+		if s.Ready(ctx) == nil {
+			for _, f := range s.Failures() {
+				fmt.Fprintf(stderr, "airlock mcp: upstream %v (retried; the others work; list_apis shows the state)\n", f)
+			}
+		}
+	}()
 	addr := get("http")
 	if addr == "" {
 		err = s.SDK().Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
 	"time"
 
@@ -17,16 +18,19 @@ func replFlags(stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("airlock repl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Int("max-ops", 0, "loop iterations a step may run (default 50000)")
-	fs.Duration("timeout", 0, "wall time a step may take (default 10s)")
+	durationFlag(fs, "timeout", 0, "wall time a step may take (default 10s)")
 	fs.String("memory", "256MiB", "memory limit of the session")
 	fs.String("tools", "demo", "tools of the session: demo (sleep, now, echo) or none")
+	fs.String("history", defaultHistory(), "file of the line history kept between sessions on a terminal (\"\": none; $AIRLOCK_REPL_HISTORY)")
 	return fs
 }
 
 const replHelp = `Each line is a step: JavaScript, the body of an async function (await and
-return work). Declarations stay for the next steps. End a line with \ to
-continue the step on the next line. final_answer(v) gives an answer.
-.exit quits, .help shows this.`
+return work). The value of a final expression is printed. Declarations stay
+for the next steps. An incomplete line (an open bracket, a trailing operator)
+or one ending with \ continues on the next. final_answer(v) gives an answer.
+Ctrl-C stops the running step (or drops the line being typed); Ctrl-D or
+.exit quits; .help shows this.`
 
 // demoTools are the repl's tools.
 var demoTools = map[string]any{
@@ -44,8 +48,8 @@ var demoTools = map[string]any{
 
 func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := replFlags(stderr)
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if _, code, ok := parseCommand(fs, "usage: airlock repl [flags]", args, 0, stdout); !ok {
+		return code
 	}
 	get := func(name string) flag.Getter { return fs.Lookup(name).Value.(flag.Getter) }
 	mem, err := parseBytes(get("memory").String())
@@ -79,19 +83,34 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	defer func() { _ = ex.Cleanup(context.Background()) }()
 
-	in := bufio.NewScanner(stdin)
-	in.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	fmt.Fprintln(stdout, "airlock repl: .help for help, .exit to quit")
+	lines, interactive := newLineReader(stdin, stdout, fs.Lookup("history").Value.String())
+	defer lines.close()
+	fmt.Fprintln(stdout, "airlock repl: .help for help, .exit or Ctrl-D to quit")
+	// Ctrl-C during a step stops that step, not the session.
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+	base := context.WithoutCancel(ctx)
 	var step strings.Builder
-	prompt := func() {
+	for {
+		prompt := "> "
 		if step.Len() > 0 {
-			fmt.Fprint(stdout, "... ")
-		} else {
-			fmt.Fprint(stdout, "> ")
+			prompt = "... "
 		}
-	}
-	for prompt(); in.Scan(); prompt() {
-		line := in.Text()
+		line, err := lines.readLine(prompt)
+		if errors.Is(err, errInterrupt) {
+			if step.Len() == 0 {
+				fmt.Fprintln(stdout, "(Ctrl-D or .exit quits)")
+			}
+			step.Reset()
+			continue
+		}
+		if err != nil {
+			if !interactive {
+				fmt.Fprintln(stdout)
+			}
+			return 0
+		}
 		if step.Len() == 0 {
 			switch strings.TrimSpace(line) {
 			case ".exit":
@@ -108,19 +127,39 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			continue
 		}
 		step.WriteString(line)
-		code := step.String()
+		if incomplete(step.String()) {
+			step.WriteString("\n")
+			continue
+		}
+		code, wrapped := withValue(step.String())
 		step.Reset()
-		if !replStep(ctx, ex, tools, code, stdout) {
+		// Drain a Ctrl-C that came before the step.
+		select {
+		case <-interrupts:
+		default:
+		}
+		stepCtx, cancel := context.WithCancel(base)
+		done := make(chan struct{})
+		go func() {
+			select {
+			case <-interrupts:
+				cancel()
+			case <-done:
+			}
+		}()
+		ok := replStep(stepCtx, ex, tools, code, wrapped, stdout)
+		close(done)
+		cancel()
+		if !ok {
 			return 1
 		}
 	}
-	fmt.Fprintln(stdout)
-	return 0
 }
 
 // replStep runs a step and prints its logs, then its value or error. It
 // reports whether the session can go on.
-func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, code string, w io.Writer) bool {
+// wrapped is the line withValue changed, whose columns it shifted.
+func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, code string, wrapped int, w io.Writer) bool {
 	out, err := ex.Run(ctx, code)
 	var e *airlock.ExecutorError
 	switch {
@@ -138,9 +177,17 @@ func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, c
 		if e.Logs != "" {
 			fmt.Fprintln(w, e.Logs)
 		}
-		fmt.Fprintf(w, "%s: %s\n", e.Code, e.Message)
+		if ctx.Err() != nil {
+			fmt.Fprintln(w, "interrupted (Ctrl-C)")
+		} else {
+			fmt.Fprintf(w, "%s: %s\n", e.Code, e.Message)
+		}
 		if line, ok := e.Details["line"].(int); ok {
-			fmt.Fprintf(w, "  at line %d, column %v\n", line, e.Details["column"])
+			col := e.Details["column"]
+			if c, ok := col.(int); ok && line == wrapped && c > len(valueWrapper) {
+				col = c - len(valueWrapper)
+			}
+			fmt.Fprintf(w, "  at line %d, column %v\n", line, col)
 		}
 		if ds, ok := e.Details["diagnostics"].([]airlock.Diagnostic); ok {
 			for _, d := range ds {
@@ -153,6 +200,7 @@ func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, c
 		}
 		if ex.State() == airlock.StateDirty {
 			fmt.Fprintln(w, "the sandbox was reset: its state is lost")
+			ctx := context.WithoutCancel(ctx) // the step's may be cancelled
 			if ex.Cleanup(ctx) != nil || ex.Init(ctx) != nil {
 				return false
 			}
@@ -160,6 +208,9 @@ func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, c
 				return false
 			}
 		}
+		return true
+	case ctx.Err() != nil:
+		fmt.Fprintln(w, "interrupted (Ctrl-C)")
 		return true
 	default:
 		fmt.Fprintf(w, "error: %v\n", err)

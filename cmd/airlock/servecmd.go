@@ -32,7 +32,7 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	fs.String("python", d.PythonBin, "Python binary ($SANDBOX_PYTHON_BIN)")
 	fs.String("node", d.NodeBin, "Node.js binary ($SANDBOX_NODE_BIN)")
 	fs.Int("max-concurrent", d.MaxConcurrent, "executions at once; more get 503 ($SANDBOX_MAX_CONCURRENT)")
-	fs.Duration("session-ttl", d.SessionTTL, "evict a workspace idle this long ($SANDBOX_SESSION_TTL)")
+	durationFlag(fs, "session-ttl", d.SessionTTL, "evict a workspace idle this long ($SANDBOX_SESSION_TTL)")
 	fs.Int("max-output", d.MaxOutput, "cap on a python/node execution's logs and result, bytes ($SANDBOX_MAX_OUTPUT)")
 	fs.Int("js-max-output", d.JSMaxOutput, "cap on what a javascript/typescript execution returns (logs cut with a marker; a larger result fails), bytes ($SANDBOX_JS_MAX_OUTPUT)")
 	fs.String("max-request", strconv.FormatInt(d.MaxRequestBytes, 10), "cap on a request body, bytes or 32MiB; more gets 413 ($SANDBOX_MAX_REQUEST)")
@@ -41,7 +41,7 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	fs.Int("workspace-entries", d.WorkspaceMaxEntries, "files and directories a session's workspace may hold")
 	fs.String("memory", "", "memory limit of an execution (default 512MiB for python/node, 64MiB for javascript)")
 	fs.Bool("allow-install", false, "let python and node code install packages (install_package / installPackage): the server installs them outside the jail, wheels only for pip, no scripts for npm")
-	fs.Duration("install-timeout", d.InstallTimeout, "bound on one package install")
+	durationFlag(fs, "install-timeout", d.InstallTimeout, "bound on one package install")
 	fs.Int("workers", d.Workers, "worker processes for javascript and typescript; -1 runs them in the server's process")
 	fs.Int("jail-uid", d.JailUID, "the unprivileged user (and group) the jail runs as when the server is root")
 	fs.Bool("insecure-no-bwrap", false, "run python and node WITHOUT bubblewrap (the code can then read the machine and use the network)")
@@ -58,8 +58,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fl := serveFlags(stderr, env)
 	var tokens []string
 	fl.Lookup("token").Value = tokenList{&tokens}
-	if !parseArgs(fl, "usage: airlock serve [flags]", args, 0) {
-		return 2
+	if _, code, ok := parseCommand(fl, "usage: airlock serve [flags]", args, 0, stdout); !ok {
+		return code
 	}
 	get := func(name string) flag.Getter { return fl.Lookup(name).Value.(flag.Getter) }
 	cfg := service.Config{

@@ -1,0 +1,155 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo-terminal pair.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	fd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	master = os.NewFile(uintptr(fd), "/dev/ptmx")
+	var unlock int32
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		t.Fatal(e)
+	}
+	n, err := unix.IoctlGetUint32(fd, unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slave, err = os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 120})
+	return master, slave
+}
+
+// The REPL in a terminal: expression values, state, continuation of an
+// incomplete line, Ctrl-C stopping a running step and returning to the
+// prompt, history kept in its file, Ctrl-D quitting.
+func TestReplTerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	defer master.Close()
+	history := filepath.Join(t.TempDir(), "history")
+	cmd := command(t, "repl", "--history", history, "--timeout", "1h", "--max-ops", "1000000000")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	slave.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer cmd.Process.Kill()
+
+	var mu sync.Mutex
+	var out bytes.Buffer
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			mu.Lock()
+			out.Write(buf[:n])
+			mu.Unlock()
+			// The line editor asks where the cursor is, as a terminal
+			// would be asked; answer as one.
+			for range bytes.Count(buf[:n], []byte("\x1b[6n")) {
+				master.WriteString("\x1b[1;1R")
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	mark := 0
+	// expect waits for want in the output since the last expectation; poke
+	// is sent again while waiting, if set.
+	expect := func(want string, poke string) {
+		t.Helper()
+		guard := time.After(time.Minute) // a hang guard, not a speed bound
+		for {
+			mu.Lock()
+			s := out.String()
+			mu.Unlock()
+			if i := strings.Index(s[mark:], want); i >= 0 {
+				mark += i + len(want)
+				return
+			}
+			select {
+			case <-guard:
+				t.Fatalf("no %q in the terminal:\n%s", want, s)
+			case err := <-exited:
+				t.Fatalf("the repl exited (%v) before %q:\n%s", err, want, s)
+			case <-time.After(50 * time.Millisecond):
+			}
+			if poke != "" {
+				master.WriteString(poke)
+			}
+		}
+	}
+	send := func(s string) { master.WriteString(s) }
+
+	expect("> ", "")
+	send("const a = 20\r")
+	expect("> ", "")
+	send("a + 1\r")
+	expect("21\r\n", "")
+	expect("> ", "")
+	send("let q = a +\r")
+	expect("... ", "")
+	send("2\r")
+	expect("> ", "")
+	send("q * 2\r")
+	expect("44\r\n", "")
+	expect("> ", "")
+	send("'x'.repeat(3)\r")
+	expect("'xxx'\r\n", "")
+	expect("> ", "")
+
+	// Ctrl-C while a step runs stops the step, and the prompt is back.
+	send("for (;;) {}\r")
+	expect("interrupted (Ctrl-C)", "\x03")
+	// The executor cannot keep a stopped step's sandbox: it says so.
+	expect("the sandbox was reset: its state is lost", "")
+	expect("> ", "")
+	send("1 + 1\r")
+	expect("2\r\n", "")
+	expect("> ", "")
+	// Ctrl-C at the prompt drops the line being typed.
+	send("this is not code\x03")
+	expect("> ", "")
+	send("3 * 3\r")
+	expect("9\r\n", "")
+	expect("> ", "")
+
+	send("\x04") // Ctrl-D
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Ctrl-D did not end the repl")
+	}
+	h, _ := os.ReadFile(history)
+	if !strings.Contains(string(h), "a + 1\n") || !strings.Contains(string(h), "q * 2\n") {
+		t.Fatalf("history file: %q", h)
+	}
+}
