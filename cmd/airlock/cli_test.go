@@ -176,3 +176,26 @@ func TestReplInput(t *testing.T) {
 		}
 	}
 }
+
+// TestReplInput_Deep: the REPL parses each line itself (to find an
+// incomplete statement and the value of an expression line) before the
+// executor sees it. A pasted line nesting 300,000 deep reached that parser
+// unchecked and could take the REPL down with a fatal stack overflow; it now
+// goes to the executor as it is, whose validation reports the depth.
+func TestReplInput_Deep(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
+	for _, code := range []string{
+		strings.Repeat("[", 300000),
+		strings.Repeat("(", 300000) + strings.Repeat(")", 300000),
+		"x = " + strings.Repeat("{a:", 300000),
+	} {
+		if incomplete(code) {
+			t.Errorf("incomplete(%.10q…) = true; a line too deep to parse is submitted", code)
+		}
+		if got, _ := withValue(code); got != code {
+			t.Errorf("withValue(%.10q…) rewrote a line too deep to parse", code)
+		}
+	}
+}

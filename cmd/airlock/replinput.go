@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/ergochat/readline"
 	"github.com/grafana/sobek/parser"
 	"golang.org/x/term"
@@ -98,9 +99,17 @@ func asBody(code string) (string, int) {
 
 // parseErr parses code as the body of an async function (with the sobek
 // parser, which knows JavaScript; the REPL's steps are JavaScript).
-func parseErr(code string) error {
+func parseErr(code string) (err error) {
+	if e := nesting.Check(code); e != nil {
+		return e // too deep to parse here: the step's validation reports it
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the code does not parse (%v)", p)
+		}
+	}()
 	body, _ := asBody(code)
-	_, err := parser.ParseFile(nil, "", body, 0)
+	_, err = parser.ParseFile(nil, "", body, 0)
 	return err
 }
 
