@@ -101,7 +101,7 @@ func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemor
 	reserve = (reserve + pageSize - 1) &^ (pageSize - 1)
 	p, err := unix.MmapPtr(-1, 0, nil, reserve, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
-		panic(fmt.Sprintf("wasmvm: reserve linear memory: %v", err)) // wazero recovers it into an instantiation error
+		panic(fmt.Sprintf("wasmvm: reserve linear memory: %v", err)) // Snapshot.instantiate recovers it into an error
 	}
 	m := &linearMemory{base: p, reserved: reserve, im: a.im}
 	if a.im != nil {

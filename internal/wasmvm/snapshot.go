@@ -289,9 +289,9 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 		return s, nil
 	}
 	a := &allocator{im: sn.im, limit: o.MemoryLimit}
-	mod, err := sn.e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, a), sn.e.cm, sn.e.cfg)
+	mod, err := sn.instantiate(ctx, a)
 	if err != nil {
-		return nil, fmt.Errorf("wasmvm: instantiate: %w", err)
+		return nil, err
 	}
 	mem := mod.Memory()
 	if cur := mem.Size() / 65536; cur < sn.pages {
@@ -304,6 +304,30 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 	s.bind()
 	s.start()
 	return s, nil
+}
+
+// instantiate makes a new instance whose memory a allocates. It holds the
+// read lock, so that Close cannot release the image while the allocator
+// maps it (TestPoolConcurrent closed it mid-instantiation: the memfd was
+// gone, and the mapping failed). wazero does not recover a panic of the
+// allocator, which cannot return an error, so a failed mapping is turned
+// into an error here rather than ending the process.
+func (sn *Snapshot) instantiate(ctx context.Context, a *allocator) (mod api.Module, err error) {
+	sn.mu.RLock()
+	defer sn.mu.RUnlock()
+	if sn.closed {
+		return nil, ErrClosed
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			mod, err = nil, fmt.Errorf("wasmvm: instantiate: %v", p)
+		}
+	}()
+	mod, err = sn.e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, a), sn.e.cm, sn.e.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("wasmvm: instantiate: %w", err)
+	}
+	return mod, nil
 }
 
 // start sets what differs between copies of the image: the stack pointer,
