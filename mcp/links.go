@@ -71,12 +71,15 @@ func (s *Server) keep(l *link) {
 			backoff = time.Second
 		}
 		s.mu.Unlock()
+		// The tools are registered anew before Ready can return, so that a
+		// client that lists them after Ready sees this attempt's outcome
+		// (closing first before it let TestProxy list a stale description).
+		s.changed()
 		select {
 		case <-l.first:
 		default:
 			close(l.first)
 		}
-		s.changed()
 		if err == nil {
 			// Wait while the session lasts; then the upstream has gone away.
 			werr := u.session.Wait()

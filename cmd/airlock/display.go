@@ -186,9 +186,14 @@ func (d *display) summary(tr *agent.Transcript) {
 		}
 		fmt.Fprintf(d.out, "\n%s %s\n", d.paint("1;31", "No answer:"), msg)
 	}
+	// The transcript's usage counts the model calls of llm() in the code;
+	// the display's own count, from the requests it saw, stands in for an
+	// agent whose usage does not.
 	u, extra := tr.Usage, ""
+	if u.SubCalls > 0 {
+		extra = fmt.Sprintf(", %d model calls with llm()'s", u.Completions)
+	}
 	if d.usage.TotalTokens > u.TotalTokens {
-		// The model calls of llm() in the code count too.
 		u, extra = d.usage, fmt.Sprintf(", %d model calls with llm()'s", d.calls)
 	}
 	fmt.Fprintf(d.out, "(%d steps, %d tokens: %d input, %d output%s, %s)\n", len(tr.Steps), u.TotalTokens,
