@@ -75,9 +75,30 @@ type Options struct {
 	// Filename names the entry source in errors and stack traces, and relative
 	// imports of the entry resolve from it; "" means "<runCode>".
 	Filename string
-	// Report, when set, installs the built-in report global: each value
-	// reported is given to Report, synchronously, and kept in Result.Reports.
+	// Report, when set, is given each value the program passes to the
+	// built-in report function, synchronously on the goroutine that runs the
+	// sandbox (in worker-process mode, on the goroutine that reads the
+	// worker), so the program waits for it: return quickly. The report
+	// global is installed whether or not Report is set, unless Globals has a
+	// "report" of its own; the values are kept in Result.Reports either way.
 	Report func(value any)
+	// Log, when set, is given each console call of the capturing console as
+	// it is made, in order, synchronously on the goroutine that runs the
+	// sandbox (in worker-process mode, on the goroutine that reads the
+	// worker): the program waits for it, so it must return quickly, handing
+	// slow work (a network send) to a goroutine or queue of its own. The
+	// Log's Args are shared with Result.Logs: do not modify them. nil, the
+	// zero value, calls nothing; the calls are kept in Result.Logs either
+	// way. Not called when Globals has a "console" of its own, nor after the
+	// run is stopped.
+	Log func(Log)
+	// Timeout bounds the run's wall time from the call of Run: past it the
+	// run settles StatusTerminated with "stopped after <Timeout>
+	// (Options.Timeout)" in its message, as Execution.Terminate does. 0, the
+	// zero value, means no bound beyond the context's and the Runtime's
+	// safety cap (RuntimeConfig.MaxDuration), which still applies when it is
+	// shorter. Negative is an error from Run.
+	Timeout time.Duration
 }
 
 // RuntimeConfig holds the defaults and limits of a Runtime. The zero value
@@ -420,6 +441,9 @@ func validate(opts *Options) error {
 		if !IsIdentifier(name) {
 			return fmt.Errorf("airlock: Globals key %q is not a JavaScript identifier", name)
 		}
+	}
+	if opts.Timeout < 0 {
+		return fmt.Errorf("airlock: Options.Timeout is negative (%s)", opts.Timeout)
 	}
 	if _, ok := opts.Globals["report"]; ok && opts.Report != nil {
 		return errors.New("airlock: Globals has \"report\" and Options.Report is set; choose one")

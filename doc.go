@@ -22,7 +22,10 @@
 // The source is an ES module. The selected export ([Execute], by default the
 // default export) is called with the arguments if it is a function, awaited
 // until it is not a thenable, and becomes [Result].Result. Values can also
-// be streamed out with the built-in report function ([Options].Report).
+// be streamed out with the built-in report function, kept in
+// [Result].Reports and given to [Options].Report as they come; console lines
+// are kept in [Result].Logs and given to [Options].Log as they are written.
+// [Options].Timeout bounds a run's wall time.
 //
 // # Security model
 //

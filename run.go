@@ -54,6 +54,8 @@ type run struct {
 	settleOnce sync.Once
 
 	unwatch    func() bool // stops watching the caller's context
+	timeout    *time.Timer // Options.Timeout, stopped when the run settles
+	yielding   []string    // globals a module's own binding replaces
 	stop       chan struct{}
 	stopOnce   sync.Once
 	stopStatus Status
@@ -103,8 +105,12 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		globals["console"] = nil // made by the kernel; see run.log
 		r.builtinConsole = true
 	}
-	if opts.Report != nil {
+	if _, ok := globals["report"]; !ok {
+		// The built-in report yields to a module's own binding of the name
+		// (an import of a bridged report, say), so that its presence does
+		// not break a program written before it was always there.
 		globals["report"] = shownFunc(func(v any) { r.report(v) })
+		r.yielding = []string{"report"}
 	}
 	// Each global is encoded on its own, so that data globals take the plain
 	// JSON path even when other globals are functions; two globals that share
@@ -142,6 +148,9 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		r.unwatch = context.AfterFunc(ctx, func() {
 			r.halt(StatusTerminated, "terminated: "+context.Cause(ctx).Error())
 		})
+	}
+	if d := opts.Timeout; d > 0 {
+		r.timeout = time.AfterFunc(d, func() { r.halt(StatusTerminated, timeoutMessage(d)) })
 	}
 	return r, nil
 }
@@ -241,6 +250,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		Imports:       r.exports,
 		Order:         r.specs,
 		Globals:       r.gnames,
+		Yielding:      r.yielding,
 	})
 	console := -1
 	if r.builtinConsole {
@@ -346,9 +356,18 @@ func (r *run) log(level int, wire string) {
 	if err != nil || args == nil {
 		args = []any{}
 	}
+	l := Log{Level: logLevels[level], Args: args, Time: time.Now()}
 	r.mu.Lock()
-	r.logs = append(r.logs, Log{Level: logLevels[level], Args: args, Time: time.Now()})
+	r.logs = append(r.logs, l)
 	r.mu.Unlock()
+	if r.opts.Log != nil {
+		r.opts.Log(l)
+	}
+}
+
+// timeoutMessage is the error message of a run stopped by Options.Timeout.
+func timeoutMessage(d time.Duration) string {
+	return fmt.Sprintf("terminated: stopped after %s (Options.Timeout)", d)
 }
 
 func (r *run) report(v any) {
@@ -359,7 +378,9 @@ func (r *run) report(v any) {
 	r.exec.mu.Lock()
 	r.exec.reports = append(r.exec.reports, v)
 	r.exec.mu.Unlock()
-	r.opts.Report(v)
+	if r.opts.Report != nil {
+		r.opts.Report(v)
+	}
 }
 
 // approxSize is a cheap lower bound of a primitive's encoded size; encoded
@@ -507,6 +528,9 @@ func (r *run) settle(res *Result) {
 	r.settleOnce.Do(func() {
 		if r.unwatch != nil {
 			r.unwatch()
+		}
+		if r.timeout != nil {
+			r.timeout.Stop()
 		}
 		r.cancel()
 		r.async.close()

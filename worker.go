@@ -53,6 +53,7 @@ type wmsg struct {
 	Err    string
 	Spec   *wspec
 	Result *wresult
+	Log    *wlog // a console call, streamed when the host's run has Options.Log
 }
 
 // wspec is a run, for the worker.
@@ -66,6 +67,7 @@ type wspec struct {
 	Globals          []wvalue
 	Imports          map[string][]wvalue
 	Report           bool
+	Log              bool
 	MaxDuration      time.Duration
 	MaxValueBytes    int
 	MaxAsyncCalls    int
@@ -134,6 +136,9 @@ type remoteRun struct {
 	// does not rely on a process that runs untrusted code.
 	bmu    sync.Mutex
 	budget int
+	// streamed is how many console calls were streamed to Options.Log, and
+	// so already counted in the budget when the result brings them again.
+	streamed atomic.Int64
 }
 
 // spend takes n bytes from the run's budget.
@@ -266,6 +271,21 @@ func (w *workerProc) read(out io.Reader) {
 					r.opts.Report(v)
 				}
 			}
+		case "log":
+			if m.Log == nil || r.opts.Log == nil {
+				continue
+			}
+			if !r.spend(16 + wireCost(m.Log.Args)) {
+				r.fail("the run's budget for values crossing to the host is used up by console output")
+				continue
+			}
+			r.streamed.Add(1)
+			v, _ := decodeHostWire(m.Log.Args, w.pool.rt.cfg.MaxValueBytes)
+			args, _ := v.([]any)
+			if args == nil {
+				args = []any{}
+			}
+			r.opts.Log(Log{Level: m.Log.Level, Args: args, Time: m.Log.Time})
 		case "done":
 			r.settle(m.Result)
 		}
@@ -330,8 +350,9 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 		}
 		return wvalue{Name: name, Wire: text, Fn: -1}, nil
 	}
+	_, reportTaken := opts.Globals["report"]
 	spec := &wspec{Source: src, Filename: opts.Filename, Language: opts.Language, Memory: opts.MemoryLimitBytes,
-		Modules: opts.Modules, Fn: opts.Execute.Fn, Report: opts.Report != nil, Imports: map[string][]wvalue{},
+		Modules: opts.Modules, Fn: opts.Execute.Fn, Report: !reportTaken, Log: opts.Log != nil, Imports: map[string][]wvalue{},
 		MaxDuration: rt.cfg.MaxDuration, MaxValueBytes: rt.cfg.MaxValueBytes, MaxAsyncCalls: rt.cfg.MaxAsyncCalls}
 	if spec.Memory == 0 {
 		spec.Memory = rt.cfg.MemoryLimitBytes
@@ -381,14 +402,22 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 	// The context, and the safety cap with a grace period after which the
 	// worker is killed: the host owns the end of the run.
 	go func() {
-		var hard <-chan time.Time
+		var hard, timeout <-chan time.Time
 		if rt.cfg.MaxDuration > 0 {
 			t := time.NewTimer(rt.cfg.MaxDuration + rt.cfg.WorkerGrace)
 			defer t.Stop()
 			hard = t.C
 		}
+		if opts.Timeout > 0 {
+			t := time.NewTimer(opts.Timeout - time.Since(start))
+			defer t.Stop()
+			timeout = t.C
+		}
 		select {
 		case <-r.exec.done:
+		case <-timeout:
+			r.terminate(timeoutMessage(opts.Timeout))
+			r.killAfterGrace()
 		case <-ctx.Done():
 			r.terminate("terminated: " + context.Cause(ctx).Error())
 			r.killAfterGrace()
@@ -523,8 +552,9 @@ func (r *remoteRun) settle(wr *wresult) {
 		} else if reason := r.stopping.Load(); reason != nil && res.Status != StatusTerminated {
 			res.Status, res.Error, res.Result = StatusTerminated, &ScriptError{Name: "TerminatedError", Message: *reason}, nil
 		}
-		for _, l := range wr.Logs {
-			if !r.spend(16 + wireCost(l.Args)) {
+		streamed := int(r.streamed.Load())
+		for i, l := range wr.Logs {
+			if i >= streamed && !r.spend(16+wireCost(l.Args)) {
 				break
 			}
 			v, _ := decodeHostWire(l.Args, budget)
@@ -604,6 +634,10 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 				if text, err := encodeWire(v, nil); err == nil {
 					send(&wmsg{Kind: "report", Run: id, Text: text})
 				}
+			}, func(l Log) {
+				if text, err := encodeWire(l.Args, nil); err == nil {
+					send(&wmsg{Kind: "log", Run: id, Log: &wlog{Level: l.Level, Args: text, Time: l.Time}})
+				}
 			})
 			if err != nil {
 				send(&wmsg{Kind: "done", Run: id, Result: &wresult{Status: StatusError, Error: &ScriptError{Name: "Error", Message: err.Error()}}})
@@ -641,7 +675,7 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 
 // startWorkerRun starts a run of a spec in the worker, with proxies for the
 // host's functions.
-func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int, text string, async bool) (string, error), report func(any)) (*Execution, error) {
+func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int, text string, async bool) (string, error), report func(any), logf func(Log)) (*Execution, error) {
 	value := func(v wvalue) (any, error) {
 		if v.Fn < 0 {
 			return decodeHostWire(v.Wire, rt.cfg.MaxValueBytes)
@@ -708,6 +742,9 @@ func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int
 	}
 	if s.Report {
 		opts.Report = report
+	}
+	if s.Log {
+		opts.Log = logf
 	}
 	return rt.Run(context.Background(), s.Source, opts)
 }

@@ -21,8 +21,8 @@ const (
 	progressMessage = 2000
 )
 
-// progress sends a run's reports to the client as progress notifications,
-// in order, from a goroutine of its own.
+// progress sends a run's reports and console lines to the client as
+// progress notifications, in order, from a goroutine of its own.
 type progress struct {
 	ch      chan string
 	done    chan struct{}
@@ -50,14 +50,25 @@ func newProgress(ctx context.Context, session *sdk.ServerSession, token any) *pr
 // report queues a reported value, as airlock.Inspect shows it, cut to
 // progressMessage characters.
 func (p *progress) report(v any) {
-	msg := "report: " + airlock.ClipText(airlock.Inspect(v), progressMessage)
+	p.send("report: " + airlock.ClipText(airlock.Inspect(v), progressMessage))
+}
+
+// log queues a console line: its level and its message ("log: hello 1"),
+// cut to progressMessage characters.
+func (p *progress) log(l airlock.Log) {
+	p.send(string(l.Level) + ": " + airlock.ClipText(l.Message(), progressMessage))
+}
+
+// send queues a notification's message without waiting: past
+// progressQueue waiting it is dropped, and the next one says how many were.
+func (p *progress) send(msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return
 	}
 	if p.dropped > 0 {
-		msg = "(" + strconv.Itoa(p.dropped) + " reports not sent: the client was slow) " + msg
+		msg = "(" + strconv.Itoa(p.dropped) + " messages not sent: the client was slow) " + msg
 	}
 	select {
 	case p.ch <- msg:

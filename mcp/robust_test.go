@@ -169,6 +169,47 @@ func TestRunCode_ProgressWhileRunning(t *testing.T) {
 	}
 }
 
+// Console lines are sent as progress notifications as they are written,
+// in order with the reports, while the program still runs.
+func TestRunCode_LogProgressWhileRunning(t *testing.T) {
+	s := newServer(t, mcp.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var got []string
+	ct, st := sdk.NewInMemoryTransports()
+	if _, err := s.SDK().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			got = append(got, fmt.Sprintf("%v %s", req.Params.Progress, req.Params.Message))
+			n := len(got)
+			mu.Unlock()
+			if n == 3 {
+				cancel() // the program is still looping: only this ends it
+			}
+		},
+	}).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	params := &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{
+		"code": "console.log('first', 1); report(2); console.warn({ a: 'x' }); while (true) {}", "timeout_ms": 3600000}}
+	params.SetProgressToken("tok")
+	_, err = cs.CallTool(ctx, params)
+	if err == nil {
+		t.Fatal("the endless program returned")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) < 3 || got[0] != "1 log: first 1" || got[1] != "2 report: 2" || got[2] != "3 warn: { a: 'x' }" {
+		t.Fatalf("progress = %q", got)
+	}
+}
+
 // With many upstreams the run_code description names the functions and
 // list_apis gives the declarations, of one server when asked.
 func TestRunCodeDescription_Compact(t *testing.T) {

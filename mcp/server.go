@@ -11,9 +11,10 @@
 // and tail around "... [truncated N characters] ...", the structured
 // content the status, the error and the fields that fit whole, naming the
 // others in "truncated". Neither ever fails to encode. When the call asks
-// for progress (a progressToken), each report() value is sent as a
-// progress notification while the program runs ("report: " and the value,
-// cut to 2,000 characters; at most 256 wait for a slow client, the rest
+// for progress (a progressToken), each report() value and each console
+// line is sent as a progress notification while the program runs ("report: "
+// and the value, or the console level, ": " and the line, as in "log: hi";
+// each cut to 2,000 characters; at most 256 wait for a slow client, the rest
 // are dropped and counted).
 //
 // The upstream servers are connected in the background, each on its own
@@ -319,7 +320,7 @@ The sandbox has no network, no file system, no timers, no process, no require, n
 // instructions are the server's instructions to clients.
 const instructions = `Airlock runs JavaScript and TypeScript programs in an isolated sandbox (run_code). ` +
 	`Prefer one program that does a whole task, with loops, conditions and many calls, over many tool calls. ` +
-	`Values the program passes to report() arrive as progress notifications while it runs, when the request asks for progress. ` +
+	`Values the program passes to report(), and its console lines, arrive as progress notifications while it runs, when the request asks for progress. ` +
 	`When upstream servers are configured, their tools are async functions in the sandbox, grouped by server; list_apis gives their TypeScript declarations and which servers are ready.`
 
 // maxInlineDeclarations is how long the upstreams' declarations may be and
@@ -415,12 +416,13 @@ func (s *Server) runCode(ctx context.Context, req *sdk.CallToolRequest, in RunCo
 	for _, u := range s.connected() {
 		globals[u.ns] = u.module()
 	}
-	report := func(any) {} // kept in the Result's reports
+	var report func(any) // the values are kept in the Result's reports either way
+	var logf func(airlock.Log)
 	if req != nil && req.Session != nil && req.Params != nil {
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			p := newProgress(ctx, req.Session, tok)
 			defer p.close()
-			report = p.report
+			report, logf = p.report, p.log
 		}
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -431,6 +433,7 @@ func (s *Server) runCode(ctx context.Context, req *sdk.CallToolRequest, in RunCo
 		Globals:          globals,
 		MemoryLimitBytes: s.opts.MemoryLimitBytes,
 		Report:           report,
+		Log:              logf,
 	})
 	if err != nil {
 		return nil, nil, err

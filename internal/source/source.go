@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,13 +43,14 @@ type File struct {
 
 // Graph is the module graph of one run.
 type Graph struct {
-	key     string
-	entry   *File
-	files   map[string]*File
-	imports map[string][]string // bridged specifier → export names, in order
-	order   []string            // bridged specifiers, in payload order
-	index   map[string]int      // bridged specifier → index in order
-	globals []string
+	key      string
+	entry    *File
+	files    map[string]*File
+	imports  map[string][]string // bridged specifier → export names, in order
+	order    []string            // bridged specifiers, in payload order
+	index    map[string]int      // bridged specifier → index in order
+	globals  []string
+	yielding []string
 
 	globalsModule, importsExport string // see Config
 
@@ -75,6 +77,10 @@ type Config struct {
 	Imports  map[string][]string // specifier → export names, sorted
 	Order    []string            // bridged specifiers, in payload order
 	Globals  []string            // global names, in payload order
+	// Yielding are globals (of Globals) a module's own binding of the same
+	// name replaces: the prologue leaves one out of a module that declares
+	// or imports the name (found by a scan of the text, see bindsName).
+	Yielding []string
 
 	// GlobalsModule is the name of the engine's native module that exports
 	// the globals, and ImportsExport its export of the bridged modules.
@@ -92,6 +98,7 @@ func New(c Config) *Graph {
 		order:         c.Order,
 		index:         make(map[string]int, len(c.Order)),
 		globals:       c.Globals,
+		yielding:      c.Yielding,
 	}
 	for i, s := range c.Order {
 		g.index[s] = i
@@ -322,7 +329,7 @@ func (g *Graph) prologue(f *File, code string) string {
 	for _, name := range g.globals {
 		// A function declaration of the same name would be shadowed by the
 		// import binding (a quirk of the engine); the module's own wins.
-		if declaresFunction(code, name) {
+		if declaresFunction(code, name) || slices.Contains(g.yielding, name) && bindsName(code, name) {
 			continue
 		}
 		if n > 0 {
@@ -360,6 +367,43 @@ func declaresFunction(code, name string) bool {
 			}
 		}
 		i = j + len(name)
+	}
+}
+
+// bindsName reports whether code seems to bind name at some scope: a
+// declaration (const, let, var, class, function), an import (default,
+// namespace, named or renamed), or a name in a destructuring pattern or
+// parameter list. It is a scan of the text, not a parse, and errs towards
+// yes: a yielding global is then left out of the module, where a wrong no
+// would make the module's own binding a link error.
+func bindsName(code, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(code[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		i = j + len(name)
+		if j > 0 && (isIdentChar(code[j-1]) || code[j-1] == '.') || i < len(code) && isIdentChar(code[i]) {
+			continue
+		}
+		before := strings.TrimRight(code[:j], " \t\r\n")
+		for _, kw := range []string{"const", "let", "var", "class", "function", "function*", "import", "as"} {
+			if strings.HasSuffix(before, kw) && (len(before) == len(kw) || !isIdentChar(before[len(before)-len(kw)-1])) {
+				return true
+			}
+		}
+		// In the braces of an import, or a destructuring pattern:
+		// import { a, report } from, const { report } = x, [a, report] = x.
+		if strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",") || strings.HasSuffix(before, "[") || strings.HasSuffix(before, ":") {
+			k := strings.IndexAny(code[i:], "}]();")
+			if k >= 0 && (code[i+k] == '}' || code[i+k] == ']') {
+				rest := strings.TrimLeft(code[i+k:], "}] \t\r\n")
+				if strings.HasPrefix(rest, "from") || strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") && !strings.HasPrefix(rest, "=>") {
+					return true
+				}
+			}
+		}
 	}
 }
 
