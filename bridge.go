@@ -338,7 +338,7 @@ func convertArg(a any, t reflect.Type) (reflect.Value, error) {
 	}
 	// Composite targets (structs, typed slices and maps) go through JSON,
 	// with encoding/json's rules for field names and types.
-	b, err := json.Marshal(jsonSafe(a))
+	b, err := json.Marshal(JSONValue(a))
 	if err != nil {
 		return reflect.Value{}, fmt.Errorf("cannot convert %s to %s", jsType(a), t)
 	}
