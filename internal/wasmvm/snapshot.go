@@ -18,6 +18,10 @@ type SnapshotOptions struct {
 	// Setup is JavaScript run after the hardening and before the capture,
 	// as a script. Empty: none.
 	Setup string
+	// Kernel, if set, is the kernel's script, run after Setup (see
+	// kernel.go): its value is handed to __airlock_kernel, and
+	// __airlock_host is its host function. Its functions keep no source.
+	Kernel string
 	// Headroom is free heap the image carries, so that a sandbox can
 	// allocate that much before its memory grows (a sandbox whose memory
 	// grew cannot be rewound). Zero means 4 MiB. Its zero pages cost
@@ -142,6 +146,17 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 		}
 		if _, err := sb.Eval(ctx, src, "<setup>", Script); err != nil {
 			return nil, fmt.Errorf("wasmvm: snapshot setup: %w", err)
+		}
+	}
+	if o.Kernel != "" {
+		if r, err := call("qjs_kernel_hooks", uint64(sn.ctxPtr)); err != nil || r != 0 {
+			return nil, fmt.Errorf("wasmvm: kernel hooks: %v", err)
+		}
+		if _, err := sb.Eval(ctx, o.Kernel, "<kernel>", Script); err != nil {
+			return nil, fmt.Errorf("wasmvm: kernel: %w", err)
+		}
+		if r, err := call("qjs_kernel_ready", uint64(sn.ctxPtr)); err != nil || int32(r) != 0 {
+			return nil, fmt.Errorf("wasmvm: the kernel did not hand itself over (%v)", err)
 		}
 	}
 	if _, err := call("qjs_gc", uint64(sn.ctxPtr)); err != nil {
