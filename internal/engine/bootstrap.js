@@ -1162,9 +1162,14 @@
     installConsole() {
       ObjectDefineProperty(g, "console", { value: capturingConsole, writable: true, enumerable: false, configurable: true });
     },
-    // opsSpent tells the host that a step spent its budget of loop
-    // iterations; the host stops the step.
-    opsSpent() { host(8); },
+    // lendOpsSpent puts opsSpent on the global object as name, for the
+    // session's set-up script to bind and remove.
+    lendOpsSpent(name) {
+      ObjectDefineProperty(g, name, { value: () => { host(8); }, writable: false, enumerable: false, configurable: true });
+    },
+    // compileFailed reports what compiling a step threw: a SyntaxError is
+    // a link error.
+    compileFailed(e) { fail(read(e, "name") === "SyntaxError" ? 0 : 1, e); },
     // handOver gives the globals module the run's [globals, imports].
     handOver() {
       started = true;

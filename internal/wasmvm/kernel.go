@@ -165,3 +165,11 @@ func (s *Sandbox) SetHeapLimit(n uint64) bool {
 
 // Discard marks the sandbox spent: Close does not keep its instance.
 func (s *Sandbox) Discard() { s.spent = true }
+
+// OutOfMemory reports whether the sandbox's out-of-memory mark is set: an
+// allocation was refused for its memory limit. It is set by the engine's
+// allocator, outside any program's reach, and stays set.
+func (s *Sandbox) OutOfMemory() bool {
+	v, _ := s.mod.Memory().ReadUint32Le(s.ctl + ctlOOM)
+	return v != 0
+}

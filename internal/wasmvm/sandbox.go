@@ -56,8 +56,8 @@ type exports struct {
 	sp   api.MutableGlobal
 	tick api.MutableGlobal // qjs_tick, the loop countdown to the next env.tick
 
-	fEval, fRunJobs, fMalloc, fFree, fDefHost, fHasJobs   api.Function
-	fKernelCall, fKernelStep, fDropJobs                   api.Function
+	fEval, fRunJobs, fMalloc, fFree, fDefHost, fHasJobs api.Function
+	fKernelCall, fKernelStep, fDropJobs                 api.Function
 }
 
 func (s *Sandbox) bind() {

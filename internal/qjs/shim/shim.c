@@ -690,9 +690,25 @@ static JSValue take_answer(JSContext *ctx, int json, int *reply)
     if (tag == TAG_STRING && json) {
         ret = JS_ParseJSON(ctx, buf, len, "<host reply>");
         if (JS_IsException(ret)) {
-            JS_FreeValue(ctx, JS_GetException(ctx));
-            ret = JS_ThrowTypeError(ctx, "airlock: the sandbox could not take the answer of the host function "
-                                         "(not JSON, out of memory, or nested too deep)");
+            JSValue e = JS_GetException(ctx), name = JS_UNDEFINED;
+            const char *s = NULL;
+            int syntax;
+            if (JS_IsError(ctx, e))
+                name = JS_GetPropertyStr(ctx, e, "name");
+            s = JS_IsString(name) ? JS_ToCString(ctx, name) : NULL;
+            syntax = s && strcmp(s, "SyntaxError") == 0;
+            JS_FreeCString(ctx, s);
+            JS_FreeValue(ctx, name);
+            if (syntax) { /* the parser reports its stack's end as a SyntaxError */
+                JSValue m = JS_GetPropertyStr(ctx, e, "message");
+                s = JS_IsString(m) ? JS_ToCString(ctx, m) : NULL;
+                syntax = !s || strcmp(s, "stack overflow") != 0;
+                JS_FreeCString(ctx, s);
+                JS_FreeValue(ctx, m);
+            }
+            JS_FreeValue(ctx, e);
+            ret = JS_ThrowTypeError(ctx, syntax ? "airlock: the host function returned text that is not JSON" :
+                "airlock: the sandbox could not hold the answer of the host function (out of memory, or nested too deep)");
         }
     } else if (tag == TAG_STRING || tag == TAG_REPLY_WIRE || tag == TAG_REPLY_ERROR)
         ret = JS_NewStringLen(ctx, buf, len);
@@ -910,6 +926,14 @@ static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, J
     JS_FreeValue(ctx, text);
     if (r < 0)
         return JS_EXCEPTION;
+    if (qjs_ctl.soft || qjs_ctl.stop) {
+        /* the host stopped the program during the call (a step's budget
+           spent, a final answer given): it ends here, not at the next
+           interrupt check, thousands of operations later */
+        JS_ThrowInternalError(ctx, "interrupted");
+        JS_SetUncatchableException(ctx, 1);
+        return JS_EXCEPTION;
+    }
     ret = take_answer(ctx, json, &reply);
     if (reply && (op == 9 || op == 10))
         return kernel_reply(ctx, ret, argv[1]);
@@ -932,10 +956,8 @@ static JSValue js_take_kernel(JSContext *ctx, JSValueConst this_val, int argc, J
 }
 
 /* qjs_kernel_hooks defines __airlock_host and __airlock_kernel for the
-   kernel's script, which the host runs next. The kernel's functions are
-   compiled without their source (no program can read the kernel's text
-   through Function.prototype.toString) but with their debug information
-   (import() needs its caller's file name). Returns 0, or -1. */
+   kernel's script, which the host runs next (see qjs_set_strip). Returns 0,
+   or -1. */
 EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
 {
     JSValue global = JS_GetGlobalObject(ctx);
@@ -947,16 +969,22 @@ EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
                                      JS_NewCFunction(ctx, js_take_kernel, "kernel", 1),
                                      JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
     JS_FreeValue(ctx, global);
-    JS_SetStripInfo(JS_GetRuntime(ctx), JS_STRIP_SOURCE);
     return err ? -1 : 0;
 }
 
-/* qjs_kernel_ready ends the kernel's set-up: the source of what the
-   sandbox compiles from now on is kept again (Function.prototype.toString
-   of user functions). Returns 0, or -1 if the kernel was not taken. */
+/* qjs_set_strip sets what QuickJS keeps of the functions it compiles from
+   now on: flags 3 neither their source nor their debug information (the
+   kernel: no program can read its text through Function.prototype.toString,
+   and its frames show no position), 0 both (the default). */
+EXPORT(qjs_set_strip) void qjs_set_strip(JSContext *ctx, int32_t flags)
+{
+    JS_SetStripInfo(JS_GetRuntime(ctx), flags);
+}
+
+/* qjs_kernel_ready reports 0 if the kernel handed itself over, else -1. */
 EXPORT(qjs_kernel_ready) int32_t qjs_kernel_ready(JSContext *ctx)
 {
-    JS_SetStripInfo(JS_GetRuntime(ctx), 0);
+    (void)ctx;
     return JS_IsObject(kernel) ? 0 : -1;
 }
 
