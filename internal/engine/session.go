@@ -85,6 +85,7 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 	ctx := context.Background()
 	v.job = j
 	v.limitHit = false
+	v.sb.SetModuleHooks(v.hooks(j))
 	v.sb.ClearInterrupt()
 	v.sb.ResetHeapPeak()
 	v.setRunning(j)
