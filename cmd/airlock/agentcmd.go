@@ -135,10 +135,17 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err == nil && tr != nil && tr.Outcome == agent.OutcomeMaxSteps && len(tr.Steps) > 0 {
 			// As smolagents does: the steps ran out, so ask once for the
 			// best answer from what the steps found.
+			// Its tokens and time count in the totals like any model call's.
 			disp.setPhase("writing a final answer")
-			if answer, ferr := askFinalAnswer(ctx, model, tr); ferr == nil {
-				tr.FinalAnswer, tr.Outcome = answer, agent.OutcomeFinalAnswer
-				disp.note(fmt.Sprintf("(the %d steps ran out: the model was asked once for a final answer from them)", len(tr.Steps)))
+			start := time.Now()
+			if c, ferr := askFinalAnswer(ctx, model, tr); ferr == nil {
+				tr.FinalAnswer, tr.Outcome = c.Text, agent.OutcomeFinalAnswer
+				tr.Usage.PromptTokens += c.Usage.PromptTokens
+				tr.Usage.CompletionTokens += c.Usage.CompletionTokens
+				tr.Usage.TotalTokens += c.Usage.TotalTokens
+				tr.Usage.Completions += c.Usage.Completions
+				tr.Duration += time.Since(start)
+				disp.finalAnswerAsked(len(tr.Steps), c.Usage)
 			}
 		}
 		disp.summary(tr)
@@ -151,8 +158,8 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // askFinalAnswer asks the model for a final answer from the steps of a
 // run whose steps ran out: their code and observations, each cut, and the
-// whole bounded.
-func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcript) (string, error) {
+// whole bounded. The completion carries the request's usage.
+func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcript) (*agent.Completion, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task: %s\n\nThe steps taken so far:\n", tr.Task)
 	for _, s := range tr.Steps {
@@ -172,9 +179,9 @@ func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcri
 		{Role: "user", Content: airlock.ClipText(b.String(), 100_000)},
 	}})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return c.Text, nil
+	return c, nil
 }
 
 // answerText is a final answer as a person reads it: as Node's console.log
