@@ -34,6 +34,7 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 	durationFlag(fs, "timeout", 10*time.Second, "time limit of one code step")
 	fs.String("memory", "64MiB", "memory limit of the sandbox")
 	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of each observation or tool result the model reads; a longer one keeps its head and tail around a marker (negative: no bound)")
+	fs.String("prices", "", "a JSON price table, {\"MODEL\": {\"input\": 0.15, \"output\": 0.6}, ...} in US dollars per million tokens: the summary shows the run's cost when the model is in it (default: $AIRLOCK_PRICES, else no cost)")
 	fs.Bool("json", false, "print the transcript as JSON at the end instead of streaming the steps")
 	fs.Bool("no-color", false, "no colour in the display (also $NO_COLOR); off a terminal there is none")
 	fs.Bool("v", false, "log each step with log/slog to standard error as well")
@@ -76,6 +77,17 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "airlock agent: %v\n", err)
 		return 2
 	}
+	prices, pricesFrom := get("prices"), "--prices"
+	if prices == "" {
+		prices, pricesFrom = os.Getenv("AIRLOCK_PRICES"), "$AIRLOCK_PRICES"
+	}
+	var table map[string]price
+	if prices != "" {
+		if table, err = loadPrices(prices); err != nil {
+			fmt.Fprintf(stderr, "airlock agent: %s %s: %v\n", pricesFrom, prices, err)
+			return 2
+		}
+	}
 	asJSON := get("json") == "true"
 	baseURL := get("base-url")
 	if baseURL == "" {
@@ -99,6 +111,9 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			names[i] = t.ID
 		}
 		disp.banner(model.Model, baseURL, names)
+		if p, ok := table[model.Model]; ok {
+			disp.price = &p
+		}
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if get("v") == "true" {

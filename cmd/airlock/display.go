@@ -36,6 +36,8 @@ type display struct {
 	// finalAsked: the steps ran out and the model was asked for a final
 	// answer, whose usage is in the transcript's.
 	finalAsked bool
+	// price is the model's from the price table; nil: no cost is shown.
+	price *price
 }
 
 // isTerminal reports whether w is a terminal.
@@ -206,6 +208,9 @@ func (d *display) summary(tr *agent.Transcript) {
 	}
 	if u.SubCalls > 0 {
 		extra = fmt.Sprintf(", %d model calls with llm()'s", u.Completions)
+	}
+	if d.price != nil {
+		extra += ", cost " + formatCost(d.price.cost(u.PromptTokens, u.CompletionTokens))
 	}
 	fmt.Fprintf(d.out, "(%s, %d tokens: %d input, %d output%s, %s)\n", steps, u.TotalTokens,
 		u.PromptTokens, u.CompletionTokens, extra, tr.Duration.Round(time.Millisecond))
