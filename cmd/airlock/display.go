@@ -64,6 +64,7 @@ func newDisplay(stdout, stderr io.Writer, noColor bool) *display {
 func (d *display) close() {
 	d.mu.Lock()
 	d.clearLocked()
+	d.phase = "" // a last tick draws nothing
 	d.mu.Unlock()
 	close(d.stop)
 }
