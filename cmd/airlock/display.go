@@ -167,14 +167,6 @@ func (d *display) stepDone(s agent.Step) {
 	fmt.Fprintf(d.out, "%s\n", d.paint("2", fmt.Sprintf("  %s · %d input tokens, %d output tokens", s.Duration.Round(time.Millisecond), s.Usage.PromptTokens, s.Usage.CompletionTokens)))
 }
 
-// note prints a line of its own.
-func (d *display) note(s string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.clearLocked()
-	fmt.Fprintln(d.out, d.paint("2", s))
-}
-
 // finalAnswerAsked says that the steps ran out and the model gave a final
 // answer when asked, with that request's tokens.
 func (d *display) finalAnswerAsked(steps int, u agent.Usage) {
