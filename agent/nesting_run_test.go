@@ -6,7 +6,6 @@ import (
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
-	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/internal/nesting/nestingtest"
 )
 
@@ -15,7 +14,7 @@ import (
 // with the nesting bound's message and its place, in a child process that
 // survives; honest code still runs, its last expression its result.
 func TestNestingExecute(t *testing.T) {
-	if !childtest.InChild(t) {
+	if !inChild(t) {
 		return
 	}
 	it := agent.NewInterpreter(agent.Config{})

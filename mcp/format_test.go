@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock"
-	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/mcp"
 )
 
@@ -17,7 +16,7 @@ import (
 // error, though the program had run); now it has null where JSON has no
 // value, and the text shows the values as Node would.
 func TestRunCodeValuesJSONLacks(t *testing.T) {
-	if !childtest.InChild(t) {
+	if !inChild(t) {
 		return
 	}
 	cs := client(t, newServer(t, mcp.Options{}))

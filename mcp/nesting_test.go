@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/internal/nesting/nestingtest"
 	"github.com/airlockrun/airlock/mcp"
 )
@@ -13,7 +12,7 @@ import (
 // the nesting bound's syntax error, and the server survives (the test runs
 // in a child process) and still runs code.
 func TestNestingRunCode(t *testing.T) {
-	if !childtest.InChild(t) {
+	if !inChild(t) {
 		return
 	}
 	cs := client(t, newServer(t, mcp.Options{}))

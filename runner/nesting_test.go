@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/internal/nesting/nestingtest"
 	"github.com/airlockrun/airlock/runner"
 	"github.com/airlockrun/airlock/service"
@@ -19,7 +18,7 @@ import (
 // still runs an honest program; a request body nested a million levels deep
 // is a 400 from the JSON decoder's own depth limit.
 func TestNestingService(t *testing.T) {
-	if !childtest.InChild(t) {
+	if !inChild(t) {
 		return
 	}
 	_, url := serve(t, service.Config{})

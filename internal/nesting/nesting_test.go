@@ -11,7 +11,6 @@ import (
 	"github.com/go-sourcemap/sourcemap"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/airlockrun/airlock/internal/nesting/nestingtest"
 )
@@ -84,7 +83,7 @@ func TestCheckPosition(t *testing.T) {
 // that esbuild writes, never sandbox text, and is flat. A million levels,
 // balanced or not, end in an error in a child process that survives.
 func TestJSONDecodersBoundDepth(t *testing.T) {
-	if !childtest.InChild(t) {
+	if !inChild(t) {
 		return
 	}
 	type doc struct {

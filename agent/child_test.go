@@ -1,0 +1,31 @@
+package agent_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// inChild runs the calling top-level test in a child process of the test
+// binary and reports false in the parent, which fails if the child does
+// (a fatal stack overflow included); in the child it reports true, and the
+// test goes on there.
+func inChild(t *testing.T) bool {
+	t.Helper()
+	const env = "AIRLOCK_NESTING_CHILD"
+	if os.Getenv(env) == t.Name() {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		s := string(out)
+		if len(s) > 8000 {
+			s = s[:4000] + "\n...\n" + s[len(s)-4000:]
+		}
+		t.Fatalf("the child process failed (%v):\n%s", err, s)
+	}
+	return false
+}
