@@ -82,6 +82,13 @@ type Config struct {
 	AllowInstall bool
 	// InstallTimeout bounds one install (--install-timeout); default 2m.
 	InstallTimeout time.Duration
+	// PipIndexURL is the package index pip installs from, a PEP 503
+	// "simple" index such as a mirror or a private index
+	// (SANDBOX_PIP_INDEX_URL); default pip's own configuration, which the
+	// installer reads from the server's environment (PIP_INDEX_URL,
+	// pip.conf), else PyPI. Only the operator sets it: code names a package,
+	// never an index.
+	PipIndexURL string
 	// Insecure runs Python and Node without bubblewrap. Without it and
 	// without bwrap on the machine, those runtimes are refused.
 	Insecure bool
@@ -115,6 +122,7 @@ func ConfigFromEnv() (Config, error) {
 	c.Workspace = os.Getenv("SANDBOX_WORKSPACE")
 	c.PythonBin = os.Getenv("SANDBOX_PYTHON_BIN")
 	c.NodeBin = os.Getenv("SANDBOX_NODE_BIN")
+	c.PipIndexURL = os.Getenv("SANDBOX_PIP_INDEX_URL")
 	n, err := positiveEnv("SANDBOX_MAX_CONCURRENT", "a positive integer")
 	if err != nil {
 		return c, err

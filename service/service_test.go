@@ -13,8 +13,9 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv("SANDBOX_SESSION_TTL", "2m")
 	t.Setenv("SANDBOX_MAX_OUTPUT", "1024")
 	t.Setenv("SANDBOX_WORKSPACE_QUOTA", "4096")
+	t.Setenv("SANDBOX_PIP_INDEX_URL", "http://127.0.0.1:3141/simple/")
 	c, err := ConfigFromEnv()
-	if err != nil || c.Addr != ":9100" || c.MaxConcurrent != 7 || c.SessionTTL != 2*time.Minute || c.MaxOutput != 1024 || c.WorkspaceQuotaBytes != 4096 {
+	if err != nil || c.Addr != ":9100" || c.PipIndexURL != "http://127.0.0.1:3141/simple/" || c.MaxConcurrent != 7 || c.SessionTTL != 2*time.Minute || c.MaxOutput != 1024 || c.WorkspaceQuotaBytes != 4096 {
 		t.Fatalf("%+v, %v", c, err)
 	}
 	for k, v := range map[string]string{"SANDBOX_MAX_CONCURRENT": "0", "SANDBOX_SESSION_TTL": "soon", "SANDBOX_MAX_OUTPUT": "-1", "SANDBOX_WORKSPACE_QUOTA": "lots"} {

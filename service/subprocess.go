@@ -64,6 +64,7 @@ type jail struct {
 	inFlight int // tool calls at once
 	// installTimeout bounds one package install.
 	installTimeout time.Duration
+	pipIndex       string // pip's --index-url, or "" for pip's own configuration
 	// user, when set, is the unprivileged user the jail runs as: a server
 	// running as root gives it the workspaces (nil otherwise), and
 	// setpriv (under /usr, so inside the jail too) becomes it.
