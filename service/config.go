@@ -97,6 +97,18 @@ type Config struct {
 	// become its, and the interpreters and the workspace root must be
 	// reachable by it (the server says so at start when they are not).
 	JailUID int
+	// JailProc mounts a procfs at /proc in the jail (SANDBOX_JAIL_PROC=1),
+	// for code that needs it (Node's process.memoryUsage and os.cpus,
+	// /dev/stdout, psutil, ps). Off by default: a procfs's mount tables
+	// show the host path of the workspace (its path within its filesystem,
+	// which is all of it when the workspace root is on the root
+	// filesystem), the private directory under the system's temporary
+	// directory and the interpreters' trees, and /proc shows the host's
+	// kernel, processors, memory and load. An operator who turns it on
+	// hides the workspace root's path best by making it a filesystem of
+	// its own (a volume or a mount): the tables then show only
+	// "/<session directory>".
+	JailProc bool
 	// BwrapBin is the bubblewrap binary; default "bwrap".
 	BwrapBin string
 	// WorkspaceQuotaBytes bounds the bytes of a session's workspace
@@ -123,6 +135,13 @@ func ConfigFromEnv() (Config, error) {
 	c.PythonBin = os.Getenv("SANDBOX_PYTHON_BIN")
 	c.NodeBin = os.Getenv("SANDBOX_NODE_BIN")
 	c.PipIndexURL = os.Getenv("SANDBOX_PIP_INDEX_URL")
+	switch v := os.Getenv("SANDBOX_JAIL_PROC"); v {
+	case "", "0", "false":
+	case "1", "true":
+		c.JailProc = true
+	default:
+		return c, fmt.Errorf("SANDBOX_JAIL_PROC=%q: want 1 or 0", v)
+	}
 	n, err := positiveEnv("SANDBOX_MAX_CONCURRENT", "a positive integer")
 	if err != nil {
 		return c, err

@@ -156,7 +156,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		*rt.dst = bin
 		prefixes = append(prefixes, prefix)
 	}
-	j.mounts = jailRoot(prefixes)
+	j.mounts = jailRoot(prefixes, cfg.JailProc)
 	switch {
 	case j.bwrap != "":
 	case j.rootWithoutSetpriv:
