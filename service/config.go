@@ -7,8 +7,9 @@
 //
 // Deny by default: it listens on loopback (beyond it only with bearer
 // tokens, or AllowNoToken), posts callbacks only to loopback and
-// CallbackHosts, installs nothing unless AllowInstall, and never runs code
-// as root. A session belongs to the token that made it.
+// CallbackHosts, installs nothing unless AllowInstall, never runs code as
+// root, and gives the jail no /proc unless JailProc. A session belongs to
+// the token that made it.
 package service
 
 import (
