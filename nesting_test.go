@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/internal/nesting/nestingtest"
 )
 
@@ -36,7 +37,7 @@ func wantNestingLinkError(t *testing.T, name string, res *airlock.Result) {
 // both languages, as the entry module and as a supplied module: the host
 // survives (the test runs in a child process) and answers link_error.
 func TestNestingRun(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	ctx := context.Background()
@@ -66,7 +67,7 @@ func TestNestingRun(t *testing.T) {
 
 // In worker mode, the same answers come back from the worker.
 func TestNestingRunWorkers(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
@@ -126,7 +127,7 @@ func TestNestingHonestRun(t *testing.T) {
 // ValidateCode answer ERR_VALIDATION_FAILED with the nesting_depth
 // diagnostic; a step that only closes fails syntax_valid.
 func TestNestingExecutor(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	ctx := context.Background()

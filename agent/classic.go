@@ -90,36 +90,19 @@ func (s *ClassicSession) Messages() []Message { return append([]Message(nil), s.
 // Run runs one turn; see CodeSession.Run.
 func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, error) {
 	a := s.a
-	start := time.Now()
-	tr := &Transcript{Task: task, Mode: "classic", Steps: []Step{}}
-	before := len(s.messages)
-	defer func() {
-		tr.Duration = time.Since(start)
-		tr.Messages = s.Messages()
-		tr.NewMessages = append([]Message(nil), s.messages[min(before, len(s.messages)):]...)
-	}()
-	fail := func(err error) (*Transcript, error) {
-		tr.Outcome, tr.Error = OutcomeError, err.Error()
-		return tr, err
-	}
+	tr, finish := beginTurn(task, "classic", &s.messages)
+	defer finish()
 	if a.Model == nil {
-		return fail(errors.New("agent: ClassicAgent.Model is nil"))
+		return tr.fail(errors.New("agent: ClassicAgent.Model is nil"))
 	}
-	it := a.Interpreter
-	if it == nil {
-		it = NewInterpreter(Config{Completer: a.Model})
-	}
-	policy := a.Policy
-	if policy == nil {
-		policy = it.cfg.Policy
-	}
+	it, policy := loopInterpreter(a.Interpreter, a.Model, a.Policy)
 	run := newTracker(policy, a.Budget, nil)
 	all, err := NewToolbox(a.Tools.Tools()...)
 	if err != nil {
-		return fail(err)
+		return tr.fail(err)
 	}
 	if err := all.Add(runCodeTool(it.Clone(), a.Tools, s.state, run)); err != nil {
-		return fail(err)
+		return tr.fail(err)
 	}
 	byAPIName := map[string]string{}
 	var specs []ToolSpec
@@ -145,13 +128,9 @@ func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, err
 		stepStart := time.Now()
 		resp, err := a.Model.Complete(ctx, CompletionRequest{Messages: s.messages, Tools: specs})
 		if err != nil {
-			return fail(fmt.Errorf("step %d: the model failed: %w", i, err))
+			return tr.fail(fmt.Errorf("step %d: the model failed: %w", i, err))
 		}
-		u := resp.Usage
-		if u.Completions == 0 {
-			u.Completions = 1
-		}
-		run.addUsage(u, false)
+		run.addUsage(resp.Usage, false)
 		step := Step{Index: i, ModelReply: resp.Text}
 		s.messages = append(s.messages, Message{Role: "assistant", Content: resp.Text, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
@@ -161,7 +140,7 @@ func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, err
 		if err := run.exceeded(); err != nil && !step.Final {
 			step.Calls, step.Usage = run.drain()
 			tr.add(step)
-			return fail(err)
+			return tr.fail(err)
 		}
 		// The calls of one message run concurrently; their results go
 		// back in the order the model made them.
@@ -192,10 +171,10 @@ func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, err
 			return tr, nil
 		}
 		if err := ctx.Err(); err != nil {
-			return fail(err)
+			return tr.fail(err)
 		}
 		if err := run.exceeded(); err != nil {
-			return fail(err)
+			return tr.fail(err)
 		}
 	}
 	tr.Outcome = OutcomeMaxSteps

@@ -136,23 +136,17 @@ func (s *CodeSession) Close() error {
 // NewMessages the turn's own.
 func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error) {
 	a := s.a
-	start := time.Now()
-	tr := &Transcript{Task: task, Mode: "code", Steps: []Step{}}
-	before := len(s.messages)
-	defer func() {
-		tr.Duration = time.Since(start)
-		tr.Messages = s.Messages()
-		tr.NewMessages = append([]Message(nil), s.messages[min(before, len(s.messages)):]...)
-	}()
+	tr, finish := beginTurn(task, "code", &s.messages)
+	defer finish()
 	if a.Model == nil {
-		return a.fail(tr, errors.New("agent: CodeAgent.Model is nil"))
+		return tr.fail(errors.New("agent: CodeAgent.Model is nil"))
 	}
 	run := newTracker(a.Policy, a.Budget, nil)
 	tools := a.executorTools(run, s.state)
 	if len(s.messages) == 0 {
 		system, err := a.SystemPrompt()
 		if err != nil {
-			return a.fail(tr, err)
+			return tr.fail(err)
 		}
 		s.messages = append(s.messages, Message{Role: "system", Content: system})
 		s.messages = append(s.messages, Message{Role: "user", Content: "Task: " + task})
@@ -162,14 +156,14 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 	if s.ex == nil {
 		ex, err := airlock.NewExecutor(s.opts)
 		if err != nil {
-			return a.fail(tr, err)
+			return tr.fail(err)
 		}
 		s.ex = ex
 		if err := a.startExecutor(ctx, ex, tools); err != nil {
-			return a.fail(tr, err)
+			return tr.fail(err)
 		}
 	} else if err := s.ex.SendTools(ctx, tools); err != nil { // this turn's tracker
-		return a.fail(tr, err)
+		return tr.fail(err)
 	}
 	hooks := loopHooks{onStep: a.OnStep, logger: a.Logger}
 	maxSteps := stepLimit(a.MaxSteps)
@@ -179,13 +173,9 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 		step := Step{Index: i}
 		resp, err := a.Model.Complete(ctx, CompletionRequest{Messages: s.messages})
 		if err != nil {
-			return a.fail(tr, fmt.Errorf("step %d: the model failed: %w", i, err))
+			return tr.fail(fmt.Errorf("step %d: the model failed: %w", i, err))
 		}
-		u := resp.Usage
-		if u.Completions == 0 {
-			u.Completions = 1
-		}
-		run.addUsage(u, false)
+		run.addUsage(resp.Usage, false)
 		step.ModelReply = resp.Text
 		s.messages = append(s.messages, Message{Role: "assistant", Content: step.ModelReply})
 		code, ok := ExtractCode(step.ModelReply)
@@ -195,7 +185,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 		} else if err := run.exceeded(); err != nil {
 			step.Calls, step.Usage = run.drain()
 			tr.add(step)
-			return a.fail(tr, err)
+			return tr.fail(err)
 		} else {
 			step.Code = code
 			src, edits := asyncSource(code, a.asyncable)
@@ -211,7 +201,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 				if ctx.Err() != nil {
 					step.Calls, step.Usage = run.drain()
 					tr.add(step)
-					return a.fail(tr, ctx.Err())
+					return tr.fail(ctx.Err())
 				}
 				step.Error = err.Error()
 				step.Observation = errorObservation(err, code, edits)
@@ -225,7 +215,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 						err = a.startExecutor(ctx, ex, tools)
 					}
 					if err != nil {
-						return a.fail(tr, err)
+						return tr.fail(err)
 					}
 				}
 			}
@@ -239,7 +229,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 			return tr, nil
 		}
 		if err := run.exceeded(); err != nil {
-			return a.fail(tr, err)
+			return tr.fail(err)
 		}
 		s.messages = append(s.messages, Message{Role: "user", Content: "Observation:\n" + step.Observation})
 	}
@@ -249,11 +239,6 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 }
 
 var objectSchema = jsonschema.Schema{Type: "object"}
-
-func (a *CodeAgent) fail(tr *Transcript, err error) (*Transcript, error) {
-	tr.Outcome, tr.Error = OutcomeError, err.Error()
-	return tr, err
-}
 
 // executorTools are the sandbox's functions: the tools, and the helpers
 // parallel, llm and llmJson of code mode (store and recall over the

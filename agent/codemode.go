@@ -64,29 +64,12 @@ func (a *CodeModeAgent) NewSession(history []Message) *CodeModeSession {
 // Run runs one turn.
 func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, error) {
 	a := s.a
-	start := time.Now()
-	tr := &Transcript{Task: task, Mode: "codemode", Steps: []Step{}}
-	before := len(s.messages)
-	defer func() {
-		tr.Duration = time.Since(start)
-		tr.Messages = append([]Message(nil), s.messages...)
-		tr.NewMessages = append([]Message(nil), s.messages[min(before, len(s.messages)):]...)
-	}()
-	fail := func(err error) (*Transcript, error) {
-		tr.Outcome, tr.Error = OutcomeError, err.Error()
-		return tr, err
-	}
+	tr, finish := beginTurn(task, "codemode", &s.messages)
+	defer finish()
 	if a.Model == nil {
-		return fail(errors.New("agent: CodeModeAgent.Model is nil"))
+		return tr.fail(errors.New("agent: CodeModeAgent.Model is nil"))
 	}
-	it := a.Interpreter
-	if it == nil {
-		it = NewInterpreter(Config{Completer: a.Model})
-	}
-	policy := a.Policy
-	if policy == nil {
-		policy = it.cfg.Policy
-	}
+	it, policy := loopInterpreter(a.Interpreter, a.Model, a.Policy)
 	run := newTracker(policy, a.Budget, nil)
 	if len(s.messages) == 0 {
 		s.messages = append(s.messages, Message{Role: "system", Content: it.Prompt(a.Tools, a.Instructions)})
@@ -98,19 +81,15 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 		stepStart := time.Now()
 		resp, err := a.Model.Complete(ctx, CompletionRequest{Messages: s.messages})
 		if err != nil {
-			return fail(fmt.Errorf("step %d: the model failed: %w", i, err))
+			return tr.fail(fmt.Errorf("step %d: the model failed: %w", i, err))
 		}
-		u := resp.Usage
-		if u.Completions == 0 {
-			u.Completions = 1
-		}
-		run.addUsage(u, false)
+		run.addUsage(resp.Usage, false)
 		step := Step{Index: i, ModelReply: resp.Text}
 		s.messages = append(s.messages, Message{Role: "assistant", Content: resp.Text})
 		if err := run.exceeded(); err != nil {
 			step.Calls, step.Usage = run.drain()
 			tr.add(step)
-			return fail(err)
+			return tr.fail(err)
 		}
 		code, ok := ExtractCode(resp.Text)
 		if !ok {
@@ -122,7 +101,7 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 			if ctx.Err() != nil {
 				step.Calls, step.Usage = run.drain()
 				tr.add(step)
-				return fail(ctx.Err())
+				return tr.fail(ctx.Err())
 			}
 			step.Error = e.Error
 			step.Observation = FormatExecution(e)
@@ -140,7 +119,7 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 			return tr, nil
 		}
 		if err := run.exceeded(); err != nil {
-			return fail(err)
+			return tr.fail(err)
 		}
 		s.messages = append(s.messages, Message{Role: "user", Content: strings.TrimSpace(step.Observation)})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
+	"github.com/airlockrun/airlock/internal/childtest"
 )
 
 // cyclic is code whose value holds cycles (a self-reference and a tree with
@@ -30,7 +31,7 @@ const cyclicText = "<ref *1> { d: 1970-01-01T00:00:00.000Z, inf: -Infinity, m: M
 // json.Marshal of an Execution fail. Now each shows the value as
 // airlock.Inspect does, and the JSON has null where JSON has no value.
 func TestCyclicResults(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	it := agent.NewInterpreter(agent.Config{})

@@ -285,8 +285,12 @@ func (t *tracker) startSubCall() error {
 }
 
 // addUsage counts the usage of a completion, in this tracker and its
-// parents; subCall marks an llm()/llmJson() call.
+// parents; a usage that counts no completions counts as one. subCall marks
+// an llm()/llmJson() call.
 func (t *tracker) addUsage(u Usage, subCall bool) {
+	if u.Completions == 0 {
+		u.Completions = 1
+	}
 	if subCall {
 		u.SubCalls = u.Completions
 		if u.SubCalls == 0 {
@@ -341,10 +345,6 @@ func (t *tracker) complete(ctx context.Context, c Completer, req CompletionReque
 	if resp == nil {
 		return nil, errors.New("the completer returned nothing")
 	}
-	u := resp.Usage
-	if u.Completions == 0 {
-		u.Completions = 1
-	}
-	t.addUsage(u, true)
+	t.addUsage(resp.Usage, true)
 	return resp, nil
 }

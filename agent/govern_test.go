@@ -315,19 +315,7 @@ func TestPromiseAll_Concurrent(t *testing.T) {
 		`(await Promise.all([1, 2, 3].map(i => syncBarrier({ i })))).join(",")`,
 		`const [a, b, c] = await Promise.allSettled([syncBarrier({}), syncBarrier({}), syncBarrier({})]); [a.value, b.value, c.value].join(",")`,
 	} {
-		var wg sync.WaitGroup
-		wg.Add(3)
-		allIn := make(chan struct{})
-		go func() { wg.Wait(); close(allIn) }()
-		barrier := agent.Tool{ID: "sync.barrier", Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
-			wg.Done()
-			select {
-			case <-allIn:
-				return "in", nil
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}}
+		barrier := barrierTool(3, "in")
 		it := agent.NewInterpreter(agent.Config{Timeout: 20 * time.Second})
 		e := execute(t, it, code, agent.ExecuteOptions{Tools: toolbox(t, barrier)})
 		wantOK(t, e)

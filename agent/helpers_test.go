@@ -68,6 +68,25 @@ func todoTools() []agent.Tool {
 	return []agent.Tool{create, list}
 }
 
+// barrierTool is sync.barrier (syncBarrier in code), whose calls each wait
+// until n of them are in flight, which they can only be if they run at
+// once, and then return result (or the context's error, if it ends first).
+func barrierTool(n int, result string) agent.Tool {
+	var wg sync.WaitGroup
+	wg.Add(n)
+	allIn := make(chan struct{})
+	go func() { wg.Wait(); close(allIn) }()
+	return agent.Tool{ID: "sync.barrier", Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+		wg.Done()
+		select {
+		case <-allIn:
+			return result, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+}
+
 func toolbox(t testing.TB, tools ...agent.Tool) *agent.Toolbox {
 	t.Helper()
 	tb, err := agent.NewToolbox(tools...)

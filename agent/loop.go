@@ -94,6 +94,25 @@ type Transcript struct {
 	NewMessages []Message `json:"-"`
 }
 
+// beginTurn starts the transcript of one turn of a loop whose conversation
+// is *messages; finish, deferred, records the turn's duration and the
+// conversation after it: all of it, and the messages the turn added.
+func beginTurn(task, mode string, messages *[]Message) (tr *Transcript, finish func()) {
+	start, before := time.Now(), len(*messages)
+	tr = &Transcript{Task: task, Mode: mode, Steps: []Step{}}
+	return tr, func() {
+		tr.Duration = time.Since(start)
+		tr.Messages = append([]Message(nil), *messages...)
+		tr.NewMessages = append([]Message(nil), (*messages)[min(before, len(*messages)):]...)
+	}
+}
+
+// fail ends a turn with an error.
+func (t *Transcript) fail(err error) (*Transcript, error) {
+	t.Outcome, t.Error = OutcomeError, err.Error()
+	return t, err
+}
+
 // add appends a step and counts its usage.
 func (t *Transcript) add(s Step) {
 	t.Steps = append(t.Steps, s)
@@ -112,6 +131,19 @@ func (t Transcript) MarshalJSON() ([]byte, error) {
 	}
 	p.FinalAnswer = airlock.Inspect(t.FinalAnswer)
 	return json.Marshal(p)
+}
+
+// loopInterpreter is the Interpreter a loop runs code in (a new one whose
+// llm() uses model, if it is nil) and the Policy that governs the loop's
+// tool calls (the Interpreter's, if policy is nil).
+func loopInterpreter(it *Interpreter, model Completer, policy *Policy) (*Interpreter, *Policy) {
+	if it == nil {
+		it = NewInterpreter(Config{Completer: model})
+	}
+	if policy == nil {
+		policy = it.cfg.Policy
+	}
+	return it, policy
 }
 
 // stepLimit is a loop's MaxSteps, or the default.

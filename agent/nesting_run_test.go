@@ -6,6 +6,7 @@ import (
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
+	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/internal/nesting/nestingtest"
 )
 
@@ -14,7 +15,7 @@ import (
 // with the nesting bound's message and its place, in a child process that
 // survives; honest code still runs, its last expression its result.
 func TestNestingExecute(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	it := agent.NewInterpreter(agent.Config{})

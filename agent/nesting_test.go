@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/airlockrun/airlock/agent"
+	"github.com/airlockrun/airlock/internal/childtest"
 )
 
 // deepSchema is the JSON text of an object schema nested n levels deep
@@ -32,7 +33,7 @@ func goSchema(n int) *jsonschema.Schema {
 // MCP server's, is read with encoding/json, whose depth limit of 10,000
 // refuses a deeper one.)
 func TestNestingSchemaDeclarations(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	var s0 jsonschema.Schema
@@ -57,7 +58,7 @@ func TestNestingSchemaDeclarations(t *testing.T) {
 // (10,000 levels), and at that depth a recursive schema checks it on a
 // bounded stack. A deeper input is refused as not JSON.
 func TestNestingToolInput(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	tree := &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Ref: "#"}}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,19 +15,7 @@ import (
 // the three tools waits until all three are in flight, which they can only
 // be if they run at once.
 func TestClassicAgent_ConcurrentToolCalls(t *testing.T) {
-	var wg sync.WaitGroup
-	wg.Add(3)
-	allIn := make(chan struct{})
-	go func() { wg.Wait(); close(allIn) }()
-	barrier := agent.Tool{ID: "sync.barrier", Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
-		wg.Done()
-		select {
-		case <-allIn:
-			return "together", nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}}
+	barrier := barrierTool(3, "together")
 	m := &fakeModel{script: []agent.Completion{
 		{ToolCalls: []agent.ModelToolCall{{ID: "a", Name: "syncBarrier"}, {ID: "b", Name: "syncBarrier"}, {ID: "c", Name: "syncBarrier"}}},
 		{Text: "ok"},
@@ -237,19 +224,7 @@ func TestThrowString_Line(t *testing.T) {
 // Item 3 in the CodeAgent: `await Promise.all` over tools runs them at
 // once (each waits until all three are in flight).
 func TestCodeAgent_PromiseAllConcurrent(t *testing.T) {
-	var wg sync.WaitGroup
-	wg.Add(3)
-	allIn := make(chan struct{})
-	go func() { wg.Wait(); close(allIn) }()
-	barrier := agent.Tool{ID: "sync.barrier", Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
-		wg.Done()
-		select {
-		case <-allIn:
-			return "in", nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}}
+	barrier := barrierTool(3, "in")
 	m := &fakeModel{script: []agent.Completion{codeReply(`const r = await Promise.all([1, 2, 3].map(i => syncBarrier({ i })));
 final_answer(r.join(","))`)}}
 	a := &agent.CodeAgent{Model: m, Tools: toolbox(t, barrier), Executor: airlock.ExecutorOptions{Timeout: 20 * time.Second}}

@@ -20,6 +20,7 @@ import (
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/nesting"
 )
 
 // A Tool is a capability the model's code can call: in the sandbox as a
@@ -234,8 +235,8 @@ const schemaURL = "urn:airlock:input-schema"
 // checked with github.com/santhosh-tekuri/jsonschema: 0.9 µs for a small
 // object against 2 µs, which was most of a tool call (BENCHMARKS.md).
 func compileSchema(text []byte) (*validator.Schema, error) {
-	if d := jsonDepth(text); d > maxSchemaDepth {
-		return nil, fmt.Errorf("the schema nests %d levels deep, more than %d", d, maxSchemaDepth)
+	if err := nesting.CheckSchema(text); err != nil {
+		return nil, err
 	}
 	doc, err := validator.UnmarshalJSON(bytes.NewReader(text))
 	if err != nil {
@@ -253,32 +254,6 @@ func compileSchema(text []byte) (*validator.Schema, error) {
 		return nil, fmt.Errorf("not a valid JSON Schema: %v", schemaViolation(se.Err))
 	}
 	return sch, err
-}
-
-// maxSchemaDepth bounds the JSON nesting of a tool's input schema: the
-// compiler's time grows with the cube of a schema's depth (8.5 s at 1,600
-// levels), and real schemas nest a few dozen levels.
-const maxSchemaDepth = 128
-
-// jsonDepth is the deepest nesting of arrays and objects in JSON text.
-func jsonDepth(text []byte) int {
-	depth, deepest, inString := 0, 0, false
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
 }
 
 type noLoader struct{}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/mcp"
 )
 
@@ -16,7 +17,7 @@ import (
 // error, though the program had run); now it has null where JSON has no
 // value, and the text shows the values as Node would.
 func TestRunCodeValuesJSONLacks(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	cs := client(t, newServer(t, mcp.Options{}))

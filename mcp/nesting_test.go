@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/internal/nesting/nestingtest"
 	"github.com/airlockrun/airlock/mcp"
 )
@@ -12,7 +13,7 @@ import (
 // the nesting bound's syntax error, and the server survives (the test runs
 // in a child process) and still runs code.
 func TestNestingRunCode(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	cs := client(t, newServer(t, mcp.Options{}))

@@ -99,17 +99,9 @@ func TestUpstreams_DeadIsRetried(t *testing.T) {
 	var mu sync.Mutex
 	changes := 0
 	s := newServer(t, mcp.Options{Upstreams: cfg})
-	ct, st := sdk.NewInMemoryTransports()
-	if _, err := s.SDK().Connect(context.Background(), st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+	cs := clientWith(t, s, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { mu.Lock(); changes++; mu.Unlock() },
-	}).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	})
 	waitFor(t, cs, "- calc (calc): ready")
 	r := runCode(t, cs, map[string]any{"code": "await calc.die({}).catch(() => {}); export default 1"})
 	if r.isError {
@@ -128,42 +120,41 @@ func TestUpstreams_DeadIsRetried(t *testing.T) {
 	}
 }
 
-// report() values arrive as progress notifications while the program still
-// runs: the program loops until the client, having seen one, cancels.
-func TestRunCode_ProgressWhileRunning(t *testing.T) {
-	s := newServer(t, mcp.Options{})
+// progressUntil runs code, which does not end by itself, in run_code with a
+// progress token, and cancels the call when n progress notifications have
+// come: the call must fail. It returns the notifications, as "progress
+// message".
+func progressUntil(t *testing.T, code string, n int) []string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
 	var got []string
-	ct, st := sdk.NewInMemoryTransports()
-	if _, err := s.SDK().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+	cs := clientWith(t, newServer(t, mcp.Options{}), &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			mu.Lock()
 			got = append(got, fmt.Sprintf("%v %s", req.Params.Progress, req.Params.Message))
-			n := len(got)
+			k := len(got)
 			mu.Unlock()
-			if n == 2 {
+			if k == n {
 				cancel() // the program is still looping: only this ends it
 			}
 		},
-	}).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	params := &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{
-		"code": "report('first'); report({ step: 2 }); while (true) {}", "timeout_ms": 3600000}}
+	})
+	params := &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": code, "timeout_ms": 3600000}}
 	params.SetProgressToken("tok")
-	_, err = cs.CallTool(ctx, params)
-	if err == nil {
+	if _, err := cs.CallTool(ctx, params); err == nil {
 		t.Fatal("the endless program returned")
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	return append([]string(nil), got...)
+}
+
+// report() values arrive as progress notifications while the program still
+// runs: the program loops until the client, having seen one, cancels.
+func TestRunCode_ProgressWhileRunning(t *testing.T) {
+	got := progressUntil(t, "report('first'); report({ step: 2 }); while (true) {}", 2)
 	if len(got) < 2 || got[0] != "1 report: first" || got[1] != "2 report: { step: 2 }" {
 		t.Fatalf("progress = %q", got)
 	}
@@ -172,39 +163,7 @@ func TestRunCode_ProgressWhileRunning(t *testing.T) {
 // Console lines are sent as progress notifications as they are written,
 // in order with the reports, while the program still runs.
 func TestRunCode_LogProgressWhileRunning(t *testing.T) {
-	s := newServer(t, mcp.Options{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var mu sync.Mutex
-	var got []string
-	ct, st := sdk.NewInMemoryTransports()
-	if _, err := s.SDK().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
-			mu.Lock()
-			got = append(got, fmt.Sprintf("%v %s", req.Params.Progress, req.Params.Message))
-			n := len(got)
-			mu.Unlock()
-			if n == 3 {
-				cancel() // the program is still looping: only this ends it
-			}
-		},
-	}).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	params := &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{
-		"code": "console.log('first', 1); report(2); console.warn({ a: 'x' }); while (true) {}", "timeout_ms": 3600000}}
-	params.SetProgressToken("tok")
-	_, err = cs.CallTool(ctx, params)
-	if err == nil {
-		t.Fatal("the endless program returned")
-	}
-	mu.Lock()
-	defer mu.Unlock()
+	got := progressUntil(t, "console.log('first', 1); report(2); console.warn({ a: 'x' }); while (true) {}", 3)
 	if len(got) < 3 || got[0] != "1 log: first 1" || got[1] != "2 report: 2" || got[2] != "3 warn: { a: 'x' }" {
 		t.Fatalf("progress = %q", got)
 	}

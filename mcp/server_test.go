@@ -91,14 +91,18 @@ func httpUpstream(t *testing.T) string {
 }
 
 // client connects the SDK's own client to s over in-memory transports.
-func client(t *testing.T, s *mcp.Server) *sdk.ClientSession {
+func client(t *testing.T, s *mcp.Server) *sdk.ClientSession { return clientWith(t, s, nil) }
+
+// clientWith is client with the client's options (its notification
+// handlers).
+func clientWith(t *testing.T, s *mcp.Server, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := s.SDK().Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

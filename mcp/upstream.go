@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
+	"github.com/airlockrun/airlock/internal/nesting"
 )
 
 // An upstream is a connected MCP server whose tools the sandbox calls as
@@ -182,20 +183,16 @@ func (u *upstream) declarations() string {
 	return agent.NamespaceDeclarations(u.ns, docs)
 }
 
-// maxSchemaDepth bounds the JSON nesting of an upstream tool's schema that
-// is read: the schema type's decoder takes time that grows with the square
-// of the depth (80 s for 10,000 levels, the JSON decoder's own limit), and
-// the declarations show 32 levels at most. A deeper schema is shown as
-// unknown.
-const maxSchemaDepth = 128
-
-// schemaOf reads a schema the client received as JSON.
+// schemaOf reads a schema the client received as JSON. One nested deeper
+// than nesting.MaxSchemaDepth is not decoded (the decoder's time grows with
+// the square of the depth, and the declarations show 32 levels at most): it
+// is shown as unknown.
 func schemaOf(v any) *jsonschema.Schema {
 	if v == nil {
 		return nil
 	}
 	b, err := json.Marshal(v)
-	if err != nil || jsonDepth(b) > maxSchemaDepth {
+	if err != nil || nesting.CheckSchema(b) != nil {
 		return nil
 	}
 	var s jsonschema.Schema
@@ -203,25 +200,4 @@ func schemaOf(v any) *jsonschema.Schema {
 		return nil
 	}
 	return &s
-}
-
-// jsonDepth is the deepest nesting of arrays and objects in JSON text.
-func jsonDepth(text []byte) int {
-	depth, deepest, inString := 0, 0, false
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
 }

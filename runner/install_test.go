@@ -15,8 +15,9 @@ import (
 // and the code, then later runs of the session, import it; a refused or
 // failing install says why at once; with installs disabled, the error
 // says so at once. The npm case needs the npm registry (this machine and
-// CI reach it); PyPI is not reachable here, so pip is tested on its
-// failure, which must be an error that says why before the run's timeout.
+// CI reach it); here pip is tested on its failure against the default
+// index, which must be an error that says why before the run's timeout
+// (TestInstallPipIndex installs from an index of the test's own).
 func TestInstall(t *testing.T) {
 	_, url := serve(t, service.Config{AllowInstall: true, InstallTimeout: 90 * time.Second})
 	r := guarded(url)

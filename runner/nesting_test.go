@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/internal/nesting/nestingtest"
 	"github.com/airlockrun/airlock/runner"
 	"github.com/airlockrun/airlock/service"
@@ -18,7 +19,7 @@ import (
 // still runs an honest program; a request body nested a million levels deep
 // is a 400 from the JSON decoder's own depth limit.
 func TestNestingService(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	_, url := serve(t, service.Config{})

@@ -7,8 +7,9 @@
 //
 // Deny by default: it listens on loopback (beyond it only with bearer
 // tokens, or AllowNoToken), posts callbacks only to loopback and
-// CallbackHosts, installs nothing unless AllowInstall, and never runs code
-// as root. A session belongs to the token that made it.
+// CallbackHosts, installs nothing unless AllowInstall, never runs code as
+// root, and gives the jail no /proc unless JailProc. A session belongs to
+// the token that made it.
 package service
 
 import (
@@ -82,6 +83,13 @@ type Config struct {
 	AllowInstall bool
 	// InstallTimeout bounds one install (--install-timeout); default 2m.
 	InstallTimeout time.Duration
+	// PipIndexURL is the package index pip installs from, a PEP 503
+	// "simple" index such as a mirror or a private index
+	// (SANDBOX_PIP_INDEX_URL); default pip's own configuration, which the
+	// installer reads from the server's environment (PIP_INDEX_URL,
+	// pip.conf), else PyPI. Only the operator sets it: code names a package,
+	// never an index.
+	PipIndexURL string
 	// Insecure runs Python and Node without bubblewrap. Without it and
 	// without bwrap on the machine, those runtimes are refused.
 	Insecure bool
@@ -90,6 +98,18 @@ type Config struct {
 	// become its, and the interpreters and the workspace root must be
 	// reachable by it (the server says so at start when they are not).
 	JailUID int
+	// JailProc mounts a procfs at /proc in the jail (SANDBOX_JAIL_PROC=1),
+	// for code that needs it (Node's process.memoryUsage and os.cpus,
+	// /dev/stdout, psutil, ps). Off by default: a procfs's mount tables
+	// show the host path of the workspace (its path within its filesystem,
+	// which is all of it when the workspace root is on the root
+	// filesystem), the private directory under the system's temporary
+	// directory and the interpreters' trees, and /proc shows the host's
+	// kernel, processors, memory and load. An operator who turns it on
+	// hides the workspace root's path best by making it a filesystem of
+	// its own (a volume or a mount): the tables then show only
+	// "/<session directory>".
+	JailProc bool
 	// BwrapBin is the bubblewrap binary; default "bwrap".
 	BwrapBin string
 	// WorkspaceQuotaBytes bounds the bytes of a session's workspace
@@ -115,6 +135,14 @@ func ConfigFromEnv() (Config, error) {
 	c.Workspace = os.Getenv("SANDBOX_WORKSPACE")
 	c.PythonBin = os.Getenv("SANDBOX_PYTHON_BIN")
 	c.NodeBin = os.Getenv("SANDBOX_NODE_BIN")
+	c.PipIndexURL = os.Getenv("SANDBOX_PIP_INDEX_URL")
+	switch v := os.Getenv("SANDBOX_JAIL_PROC"); v {
+	case "", "0", "false":
+	case "1", "true":
+		c.JailProc = true
+	default:
+		return c, fmt.Errorf("SANDBOX_JAIL_PROC=%q: want 1 or 0", v)
+	}
 	n, err := positiveEnv("SANDBOX_MAX_CONCURRENT", "a positive integer")
 	if err != nil {
 		return c, err

@@ -54,7 +54,11 @@ func (j *jail) installPackage(ctx context.Context, manager, spec, dir string, q 
 		}
 		argv = []string{j.python, "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--no-cache-dir",
 			"--only-binary=:all:", "--no-compile", "--timeout", "15", "--retries", "1", "--upgrade",
-			"--target", filepath.Join(dir, packagesDir), spec}
+			"--target", filepath.Join(dir, packagesDir)}
+		if j.pipIndex != "" {
+			argv = append(argv, "--index-url", j.pipIndex)
+		}
+		argv = append(argv, "--", spec)
 	case "npm":
 		if !npmSpec.MatchString(spec) {
 			return "", fmt.Errorf("installPackage(%q): not a package name (with an optional version)", spec)

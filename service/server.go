@@ -104,12 +104,15 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if len(cfg.Tokens) == 0 && !cfg.AllowNoToken && !loopback(cfg.Addr) {
 		return nil, fmt.Errorf("refusing to listen on %s without a token: anyone who reaches it could run code and read every session; set a token (--token, SANDBOX_TOKENS), listen on loopback (--addr 127.0.0.1:9000), or say --allow-no-token", cfg.Addr)
 	}
+	if u, err := url.Parse(cfg.PipIndexURL); cfg.PipIndexURL != "" && (err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
+		return nil, fmt.Errorf("pip index %q: want an http or https URL", cfg.PipIndexURL)
+	}
 	ws, err := newWorkspaces(cfg.Workspace, cfg.SessionTTL)
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
 	}
 	j := &jail{memory: cfg.MemoryLimitBytes, procs: cfg.MaxProcesses, install: cfg.AllowInstall,
-		maxOut: cfg.MaxOutput, inFlight: cfg.MaxCallsInFlight, installTimeout: cfg.InstallTimeout, fileSize: min(max(cfg.MaxFileBytes*4, 64<<20), cfg.WorkspaceQuotaBytes)}
+		maxOut: cfg.MaxOutput, inFlight: cfg.MaxCallsInFlight, installTimeout: cfg.InstallTimeout, pipIndex: cfg.PipIndexURL, fileSize: min(max(cfg.MaxFileBytes*4, 64<<20), cfg.WorkspaceQuotaBytes)}
 	if j.memory <= 0 {
 		j.memory = 512 << 20
 	}
@@ -153,7 +156,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		*rt.dst = bin
 		prefixes = append(prefixes, prefix)
 	}
-	j.mounts = jailRoot(prefixes)
+	j.mounts = jailRoot(prefixes, cfg.JailProc)
 	switch {
 	case j.bwrap != "":
 	case j.rootWithoutSetpriv:

@@ -13,11 +13,13 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv("SANDBOX_SESSION_TTL", "2m")
 	t.Setenv("SANDBOX_MAX_OUTPUT", "1024")
 	t.Setenv("SANDBOX_WORKSPACE_QUOTA", "4096")
+	t.Setenv("SANDBOX_PIP_INDEX_URL", "http://127.0.0.1:3141/simple/")
+	t.Setenv("SANDBOX_JAIL_PROC", "1")
 	c, err := ConfigFromEnv()
-	if err != nil || c.Addr != ":9100" || c.MaxConcurrent != 7 || c.SessionTTL != 2*time.Minute || c.MaxOutput != 1024 || c.WorkspaceQuotaBytes != 4096 {
+	if err != nil || c.Addr != ":9100" || c.PipIndexURL != "http://127.0.0.1:3141/simple/" || !c.JailProc || c.MaxConcurrent != 7 || c.SessionTTL != 2*time.Minute || c.MaxOutput != 1024 || c.WorkspaceQuotaBytes != 4096 {
 		t.Fatalf("%+v, %v", c, err)
 	}
-	for k, v := range map[string]string{"SANDBOX_MAX_CONCURRENT": "0", "SANDBOX_SESSION_TTL": "soon", "SANDBOX_MAX_OUTPUT": "-1", "SANDBOX_WORKSPACE_QUOTA": "lots"} {
+	for k, v := range map[string]string{"SANDBOX_MAX_CONCURRENT": "0", "SANDBOX_SESSION_TTL": "soon", "SANDBOX_MAX_OUTPUT": "-1", "SANDBOX_WORKSPACE_QUOTA": "lots", "SANDBOX_JAIL_PROC": "yes"} {
 		t.Run(k, func(t *testing.T) {
 			t.Setenv(k, v)
 			if _, err := ConfigFromEnv(); err == nil || !strings.Contains(err.Error(), k) {

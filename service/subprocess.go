@@ -64,6 +64,7 @@ type jail struct {
 	inFlight int // tool calls at once
 	// installTimeout bounds one package install.
 	installTimeout time.Duration
+	pipIndex       string // pip's --index-url, or "" for pip's own configuration
 	// user, when set, is the unprivileged user the jail runs as: a server
 	// running as root gives it the workspaces (nil otherwise), and
 	// setpriv (under /usr, so inside the jail too) becomes it.
@@ -94,7 +95,13 @@ const (
 // interpreter's own tree when it lives outside /usr (a pyenv or nvm
 // install). Nothing else of the host is there: no /etc, /home, /root,
 // /var, /tmp or other workspaces.
-func jailRoot(prefixes []string) []string {
+//
+// Nor is /proc, unless proc: a procfs's mount tables (/proc/self/mountinfo,
+// /proc/<pid>/mounts, of every process of the jail) show each bind
+// mount's source as its path within its filesystem, the host workspace's
+// path among them, and no bubblewrap option hides them (see RATIONALE.md,
+// "The jail has no /proc").
+func jailRoot(prefixes []string, proc bool) []string {
 	args := []string{"--ro-bind", "/usr", "/usr"}
 	for _, d := range []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"} {
 		info, err := os.Lstat(d)
@@ -127,7 +134,10 @@ func jailRoot(prefixes []string) []string {
 		}
 		args = append(args, "--ro-bind", p, p)
 	}
-	return append(args, "--proc", "/proc", "--dev", "/dev", "--size", strconv.Itoa(jailTmpBytes), "--tmpfs", "/tmp")
+	if proc {
+		args = append(args, "--proc", "/proc")
+	}
+	return append(args, "--dev", "/dev", "--size", strconv.Itoa(jailTmpBytes), "--tmpfs", "/tmp")
 }
 
 // errTail is how much of the end of the logs an error carries.

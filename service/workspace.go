@@ -180,14 +180,20 @@ func (w *workspaces) remove(session, cred string) error {
 	w.deleting[id] = true
 	delete(w.used, id)
 	w.mu.Unlock()
+	return w.removeDir(id)
+}
+
+// removeDir deletes a workspace marked deleting (w.mu not held), with its
+// owner when it is gone, and ends the mark.
+func (w *workspaces) removeDir(id string) error {
 	err := os.RemoveAll(filepath.Join(w.root, id))
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if err == nil {
 		os.Remove(filepath.Join(w.root, ownersDir, id))
 		delete(w.owners, id)
 	}
 	delete(w.deleting, id)
-	w.mu.Unlock()
 	return err
 }
 
@@ -215,14 +221,7 @@ func (w *workspaces) evict(now time.Time) []string {
 		}
 		w.mu.Unlock()
 		if stale {
-			err := os.RemoveAll(filepath.Join(w.root, id))
-			w.mu.Lock()
-			if err == nil {
-				os.Remove(filepath.Join(w.root, ownersDir, id))
-				delete(w.owners, id)
-			}
-			delete(w.deleting, id)
-			w.mu.Unlock()
+			w.removeDir(id)
 			gone = append(gone, id)
 		}
 	}

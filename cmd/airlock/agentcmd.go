@@ -34,6 +34,7 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 	durationFlag(fs, "timeout", 10*time.Second, "time limit of one code step")
 	fs.String("memory", "64MiB", "memory limit of the sandbox")
 	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of each observation or tool result the model reads; a longer one keeps its head and tail around a marker (negative: no bound)")
+	fs.String("prices", "", "a JSON price table, {\"MODEL\": {\"input\": 0.15, \"output\": 0.6}, ...} in US dollars per million tokens: the summary shows the run's cost when the model is in it (default: $AIRLOCK_PRICES, else no cost)")
 	fs.Bool("json", false, "print the transcript as JSON at the end instead of streaming the steps")
 	fs.Bool("no-color", false, "no colour in the display (also $NO_COLOR); off a terminal there is none")
 	fs.Bool("v", false, "log each step with log/slog to standard error as well")
@@ -76,6 +77,17 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "airlock agent: %v\n", err)
 		return 2
 	}
+	prices, pricesFrom := get("prices"), "--prices"
+	if prices == "" {
+		prices, pricesFrom = os.Getenv("AIRLOCK_PRICES"), "$AIRLOCK_PRICES"
+	}
+	var table map[string]price
+	if prices != "" {
+		if table, err = loadPrices(prices); err != nil {
+			fmt.Fprintf(stderr, "airlock agent: %s %s: %v\n", pricesFrom, prices, err)
+			return 2
+		}
+	}
 	asJSON := get("json") == "true"
 	baseURL := get("base-url")
 	if baseURL == "" {
@@ -99,6 +111,9 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			names[i] = t.ID
 		}
 		disp.banner(model.Model, baseURL, names)
+		if p, ok := table[model.Model]; ok {
+			disp.price = &p
+		}
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if get("v") == "true" {
@@ -135,10 +150,17 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err == nil && tr != nil && tr.Outcome == agent.OutcomeMaxSteps && len(tr.Steps) > 0 {
 			// As smolagents does: the steps ran out, so ask once for the
 			// best answer from what the steps found.
+			// Its tokens and time count in the totals like any model call's.
 			disp.setPhase("writing a final answer")
-			if answer, ferr := askFinalAnswer(ctx, model, tr); ferr == nil {
-				tr.FinalAnswer, tr.Outcome = answer, agent.OutcomeFinalAnswer
-				disp.note(fmt.Sprintf("(the %d steps ran out: the model was asked once for a final answer from them)", len(tr.Steps)))
+			start := time.Now()
+			if c, ferr := askFinalAnswer(ctx, model, tr); ferr == nil {
+				tr.FinalAnswer, tr.Outcome = c.Text, agent.OutcomeFinalAnswer
+				tr.Usage.PromptTokens += c.Usage.PromptTokens
+				tr.Usage.CompletionTokens += c.Usage.CompletionTokens
+				tr.Usage.TotalTokens += c.Usage.TotalTokens
+				tr.Usage.Completions += c.Usage.Completions
+				tr.Duration += time.Since(start)
+				disp.finalAnswerAsked(len(tr.Steps), c.Usage)
 			}
 		}
 		disp.summary(tr)
@@ -151,8 +173,8 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // askFinalAnswer asks the model for a final answer from the steps of a
 // run whose steps ran out: their code and observations, each cut, and the
-// whole bounded.
-func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcript) (string, error) {
+// whole bounded. The completion carries the request's usage.
+func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcript) (*agent.Completion, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task: %s\n\nThe steps taken so far:\n", tr.Task)
 	for _, s := range tr.Steps {
@@ -172,9 +194,9 @@ func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcri
 		{Role: "user", Content: airlock.ClipText(b.String(), 100_000)},
 	}})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return c.Text, nil
+	return c, nil
 }
 
 // answerText is a final answer as a person reads it: as Node's console.log

@@ -32,9 +32,12 @@ type display struct {
 	since   time.Time
 	shown   bool // an indicator line is on the screen
 	stop    chan struct{}
-	httpErr string      // the endpoint's last error message
-	usage   agent.Usage // of every model call, llm() calls included
-	calls   int
+	httpErr string // the endpoint's last error message
+	// finalAsked: the steps ran out and the model was asked for a final
+	// answer, whose usage is in the transcript's.
+	finalAsked bool
+	// price is the model's from the price table; nil: no cost is shown.
+	price *price
 }
 
 // isTerminal reports whether w is a terminal.
@@ -61,6 +64,7 @@ func newDisplay(stdout, stderr io.Writer, noColor bool) *display {
 func (d *display) close() {
 	d.mu.Lock()
 	d.clearLocked()
+	d.phase = "" // a last tick draws nothing
 	d.mu.Unlock()
 	close(d.stop)
 }
@@ -163,12 +167,15 @@ func (d *display) stepDone(s agent.Step) {
 	fmt.Fprintf(d.out, "%s\n", d.paint("2", fmt.Sprintf("  %s · %d input tokens, %d output tokens", s.Duration.Round(time.Millisecond), s.Usage.PromptTokens, s.Usage.CompletionTokens)))
 }
 
-// note prints a line of its own.
-func (d *display) note(s string) {
+// finalAnswerAsked says that the steps ran out and the model gave a final
+// answer when asked, with that request's tokens.
+func (d *display) finalAnswerAsked(steps int, u agent.Usage) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.clearLocked()
-	fmt.Fprintln(d.out, d.paint("2", s))
+	d.finalAsked = true
+	fmt.Fprintln(d.out, d.paint("2", fmt.Sprintf("(the %d steps ran out: the model was asked once for a final answer from them; %d input tokens, %d output tokens)",
+		steps, u.PromptTokens, u.CompletionTokens)))
 }
 
 // summary prints the outcome and the totals.
@@ -186,17 +193,19 @@ func (d *display) summary(tr *agent.Transcript) {
 		}
 		fmt.Fprintf(d.out, "\n%s %s\n", d.paint("1;31", "No answer:"), msg)
 	}
-	// The transcript's usage counts the model calls of llm() in the code;
-	// the display's own count, from the requests it saw, stands in for an
-	// agent whose usage does not.
-	u, extra := tr.Usage, ""
+	// The transcript's usage counts every model call: the steps', the
+	// llm() calls of their code, and the request for a final answer.
+	u, steps, extra := tr.Usage, fmt.Sprintf("%d steps", len(tr.Steps)), ""
+	if d.finalAsked {
+		steps += " and a final-answer request"
+	}
 	if u.SubCalls > 0 {
 		extra = fmt.Sprintf(", %d model calls with llm()'s", u.Completions)
 	}
-	if d.usage.TotalTokens > u.TotalTokens {
-		u, extra = d.usage, fmt.Sprintf(", %d model calls with llm()'s", d.calls)
+	if d.price != nil {
+		extra += ", cost " + formatCost(d.price.cost(u.PromptTokens, u.CompletionTokens))
 	}
-	fmt.Fprintf(d.out, "(%d steps, %d tokens: %d input, %d output%s, %s)\n", len(tr.Steps), u.TotalTokens,
+	fmt.Fprintf(d.out, "(%s, %d tokens: %d input, %d output%s, %s)\n", steps, u.TotalTokens,
 		u.PromptTokens, u.CompletionTokens, extra, tr.Duration.Round(time.Millisecond))
 }
 
@@ -221,48 +230,9 @@ func (d *display) middleware(req *http.Request, next func(*http.Request) (*http.
 		d.httpErr = endpointError(req, resp.Status, body)
 		d.mu.Unlock()
 	}
-	if err == nil && resp.StatusCode < 300 {
-		d.count(resp)
-	}
 	// After the model's answer, its code (or the tools it called) runs.
 	d.setPhase("running code")
 	return resp, err
-}
-
-// maxCountedBody bounds the model answers whose token usage the display
-// reads; a longer answer passes through uncounted.
-const maxCountedBody = 16 << 20
-
-// count adds the usage of a model's answer to the totals.
-func (d *display) count(resp *http.Response) {
-	if !strings.Contains(resp.Header.Get("Content-Type"), "json") {
-		return
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxCountedBody+1))
-	rest := resp.Body
-	resp.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(body), rest), rest}
-	if err != nil || len(body) > maxCountedBody {
-		return
-	}
-	var u struct {
-		Usage struct {
-			PromptTokens     int64 `json:"prompt_tokens"`
-			CompletionTokens int64 `json:"completion_tokens"`
-			TotalTokens      int64 `json:"total_tokens"`
-		} `json:"usage"`
-	}
-	if json.Unmarshal(body, &u) != nil {
-		return
-	}
-	d.mu.Lock()
-	d.calls++
-	d.usage.PromptTokens += u.Usage.PromptTokens
-	d.usage.CompletionTokens += u.Usage.CompletionTokens
-	d.usage.TotalTokens += u.Usage.TotalTokens
-	d.mu.Unlock()
 }
 
 // endpointError is an error answer as the endpoint gave it:

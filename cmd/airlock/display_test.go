@@ -32,9 +32,17 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// withUsage is a reply of gatedModel that reports its own token usage
+// instead of 7 input and 3 output tokens.
+type withUsage struct {
+	reply         any
+	input, output int
+}
+
 // gatedModel answers the i-th request with replies[i] only once seen
 // contains gates[i]: the test sees what the command showed while the
-// request was pending.
+// request was pending. A reply is a text, a tool call ([2]string{name,
+// arguments}) or either withUsage.
 func gatedModel(t *testing.T, seen *syncBuffer, gates []string, replies []any) *httptest.Server {
 	var mu sync.Mutex
 	n := 0
@@ -57,7 +65,11 @@ func gatedModel(t *testing.T, seen *syncBuffer, gates []string, replies []any) *
 			}
 		}
 		msg := map[string]any{"role": "assistant", "content": ""}
-		switch x := replies[i].(type) {
+		reply, input, output := replies[i], 7, 3
+		if u, ok := reply.(withUsage); ok {
+			reply, input, output = u.reply, u.input, u.output
+		}
+		switch x := reply.(type) {
 		case string:
 			msg["content"] = x
 		case [2]string:
@@ -65,7 +77,7 @@ func gatedModel(t *testing.T, seen *syncBuffer, gates []string, replies []any) *
 		}
 		b, _ := json.Marshal(map[string]any{"id": "x", "object": "chat.completion", "created": 0, "model": "m",
 			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": msg}},
-			"usage":   map[string]any{"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}})
+			"usage":   map[string]any{"prompt_tokens": input, "completion_tokens": output, "total_tokens": input + output}})
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)
 	}))
@@ -146,8 +158,33 @@ func TestAgentDisplay_FinalAnswerAfterSteps(t *testing.T) {
 	defer func() { forceLive = false }()
 	out := &syncBuffer{}
 	code := run(context.Background(), []string{"agent", "--max-steps", "2", "--base-url", srv.URL + "/v1", "count"}, strings.NewReader(""), out, seen)
-	if o := out.String(); code != 0 || !strings.Contains(o, "(the 2 steps ran out: the model was asked once for a final answer from them)\n") ||
+	if o := out.String(); code != 0 || !strings.Contains(o, "(the 2 steps ran out: the model was asked once for a final answer from them; 7 input tokens, 3 output tokens)\n") ||
 		!strings.Contains(o, "Final answer: It counted to 2.\n") {
 		t.Fatalf("exit %d\n%s\n%s", code, o, seen)
+	}
+}
+
+// The request for a final answer after the steps ran out is a model call
+// like the others: its input and output tokens are in the summary's
+// totals. (They were left out: the totals were the transcript's, which
+// ends with the last step.)
+func TestAgentDisplay_FinalAnswerTokens(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "k")
+	srv := gatedModel(t, &syncBuffer{}, []string{"", "", ""}, []any{
+		"```js\nconsole.log(1)\n```<end_code>", "```js\nconsole.log(2)\n```<end_code>",
+		withUsage{"It counted to 2.", 1000, 200}})
+	code, out, errs := cli(t, "", "agent", "--max-steps", "2", "--base-url", srv.URL+"/v1", "count")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"(the 2 steps ran out: the model was asked once for a final answer from them; 1000 input tokens, 200 output tokens)\n",
+		"Final answer: It counted to 2.\n",
+		// 2 steps of 7 + 3 tokens, and the final answer's 1000 + 200.
+		"(2 steps and a final-answer request, 1220 tokens: 1014 input, 206 output, ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -42,6 +42,8 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	fs.String("memory", "", "memory limit of an execution (default 512MiB for python/node, 64MiB for javascript)")
 	fs.Bool("allow-install", false, "let python and node code install packages (install_package / installPackage): the server installs them outside the jail, wheels only for pip, no scripts for npm")
 	durationFlag(fs, "install-timeout", d.InstallTimeout, "bound on one package install")
+	fs.String("pip-index-url", d.PipIndexURL, "PEP 503 index pip installs from with --allow-install; default pip's own configuration ($SANDBOX_PIP_INDEX_URL)")
+	fs.Bool("jail-proc", d.JailProc, "mount /proc in the python/node jail; its mount tables then show the workspace's host path ($SANDBOX_JAIL_PROC)")
 	fs.Int("workers", d.Workers, "worker processes for javascript and typescript; -1 runs them in the server's process")
 	fs.Int("jail-uid", d.JailUID, "the unprivileged user (and group) the jail runs as when the server is root")
 	fs.Bool("insecure-no-bwrap", false, "run python and node WITHOUT bubblewrap (the code can then read the machine and use the network)")
@@ -77,6 +79,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		MaxCallsInFlight: get("max-calls-in-flight").Get().(int),
 		AllowInstall:     get("allow-install").Get().(bool),
 		InstallTimeout:   get("install-timeout").Get().(time.Duration),
+		PipIndexURL:      get("pip-index-url").Get().(string),
+		JailProc:         get("jail-proc").Get().(bool),
 		Insecure:         get("insecure-no-bwrap").Get().(bool),
 		Workers:          get("workers").Get().(int),
 		JailUID:          get("jail-uid").Get().(int),

@@ -1,5 +1,5 @@
-// Package nesting bounds how deeply a program nests before a recursive
-// parser in the host reads it.
+// Package nesting bounds how deeply a program (or a tool's schema) nests
+// before a recursive parser in the host reads it.
 //
 // The TypeScript transform (esbuild) and the executor's parser (sobek) are
 // recursive descent parsers on the Go stack, and so are the passes over the
@@ -36,6 +36,11 @@
 // The count is an upper bound of the parsers' recursion for the shapes that
 // nest, and close to the brackets' depth for ordinary code: real programs
 // stay far below [Max] (model-written code rarely passes 20).
+//
+// A tool's JSON Schema is bounded the same way, by [CheckSchema], before a
+// schema decoder or compiler reads it: their time grows with a power of
+// the depth, and the JSON decoders' own limit (10,000 levels) is far too
+// deep for them.
 package nesting
 
 import (

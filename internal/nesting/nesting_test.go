@@ -11,6 +11,7 @@ import (
 	"github.com/go-sourcemap/sourcemap"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/airlockrun/airlock/internal/nesting/nestingtest"
 )
@@ -83,7 +84,7 @@ func TestCheckPosition(t *testing.T) {
 // that esbuild writes, never sandbox text, and is flat. A million levels,
 // balanced or not, end in an error in a child process that survives.
 func TestJSONDecodersBoundDepth(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	type doc struct {

@@ -16,6 +16,18 @@ const __airlock = (() => {
   const util = require("util");
   const toLogs = (...args) => { process.stderr.write(util.format(...args) + "\n"); };
   for (const k of ["log", "info", "warn", "error", "debug"]) console[k] = toLogs;
+  // The jail has no /proc unless the operator mounts one (JailProc), and
+  // process.memoryUsage() would throw reading the resident size there: it
+  // then reports the peak resident size (getrusage) as rss, and arrayBuffers
+  // as 0, which V8 does not report apart.
+  if (!fs.existsSync("/proc/self/stat")) {
+    const v8 = require("v8");
+    const rss = () => process.resourceUsage().maxRSS * 1024;
+    process.memoryUsage = Object.assign(() => {
+      const h = v8.getHeapStatistics();
+      return { rss: rss(), heapTotal: h.total_heap_size, heapUsed: h.used_heap_size, external: h.external_memory, arrayBuffers: 0 };
+    }, { rss });
+  }
   const call = (name, args) => new Promise((resolve, reject) => {
     if (typeof name !== "string" || name === "") { reject(new TypeError("callTool: the tool name must be a non-empty string")); return; }
     const s = net.createConnection(socketPath);

@@ -14,14 +14,13 @@ _MAX_OUTPUT = int(_os.environ.pop("AIRLOCK_MAX_OUTPUT", "0") or 0)
 _RESULT = _os.fdopen(3, "w", encoding="utf-8")
 
 
-def _call(name, args):
-    if not isinstance(name, str) or not name:
-        raise TypeError("call_tool: the tool name must be a non-empty string")
+def _ask(request):
+    """Send one request to the server on the socket and return its answer."""
     import socket as _socket
     s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         s.connect(_SOCKET)
-        s.sendall((_json.dumps({"name": name, "args": {} if args is None else args}) + "\n").encode())
+        s.sendall((_json.dumps(request) + "\n").encode())
         buf = bytearray()
         while not buf.endswith(b"\n"):
             chunk = s.recv(1 << 16)
@@ -30,7 +29,13 @@ def _call(name, args):
             buf += chunk
     finally:
         s.close()
-    resp = _json.loads(buf or b"{}")
+    return _json.loads(buf or b"{}")
+
+
+def _call(name, args):
+    if not isinstance(name, str) or not name:
+        raise TypeError("call_tool: the tool name must be a non-empty string")
+    resp = _ask({"name": name, "args": {} if args is None else args})
     if resp.get("error"):
         raise RuntimeError("Tool '%s' failed: %s" % (name, resp["error"]))
     data = resp.get("data")
@@ -73,20 +78,7 @@ def install_package(name):
     """Install a package with pip into the workspace (if the server allows it); it is then importable."""
     if not _INSTALL:
         raise RuntimeError("install_package is disabled on this server (the operator enables it with --allow-install)")
-    import socket as _socket
-    s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    try:
-        s.connect(_SOCKET)
-        s.sendall((_json.dumps({"install": str(name), "manager": "pip"}) + "\n").encode())
-        buf = bytearray()
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(1 << 16)
-            if not chunk:
-                break
-            buf += chunk
-    finally:
-        s.close()
-    resp = _json.loads(buf or b"{}")
+    resp = _ask({"install": str(name), "manager": "pip"})
     if resp.get("error"):
         raise RuntimeError(resp["error"])
     _packages()

@@ -1,7 +1,7 @@
 // Package nestingtest holds the deeply nested programs that the tests of
 // every entry point feed to it, and the honest programs that must still
 // run. The tests run the deep ones in a child process of the test binary
-// (each package's inChild), so that a stack overflow is a failed test and
+// (childtest.InChild), so that a stack overflow is a failed test and
 // not a dead test run.
 package nestingtest
 

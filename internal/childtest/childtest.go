@@ -1,4 +1,8 @@
-package nesting_test
+// Package childtest runs a test in a child process of the test binary, so
+// that a crash the test provokes in the host (Go's "fatal error: stack
+// overflow", which no recover catches) is a failed test and not a dead
+// test run.
+package childtest
 
 import (
 	"os"
@@ -7,13 +11,19 @@ import (
 	"testing"
 )
 
-// inChild runs the calling top-level test in a child process of the test
+// env names the test a child process runs the body of.
+const env = "AIRLOCK_NESTING_CHILD"
+
+// InChild runs the calling top-level test in a child process of the test
 // binary and reports false in the parent, which fails if the child does
 // (a fatal stack overflow included); in the child it reports true, and the
-// test goes on there.
-func inChild(t *testing.T) bool {
+// test goes on there:
+//
+//	if !childtest.InChild(t) {
+//		return
+//	}
+func InChild(t *testing.T) bool {
 	t.Helper()
-	const env = "AIRLOCK_NESTING_CHILD"
 	if os.Getenv(env) == t.Name() {
 		return true
 	}
