@@ -39,7 +39,7 @@ type VM struct {
 	closed      bool
 	limitHit    bool
 	// intrMu guards running, the step of a session that runs, for
-	// InterruptJob.
+	// InterruptJob, and sb when it is replaced, for Interrupt.
 	intrMu  sync.Mutex
 	running *Job
 	// abandoned is set when a runtime.Goexit went up through the engine
@@ -118,8 +118,11 @@ func (v *VM) setMemoryLimit(limit uintptr) error {
 	if err != nil {
 		return err
 	}
-	v.sb.Close(context.Background())
+	v.intrMu.Lock() // Interrupt, on another goroutine, reads v.sb
+	old := v.sb
 	v.sb = sb
+	v.intrMu.Unlock()
+	old.Close(context.Background())
 	sb.SetKernel(v.host)
 	sb.SetHeapLimit(uint64(limit))
 	return nil
@@ -142,7 +145,12 @@ func (v *VM) LimitHit() bool { return v.limitHit }
 // Interrupt stops the JavaScript the VM runs, for good, native loops
 // included: the VM must be discarded afterwards. Safe from any goroutine,
 // also during and after Close.
-func (v *VM) Interrupt() { v.sb.Terminate() }
+func (v *VM) Interrupt() {
+	v.intrMu.Lock()
+	sb := v.sb
+	v.intrMu.Unlock()
+	sb.Terminate()
+}
 
 // InterruptJob interrupts the VM only while it runs step j of a session:
 // an interrupt meant for one step never lands on the next. With terminal
