@@ -344,12 +344,12 @@ func BenchmarkAllocHeavy(b *testing.B) {
 
 const (
 	fibSrc  = "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }"
-	dataSrc = `{
+	dataSrc = `(() => {
 		const a = [];
 		for (let i = 0; i < 100000; i++) a.push({id: i, name: 'n' + i, tags: ['x', 'y'], v: i * 1.5});
 		const b = JSON.parse(JSON.stringify(a));
-		b.filter(o => o.id % 3 == 0).map(o => o.v).reduce((x, y) => x + y, 0)
-	}`
+		return b.filter(o => o.id % 3 == 0).map(o => o.v).reduce((x, y) => x + y, 0);
+	})()`
 )
 
 // BenchmarkCompute runs fib(27) and a 100k-object data workload, each in a

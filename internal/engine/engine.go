@@ -78,8 +78,12 @@ func snapshot() (*wasmvm.Snapshot, error) {
 }
 
 // poolSize is how many closed sandboxes' instances the snapshot keeps,
-// rewound, for the next ones.
-const poolSize = 16
+// rewound, for the next ones. A fresh instance pays a copy-on-write fault
+// for each page a run writes (~40 pages for a hello run, 15-70 µs each on
+// the machine measured); a pooled one has them already, at ~160 KiB of
+// memory each. 16 let a fifth of the runs of two parallel callers miss the
+// pool while it filled; 64 a twenty-fifth (BENCHMARKS.md).
+const poolSize = 64
 
 // linearLimit is the linear memory of a sandbox made ahead of its job: a
 // reservation of address space, not memory. A job whose memory limit needs
