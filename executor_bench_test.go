@@ -15,7 +15,7 @@ func BenchmarkExecutorWarmRun(b *testing.B) {
 		rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: -1})
 		defer rt.Close()
 		for b.Loop() {
-			ex, err := rt.Run(ctx, helloJS, airlock.Options{Language: airlock.JavaScript})
+			ex, err := rt.Run(ctx, `export default "hello, world"`, airlock.Options{Language: airlock.JavaScript})
 			if err != nil {
 				b.Fatal(err)
 			}

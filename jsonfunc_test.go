@@ -139,7 +139,7 @@ func TestJSONFunc_ArgumentTextIsStringify(t *testing.T) {
 // program can catch, which says so.
 func TestJSONFunc_AnswerTooDeep(t *testing.T) {
 	deep := airlock.JSONFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) {
-		return json.RawMessage(strings.Repeat("[", 5000) + strings.Repeat("]", 5000)), nil
+		return json.RawMessage(strings.Repeat("[", 200000) + strings.Repeat("]", 200000)), nil
 	})
 	res := runOpts(t, `let r; try { r = typeof deep(); } catch (e) { r = e.message; } export default r;`,
 		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"deep": deep}})

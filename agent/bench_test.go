@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"modernc.org/quickjs"
-
 	"github.com/airlockrun/airlock/agent"
 )
 
@@ -27,22 +25,6 @@ func BenchmarkToolCall(b *testing.B) {
 			agent.ExecuteOptions{Tools: tb})
 		if !e.OK() {
 			b.Fatal(e.Error)
-		}
-	})
-	// The raw engine's host call, a number in and out, with no sandbox and
-	// no schema: the floor the issue's targets are quoted against.
-	b.Run("raw-host-call", func(b *testing.B) {
-		vm, err := quickjs.NewVM()
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer vm.Close()
-		if err := vm.RegisterHostFunc("f", func(args []any) (any, error) { return args[0], nil }); err != nil {
-			b.Fatal(err)
-		}
-		b.ResetTimer()
-		if _, err := vm.Eval(`{ let s = 0; for (let i = 0; i < `+strconv.Itoa(b.N)+`; i++) s += f(i); s }`, quickjs.EvalGlobal); err != nil {
-			b.Fatal(err)
 		}
 	})
 	// The same loop without the call, and with a plain JavaScript function:

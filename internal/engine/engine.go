@@ -1,193 +1,135 @@
-// Package engine owns the JavaScript engine. It is the only package that
-// imports modernc.org/quickjs: it creates and hardens a VM, runs one job on
-// it with its event loop, and turns host calls into calls of a [Job].
+// Package engine runs the sandbox's jobs: it starts each VM from the
+// hardened snapshot of internal/wasmvm, with the kernel (bootstrap.js)
+// already in it, runs one job on it with its event loop, and turns the
+// kernel's host calls into calls of a [Job].
 //
-// A VM is owned by the goroutine that created it. Only [VM.Interrupt] and
+// A VM is owned by one goroutine at a time. Only [VM.Interrupt] and
 // [VM.InterruptJob] may be called from another goroutine. A VM runs one job
 // and is then closed, or, after [VM.StartSession], runs many steps.
 package engine
 
 import (
+	"context"
 	"crypto/rand"
 	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"reflect"
+	"strings"
 	"sync"
-	"sync/atomic"
-	"unsafe"
+	"unicode/utf8"
 
-	lib "modernc.org/libquickjs"
-	"modernc.org/quickjs"
+	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
 //go:embed bootstrap.js
 var bootstrapSource string
 
 // Undefined is the JavaScript value undefined as a raw argument or result.
-type Undefined = quickjs.Undefined
+type Undefined struct{}
 
 // VM is one hardened JavaScript realm, prepared ahead of the job it runs.
 type VM struct {
-	vm     *quickjs.VM
-	kernel quickjs.Value
-	start  quickjs.Value
-	settle quickjs.Value
-	// callHost and reply are the kernel's, for hostCall.
-	callHost, reply quickjs.Value
-	// handOver is the kernel's, for the globals module.
-	handOver    quickjs.Value
+	sb          *wasmvm.Sandbox
 	key         string // random, in the names of the generated modules
 	globalsName string // GlobalsModule
-	rt          *lib.TJSRuntime
 	job         *Job
-	sess        *session // set by StartSession
-	alloc       *allocStats
+	sess        bool   // set by StartSession
+	counter     string // the loop guard's budget, in a session
 	closed      bool
-	// jsonBuf is kept for the JSON text of the next JSON host call, and
-	// protos for its walk.
-	jsonBuf []byte
-	protos  realmProtos
-	// ctx is the engine context, for Interrupt; nil from the start of Close.
+	limitHit    bool
+	// intrMu guards running, the step of a session that runs, for
+	// InterruptJob, and sb when it is replaced, for Interrupt.
 	intrMu  sync.Mutex
-	ctx     *lib.TJSContext
-	running *Job  // the step of a session that runs, for InterruptJob
-	magic   int32 // the VM's number for hostCall
+	running *Job
 	// abandoned is set when a runtime.Goexit went up through the engine
-	// from a host call: the engine may not run or free anything more.
+	// from a host call: the engine may not run anything more.
 	abandoned bool
 }
 
-// New creates and hardens a VM. It must be called on the goroutine that
-// will run the VM's job.
-func New() (_ *VM, err error) {
-	qvm, err := quickjs.NewVM()
+// The one engine and snapshot of the process, made at the first New.
+var shared struct {
+	once sync.Once
+	sn   *wasmvm.Snapshot
+	err  error
+}
+
+// kernelScript hands the kernel, bootstrap.js applied to its importer, to
+// the shim (see wasmvm.SnapshotOptions.Kernel).
+func kernelScript() string {
+	return "(() => { const i = globalThis.__airlock_importer; delete globalThis.__airlock_importer;\n" +
+		"__airlock_kernel((\n" + bootstrapSource + "\n)(i)); })()"
+}
+
+func snapshot() (*wasmvm.Snapshot, error) {
+	shared.once.Do(func() {
+		ctx := context.Background()
+		e, err := wasmvm.NewEngine(ctx, nil)
+		if err != nil {
+			shared.err = fmt.Errorf("airlock: the engine could not be started: %w", err)
+			return
+		}
+		shared.sn, err = e.NewSnapshot(ctx, &wasmvm.SnapshotOptions{Kernel: kernelScript(), Pool: poolSize})
+		if err != nil {
+			shared.err = fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
+		}
+	})
+	return shared.sn, shared.err
+}
+
+// poolSize is how many closed sandboxes' instances the snapshot keeps,
+// rewound, for the next ones. A fresh instance pays a copy-on-write fault
+// for each page a run writes (~40 pages for a hello run, 15-70 µs each on
+// the machine measured); a pooled one has them already, at ~160 KiB of
+// memory each. 16 let a fifth of the runs of two parallel callers miss the
+// pool while it filled; 64 a twenty-fifth (BENCHMARKS.md).
+const poolSize = 64
+
+// linearLimit is the linear memory of a sandbox made ahead of its job: a
+// reservation of address space, not memory. A job whose memory limit needs
+// more gets a sandbox of its own (see Run).
+const linearLimit = 512 << 20
+
+// New makes a VM from the snapshot.
+func New() (*VM, error) {
+	sn, err := snapshot()
 	if err != nil {
 		return nil, err
 	}
-	v := &VM{vm: qvm, key: randomKey(), alloc: new(allocStats), magic: -1}
+	sb, err := sn.NewSandbox(context.Background(), &wasmvm.SandboxOptions{MemoryLimit: linearLimit})
+	if err != nil {
+		return nil, fmt.Errorf("airlock: the sandbox could not be created: %w", err)
+	}
+	v := &VM{sb: sb, key: randomKey()}
 	v.globalsName = "airlock:globals:" + v.key
-	defer func() {
-		if err != nil {
-			v.abort()
-		}
-	}()
-	unsupported := func(what string) error {
-		return fmt.Errorf("airlock: the engine's %s is not where it is expected; the quickjs version is unsupported", what)
-	}
-	if v.rt = runtimeOf(qvm); v.rt == nil {
-		return nil, unsupported("runtime")
-	}
-	if v.ctx = contextOf(qvm); v.ctx == nil {
-		return nil, unsupported("context")
-	}
-	v.alloc.ctx = uintptr(unsafe.Pointer(v.ctx))
-	hookAllocator(v.rt, v.alloc)
-	// The engine collects cycles when its heap passes a threshold, 256 KiB
-	// at first: a new VM's kernel crossed it, and every VM paid a collection
-	// (~50 µs) before its run. A VM runs one job and is then freed whole.
-	qvm.SetGCThreshold(gcThreshold)
-	tls := tlsOf(qvm)
-	if tls == nil {
-		return nil, unsupported("thread state")
-	}
-	v.magic = registerVM(v)
-	if !v.defineHost(tls) {
-		return nil, errors.New("airlock: sandbox bootstrap failed: the host function could not be defined")
-	}
-	v.installLoader(tls)
-	code, err := bootstrapBytecode()
-	if err != nil {
-		return nil, err
-	}
-	bootFailed := func(err error) error { return fmt.Errorf("airlock: sandbox bootstrap failed: %w", err) }
-	importer, err := qvm.EvalBytecodeValue(importerCode)
-	if err != nil {
-		return nil, bootFailed(err)
-	}
-	defer importer.Free() // before the deferred abort: the VM is still open
-	fn, err := qvm.EvalBytecodeValue(code)
-	if err != nil {
-		return nil, bootFailed(err)
-	}
-	v.kernel, err = fn.CallValue(quickjs.UndefinedValue, importer)
-	fn.Free()
-	if err != nil {
-		return nil, bootFailed(err)
-	}
-	for _, p := range []struct {
-		name string
-		dst  *quickjs.Value
-	}{{"start", &v.start}, {"settle", &v.settle}, {"callHost", &v.callHost}, {"reply", &v.reply}, {"handOver", &v.handOver}} {
-		atom, err := qvm.NewAtom(p.name)
-		if err == nil {
-			*p.dst, err = v.kernel.GetPropertyValue(atom)
-		}
-		if err != nil {
-			return nil, bootFailed(err)
-		}
-	}
+	sb.SetKernel(v.host)
 	return v, nil
 }
 
-// abort releases a VM whose creation failed: the values it holds, its
-// host function's number, the engine.
-func (v *VM) abort() {
-	for _, x := range []*quickjs.Value{&v.start, &v.settle, &v.callHost, &v.reply, &v.handOver, &v.kernel} {
-		if *x != (quickjs.Value{}) {
-			x.Free()
-		}
+// setMemoryLimit caps the heap at limit bytes. A limit beyond what the
+// sandbox's linear memory allows gets a new sandbox with room for it.
+func (v *VM) setMemoryLimit(limit uintptr) error {
+	if v.sb.SetHeapLimit(uint64(limit)) {
+		return nil
 	}
-	if v.magic >= 0 {
-		unregisterVM(v.magic)
+	sn, err := snapshot()
+	if err != nil {
+		return err
 	}
-	v.vm.Close()
-}
-
-// gcThreshold is the heap size at which the engine first collects cycles;
-// a job's memory limit lowers it (see setMemoryLimit).
-const gcThreshold = 4 << 20
-
-var (
-	bootstrapOnce sync.Once
-	bootstrapCode []byte
-	importerCode  []byte
-	bootstrapErr  error
-)
-
-// importerSource is the kernel's importer: import() resolves its specifier
-// from the file name of the function that calls it.
-const importerSource = `(s) => import(s)`
-
-// bootstrapBytecode compiles the kernel once per process. Parsing it is most
-// of the cost of a new VM; loading the bytecode this process compiled from
-// its own embedded source is not. No bytecode from outside is ever loaded.
-func bootstrapBytecode() ([]byte, error) {
-	bootstrapOnce.Do(func() {
-		vm, err := quickjs.NewVM()
-		if err != nil {
-			bootstrapErr = err
-			return
-		}
-		defer vm.Close()
-		// Without source and debug information the bytecode is a fifth of
-		// the size, loads faster and keeps less in each VM's heap; the
-		// kernel's source is not the sandbox's to read either. The one
-		// function that needs a file name, the importer, is compiled apart
-		// with it.
-		if importerCode, bootstrapErr = vm.Compile(importerSource, quickjs.EvalGlobal); bootstrapErr != nil {
-			return
-		}
-		if rt := runtimeOf(vm); rt != nil {
-			rt.Fstrip_flags = lib.MJS_STRIP_SOURCE | lib.MJS_STRIP_DEBUG
-		}
-		bootstrapCode, bootstrapErr = vm.Compile(bootstrapSource, quickjs.EvalGlobal)
-		if bootstrapErr != nil {
-			bootstrapErr = fmt.Errorf("airlock: the sandbox kernel does not compile: %w", bootstrapErr)
-		}
+	sb, err := sn.NewSandbox(context.Background(), &wasmvm.SandboxOptions{
+		MemoryLimit: uint64(limit) + sn.ImageSize() + 2<<20,
 	})
-	return bootstrapCode, bootstrapErr
+	if err != nil {
+		return err
+	}
+	v.intrMu.Lock() // Interrupt, on another goroutine, reads v.sb
+	old := v.sb
+	v.sb = sb
+	v.intrMu.Unlock()
+	old.Close(context.Background())
+	sb.SetKernel(v.host)
+	sb.SetHeapLimit(uint64(limit))
+	return nil
 }
 
 func randomKey() string {
@@ -196,207 +138,217 @@ func randomKey() string {
 	return "__airlock_" + hex.EncodeToString(b[:])
 }
 
-// runtimeOf returns the engine runtime of a VM, which the wrapper keeps
-// unexported, so that the heap size can be read without a call into the
-// engine. TestRuntimeLayout checks this against the wrapper in use.
-func runtimeOf(m *quickjs.VM) *lib.TJSRuntime {
-	f := reflect.ValueOf(m).Elem().FieldByName("runtime")
-	if !f.IsValid() || f.Kind() != reflect.Pointer {
-		return nil
-	}
-	p := *(*unsafe.Pointer)(unsafe.Pointer(f.UnsafeAddr()))
-	if p == nil {
-		return nil
-	}
-	return (*lib.TJSRuntime)(*(*unsafe.Pointer)(p))
-}
-
-// contextOf returns the engine context of a VM, kept unexported by the
-// wrapper like its runtime (see runtimeOf).
-func contextOf(m *quickjs.VM) *lib.TJSContext {
-	f := reflect.ValueOf(m).Elem().FieldByName("cContext")
-	if !f.IsValid() || f.Kind() != reflect.Uintptr {
-		return nil
-	}
-	return (*lib.TJSContext)(*(*unsafe.Pointer)(unsafe.Pointer(f.UnsafeAddr())))
-}
-
-// setMemoryLimit caps the heap, and has cycles collected by half of it at
-// the latest, so that garbage in cycles does not reach the limit first.
-func (v *VM) setMemoryLimit(limit uintptr) {
-	v.vm.SetMemoryLimit(limit)
-	v.vm.SetGCThreshold(min(gcThreshold, limit/2))
-}
-
 // HeapBytes is the engine's current heap size in bytes.
-func (v *VM) HeapBytes() int64 {
-	if v.rt == nil {
-		return 0
-	}
-	return int64(v.rt.Fmalloc_ctx.Fmalloc_state.Fmalloc_size)
-}
+func (v *VM) HeapBytes() int64 { return int64(v.sb.MemoryUsed()) }
 
 // LimitHit reports whether the engine refused an allocation because of the
 // memory limit: the host's signal for an out-of-memory, which no JavaScript
 // can forge.
-func (v *VM) LimitHit() bool { return v.alloc.limitHit }
+func (v *VM) LimitHit() bool { return v.limitHit }
 
-// Interrupt stops the JavaScript the VM runs, for good: the VM must be
-// discarded afterwards. Safe from any goroutine, also during and after Close.
-//
-// The engine checks for an interrupt only when a countdown of checkpoints
-// (10,000 at a time) runs out, and a long native call (a sort, a search of a
-// long string, a BigInt's toString) is one checkpoint: a loop of them would
-// poll once every 10,000 long calls. So Interrupt also sets the countdown to
-// zero, and the interrupt lands at the next checkpoint. A single native call
-// can run for seconds between two checkpoints (the decimal string of a
-// million-bit BigInt, JSON.stringify of a sparse array of 2^31 holes), so
-// Interrupt also starves the VM: every allocation from then on fails, and
-// such a call ends with an out-of-memory exception at its next allocation.
-// The status of the run is the host's decision, not that exception.
+// Interrupt stops the JavaScript the VM runs, for good, native loops
+// included: the VM must be discarded afterwards. Safe from any goroutine,
+// also during and after Close.
 func (v *VM) Interrupt() {
-	v.alloc.starved.Store(true)
-	v.vm.Interrupt()
 	v.intrMu.Lock()
-	if v.ctx != nil {
-		atomic.StoreInt32(&v.ctx.Finterrupt_counter, 0)
-	}
+	sb := v.sb
 	v.intrMu.Unlock()
+	sb.Terminate()
 }
 
 // InterruptJob interrupts the VM only while it runs step j of a session:
 // an interrupt meant for one step never lands on the next. With terminal
-// set it also starves the VM as Interrupt does, and the session must be
-// discarded; without it the VM stays usable for the next step.
+// set it stops the VM for good as Interrupt does, and the session must be
+// discarded; without it the step's bytecode stops and the VM stays usable
+// for the next step.
 func (v *VM) InterruptJob(j *Job, terminal bool) {
 	v.intrMu.Lock()
 	defer v.intrMu.Unlock()
-	if v.running != j || v.ctx == nil {
+	if v.running != j {
 		return
 	}
 	if terminal {
-		v.alloc.starved.Store(true)
+		v.sb.Terminate()
+	} else {
+		v.sb.Interrupt()
 	}
-	v.vm.Interrupt()
-	atomic.StoreInt32(&v.ctx.Finterrupt_counter, 0)
 }
 
-// Close releases the VM. It must be called on the VM's goroutine.
+// Close releases the VM; its instance goes back to the snapshot's pool if
+// it can be reused.
 func (v *VM) Close() {
 	if v.closed {
 		return
 	}
 	v.closed = true
-	v.intrMu.Lock()
-	v.ctx = nil
-	v.intrMu.Unlock()
-	defer unregisterVM(v.magic)
 	if v.abandoned {
-		return // its memory is left to the process
+		return // its instance may be mid-call: it is left to the process
 	}
-	defer func() { _ = recover() }() // an abandoned VM panics on Free; Close still runs
-	if v.sess != nil {
-		v.sess.free()
+	if v.sess {
+		v.sb.Discard() // a session's realm is not the snapshot's any more
 	}
-	v.start.Free()
-	v.settle.Free()
-	v.callHost.Free()
-	v.reply.Free()
-	v.handOver.Free()
-	v.kernel.Free()
-	v.vm.Close()
+	v.sb.Close(context.Background())
 }
+
+// Key is the VM's secret, part of the names of the generated modules (the
+// globals module, the bridged modules), so that user code cannot import them.
+func (v *VM) Key() string { return v.key }
+
+// ImportsExport is the globals module's export that holds the bridged
+// modules. It is not an identifier, so no global's name can meet it.
+const ImportsExport = "airlock:imports"
+
+// GlobalsModule is the name of the run's globals module. It carries the
+// VM's secret key, so that user code cannot import it.
+func (v *VM) GlobalsModule() string { return v.globalsName }
 
 var errBadDispatch = errors.New("airlock: malformed host call")
 
-// dispatch is the one host function the kernel calls.
-func (v *VM) dispatch(args []any) (any, error) {
-	if len(args) == 0 {
-		return nil, errBadDispatch
+// host answers the kernel's host function: args[0] is the operation.
+// Nothing may unwind through the engine: a runtime.Goexit (a test's
+// FailNow in a host function) marks the VM abandoned.
+func (v *VM) host(_ context.Context, args []wasmvm.Value) (r wasmvm.Value, err error) {
+	returned := false
+	defer func() {
+		if !returned {
+			v.abandoned = true
+		}
+	}()
+	r, err = v.dispatch(args)
+	returned = true
+	return r, err
+}
+
+func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
+	undefined := wasmvm.Value{}
+	if len(args) == 0 || args[0].Kind != wasmvm.Number {
+		return undefined, errBadDispatch
 	}
-	op, _ := args[0].(int)
+	op := int(args[0].Number)
 	if op == 7 { // poll: returning to the engine checks for an interrupt
-		return nil, nil
+		return undefined, nil
 	}
 	j := v.job
 	if j == nil {
-		return nil, errBadDispatch
+		return undefined, errBadDispatch
+	}
+	num := func(i int) int {
+		if i < len(args) && args[i].Kind == wasmvm.Number {
+			return int(args[i].Number)
+		}
+		return 0
+	}
+	text := func(i int) string {
+		if i < len(args) && args[i].Kind == wasmvm.String {
+			return args[i].Text
+		}
+		return ""
 	}
 	switch op {
 	case 0, 1: // call host function: id, then raw args or one wire string
 		if len(args) < 2 {
-			return nil, errBadDispatch
+			return undefined, errBadDispatch
 		}
-		id, _ := args[1].(int)
 		var r Reply
 		if op == 1 {
-			s, _ := args[2].(string)
-			r = j.Call(id, nil, s, true)
+			r = j.Call(num(1), nil, text(2), true)
 		} else {
-			r = j.Call(id, args[2:], "", false)
+			raw := make([]any, len(args)-2)
+			for i, a := range args[2:] {
+				raw[i] = rawOf(a)
+			}
+			r = j.Call(num(1), raw, "", false)
 		}
 		switch r.Kind {
-		case ReplyRaw, ReplyJSON: // a JSON host function parses its text itself
-			return r.Value, nil
+		case ReplyRaw, ReplyJSON: // a JSON host function's text is parsed by the shim
+			return valueOf(r.Value), nil
 		case ReplyWire:
-			return []any{0, r.Value}, nil
+			s, _ := r.Value.(string)
+			return wasmvm.Value{Kind: wasmvm.KernelWire, Text: validUTF8(s)}, nil
 		case ReplyError:
-			return []any{1, r.Value}, nil
+			s, _ := r.Value.(string)
+			return wasmvm.Value{Kind: wasmvm.KernelError, Text: validUTF8(s)}, nil
 		case ReplyAsync:
-			return []any{2, r.Value}, nil
+			return wasmvm.Value{Kind: wasmvm.KernelAsync, Number: float64(toInt(r.Value))}, nil
 		}
-		return nil, errBadDispatch
+		return undefined, errBadDispatch
 	case 2: // done: kind (0 raw, 1 wire), value
 		if len(args) < 3 {
-			return nil, errBadDispatch
+			return undefined, errBadDispatch
 		}
-		kind, _ := args[1].(int)
-		j.outcome = &Outcome{Kind: OK, Value: args[2], Wire: kind == 1}
-		return nil, nil
-	case 3: // failed: phase, name, message, stack, fileName, line, column
+		j.outcome = &Outcome{Kind: OK, Value: rawOf(args[2]), Wire: num(1) == 1}
+		return undefined, nil
+	case 3: // failed: phase, name, message, stack, fileName, line, column[, host function]
 		if len(args) < 8 {
-			return nil, errBadDispatch
+			return undefined, errBadDispatch
 		}
-		phase, _ := args[1].(int)
 		o := &Outcome{Kind: Thrown}
-		switch phase {
+		switch num(1) {
 		case 0:
 			o.Kind = LinkFailed
 		case 2:
 			o.Kind = ExportMissing
 		}
-		o.Name, _ = args[2].(string)
-		o.Message, _ = args[3].(string)
-		o.Stack, _ = args[4].(string)
-		o.FileName, _ = args[5].(string)
-		o.Line = toInt(args[6])
-		o.Column = toInt(args[7])
+		o.Name, o.Message, o.Stack, o.FileName = text(2), text(3), text(4), text(5)
+		o.Line, o.Column = num(6), num(7)
 		if len(args) > 8 {
-			if fn := toInt(args[8]); fn >= 0 {
+			if fn := num(8); fn >= 0 {
 				o.FromHost, o.HostFunc = true, fn
 			}
 		}
 		j.outcome = o
-		return nil, nil
+		return undefined, nil
 	case 6: // console: level, wire text of the arguments
 		if len(args) == 3 && j.Log != nil {
-			level, _ := args[1].(int)
-			text, _ := args[2].(string)
-			j.Log(level, text)
+			j.Log(num(1), text(2))
 		}
-		return nil, nil
+		return undefined, nil
 	case 8: // a step spent its budget of loop iterations
 		if j.OpsSpent != nil {
 			j.OpsSpent()
 		}
-		return nil, nil
+		return undefined, nil
 	case 5: // reporting a failure failed: the heap is exhausted
 		if j.outcome == nil {
 			j.outcome = &Outcome{Kind: Thrown, Name: "InternalError", Message: "out of memory"}
 		}
-		return nil, nil
+		return undefined, nil
 	}
-	return nil, errBadDispatch
+	return undefined, errBadDispatch
+}
+
+// rawOf converts a primitive from the kernel.
+func rawOf(a wasmvm.Value) any {
+	switch a.Kind {
+	case wasmvm.Undefined:
+		return Undefined{}
+	case wasmvm.Null:
+		return nil
+	case wasmvm.Bool:
+		return a.Bool
+	case wasmvm.Number:
+		return a.Number
+	}
+	return a.Text
+}
+
+// valueOf converts a raw primitive for the kernel.
+func valueOf(x any) wasmvm.Value {
+	switch x := x.(type) {
+	case nil:
+		return wasmvm.Value{Kind: wasmvm.Null}
+	case Undefined:
+		return wasmvm.Value{}
+	case bool:
+		return wasmvm.Value{Kind: wasmvm.Bool, Bool: x}
+	case int:
+		return wasmvm.Value{Kind: wasmvm.Number, Number: float64(x)}
+	case float64:
+		return wasmvm.Value{Kind: wasmvm.Number, Number: x}
+	case string:
+		return wasmvm.Value{Kind: wasmvm.String, Text: validUTF8(x)}
+	}
+	return wasmvm.Value{Kind: wasmvm.KernelError, Text: errBadDispatch.Error()}
 }
 
 func toInt(a any) int {
@@ -409,20 +361,61 @@ func toInt(a any) int {
 	return 0
 }
 
-func (v *VM) normalize(base, name string) (string, error) {
-	if v.job == nil {
-		return "", errors.New("no job")
+// hooks are the module hooks of job j.
+func (v *VM) hooks(j *Job) wasmvm.ModuleHooks {
+	h := wasmvm.ModuleHooks{
+		Normalize: func(base, name string) (string, error) { return j.Resolve(base, name) },
+		Load:      func(_ context.Context, name string) (string, error) { return j.Load(name) },
+		Fallback:  j.Fallback,
+		URL:       j.URL,
+		Globals: func(name string) []string {
+			if name != v.globalsName {
+				return nil
+			}
+			return append(j.GlobalNames[:len(j.GlobalNames):len(j.GlobalNames)], ImportsExport)
+		},
 	}
-	return v.job.Resolve(base, name)
+	return h
 }
 
-func (v *VM) load(name string) (string, error) {
-	if v.job == nil {
-		return "", errors.New("no job")
+// failure turns an error of the engine, not of the kernel's reporting,
+// into an outcome: an out-of-memory, a stop, an uncatchable error or a
+// fault.
+func (v *VM) failure(err error) Outcome {
+	var ex *wasmvm.Exception
+	switch {
+	case errors.As(err, &ex):
+		name, msg, stack := splitException(ex.Text)
+		return Outcome{Kind: Thrown, Name: name, Message: msg, Stack: stack}
+	case errors.Is(err, wasmvm.ErrMemoryLimit):
+		v.limitHit = true
+		return Outcome{Kind: Thrown, Name: "InternalError", Message: "out of memory"}
+	case errors.Is(err, wasmvm.ErrTerminated), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return Outcome{Kind: Stopped}
 	}
-	return v.job.Load(name)
+	return Outcome{Kind: Crashed, Message: err.Error()}
 }
 
-// Key is the VM's secret, part of the names of the generated modules (the
-// globals module, the bridged modules), so that user code cannot import them.
-func (v *VM) Key() string { return v.key }
+// splitException reads "Name: message" and the stack after it from an
+// exception's text.
+func splitException(text string) (name, msg, stack string) {
+	first, rest, _ := strings.Cut(text, "\n")
+	name, msg, ok := strings.Cut(first, ": ")
+	if !ok {
+		name, msg = "Error", first
+	}
+	return name, msg, rest
+}
+
+// validUTF8 returns s with U+FFFD for each byte that does not start valid
+// UTF-8, as Go decodes it: a string crosses into the sandbox as Go reads it.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s { // an invalid byte comes as utf8.RuneError
+		b.WriteRune(r)
+	}
+	return b.String()
+}

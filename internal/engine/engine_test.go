@@ -42,7 +42,7 @@ func TestBootstrapRuns(t *testing.T) {
 	}
 	t.Log(o.Value, o.PeakHeap)
 	o = runSource(t, `export default 1+1`)
-	if o.Kind != OK || o.Value != 2 {
+	if o.Kind != OK || o.Value != 2.0 {
 		t.Fatalf("%+v", o)
 	}
 	o = runSource(t, `throw new TypeError("x")`)

@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"errors"
+	"context"
 	"fmt"
 
-	"modernc.org/quickjs"
+	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
 // OutcomeKind classifies how a job ended, as the engine saw it. The caller
@@ -131,14 +131,23 @@ func (v *VM) Run(j *Job) (out Outcome) {
 	v.job = j
 	defer func() { v.conclude(j, &out, recover()) }()
 	if j.MemoryLimit > 0 {
-		v.setMemoryLimit(j.MemoryLimit)
+		if err := v.setMemoryLimit(j.MemoryLimit); err != nil {
+			return Outcome{Kind: Crashed, Message: err.Error()}
+		}
 	}
+	v.sb.SetModuleHooks(v.hooks(j))
+	v.sb.ResetHeapPeak()
 	if j.stopped() {
 		return Outcome{Kind: Stopped}
 	}
-	_, err := v.start.Call(v.kernel, j.Entry, j.Fn, j.FnOptional, j.Console, j.Args, j.Globals, j.Imports)
+	_, err := v.sb.KernelCall(context.Background(), "start",
+		str(j.Entry), str(j.Fn), wasmvm.Value{Kind: wasmvm.Bool, Bool: j.FnOptional}, num(j.Console),
+		str(j.Args), str(j.Globals), str(j.Imports))
 	return v.loop(j, err)
 }
+
+func str(s string) wasmvm.Value { return wasmvm.Value{Kind: wasmvm.String, Text: s} }
+func num(n int) wasmvm.Value    { return wasmvm.Value{Kind: wasmvm.Number, Number: float64(n)} }
 
 // conclude completes the outcome of job j at its end: a panic p is a
 // crash, a stop the host asked for wins, and the heap figures are added.
@@ -149,12 +158,16 @@ func (v *VM) conclude(j *Job, out *Outcome, p any) {
 	if j.stopped() {
 		out.Kind = Stopped
 	}
-	out.PeakHeap = v.alloc.peak
-	out.LimitHit = v.alloc.limitHit
+	if v.abandoned {
+		*out = Outcome{Kind: Crashed, Message: "a host function ended its goroutine (runtime.Goexit)"}
+	}
+	out.PeakHeap = int64(v.sb.HeapPeak())
+	out.LimitHit = v.limitHit || v.sb.OutOfMemory()
 }
 
 // loop drives the event loop of a started job until it ends.
 func (v *VM) loop(j *Job, err error) Outcome {
+	ctx := context.Background()
 	for {
 		if j.stopped() {
 			return Outcome{Kind: Stopped}
@@ -163,11 +176,9 @@ func (v *VM) loop(j *Job, err error) Outcome {
 			return *j.outcome
 		}
 		if err != nil {
-			return engineFailure(err)
+			return v.failure(err)
 		}
-		var n int
-		n, err = v.vm.ExecutePendingJobs()
-		if j.outcome != nil || err != nil || n > 0 {
+		if err = v.sb.RunJobs(ctx); j.outcome != nil || err != nil {
 			continue
 		}
 		if j.Take != nil {
@@ -177,7 +188,7 @@ func (v *VM) loop(j *Job, err error) Outcome {
 			}
 		}
 		if j.Pending == nil || j.Pending() == 0 {
-			return v.deadlock(j)
+			return Outcome{Kind: Deadlock}
 		}
 		select {
 		case <-j.Ready:
@@ -187,36 +198,16 @@ func (v *VM) loop(j *Job, err error) Outcome {
 }
 
 func (v *VM) complete(c Completion) error {
-	ok, kind, value := true, 0, c.Reply.Value
+	ok, kind, value := true, 0, valueOf(c.Reply.Value)
 	switch c.Reply.Kind {
 	case ReplyWire:
 		kind = 1
 	case ReplyJSON: // settled as wire text in its plain-JSON form
-		kind, value = 1, "J"+value.(string)
+		kind, value = 1, str("J"+c.Reply.Value.(string))
 	case ReplyError:
 		ok = false
 	}
-	_, err := v.settle.Call(v.kernel, c.ID, ok, kind, value)
+	_, err := v.sb.KernelCall(context.Background(), "settle",
+		num(c.ID), wasmvm.Value{Kind: wasmvm.Bool, Bool: ok}, num(kind), value)
 	return err
-}
-
-// engineFailure turns an error that came out of the engine itself, not out
-// of the kernel's reporting, into an outcome: an out-of-memory or interrupt
-// that no JavaScript could catch.
-func engineFailure(err error) Outcome {
-	var e *quickjs.Error
-	if errors.As(err, &e) {
-		return Outcome{Kind: Thrown, Name: e.Name, Message: e.Message, Stack: e.Stack}
-	}
-	return Outcome{Kind: Thrown, Name: "InternalError", Message: err.Error()}
-}
-
-// deadlock is the outcome when nothing is left to run and nothing is
-// pending. When the memory limit was hit, the likely cause is that the engine
-// could not allocate the job that would have reported the failure.
-func (v *VM) deadlock(j *Job) Outcome {
-	if v.alloc.limitHit {
-		return Outcome{Kind: Thrown, Name: "InternalError", Message: "out of memory"}
-	}
-	return Outcome{Kind: Deadlock}
 }

@@ -11,6 +11,8 @@ const (
 	ctlResStatus = 16
 	ctlRes       = 24
 	ctlRet       = 40
+	ctlSoft      = 56
+	ctlHeapPeak  = 60
 
 	slotSize = 16
 )
@@ -24,7 +26,14 @@ const (
 	tagString    = 5
 	tagJSON      = 6
 	tagError     = 7
+	// host -> kernel only: its replies (see Kernel*)
+	tagReplyWire  = 8
+	tagReplyError = 9
+	tagReplyAsync = 10
 )
+
+// kernelFn is the host function number of the kernel's __airlock_host.
+const kernelFn = 0x7fffffff
 
 const (
 	resOK        = 0

@@ -136,7 +136,9 @@ func (e *Engine) instantiateHost(ctx context.Context) error {
 		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(tick),
 		nil, []api.ValueType{i32}).Export("tick").
 		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(loadModule),
-		[]api.ValueType{i32, i32}, []api.ValueType{i32}).Export("load_module").
+		[]api.ValueType{i32, i32, i32}, []api.ValueType{i32}).Export("load_module").
+		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(normalizeModule),
+		[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).Export("normalize_module").
 		Instantiate(ctx)
 	if err != nil {
 		return err

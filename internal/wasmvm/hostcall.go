@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/tetratelabs/wazero/api"
 )
@@ -21,7 +22,13 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	}
 	fn, argv, argc := uint32(stack[0]), uint32(stack[1]), uint32(stack[2])
 	stack[0] = 1
-	if fn >= uint32(len(s.funcs)) {
+	var f namedFunc
+	switch {
+	case fn == kernelFn && s.kernel != nil:
+		f = namedFunc{"kernel", s.kernel}
+	case fn < uint32(len(s.funcs)):
+		f = s.funcs[fn]
+	default:
 		return
 	}
 	mem := m.Memory()
@@ -58,7 +65,6 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 		args = append(args, v)
 	}
 	s.args = args
-	f := s.funcs[fn]
 	ret, err, panicked := callHost(ctx, f.fn, args)
 	clear(s.args)
 	if panicked != nil {
@@ -84,12 +90,11 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 			}
 		case Number:
 			tag = tagNumber
-		case String, JSON:
-			tag = tagString
-			if ret.Kind == JSON {
-				tag = tagJSON
-			}
+		case String, JSON, KernelWire, KernelError:
+			tag = map[Kind]uint32{String: tagString, JSON: tagJSON, KernelWire: tagReplyWire, KernelError: tagReplyError}[ret.Kind]
 			s.pending = append(s.pending, ret.Text...)
+		case KernelAsync:
+			tag = tagReplyAsync
 		default:
 			tag = tagError
 			s.pending = append(s.pending, fmt.Sprintf("host function %q returned a value of unknown kind %d", f.name, ret.Kind)...)
@@ -98,7 +103,7 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	var slot [slotSize]byte
 	binary.LittleEndian.PutUint32(slot[0:], tag)
 	binary.LittleEndian.PutUint32(slot[4:], uint32(len(s.pending)))
-	if tag == tagNumber {
+	if tag == tagNumber || tag == tagReplyAsync {
 		binary.LittleEndian.PutUint64(slot[8:], math.Float64bits(ret.Number))
 	}
 	if !mem.Write(s.ctl+ctlRet, slot[:]) {
@@ -128,10 +133,12 @@ func hostResult(ctx context.Context, m api.Module, stack []uint64) {
 	s.pending = s.pending[:0]
 }
 
-// loadModule is env.load_module(name, len) -> status: it asks the
-// sandbox's ModuleLoader for the source of the module name and leaves it
-// (or the error's text, status 1) for host_result, its length in the
-// control block's ret slot.
+// loadModule is env.load_module(name, len, what) -> status: it asks the
+// sandbox's module hooks for the source of the module name (what 0), the
+// source to compile instead (1) or its import.meta.url (2), and leaves the
+// text for host_result, its length in the control block's ret slot.
+// Status: 0 the text, 1 an error message, 2 the native globals module (the
+// text: its export names, each ended by NUL), 3 none.
 func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
 	if s == nil {
@@ -140,20 +147,48 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 	}
 	mem := m.Memory()
 	b, ok := mem.Read(uint32(stack[0]), uint32(stack[1]))
-	name := string(b)
+	name, what := string(b), uint32(stack[2])
 	s.pending = s.pending[:0]
 	status := uint64(1)
+	h := &s.modules
 	switch {
 	case !ok:
 		s.pending = append(s.pending, "bad name"...)
-	case s.loader == nil:
-		s.pending = append(s.pending, "no modules can be imported"...)
-	default:
-		src, err, panicked := callLoader(ctx, s.loader, name)
+	case what == 1 || what == 2:
+		status = 3
+		text, err, panicked := callHook(func() (string, error) {
+			if what == 1 && h.Fallback != nil {
+				return h.Fallback(name)
+			}
+			if what == 2 && h.URL != nil {
+				return h.URL(name), nil
+			}
+			return "", nil
+		})
 		switch {
 		case panicked != nil:
-			s.fault = &HostPanicError{Name: "module loader", Value: panicked}
-			storeWord(s.stopWord, 1)
+			s.hookPanic(panicked)
+			status = 1
+		case err != nil:
+			s.pending = append(s.pending, err.Error()...)
+			status = 1
+		case text != "":
+			s.pending = append(s.pending, text...)
+			status = 0
+		}
+	case h.Globals != nil && h.Globals(name) != nil:
+		for _, n := range h.Globals(name) {
+			s.pending = append(s.pending, n...)
+			s.pending = append(s.pending, 0)
+		}
+		status = 2
+	case h.Load == nil:
+		s.pending = append(s.pending, "no modules can be imported"...)
+	default:
+		src, err, panicked := callLoader(ctx, h.Load, name)
+		switch {
+		case panicked != nil:
+			s.hookPanic(panicked)
 			s.pending = append(s.pending, "module loader failed"...)
 		case err != nil:
 			s.pending = append(s.pending, err.Error()...)
@@ -164,6 +199,94 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 	}
 	mem.WriteUint32Le(s.ctl+ctlRet+4, uint32(len(s.pending)))
 	stack[0] = status
+}
+
+// normalizeModule is env.normalize_module(base, blen, name, nlen) -> status:
+// the name of the module that name refers to when module base imports it,
+// from the hooks' Normalize, or QuickJS's own rule (see normalizeName).
+func normalizeModule(ctx context.Context, m api.Module, stack []uint64) {
+	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
+	if s == nil {
+		stack[0] = 1
+		return
+	}
+	mem := m.Memory()
+	bb, ok1 := mem.Read(uint32(stack[0]), uint32(stack[1]))
+	nb, ok2 := mem.Read(uint32(stack[2]), uint32(stack[3]))
+	base, name := string(bb), string(nb)
+	s.pending = s.pending[:0]
+	status := uint64(1)
+	switch {
+	case !ok1 || !ok2:
+		s.pending = append(s.pending, "bad name"...)
+	case s.modules.Normalize == nil:
+		s.pending = append(s.pending, normalizeName(base, name)...)
+		status = 0
+	default:
+		text, err, panicked := callHook(func() (string, error) { return s.modules.Normalize(base, name) })
+		switch {
+		case panicked != nil:
+			s.hookPanic(panicked)
+			s.pending = append(s.pending, "module resolution failed"...)
+		case err != nil:
+			s.pending = append(s.pending, err.Error()...)
+		default:
+			s.pending = append(s.pending, text...)
+			status = 0
+		}
+	}
+	mem.WriteUint32Le(s.ctl+ctlRet+4, uint32(len(s.pending)))
+	stack[0] = status
+}
+
+// normalizeName is QuickJS's default rule: a specifier starting with "."
+// is resolved against the directory of base; any other is taken as it is.
+func normalizeName(base, name string) string {
+	if !strings.HasPrefix(name, ".") {
+		return name
+	}
+	dir := ""
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		dir = base[:i]
+	}
+	r := dir
+	for rest := name; ; {
+		switch {
+		case strings.HasPrefix(rest, "./"):
+			rest = rest[2:]
+			continue
+		case strings.HasPrefix(rest, "../"):
+			if r == "" {
+				break
+			}
+			if i := strings.LastIndexByte(r, '/'); i >= 0 {
+				r = r[:i]
+			} else {
+				r = ""
+			}
+			rest = rest[3:]
+			continue
+		}
+		if r == "" {
+			return rest
+		}
+		return r + "/" + rest
+	}
+}
+
+func (s *Sandbox) hookPanic(p any) {
+	s.fault = &HostPanicError{Name: "module loader", Value: p}
+	storeWord(s.stopWord, 1)
+}
+
+func callHook(f func() (string, error)) (text string, err error, panicked any) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = r
+		}
+	}()
+	text, err = f()
+	return text, err, nil
 }
 
 func callLoader(ctx context.Context, l ModuleLoader, name string) (src string, err error, panicked any) {

@@ -33,7 +33,8 @@ type Sandbox struct {
 	stack [8]uint64
 
 	funcs   []namedFunc
-	loader  ModuleLoader
+	modules ModuleHooks
+	kernel  HostFunc
 	args    []Value
 	pending []byte
 	fault   error // a host function's panic
@@ -56,6 +57,7 @@ type exports struct {
 	tick api.MutableGlobal // qjs_tick, the loop countdown to the next env.tick
 
 	fEval, fRunJobs, fMalloc, fFree, fDefHost, fHasJobs api.Function
+	fKernelCall, fKernelStep, fDropJobs                 api.Function
 }
 
 func (s *Sandbox) bind() {
@@ -66,6 +68,9 @@ func (s *Sandbox) bind() {
 		s.fMalloc = m.ExportedFunction("qjs_malloc")
 		s.fFree = m.ExportedFunction("qjs_free")
 		s.fDefHost = m.ExportedFunction("qjs_def_host_func")
+		s.fKernelCall = m.ExportedFunction("qjs_kernel_call")
+		s.fKernelStep = m.ExportedFunction("qjs_kernel_step")
+		s.fDropJobs = m.ExportedFunction("qjs_drop_jobs")
 		s.fHasJobs = m.ExportedFunction("qjs_has_jobs")
 		s.sp = m.ExportedGlobal("__stack_pointer").(api.MutableGlobal)
 		s.tick = m.ExportedGlobal("qjs_tick").(api.MutableGlobal)
@@ -155,7 +160,7 @@ func (s *Sandbox) DefineFunc(ctx context.Context, name string, fn HostFunc) erro
 
 // SetModuleLoader sets the function that supplies the modules a program
 // imports; nil (the default) makes every import fail. Reset clears it.
-func (s *Sandbox) SetModuleLoader(l ModuleLoader) { s.loader = l }
+func (s *Sandbox) SetModuleLoader(l ModuleLoader) { s.modules = ModuleHooks{Load: l} }
 
 // MemoryUsed is the bytes of QuickJS's heap in use.
 func (s *Sandbox) MemoryUsed() uint64 {
@@ -181,7 +186,8 @@ func (s *Sandbox) Reset() bool {
 	}
 	s.start()
 	s.funcs = s.funcs[:0]
-	s.loader = nil
+	s.modules = ModuleHooks{}
+	s.kernel = nil
 	s.fault = nil
 	s.spent = false
 	return true

@@ -12,6 +12,12 @@ const (
 	Number
 	String // UTF-8 text (lone surrogates become U+FFFD)
 	JSON   // any other value, as JSON text (objects, arrays, BigInt throws)
+
+	// The kernel's replies (see Sandbox.SetKernel), answers of its host
+	// function only: the list [0, Text], [1, Text], [2, Number].
+	KernelWire  // wire text of a value the kernel decodes
+	KernelError // the message of an Error to throw
+	KernelAsync // the id of a pending asynchronous call: a promise
 )
 
 // Value is a value crossing between Go and JavaScript: a primitive, or
@@ -50,3 +56,24 @@ type Result struct {
 // against the importing module's name, others are passed as written. An
 // error is thrown at the import as a ReferenceError with its text.
 type ModuleLoader func(ctx context.Context, name string) (string, error)
+
+// ModuleHooks are the functions that supply the modules a program imports
+// (see Sandbox.SetModuleHooks). Only Load is needed.
+type ModuleHooks struct {
+	// Normalize returns the name of the module that specifier name refers
+	// to when module base imports it. nil: QuickJS's rule, a specifier
+	// starting with "." is resolved against base's directory.
+	Normalize func(base, name string) (string, error)
+	// Load returns the source of module name; nil makes every import fail.
+	Load ModuleLoader
+	// Fallback, if set, returns the source to compile instead when what
+	// Load gave does not compile, or "" for none.
+	Fallback func(name string) (string, error)
+	// URL, if set, returns the import.meta.url of module name, or "".
+	URL func(name string) string
+	// Globals, if set, returns the export names of the kernel's native
+	// globals module when name is that module, else nil. Its exports are
+	// the kernel's handOver(): [globals, imports], one export for each
+	// global, the last export for the imports.
+	Globals func(name string) []string
+}

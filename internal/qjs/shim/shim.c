@@ -43,6 +43,11 @@ enum {
     TAG_STRING = 5, /* UTF-8 text, ptr/len */
     TAG_JSON = 6,   /* JSON text, ptr/len */
     TAG_ERROR = 7,  /* host -> guest only: throw Error(text) */
+    /* host -> kernel only: the kernel's replies [0, wire], [1, message],
+       [2, id] (see js_kernel_host) */
+    TAG_REPLY_WIRE = 8,
+    TAG_REPLY_ERROR = 9,
+    TAG_REPLY_ASYNC = 10,
 };
 
 struct slot {
@@ -69,6 +74,8 @@ struct ctl {
     int32_t res_status;
     struct slot res;
     struct slot ret; /* host call answer, written by the host */
+    volatile int32_t soft; /* offset 56: stop the bytecode only (see kernel) */
+    uint32_t heap_peak;    /* offset 60: the most heap_used since the host reset it */
 };
 
 struct ctl qjs_ctl;
@@ -81,6 +88,8 @@ _Static_assert(__builtin_offsetof(struct ctl, heap_used) == 12, "ctl.heap_used")
 _Static_assert(__builtin_offsetof(struct ctl, res_status) == 16, "ctl.res_status");
 _Static_assert(__builtin_offsetof(struct ctl, res) == 24, "ctl.res");
 _Static_assert(__builtin_offsetof(struct ctl, ret) == 40, "ctl.ret");
+_Static_assert(__builtin_offsetof(struct ctl, soft) == 56, "ctl.soft");
+_Static_assert(__builtin_offsetof(struct ctl, heap_peak) == 60, "ctl.heap_peak");
 
 IMPORT("env", "host_call") extern int32_t host_call(int32_t fn, struct slot *argv, int32_t argc);
 IMPORT("env", "host_result") extern void host_result(char *dst);
@@ -90,11 +99,19 @@ IMPORT("env", "host_result") extern void host_result(char *dst);
    running the guest back into Go code regularly, where the Go runtime can
    preempt it (a garbage collection waits for that). */
 IMPORT("env", "tick") extern int32_t host_tick(void);
-/* env.load_module(name, len) -> status: the source of the module name
-   (already normalized by QuickJS against the importing module's name) is
-   fetched like a host call's text answer, its length in qjs_ctl.ret.len;
-   status non-zero means the text is an error message. */
-IMPORT("env", "load_module") extern int32_t host_load_module(const char *name, uint32_t len);
+/* env.load_module(name, len, what) -> status: what the host knows of the
+   module name (normalized by env.normalize_module), fetched like a host
+   call's text answer, its length in qjs_ctl.ret.len. what: 0 its source,
+   1 the source to compile instead when the first does not compile, 2 its
+   import.meta.url. Status: 0 the text, 1 an error message, 2 the native
+   globals module of the kernel (the text: its export names, each ended by
+   NUL), 3 none. */
+IMPORT("env", "load_module") extern int32_t host_load_module(const char *name, uint32_t len, int32_t what);
+/* env.normalize_module(base, blen, name, nlen) -> status: the name of the
+   module that name, imported by module base, refers to; fetched as above.
+   Status non-zero means the text is an error message. */
+IMPORT("env", "normalize_module") extern int32_t host_normalize_module(const char *base, uint32_t blen,
+                                                                        const char *name, uint32_t nlen);
 
 EXPORT(qjs_malloc) void *qjs_malloc(uint32_t size) { return malloc(size); }
 EXPORT(qjs_free) void qjs_free(void *p) { free(p); }
@@ -125,6 +142,8 @@ static void *heap_malloc(JSMallocState *s, size_t size)
     s->malloc_count++;
     s->malloc_size += malloc_usable_size(p) + MALLOC_OVERHEAD;
     qjs_ctl.heap_used = (uint32_t)s->malloc_size;
+    if (qjs_ctl.heap_used > qjs_ctl.heap_peak)
+        qjs_ctl.heap_peak = qjs_ctl.heap_used;
     return p;
 }
 
@@ -159,6 +178,8 @@ static void *heap_realloc(JSMallocState *s, void *p, size_t size)
     }
     s->malloc_size += malloc_usable_size(p) - old;
     qjs_ctl.heap_used = (uint32_t)s->malloc_size;
+    if (qjs_ctl.heap_used > qjs_ctl.heap_peak)
+        qjs_ctl.heap_peak = qjs_ctl.heap_used;
     return p;
 }
 
@@ -174,7 +195,7 @@ static int interrupt_handler(JSRuntime *rt, void *opaque)
 {
     (void)rt;
     (void)opaque;
-    return qjs_ctl.stop != 0 || host_tick() != 0;
+    return qjs_ctl.stop != 0 || qjs_ctl.soft != 0 || host_tick() != 0;
 }
 
 /* ---- intrinsics ---- */
@@ -195,29 +216,97 @@ static JSValue js_queue_microtask(JSContext *ctx, JSValueConst this_val, int arg
     return JS_UNDEFINED;
 }
 
-static JSModuleDef *module_loader(JSContext *ctx, const char *name, void *opaque)
+/* host_text fetches the text the host left for host_result, its length in
+   qjs_ctl.ret.len, NUL-terminated, in QuickJS's heap; NULL (an exception
+   pending) when out of memory. */
+static char *host_text(JSContext *ctx, uint32_t *plen)
 {
-    int32_t r = host_load_module(name, (uint32_t)strlen(name));
     uint32_t len = qjs_ctl.ret.len;
     char *buf = js_malloc(ctx, (size_t)len + 1);
-    JSValue func;
-    JSModuleDef *m;
-    (void)opaque;
     if (!buf)
         return NULL;
     host_result(buf);
     buf[len] = 0;
+    if (plen)
+        *plen = len;
+    return buf;
+}
+
+static char *module_normalize(JSContext *ctx, const char *base, const char *name, void *opaque)
+{
+    int32_t r = host_normalize_module(base, (uint32_t)strlen(base), name, (uint32_t)strlen(name));
+    char *buf = host_text(ctx, NULL);
+    (void)opaque;
+    if (!buf)
+        return NULL;
     if (r != 0) {
-        JS_ThrowReferenceError(ctx, "could not load module '%s': %s", name, buf);
+        JS_ThrowTypeError(ctx, "module normalization failed: %s", buf);
         js_free(ctx, buf);
         return NULL;
     }
-    func = JS_Eval(ctx, buf, len, name, JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
-    js_free(ctx, buf);
+    return buf; /* QuickJS frees it */
+}
+
+static JSModuleDef *globals_module(JSContext *ctx, const char *name, char *names, uint32_t len);
+
+/* compile_module compiles src as module name; NULL with an exception
+   pending if it does not compile. */
+static JSModuleDef *compile_module(JSContext *ctx, const char *name, const char *src, uint32_t len)
+{
+    JSValue func = JS_Eval(ctx, src, len, name, JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
+    JSModuleDef *m;
     if (JS_IsException(func))
         return NULL;
     m = JS_VALUE_GET_PTR(func);
-    JS_FreeValue(ctx, func);
+    JS_FreeValue(ctx, func); /* QuickJS keeps the module in its list */
+    return m;
+}
+
+static JSModuleDef *module_loader(JSContext *ctx, const char *name, void *opaque)
+{
+    uint32_t nlen = (uint32_t)strlen(name), len;
+    int32_t r = host_load_module(name, nlen, 0);
+    char *buf = host_text(ctx, &len);
+    JSModuleDef *m;
+    (void)opaque;
+    if (!buf)
+        return NULL;
+    if (r == 2)
+        return globals_module(ctx, name, buf, len); /* takes buf */
+    if (r != 0) {
+        JS_ThrowTypeError(ctx, "module load failed: %s", buf);
+        js_free(ctx, buf);
+        return NULL;
+    }
+    m = compile_module(ctx, name, buf, len);
+    js_free(ctx, buf);
+    if (!m) {
+        /* the host may have another source to try (TypeScript compiled as
+           JavaScript first) */
+        r = host_load_module(name, nlen, 1);
+        if (!(buf = host_text(ctx, &len)))
+            return NULL;
+        if (r == 0 || r == 1)
+            JS_FreeValue(ctx, JS_GetException(ctx));
+        if (r == 1)
+            JS_ThrowTypeError(ctx, "module load failed: %s", buf);
+        else if (r == 0)
+            m = compile_module(ctx, name, buf, len);
+        js_free(ctx, buf);
+        if (!m)
+            return NULL;
+    }
+    r = host_load_module(name, nlen, 2);
+    if (!(buf = host_text(ctx, &len)))
+        return NULL;
+    if (r == 0 && len > 0) {
+        JSValue meta = JS_GetImportMeta(ctx, m);
+        if (JS_IsException(meta) ||
+            JS_DefinePropertyValueStr(ctx, meta, "url", JS_NewStringLen(ctx, buf, len), JS_PROP_C_W_E) < 0)
+            m = NULL;
+        JS_FreeValue(ctx, meta);
+    }
+    js_free(ctx, buf);
     return m;
 }
 
@@ -244,7 +333,7 @@ EXPORT(qjs_vm_new) JSContext *qjs_vm_new(uint32_t max_stack)
         return NULL;
     JS_SetMaxStackSize(rt, max_stack);
     JS_SetInterruptHandler(rt, interrupt_handler, NULL);
-    JS_SetModuleLoaderFunc(rt, NULL, module_loader, NULL);
+    JS_SetModuleLoaderFunc(rt, module_normalize, module_loader, NULL);
     ctx = JS_NewContextRaw(rt);
     if (!ctx) {
         JS_FreeRuntime(rt);
@@ -498,18 +587,12 @@ EXPORT(qjs_gc) void qjs_gc(JSContext *ctx)
    RangeError (wasmvm.MaxHostArgs). */
 #define MAX_SLOTS 16
 
-static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
+/* encode_args writes argv[0:n] as slots; strs[i] keeps the text of slot i
+   until free_args. -1 with an exception pending. */
+static int encode_args(JSContext *ctx, int n, JSValueConst *argv, struct slot *slots, const char **strs)
 {
-    struct slot slots[MAX_SLOTS];
-    const char *strs[MAX_SLOTS];
-    int n = argc < MAX_SLOTS ? argc : MAX_SLOTS, i, r;
-    JSValue ret = JS_UNDEFINED;
-    (void)this_val;
-    (void)data;
-
-    if (argc > MAX_SLOTS)
-        return JS_ThrowRangeError(ctx, "a host function takes at most %d arguments", MAX_SLOTS);
-    memset(strs, 0, sizeof(strs));
+    int i;
+    memset(strs, 0, sizeof(*strs) * (size_t)n);
     for (i = 0; i < n; i++) {
         JSValueConst a = argv[i];
         struct slot *s = &slots[i];
@@ -543,7 +626,7 @@ static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSV
                 s->tag = TAG_JSON;
                 str = JS_JSONStringify(ctx, a, JS_UNDEFINED, JS_UNDEFINED);
                 if (JS_IsException(str))
-                    goto fail;
+                    return -1;
                 if (JS_IsUndefined(str)) { /* a function, a symbol */
                     s->tag = TAG_UNDEFINED;
                     break;
@@ -552,18 +635,34 @@ static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSV
             strs[i] = JS_ToCStringLen(ctx, &len, str);
             JS_FreeValue(ctx, str);
             if (!strs[i])
-                goto fail;
+                return -1;
             s->len = (uint32_t)len;
             s->u.ptr = (uint32_t)(uintptr_t)strs[i];
         }
         }
     }
-    r = host_call(magic, slots, n);
+    return 0;
+}
+
+static void free_args(JSContext *ctx, int n, const char **strs)
+{
+    int i;
     for (i = 0; i < n; i++)
         JS_FreeCString(ctx, strs[i]);
-    if (r != 0)
-        return JS_ThrowInternalError(ctx, "host call failed");
-    switch (qjs_ctl.ret.tag) {
+}
+
+/* take_answer turns the host's answer in qjs_ctl.ret into a value. A reply
+   for the kernel (TAG_REPLY_*) becomes the list [kind, value] and *reply is
+   set. */
+static JSValue take_answer(JSContext *ctx, int json, int *reply)
+{
+    int tag = qjs_ctl.ret.tag;
+    JSValue ret, v;
+    uint32_t len;
+    char *buf;
+
+    *reply = 0;
+    switch (tag) {
     case TAG_UNDEFINED:
         return JS_UNDEFINED;
     case TAG_NULL:
@@ -574,37 +673,100 @@ static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSV
         return JS_TRUE;
     case TAG_NUMBER:
         return JS_NewFloat64(ctx, qjs_ctl.ret.u.num);
+    case TAG_REPLY_ASYNC:
+        v = JS_NewFloat64(ctx, qjs_ctl.ret.u.num);
+        goto list;
     case TAG_STRING:
     case TAG_JSON:
-    case TAG_ERROR: {
-        int tag = qjs_ctl.ret.tag;
-        uint32_t len = qjs_ctl.ret.len;
-        char *buf = js_malloc(ctx, (size_t)len + 1);
-        if (!buf)
-            return JS_EXCEPTION;
-        host_result(buf);
-        buf[len] = 0;
-        if (tag == TAG_STRING)
-            ret = JS_NewStringLen(ctx, buf, len);
-        else if (tag == TAG_JSON)
-            ret = JS_ParseJSON(ctx, buf, len, "<host>");
-        else {
-            JSValue err = JS_NewError(ctx);
-            if (!JS_IsException(err))
-                JS_DefinePropertyValueStr(ctx, err, "message", JS_NewStringLen(ctx, buf, len),
-                                          JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
-            ret = JS_Throw(ctx, err);
-        }
-        js_free(ctx, buf);
-        return ret;
-    }
+    case TAG_ERROR:
+    case TAG_REPLY_WIRE:
+    case TAG_REPLY_ERROR:
+        break;
     default:
         return JS_ThrowInternalError(ctx, "host call: bad answer");
     }
-fail:
-    for (i = 0; i < n; i++)
-        JS_FreeCString(ctx, strs[i]);
-    return JS_EXCEPTION;
+    if (!(buf = host_text(ctx, &len)))
+        return JS_EXCEPTION;
+    if (tag == TAG_STRING && json) {
+        ret = JS_ParseJSON(ctx, buf, len, "<host reply>");
+        if (JS_IsException(ret)) {
+            JSValue e = JS_GetException(ctx), name = JS_UNDEFINED;
+            const char *s = NULL;
+            int syntax;
+            if (JS_IsError(ctx, e))
+                name = JS_GetPropertyStr(ctx, e, "name");
+            s = JS_IsString(name) ? JS_ToCString(ctx, name) : NULL;
+            syntax = s && strcmp(s, "SyntaxError") == 0;
+            JS_FreeCString(ctx, s);
+            JS_FreeValue(ctx, name);
+            if (syntax) { /* the parser reports its stack's end as a SyntaxError */
+                JSValue m = JS_GetPropertyStr(ctx, e, "message");
+                s = JS_IsString(m) ? JS_ToCString(ctx, m) : NULL;
+                syntax = !s || strcmp(s, "stack overflow") != 0;
+                JS_FreeCString(ctx, s);
+                JS_FreeValue(ctx, m);
+            }
+            JS_FreeValue(ctx, e);
+            ret = JS_ThrowTypeError(ctx, syntax ? "airlock: the host function returned text that is not JSON" :
+                "airlock: the sandbox could not hold the answer of the host function (out of memory, or nested too deep)");
+        }
+    } else if (tag == TAG_STRING || tag == TAG_REPLY_WIRE || tag == TAG_REPLY_ERROR)
+        ret = JS_NewStringLen(ctx, buf, len);
+    else if (tag == TAG_JSON)
+        ret = JS_ParseJSON(ctx, buf, len, "<host>");
+    else {
+        JSValue err = JS_NewError(ctx);
+        if (!JS_IsException(err))
+            JS_DefinePropertyValueStr(ctx, err, "message", JS_NewStringLen(ctx, buf, len),
+                                      JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
+        ret = JS_Throw(ctx, err);
+    }
+    js_free(ctx, buf);
+    if (tag != TAG_REPLY_WIRE && tag != TAG_REPLY_ERROR)
+        return ret;
+    v = ret;
+list:
+    if (JS_IsException(v))
+        return v;
+    ret = JS_NewArray(ctx);
+    if (JS_IsException(ret)) {
+        JS_FreeValue(ctx, v);
+        return ret;
+    }
+    if (JS_DefinePropertyValueUint32(ctx, ret, 0, JS_NewInt32(ctx, tag - TAG_REPLY_WIRE), JS_PROP_C_W_E) < 0 ||
+        JS_DefinePropertyValueUint32(ctx, ret, 1, v, JS_PROP_C_W_E) < 0) {
+        JS_FreeValue(ctx, ret);
+        return JS_EXCEPTION;
+    }
+    *reply = 1;
+    return ret;
+}
+
+static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
+{
+    struct slot slots[MAX_SLOTS];
+    const char *strs[MAX_SLOTS];
+    int r, reply;
+    JSValue ret;
+    (void)this_val;
+    (void)data;
+
+    if (argc > MAX_SLOTS)
+        return JS_ThrowRangeError(ctx, "a host function takes at most %d arguments", MAX_SLOTS);
+    if (encode_args(ctx, argc, argv, slots, strs) < 0) {
+        free_args(ctx, argc, strs);
+        return JS_EXCEPTION;
+    }
+    r = host_call(magic, slots, argc);
+    free_args(ctx, argc, strs);
+    if (r != 0)
+        return JS_ThrowInternalError(ctx, "host call failed");
+    ret = take_answer(ctx, 0, &reply);
+    if (reply) {
+        JS_FreeValue(ctx, ret);
+        return JS_ThrowInternalError(ctx, "host call: bad answer");
+    }
+    return ret;
 }
 
 /* qjs_def_host_func defines globalThis[name] as a function that calls the
@@ -621,4 +783,336 @@ EXPORT(qjs_def_host_func) int32_t qjs_def_host_func(JSContext *ctx, const char *
     r = JS_DefinePropertyValueStr(ctx, global, name, f, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
     JS_FreeValue(ctx, global);
     return r < 0 ? -1 : 0;
+}
+
+/* ---- the kernel ----
+ *
+ * The kernel is Airlock's JavaScript that runs each job: its codec,
+ * console, module wiring and reporting (internal/engine/bootstrap.js). It
+ * is evaluated once, in the VM a snapshot captures, and hands itself to
+ * __airlock_kernel, which keeps it here, out of the sandbox's reach: the
+ * host calls its methods with qjs_kernel_call. The kernel calls the host
+ * through __airlock_host, host function KERNEL_FN. Both globals are removed
+ * before any user code runs (the kernel removes __airlock_host itself).
+ */
+
+#define KERNEL_FN 0x7fffffff
+
+static JSValue kernel = JS_UNDEFINED;
+
+static JSValue call_kernel(JSContext *ctx, const char *method, int argc, JSValueConst *argv)
+{
+    JSValue f, r;
+    if (!JS_IsObject(kernel))
+        return JS_ThrowInternalError(ctx, "airlock: no kernel");
+    f = JS_GetPropertyStr(ctx, kernel, method);
+    if (JS_IsException(f))
+        return f;
+    r = JS_Call(ctx, f, JS_UNDEFINED, argc, argv);
+    JS_FreeValue(ctx, f);
+    return r;
+}
+
+/* new_list makes an array of vals, defined as own elements: assigning them
+   would run a setter a program put on Array.prototype. */
+static JSValue new_list(JSContext *ctx, int n, JSValueConst *vals)
+{
+    JSValue list = JS_NewArray(ctx);
+    int i;
+    if (JS_IsException(list))
+        return list;
+    for (i = 0; i < n; i++) {
+        if (JS_DefinePropertyValueUint32(ctx, list, (uint32_t)i, JS_DupValue(ctx, vals[i]), JS_PROP_C_W_E) < 0) {
+            JS_FreeValue(ctx, list);
+            return JS_EXCEPTION;
+        }
+    }
+    return list;
+}
+
+static int is_primitive(JSValueConst v)
+{
+    switch (JS_VALUE_GET_NORM_TAG(v)) {
+    case JS_TAG_INT:
+    case JS_TAG_FLOAT64:
+    case JS_TAG_BOOL:
+    case JS_TAG_NULL:
+    case JS_TAG_UNDEFINED:
+    case JS_TAG_STRING:
+        return 1;
+    }
+    return 0;
+}
+
+/* kernel_reply hands a reply list to the kernel's reply(list, id), which
+   decodes an answer, throws an error or makes a promise. */
+static JSValue kernel_reply(JSContext *ctx, JSValue list, JSValueConst id)
+{
+    JSValueConst a[2];
+    JSValue r;
+    a[0] = list;
+    a[1] = id;
+    r = call_kernel(ctx, "reply", 2, a);
+    JS_FreeValue(ctx, list);
+    return r;
+}
+
+/* js_kernel_host is __airlock_host(op, ...). The kernel calls it with its
+   own operations (op 0-8: see internal/engine), and a host function is it
+   bound to (9, id): the engine passes the arguments as they are. Arguments
+   that are not primitives go back to the kernel's callHost(id, list),
+   which encodes them. A JSON host function is it bound to (10, id): its
+   arguments cross as the JSON text of their list, and a synchronous
+   answer, JSON text, is parsed here. */
+static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    struct slot slots[MAX_SLOTS];
+    const char *strs[MAX_SLOTS];
+    JSValue ret, text = JS_UNDEFINED;
+    JSValueConst three[3];
+    int op = -1, i, r, reply, n = argc, json = 0;
+    (void)this_val;
+
+    if (argc > 0 && JS_VALUE_GET_TAG(argv[0]) == JS_TAG_INT)
+        op = JS_VALUE_GET_INT(argv[0]);
+    if ((op == 9 || op == 10) && argc < 2)
+        return JS_ThrowTypeError(ctx, "airlock: malformed host call");
+    if (op == 10) {
+        JSValue list = new_list(ctx, argc - 2, argv + 2);
+        if (JS_IsException(list))
+            return list;
+        text = JS_JSONStringify(ctx, list, JS_UNDEFINED, JS_UNDEFINED);
+        JS_FreeValue(ctx, list);
+        if (JS_IsException(text))
+            return text;
+        three[0] = JS_NewInt32(ctx, 0);
+        three[1] = argv[1];
+        three[2] = text;
+        argv = three;
+        n = 3;
+        json = 1;
+    } else if (op == 9) {
+        int plain = argc <= MAX_SLOTS;
+        for (i = 2; plain && i < argc; i++)
+            plain = is_primitive(argv[i]);
+        if (!plain) {
+            JSValueConst a[2];
+            JSValue list = new_list(ctx, argc - 2, argv + 2);
+            if (JS_IsException(list))
+                return list;
+            a[0] = argv[1];
+            a[1] = list;
+            ret = call_kernel(ctx, "callHost", 2, a);
+            JS_FreeValue(ctx, list);
+            return ret;
+        }
+    }
+    if (n > MAX_SLOTS) {
+        JS_FreeValue(ctx, text);
+        return JS_ThrowRangeError(ctx, "a host function takes at most %d arguments", MAX_SLOTS);
+    }
+    r = encode_args(ctx, n, argv, slots, strs);
+    if (r == 0) {
+        if (op == 9)
+            slots[0].u.num = 0; /* a call of host function argv[1] */
+        r = host_call(KERNEL_FN, slots, n);
+        if (r != 0) {
+            free_args(ctx, n, strs);
+            JS_FreeValue(ctx, text);
+            return JS_ThrowInternalError(ctx, "host call failed");
+        }
+    }
+    free_args(ctx, n, strs);
+    JS_FreeValue(ctx, text);
+    if (r < 0)
+        return JS_EXCEPTION;
+    if (qjs_ctl.soft || qjs_ctl.stop) {
+        /* the host stopped the program during the call (a step's budget
+           spent, a final answer given): it ends here, not at the next
+           interrupt check, thousands of operations later */
+        JS_ThrowInternalError(ctx, "interrupted");
+        JS_SetUncatchableException(ctx, 1);
+        return JS_EXCEPTION;
+    }
+    ret = take_answer(ctx, json, &reply);
+    if (reply && (op == 9 || op == 10))
+        return kernel_reply(ctx, ret, argv[1]);
+    return ret;
+}
+
+/* js_take_kernel is __airlock_kernel(k): it keeps the kernel and removes
+   itself. */
+static JSValue js_take_kernel(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    JSValue global;
+    (void)this_val;
+    if (argc < 1 || !JS_IsObject(argv[0]) || JS_IsObject(kernel))
+        return JS_ThrowTypeError(ctx, "airlock: bad kernel");
+    kernel = JS_DupValue(ctx, argv[0]);
+    global = JS_GetGlobalObject(ctx);
+    delete_global(ctx, global, "__airlock_kernel");
+    JS_FreeValue(ctx, global);
+    return JS_UNDEFINED;
+}
+
+/* qjs_kernel_hooks defines __airlock_host and __airlock_kernel for the
+   kernel's script, which the host runs next (see qjs_set_strip). Returns 0,
+   or -1. */
+EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
+{
+    JSValue global = JS_GetGlobalObject(ctx);
+    int err = 0;
+    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_host",
+                                     JS_NewCFunction(ctx, js_kernel_host, "host", 0),
+                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
+    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_kernel",
+                                     JS_NewCFunction(ctx, js_take_kernel, "kernel", 1),
+                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
+    JS_FreeValue(ctx, global);
+    return err ? -1 : 0;
+}
+
+/* qjs_set_strip sets what QuickJS keeps of the functions it compiles from
+   now on: flags 3 neither their source nor their debug information (the
+   kernel: no program can read its text through Function.prototype.toString,
+   and its frames show no position), 0 both (the default). */
+EXPORT(qjs_set_strip) void qjs_set_strip(JSContext *ctx, int32_t flags)
+{
+    JS_SetStripInfo(JS_GetRuntime(ctx), flags);
+}
+
+/* qjs_kernel_ready reports 0 if the kernel handed itself over, else -1. */
+EXPORT(qjs_kernel_ready) int32_t qjs_kernel_ready(JSContext *ctx)
+{
+    (void)ctx;
+    return JS_IsObject(kernel) ? 0 : -1;
+}
+
+/* decode_slots makes values of slots (host -> guest, as host calls answer). */
+static int decode_slots(JSContext *ctx, int n, struct slot *slots, JSValue *vals)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        struct slot *s = &slots[i];
+        const char *p = (const char *)(uintptr_t)s->u.ptr;
+        switch (s->tag) {
+        case TAG_NULL: vals[i] = JS_NULL; break;
+        case TAG_FALSE: vals[i] = JS_FALSE; break;
+        case TAG_TRUE: vals[i] = JS_TRUE; break;
+        case TAG_NUMBER: vals[i] = JS_NewFloat64(ctx, s->u.num); break;
+        case TAG_STRING: vals[i] = JS_NewStringLen(ctx, p, s->len); break;
+        case TAG_JSON: vals[i] = JS_ParseJSON(ctx, p, s->len, "<host>"); break;
+        default: vals[i] = JS_UNDEFINED;
+        }
+        if (JS_IsException(vals[i])) {
+            while (i-- > 0)
+                JS_FreeValue(ctx, vals[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* qjs_kernel_call calls the kernel's method name with argc arguments in
+   slots (strings and JSON in guest buffers the host allocated), and stores
+   the outcome as qjs_eval does. No job runs. */
+EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *method, struct slot *slots, int32_t argc)
+{
+    JSValue vals[MAX_SLOTS], r;
+    int i;
+    if (argc > MAX_SLOTS || decode_slots(ctx, argc, slots, vals) < 0) {
+        if (argc > MAX_SLOTS)
+            JS_ThrowRangeError(ctx, "too many arguments");
+        set_exception(ctx);
+        return qjs_ctl.res_status;
+    }
+    r = call_kernel(ctx, method, argc, vals);
+    for (i = 0; i < argc; i++)
+        JS_FreeValue(ctx, vals[i]);
+    if (JS_IsException(r)) {
+        set_exception(ctx);
+        return qjs_ctl.res_status;
+    }
+    set_value(ctx, r);
+    return qjs_ctl.res_status;
+}
+
+/* qjs_kernel_step evaluates a step of a session, src[0:len] (NUL after
+   it), as a global script named filename whose value is a function, and
+   hands the function to the kernel's exec, or what its compilation threw
+   to the kernel's compileFailed. Outcome as for qjs_kernel_call. */
+EXPORT(qjs_kernel_step) int32_t qjs_kernel_step(JSContext *ctx, const char *src, uint32_t len, const char *filename)
+{
+    JSValue fn = JS_Eval(ctx, src, len, filename, JS_EVAL_TYPE_GLOBAL), r;
+    if (JS_IsException(fn)) {
+        JSValue e = JS_GetException(ctx);
+        if (qjs_ctl.stop || qjs_ctl.soft) { /* interrupted, or out of memory */
+            JS_Throw(ctx, e);
+            set_exception(ctx);
+            return qjs_ctl.res_status;
+        }
+        r = call_kernel(ctx, "compileFailed", 1, (JSValueConst *)&e);
+        JS_FreeValue(ctx, e);
+    } else {
+        r = call_kernel(ctx, "exec", 1, (JSValueConst *)&fn);
+        JS_FreeValue(ctx, fn);
+    }
+    if (JS_IsException(r)) {
+        set_exception(ctx);
+        return qjs_ctl.res_status;
+    }
+    set_value(ctx, r);
+    return qjs_ctl.res_status;
+}
+
+/* qjs_drop_jobs drops every pending job: what a step of a session left
+   queued never runs, and its promises stay pending. */
+EXPORT(qjs_drop_jobs) void qjs_drop_jobs(JSContext *ctx) { JS_DropPendingJobs(JS_GetRuntime(ctx)); }
+
+/* The native globals module of a run: one export for each of the run's
+   globals, and last the bridged modules; evaluating it takes them from the
+   kernel's handOver() (which marks the run as started). The names are
+   those the host gave for the module loaded last, each ended by NUL. */
+static char *globals_names;
+static uint32_t globals_len;
+
+static int globals_init(JSContext *ctx, JSModuleDef *m)
+{
+    JSValue payload = call_kernel(ctx, "handOver", 0, NULL), globals;
+    uint32_t i = 0, off = 0, n = 0;
+    int r = 0;
+    if (JS_IsException(payload))
+        return -1;
+    globals = JS_GetPropertyUint32(ctx, payload, 0);
+    if (JS_IsException(globals)) {
+        JS_FreeValue(ctx, payload);
+        return -1;
+    }
+    for (off = 0; off < globals_len; off += (uint32_t)strlen(globals_names + off) + 1)
+        n++;
+    for (off = 0, i = 0; r == 0 && off < globals_len; off += (uint32_t)strlen(globals_names + off) + 1, i++) {
+        JSValue v = i + 1 < n ? JS_GetPropertyUint32(ctx, globals, i) : JS_GetPropertyUint32(ctx, payload, 1);
+        if (JS_IsException(v) || JS_SetModuleExport(ctx, m, globals_names + off, v) < 0)
+            r = -1;
+    }
+    JS_FreeValue(ctx, globals);
+    JS_FreeValue(ctx, payload);
+    return r;
+}
+
+static JSModuleDef *globals_module(JSContext *ctx, const char *name, char *names, uint32_t len)
+{
+    JSModuleDef *m = JS_NewCModule(ctx, name, globals_init);
+    uint32_t off;
+    if (globals_names)
+        js_free(ctx, globals_names);
+    globals_names = names;
+    globals_len = len;
+    if (!m)
+        return NULL;
+    for (off = 0; off < len; off += (uint32_t)strlen(names + off) + 1) {
+        if (JS_AddModuleExport(ctx, m, names + off) < 0)
+            return NULL;
+    }
+    return m;
 }

@@ -1,0 +1,176 @@
+package wasmvm
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+)
+
+// The kernel: a script evaluated once in a snapshot's VM (SnapshotOptions
+// Kernel) that hands an object of methods to the shim, which keeps it out
+// of every program's reach. The host calls its methods (KernelCall,
+// Step); it calls the host through its own host function (SetKernel).
+// internal/engine's bootstrap.js is the one kernel.
+
+// SetKernel sets the Go function that answers the kernel's host function.
+// Besides the Values of a HostFunc, it may answer KernelWire, KernelError
+// and KernelAsync. Reset clears it.
+func (s *Sandbox) SetKernel(fn HostFunc) { s.kernel = fn }
+
+// SetModuleHooks sets the functions that supply the modules a program
+// imports. Reset clears them.
+func (s *Sandbox) SetModuleHooks(h ModuleHooks) { s.modules = h }
+
+// KernelCall calls the kernel's method with args (primitives, strings and
+// JSON text). No job runs. Errors as for Eval.
+func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) (Result, error) {
+	if err := s.ready(ctx); err != nil {
+		return Result{}, err
+	}
+	if len(args) > MaxHostArgs {
+		return Result{}, errors.New("wasmvm: too many arguments")
+	}
+	// One guest buffer: the slots, the method's name and NUL, the texts.
+	n := len(args)*slotSize + len(method) + 1
+	for _, a := range args {
+		if a.Kind == String || a.Kind == JSON {
+			n += len(a.Text)
+		}
+	}
+	if uint64(n) > 1<<31 {
+		return Result{}, errors.New("wasmvm: arguments too large")
+	}
+	buf, err := s.malloc(ctx, uint32(n))
+	if err != nil {
+		return Result{}, err
+	}
+	b := make([]byte, n)
+	off := len(args) * slotSize
+	copy(b[off:], method)
+	off += len(method) + 1
+	for i, a := range args {
+		sl := b[i*slotSize:]
+		var tag uint32
+		switch a.Kind {
+		case Null:
+			tag = tagNull
+		case Bool:
+			tag = tagFalse
+			if a.Bool {
+				tag = tagTrue
+			}
+		case Number:
+			tag = tagNumber
+			binary.LittleEndian.PutUint64(sl[8:], math.Float64bits(a.Number))
+		case String, JSON:
+			tag = tagString
+			if a.Kind == JSON {
+				tag = tagJSON
+			}
+			binary.LittleEndian.PutUint32(sl[4:], uint32(len(a.Text)))
+			binary.LittleEndian.PutUint32(sl[8:], buf+uint32(off))
+			off += copy(b[off:], a.Text)
+		}
+		binary.LittleEndian.PutUint32(sl, tag)
+	}
+	s.mod.Memory().Write(buf, b)
+	st := s.stack[:]
+	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf)+uint64(len(args)*slotSize), uint64(buf), uint64(len(args))
+	return s.run(ctx, s.fKernelCall, buf)
+}
+
+// Step evaluates src, a global script named filename whose value is a
+// function, and hands the function to the kernel's exec (or what its
+// compilation threw to the kernel's compileFailed). No job runs.
+func (s *Sandbox) Step(ctx context.Context, src, filename string) (Result, error) {
+	if err := s.ready(ctx); err != nil {
+		return Result{}, err
+	}
+	n := uint64(len(src)) + uint64(len(filename)) + 2
+	if n > 1<<31 {
+		return Result{}, errors.New("wasmvm: source too large")
+	}
+	buf, err := s.malloc(ctx, uint32(n))
+	if err != nil {
+		return Result{}, err
+	}
+	mem := s.mod.Memory()
+	mem.WriteString(buf, src)
+	mem.WriteByte(buf+uint32(len(src)), 0)
+	mem.WriteString(buf+uint32(len(src))+1, filename)
+	mem.WriteByte(buf+uint32(n)-1, 0)
+	st := s.stack[:]
+	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
+	return s.run(ctx, s.fKernelStep, buf)
+}
+
+// DropJobs drops every pending job without running it.
+func (s *Sandbox) DropJobs(ctx context.Context) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	s.stack[0] = uint64(s.ctxPtr)
+	if err := s.fDropJobs.CallWithStack(ctx, s.stack[:]); err != nil {
+		return s.outcomeErr(ctx, err, "drop jobs")
+	}
+	return nil
+}
+
+// Interrupt stops the bytecode the sandbox runs, as Terminate does, but
+// the sandbox stays usable: QuickJS throws an uncatchable InternalError
+// ("interrupted") at its next interrupt check, and the Eval, KernelCall
+// or RunJobs in progress returns it as an *Exception. Native code is not
+// stopped. Safe from any goroutine; ClearInterrupt ends it.
+func (s *Sandbox) Interrupt() {
+	s.mu.Lock()
+	if s.stopWord != nil {
+		storeWord(s.mem.word(s.ctl+ctlSoft), 1)
+	}
+	s.mu.Unlock()
+}
+
+// ClearInterrupt lets bytecode run again after Interrupt.
+func (s *Sandbox) ClearInterrupt() {
+	s.mu.Lock()
+	if s.stopWord != nil {
+		storeWord(s.mem.word(s.ctl+ctlSoft), 0)
+	}
+	s.mu.Unlock()
+}
+
+// HeapPeak is the most bytes QuickJS's heap held since ResetHeapPeak.
+func (s *Sandbox) HeapPeak() uint64 {
+	v, _ := s.mod.Memory().ReadUint32Le(s.ctl + ctlHeapPeak)
+	return uint64(v)
+}
+
+// ResetHeapPeak starts HeapPeak again from the heap in use.
+func (s *Sandbox) ResetHeapPeak() {
+	mem := s.mod.Memory()
+	used, _ := mem.ReadUint32Le(s.ctl + ctlHeapUsed)
+	mem.WriteUint32Le(s.ctl+ctlHeapPeak, used)
+}
+
+// SetHeapLimit caps QuickJS's heap at n bytes, or at what the sandbox's
+// memory limit allows if that is less; it reports whether n fits.
+func (s *Sandbox) SetHeapLimit(n uint64) bool {
+	room := uint64(0)
+	if s.limit > s.snap.base+heapSlack {
+		room = s.limit - s.snap.base - heapSlack
+	}
+	s.mod.Memory().WriteUint32Le(s.ctl+ctlHeapLimit, uint32(min(n, room, 1<<32-1)))
+	return n <= room
+}
+
+// Discard marks the sandbox spent: Close does not keep its instance.
+func (s *Sandbox) Discard() { s.spent = true }
+
+// OutOfMemory reports whether the sandbox's out-of-memory mark is set: an
+// allocation was refused for its memory limit. It is set by the engine's
+// allocator, outside any program's reach, and stays set.
+func (s *Sandbox) OutOfMemory() bool {
+	v, _ := s.mod.Memory().ReadUint32Le(s.ctl + ctlOOM)
+	return v != 0
+}
+
