@@ -173,4 +173,3 @@ func (s *Sandbox) OutOfMemory() bool {
 	v, _ := s.mod.Memory().ReadUint32Le(s.ctl + ctlOOM)
 	return v != 0
 }
-
