@@ -136,3 +136,101 @@ func TestCodeAgentSystemPrompt_SignaturesAndExamples(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Registered functions appear with their signatures, not as name(): in the
+// code-mode prompt and in run_code's description, which a model that has
+// only run_code reads instead of a prompt. The signature is Document's, or
+// derived from the Go function's type.
+func TestPrompts_RegisteredFunctionSignatures(t *testing.T) {
+	it := agent.NewInterpreter(agent.Config{})
+	if err := agent.RegisterArtifacts(it, nil); err != nil {
+		t.Fatal(err)
+	}
+	type point struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(it.Register("slugify", func(s string) string { return s }))
+	must(it.Register("distance", func(ctx context.Context, a, b point) (float64, error) { return 0, nil }))
+	must(it.Register("sum", func(xs ...int) int { return 0 }))
+	must(it.Register("raw", airlock.JSONFunc(func(context.Context, json.RawMessage) (json.RawMessage, error) { return nil, nil })))
+	must(it.Register("fetchRate", airlock.Async(func(string) float64 { return 1 })))
+	must(it.Document(agent.Helper{Name: "fetchRate", Signature: "fetchRate(currency: string): number", Description: "Returns today's rate of a currency against the euro."}))
+	if err := it.Document(agent.Helper{Name: "x", Signature: "y(): void"}); err == nil {
+		t.Error("a signature of another name was accepted")
+	}
+	sigs := []string{
+		"storeArtifact(data: unknown, description?: string): string",
+		"getArtifact(id: string): unknown",
+		"slugify(arg1: string): string",
+		"distance(arg1: {\n  x: number;\n  y: number;\n}, arg2: {\n  x: number;\n  y: number;\n}): number",
+		"sum(...arg1: number[]): number",
+		"raw(...args: unknown[]): unknown",
+		"fetchRate(currency: string): number",
+	}
+	prompt := it.Prompt(toolbox(t, docTools()...), "")
+	desc := agent.RunCodeTool(it, toolbox(t, docTools()...), nil).Description
+	for _, sig := range sigs {
+		if !strings.Contains(prompt, "- `"+sig+"`") {
+			t.Errorf("code-mode prompt lacks %q:\n%s", sig, prompt)
+		}
+		if !strings.Contains(desc, "declare function "+sig+";") {
+			t.Errorf("run_code description lacks %q:\n%s", sig, desc)
+		}
+	}
+	for _, want := range []string{
+		"- `fetchRate(currency: string): number` — Returns today's rate of a currency against the euro.",
+	} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("code-mode prompt lacks %q", want)
+		}
+	}
+	// The tools, with their types, and the helpers.
+	for _, want := range []string{
+		"declare function crmSearchContacts(input: CrmSearchContactsInput): CrmSearchContactsOutput;",
+		"declare function parallel(calls: { tool: string; input?: unknown }[]): unknown[];",
+		"declare function toolSchema(toolId: string): object;",
+	} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("run_code description lacks %q:\n%s", want, desc)
+		}
+	}
+	if strings.Contains(desc, "declare function complete(") {
+		t.Error("run_code description declares complete(), which only code mode has")
+	}
+	// The declarations parse as TypeScript.
+	body := desc[strings.Index(desc, "```typescript\n")+len("```typescript\n"):]
+	assertTypeScript(t, body[:strings.Index(body, "```")])
+}
+
+// With more tools than fit in the bound, run_code's description lists them
+// compactly (toolSchema() gives their schemas) and still declares the
+// helpers and functions.
+func TestRunCodeDescription_ManyTools(t *testing.T) {
+	it := agent.NewInterpreter(agent.Config{})
+	if err := it.Register("slugify", func(s string) string { return s }); err != nil {
+		t.Fatal(err)
+	}
+	h := func(context.Context, json.RawMessage) (any, error) { return nil, nil }
+	var tools []agent.Tool
+	long := strings.Repeat("A long description of what this tool does. ", 20)
+	for i := range 60 {
+		tools = append(tools, agent.Tool{ID: "bulk.tool-" + string(rune('a'+i%26)) + strings.Repeat("x", i/26), Description: long, Handler: h})
+	}
+	desc := agent.RunCodeTool(it, toolbox(t, tools...), nil).Description
+	for _, want := range []string{"**bulk**: bulkToolA — A long description of what this tool does.", "toolSchema(toolId) gives a tool's input schema",
+		"declare function slugify(arg1: string): string;", "declare function parallel("} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("description lacks %q", want)
+		}
+	}
+	if strings.Contains(desc, "declare function bulkToolA(") || len(desc) > 40000 {
+		t.Errorf("the tools are declared in full (%d characters)", len(desc))
+	}
+}
