@@ -6,7 +6,10 @@ type DemoPydanticContactInput = {
   name: string;
   /** @default null */
   age?: number | null;
-  /** @default null */
+  /**
+   * A postal address.
+   * @default null
+   */
   address?: {
     street: string;
     city: string;
@@ -40,9 +43,9 @@ type DemoPydanticContactInput = {
    * lat, lon
    * @default null
    */
-  location?: [number, number, ...unknown[]] | null;
+  location?: [number, number] | null;
   /** @default null */
-  manager?: unknown /* Contact, recursive */ | null;
+  manager?: DemoPydanticContactInput | null;
 };
 
 /**
