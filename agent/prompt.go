@@ -82,11 +82,21 @@ func functionList(docs []Helper, names []string) string {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	var b strings.Builder
 	for _, h := range all {
-		fmt.Fprintf(&b, "- `%s`", h.Signature)
+		fmt.Fprintf(&b, "- `%s`", oneLine(h.Signature))
 		if d := firstSentence(h.Description); d != "" {
 			b.WriteString(" — " + d)
 		}
 		b.WriteString("\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// oneLine folds a multi-line signature (an object type's members) onto one
+// line, for a list item.
+func oneLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, " ")
 }

@@ -177,7 +177,7 @@ func TestPrompts_RegisteredFunctionSignatures(t *testing.T) {
 	prompt := it.Prompt(toolbox(t, docTools()...), "")
 	desc := agent.RunCodeTool(it, toolbox(t, docTools()...), nil).Description
 	for _, sig := range sigs {
-		if !strings.Contains(prompt, "- `"+sig+"`") {
+		if !strings.Contains(prompt, "- `"+oneLine(sig)+"`") {
 			t.Errorf("code-mode prompt lacks %q:\n%s", sig, prompt)
 		}
 		if !strings.Contains(desc, "declare function "+sig+";") {
@@ -186,6 +186,7 @@ func TestPrompts_RegisteredFunctionSignatures(t *testing.T) {
 	}
 	for _, want := range []string{
 		"- `fetchRate(currency: string): number` — Returns today's rate of a currency against the euro.",
+		"- `distance(arg1: { x: number; y: number; }, arg2: { x: number; y: number; }): number`",
 	} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("code-mode prompt lacks %q", want)
@@ -233,4 +234,13 @@ func TestRunCodeDescription_ManyTools(t *testing.T) {
 	if strings.Contains(desc, "declare function bulkToolA(") || len(desc) > 40000 {
 		t.Errorf("the tools are declared in full (%d characters)", len(desc))
 	}
+}
+
+// oneLine is a signature as code mode's prompt lists it, on one line.
+func oneLine(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, " ")
 }
