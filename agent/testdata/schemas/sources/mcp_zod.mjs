@@ -1,5 +1,7 @@
 // Writes the input schema of an MCP file-editing tool as the MCP
 // TypeScript SDK lists it (zod 3 + zod-to-json-schema, the SDK's path).
+// Usage: npm install --no-save zod@3 zod-to-json-schema@3
+//        node sources/mcp_zod.mjs > mcp_edit.json
 import { z } from "zod";
 import { zodToJsonSchema } from "zod-to-json-schema";
 const Edit = z.object({

@@ -1,6 +1,7 @@
 # Writes the JSON Schema pydantic gives a tool's input model: nested models
 # in $defs, Optional as anyOf with null, an Enum, Literals, a discriminated
-# union, a dict and a tuple.
+# union, a dict, a tuple and a recursive model.
+# Usage (pydantic 2.13): python3 sources/pydantic_models.py > pydantic_contact.json
 import json
 from enum import Enum
 from typing import Literal, Optional, Union, Annotated
