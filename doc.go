@@ -213,6 +213,7 @@
 // ([Executor.SendTools]) are read-only global functions, variables
 // ([Executor.SendVariables]) global copies of Go values, and final_answer(v)
 // ends a step with its answer. The host decides how a step ends, as for
-// Run. Errors are *[ExecutorError] with the contract's ERR_* codes;
-// [RenderCodeAgentPrompt] renders the agent's system prompt.
+// Run. Errors are *[ExecutorError] with the contract's ERR_* codes. The
+// agent's system prompt is in the agent package
+// ([github.com/airlockrun/airlock/agent.RenderCodeAgentPrompt]).
 package airlock

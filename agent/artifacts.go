@@ -234,5 +234,10 @@ func RegisterArtifacts(it *Interpreter, store ArtifactStore) error {
 			return err
 		}
 	}
+	for _, h := range ArtifactHelpers {
+		if err := it.Document(h); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -60,7 +60,7 @@ func (a *CodeAgent) SystemPrompt() (string, error) {
 	if a.Instructions != "" {
 		instructions += "\n\n" + a.Instructions
 	}
-	return airlock.RenderCodeAgentPrompt(airlock.PromptOptions{
+	return RenderCodeAgentPrompt(CodeAgentPromptOptions{
 		Tools:              toolDocs(a.Tools.Tools()),
 		AuthorizedImports:  a.Executor.AuthorizedImports,
 		CustomInstructions: instructions,
@@ -69,8 +69,8 @@ func (a *CodeAgent) SystemPrompt() (string, error) {
 
 // toolDocs describes tools for the executor's prompt: one input object,
 // typed from the schema.
-func toolDocs(tools []Tool) []airlock.ToolDoc {
-	docs := make([]airlock.ToolDoc, 0, len(tools))
+func toolDocs(tools []Tool) []ToolDoc {
+	docs := make([]ToolDoc, 0, len(tools))
 	for _, t := range tools {
 		in := t.InputSchema
 		if in == nil {
@@ -80,9 +80,9 @@ func toolDocs(tools []Tool) []airlock.ToolDoc {
 		if t.OutputSchema != nil {
 			returns = tsType(t.OutputSchema, "")
 		}
-		docs = append(docs, airlock.ToolDoc{
+		docs = append(docs, ToolDoc{
 			Name: FunctionName(t.ID), Description: t.Description, Returns: returns,
-			Params: []airlock.ToolParam{{Name: "input", Type: tsType(in, "")}},
+			Params: []ToolParam{{Name: "input", Type: tsType(in, "")}},
 		})
 	}
 	return docs

@@ -55,11 +55,22 @@
 // # Documentation for the model
 //
 // MarkdownDocs, TypeScriptDeclarations and ToolListing generate, from the
-// tools, API documentation, declarations and the compact grouped listing;
-// CodeModePrompt (Interpreter.Prompt) is the system prompt of code mode.
-// RunCodeTool is the interpreter.run-code tool, whose sandbox has the
-// conversation's tools, and FormatExecution its text for the model, values
-// shown as airlock.Inspect shows them (as Node's console.log would).
+// tools, API documentation, declarations and the compact grouped listing.
+// The declarations handle the forms of MCP and pydantic schemas: local
+// $refs (a recursive definition becomes a named type alias), allOf as an
+// intersection, tuples (prefixItems, draft-07 items arrays), index
+// signatures, OpenAPI's nullable, and format, default, bounds and pattern
+// as doc comments (SchemaFromJSON keeps a hand-written schema's property
+// order). CodeModePrompt (Interpreter.Prompt) is the system prompt of code
+// mode; registered functions appear in it with their signatures
+// (Interpreter.Document, or derived from the Go function's type:
+// FunctionDocs). RenderCodeAgentPrompt is the CodeAgent's (Appendix D's
+// text, its §14.3 examples, the tools' declarations). RunCodeTool is the
+// interpreter.run-code tool, whose sandbox has the conversation's tools and
+// whose description declares them, the functions and the helpers in
+// TypeScript, since a model that has only that tool reads nothing else;
+// FormatExecution is its text for the model, values shown as
+// airlock.Inspect shows them (as Node's console.log would).
 //
 // What goes back to a model is bounded: run_code's text by
 // Config.MaxOutput, a CodeAgent's observations by CodeAgent.MaxOutput, a

@@ -1,12 +1,16 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -151,16 +155,59 @@ func writeToolDecl(b *strings.Builder, t Tool) {
 }
 
 // writeTypeDecl declares a named type: an interface for an object with
-// properties, else a type alias.
+// properties, else a type alias; then a type alias for each definition
+// that refers to itself (a tree's node, pydantic's recursive models),
+// named after the type and the definition (DemoInputNode), so that the
+// recursion has a name the model can read. A first pass finds those
+// definitions, so that the second writes each by its name everywhere.
 func writeTypeDecl(b *strings.Builder, name string, s *jsonschema.Schema) {
-	if isObjectWithProperties(s) && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && len(s.AllOf) == 0 && s.Ref == "" {
-		writeDoc(b, "", s.Description)
-		g := &tsGen{root: s, active: map[string]bool{}}
-		fmt.Fprintf(b, "interface %s %s\n", name, g.object(s, ""))
-		return
+	first := newDeclGen(name, s, nil)
+	first.declare(io.Discard, name, s)
+	newDeclGen(name, s, first.names).declare(b, name, s)
+}
+
+// newDeclGen returns a generator for writeTypeDecl; named holds the
+// recursive references a first pass found.
+func newDeclGen(name string, s *jsonschema.Schema, named map[string]string) *tsGen {
+	g := &tsGen{root: s, active: map[string]bool{}, names: map[string]string{"#": name}, prefix: name, recursive: map[string]bool{}}
+	if s.Ref != "" && len(s.AnyOf)+len(s.OneOf)+len(s.AllOf) == 0 {
+		// The root is a reference (pydantic's recursive models): the
+		// definition is this type.
+		g.names[s.Ref] = name
 	}
-	writeDoc(b, "", s.Description)
-	fmt.Fprintf(b, "type %s = %s;\n", name, tsType(s, ""))
+	for ref := range named {
+		if _, ok := g.names[ref]; !ok {
+			g.recursive[ref] = true
+		}
+	}
+	return g
+}
+
+func (g *tsGen) declare(w io.Writer, name string, s *jsonschema.Schema) {
+	var b strings.Builder
+	writeDoc(&b, "", g.docOf(s))
+	switch {
+	case isObjectWithProperties(s) && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && len(s.AllOf) == 0 && s.Ref == "":
+		fmt.Fprintf(&b, "interface %s %s\n", name, g.object(s, ""))
+	case g.names[s.Ref] == name:
+		target, _ := g.resolve(s.Ref)
+		g.active[s.Ref] = true
+		fmt.Fprintf(&b, "type %s = %s;\n", name, g.typ(target, ""))
+		delete(g.active, s.Ref)
+	default:
+		fmt.Fprintf(&b, "type %s = %s;\n", name, g.typ(s, ""))
+	}
+	for len(g.pending) > 0 {
+		ref := g.pending[0]
+		g.pending = g.pending[1:]
+		target, _ := g.resolve(ref)
+		g.active[ref] = true
+		b.WriteString("\n")
+		writeDoc(&b, "", target.Description)
+		fmt.Fprintf(&b, "type %s = %s;\n", g.names[ref], g.typ(target, ""))
+		delete(g.active, ref)
+	}
+	io.WriteString(w, b.String())
 }
 
 func isObjectWithProperties(s *jsonschema.Schema) bool {
@@ -192,7 +239,8 @@ func writeDoc(b *strings.Builder, indent, text string) {
 
 var tsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
-// tsType is the TypeScript type of a schema, written at an indentation.
+// tsType is the TypeScript type of a schema, written at an indentation,
+// inline: a recursive reference is written unknown, with a comment.
 func tsType(s *jsonschema.Schema, indent string) string {
 	g := &tsGen{root: s, active: map[string]bool{}}
 	return g.typ(s, indent)
@@ -200,10 +248,18 @@ func tsType(s *jsonschema.Schema, indent string) string {
 
 // tsGen writes the TypeScript of one schema: root resolves its local
 // $refs, active holds the references being expanded (the cycle guard).
+// With names (writeTypeDecl), a reference met again inside its own
+// expansion is written as the name of a type alias declared after the
+// type (pending holds those still to declare); without, as unknown.
 type tsGen struct {
-	root   *jsonschema.Schema
-	active map[string]bool
-	depth  int // how deep typ is in the schema, bounded by maxTypeDepth
+	root      *jsonschema.Schema
+	active    map[string]bool
+	depth     int // how deep typ is in the schema, bounded by maxTypeDepth
+	nodes     int // how many schemas typ has written, bounded by maxTypeNodes
+	names     map[string]string
+	prefix    string
+	pending   []string
+	recursive map[string]bool // references to write by name from the start
 }
 
 // maxTypeDepth bounds how deeply typ writes a schema: a part nested deeper
@@ -212,6 +268,12 @@ type tsGen struct {
 // schema nested thousands of levels deep would grow with the cube of its
 // depth.
 const maxTypeDepth = 32
+
+// maxTypeNodes bounds how many schemas one type expands: past it, the
+// rest is written unknown. A definition that refers twice to one that
+// refers twice to another, and so on, expands to 2^depth copies; a
+// schema from elsewhere could make a declaration of gigabytes.
+const maxTypeNodes = 10000
 
 // maxRefDepth bounds how deep references expand, cycles aside.
 const maxRefDepth = 32
@@ -234,16 +296,82 @@ func (g *tsGen) resolve(ref string) (*jsonschema.Schema, string) {
 	return nil, ""
 }
 
+// nameOf is the name of the type alias of a recursive reference, which
+// writeTypeDecl declares after the type.
+func (g *tsGen) nameOf(ref, def string) string {
+	if n, ok := g.names[ref]; ok {
+		return n
+	}
+	n := g.prefix + pascal(def)
+	for taken := true; taken; {
+		taken = false
+		for _, other := range g.names {
+			if other == n {
+				n += "_"
+				taken = true
+				break
+			}
+		}
+	}
+	g.names[ref] = n
+	g.pending = append(g.pending, ref)
+	return n
+}
+
+// pascal makes a definition's name part of a TypeScript identifier.
+func pascal(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		switch {
+		case r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			if up {
+				r = unicode.ToUpper(r)
+			}
+			b.WriteRune(r)
+			up = false
+		default:
+			up = true
+		}
+	}
+	return b.String()
+}
+
+// isFalse reports whether a schema is false, which nothing fits.
+func isFalse(s *jsonschema.Schema) bool {
+	return s != nil && s.Not != nil && reflect.DeepEqual(*s.Not, jsonschema.Schema{}) &&
+		reflect.DeepEqual(*s, jsonschema.Schema{Not: s.Not})
+}
+
 func (g *tsGen) typ(s *jsonschema.Schema, indent string) string {
-	if s == nil || g.depth > maxTypeDepth {
+	if s == nil || g.depth > maxTypeDepth || g.nodes >= maxTypeNodes {
 		return "unknown"
 	}
+	if isFalse(s) {
+		return "never"
+	}
+	g.nodes++
 	g.depth++
 	defer func() { g.depth-- }()
+	t := g.typeOf(s, indent)
+	// OpenAPI 3.0's nullable, which tools converted from OpenAPI carry.
+	if n, _ := s.Extra["nullable"].(bool); n && t != "unknown" && t != "never" && t != "null" && !strings.HasSuffix(t, " | null") {
+		t += " | null"
+	}
+	return t
+}
+
+func (g *tsGen) typeOf(s *jsonschema.Schema, indent string) string {
 	if s.Ref != "" {
 		target, name := g.resolve(s.Ref)
 		if target == nil {
 			return "unknown"
+		}
+		if g.names != nil && s.Ref == "#" {
+			return g.names["#"]
+		}
+		if g.names != nil && (g.active[s.Ref] || g.recursive[s.Ref] || g.names[s.Ref] != "") {
+			return g.nameOf(s.Ref, name)
 		}
 		if g.active[s.Ref] || len(g.active) >= maxRefDepth {
 			return "unknown /* " + name + ", recursive */"
@@ -256,6 +384,8 @@ func (g *tsGen) typ(s *jsonschema.Schema, indent string) string {
 	switch {
 	case s.Const != nil:
 		t = literal(*s.Const)
+	case s.Enum != nil && len(s.Enum) == 0:
+		t = "never"
 	case len(s.Enum) > 0:
 		parts := make([]string, len(s.Enum))
 		for i, v := range s.Enum {
@@ -309,7 +439,7 @@ func (g *tsGen) base(s *jsonschema.Schema, indent string) string {
 		switch {
 		case len(s.Properties) > 0:
 			types = []string{"object"}
-		case len(s.PrefixItems) > 0 || s.Items != nil:
+		case len(s.PrefixItems) > 0 || s.Items != nil || len(s.ItemsArray) > 0:
 			types = []string{"array"}
 		default:
 			return "unknown"
@@ -337,18 +467,29 @@ func (g *tsGen) base(s *jsonschema.Schema, indent string) string {
 	return strings.Join(parts, " | ")
 }
 
-// array is an array type, or a tuple for prefixItems (closed when items is
-// false, else with the rest as items).
+// array is an array type, or a tuple for prefixItems (or draft-07's items
+// array): closed when the rest (items, or additionalItems) is false or
+// maxItems allows no more elements, else with the rest as its last
+// element; the elements past minItems, when it is given, are optional.
 func (g *tsGen) array(s *jsonschema.Schema, indent string) string {
-	if len(s.PrefixItems) == 0 {
-		return paren(g.typ(s.Items, indent)) + "[]"
+	prefix, rest := s.PrefixItems, s.Items
+	if len(prefix) == 0 && len(s.ItemsArray) > 0 {
+		prefix, rest = s.ItemsArray, s.AdditionalItems
 	}
-	parts := make([]string, 0, len(s.PrefixItems)+1)
-	for _, p := range s.PrefixItems {
-		parts = append(parts, g.typ(p, indent))
+	if len(prefix) == 0 {
+		return paren(g.typ(rest, indent)) + "[]"
 	}
-	if s.Items == nil || s.Items.Not == nil {
-		parts = append(parts, "..."+paren(g.typ(s.Items, indent))+"[]")
+	parts := make([]string, 0, len(prefix)+1)
+	for i, p := range prefix {
+		t := g.typ(p, indent)
+		if s.MinItems != nil && i >= *s.MinItems {
+			t = paren(t) + "?"
+		}
+		parts = append(parts, t)
+	}
+	closed := isFalse(rest) || (s.MaxItems != nil && *s.MaxItems <= len(prefix))
+	if !closed {
+		parts = append(parts, "..."+paren(g.typ(rest, indent))+"[]")
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
@@ -359,10 +500,10 @@ func (g *tsGen) array(s *jsonschema.Schema, indent string) string {
 func (g *tsGen) object(s *jsonschema.Schema, indent string) string {
 	ap := s.AdditionalProperties
 	if len(s.Properties) == 0 {
-		if ap != nil && ap.Not == nil {
+		if ap != nil && !isFalse(ap) {
 			return "Record<string, " + g.typ(ap, indent) + ">"
 		}
-		if ap != nil && ap.Not != nil {
+		if isFalse(ap) {
 			return "Record<string, never>"
 		}
 		return "Record<string, unknown>"
@@ -375,9 +516,11 @@ func (g *tsGen) object(s *jsonschema.Schema, indent string) string {
 	var b strings.Builder
 	b.WriteString("{\n")
 	inner := indent + "  "
+	var types []string
+	optional := false
 	for _, n := range names {
 		p := s.Properties[n]
-		writeDoc(&b, inner, schemaDoc(p))
+		writeDoc(&b, inner, g.schemaDoc(p))
 		key := n
 		if !tsIdent.MatchString(n) {
 			key = strconvQuote(n)
@@ -385,26 +528,82 @@ func (g *tsGen) object(s *jsonschema.Schema, indent string) string {
 		opt := "?"
 		if required[n] {
 			opt = ""
+		} else {
+			optional = true
 		}
-		fmt.Fprintf(&b, "%s%s%s: %s;\n", inner, key, opt, g.typ(p, inner))
+		t := g.typ(p, inner)
+		types = append(types, t)
+		fmt.Fprintf(&b, "%s%s%s: %s;\n", inner, key, opt, t)
 	}
-	if ap != nil && ap.Not == nil {
-		// Every property must fit the index signature, so it is unknown
-		// unless the named ones are all of its type.
-		fmt.Fprintf(&b, "%s[key: string]: unknown; // more properties: %s\n", inner, strings.ReplaceAll(g.typ(ap, inner), "\n", " "))
+	if ap != nil && !isFalse(ap) {
+		// Every property must fit the index signature: it has the
+		// additional properties' type when the named ones all have it,
+		// else it is unknown and a comment gives the type.
+		// An optional property is undefined when absent, which the
+		// index signature must then allow (under strictNullChecks).
+		at := g.typ(ap, inner)
+		fits := true
+		for _, t := range types {
+			fits = fits && t == at
+		}
+		switch {
+		case at == "unknown":
+			fmt.Fprintf(&b, "%s[key: string]: unknown;\n", inner)
+		case fits && optional:
+			fmt.Fprintf(&b, "%s[key: string]: %s | undefined;\n", inner, at)
+		case fits:
+			fmt.Fprintf(&b, "%s[key: string]: %s;\n", inner, at)
+		default:
+			fmt.Fprintf(&b, "%s[key: string]: unknown; // more properties: %s\n", inner, strings.ReplaceAll(at, "\n", " "))
+		}
 	}
 	b.WriteString(indent + "}")
 	return b.String()
 }
 
-// schemaDoc is a property's doc comment: its description, then its
-// format, default, bounds and pattern, as JSDoc tags.
-func schemaDoc(p *jsonschema.Schema) string {
+// docOf is a schema's description, or, for a reference without one (a
+// property whose type is a pydantic model, Optional or not), the
+// description of the definition it refers to.
+func (g *tsGen) docOf(p *jsonschema.Schema) string {
+	if d := strings.TrimSpace(p.Description); d != "" {
+		return d
+	}
+	ref := p.Ref
+	if ref == "" {
+		var refs []string
+		for _, list := range [][]*jsonschema.Schema{p.AnyOf, p.OneOf, p.AllOf} {
+			for _, a := range list {
+				switch {
+				case a.Ref != "":
+					refs = append(refs, a.Ref)
+				case a.Type != "null":
+					return ""
+				}
+			}
+		}
+		if len(refs) != 1 {
+			return ""
+		}
+		ref = refs[0]
+	}
+	if ref == "#" {
+		return ""
+	}
+	if target, _ := g.resolve(ref); target != nil {
+		return strings.TrimSpace(target.Description)
+	}
+	return ""
+}
+
+// schemaDoc is a property's doc comment: its description (or its
+// definition's), then its format, default, bounds and pattern, as JSDoc
+// tags.
+func (g *tsGen) schemaDoc(p *jsonschema.Schema) string {
 	if p == nil {
 		return ""
 	}
 	lines := []string{}
-	if d := strings.TrimSpace(p.Description); d != "" {
+	if d := g.docOf(p); d != "" {
 		lines = append(lines, d)
 	}
 	tag := func(name string, v any) { lines = append(lines, fmt.Sprintf("@%s %v", name, v)) }
@@ -430,8 +629,18 @@ func schemaDoc(p *jsonschema.Schema) string {
 	}
 	count("minLength", p.MinLength)
 	count("maxLength", p.MaxLength)
-	count("minItems", p.MinItems)
-	count("maxItems", p.MaxItems)
+	// A tuple's type says how many elements it has, unless the bounds
+	// say more than its elements do.
+	tuple := len(p.PrefixItems)
+	if tuple == 0 {
+		tuple = len(p.ItemsArray)
+	}
+	if tuple == 0 || p.MinItems == nil || *p.MinItems > tuple {
+		count("minItems", p.MinItems)
+	}
+	if tuple == 0 || p.MaxItems == nil || *p.MaxItems != tuple {
+		count("maxItems", p.MaxItems)
+	}
 	if p.Pattern != "" {
 		tag("pattern", p.Pattern)
 	}
@@ -459,18 +668,20 @@ func propertyOrder(s *jsonschema.Schema) []string {
 	return append(names, rest...)
 }
 
+// literal is a JSON value as a TypeScript literal type: JSON, without
+// encoding/json's escapes of <, > and & (which a model would read as
+// written).
 func literal(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return "unknown"
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func strconvQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+func strconvQuote(s string) string { return literal(s) }
 
 // MarkdownDocs is the API documentation of the sandbox's functions for the
 // model, as seed 003 writes it: per function its signature, JSON Schema,

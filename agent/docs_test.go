@@ -85,7 +85,13 @@ func TestGolden_TypeScript(t *testing.T) {
 
 // The declarations are TypeScript: esbuild parses them without an error.
 func TestTypeScriptDeclarationsParse(t *testing.T) {
-	decls := agent.TypeScriptDeclarations(append(docTools(), agent.ArtifactTools(nil)...), append(agent.Helpers, agent.ArtifactHelpers...)...)
+	assertTypeScript(t, agent.TypeScriptDeclarations(append(docTools(), agent.ArtifactTools(nil)...), append(agent.Helpers, agent.ArtifactHelpers...)...))
+}
+
+// assertTypeScript fails unless esbuild parses decls as TypeScript
+// declarations that compile to no code.
+func assertTypeScript(t *testing.T, decls string) {
+	t.Helper()
 	res := api.Transform(decls, api.TransformOptions{Loader: api.LoaderTS})
 	for _, m := range res.Errors {
 		line := ""

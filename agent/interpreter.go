@@ -55,13 +55,14 @@ type Interpreter struct {
 	cfg       Config
 	mu        sync.RWMutex
 	functions map[string]any
+	docs      map[string]Helper // Document's, by name
 	modules   map[string]airlock.Module
 	sources   map[string]string
 }
 
 // NewInterpreter returns an interpreter with nothing registered.
 func NewInterpreter(cfg Config) *Interpreter {
-	return &Interpreter{cfg: cfg, functions: map[string]any{}, modules: map[string]airlock.Module{}, sources: map[string]string{}}
+	return &Interpreter{cfg: cfg, functions: map[string]any{}, docs: map[string]Helper{}, modules: map[string]airlock.Module{}, sources: map[string]string{}}
 }
 
 // helperNames are the globals of code mode; nothing registered may take them.
@@ -171,6 +172,9 @@ func (it *Interpreter) Clone() *Interpreter {
 	c := NewInterpreter(it.cfg)
 	for k, v := range it.functions {
 		c.functions[k] = v
+	}
+	for k, v := range it.docs {
+		c.docs[k] = v
 	}
 	for k, v := range it.modules {
 		c.modules[k] = v

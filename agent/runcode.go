@@ -90,23 +90,46 @@ func timeoutOf(it *Interpreter) time.Duration {
 	return DefaultTimeout
 }
 
+// runCodeDocsLimit bounds the TypeScript declarations in run_code's
+// description, in characters: with more tools than fit, the description
+// lists them compactly and the code reads a tool's schema with
+// toolSchema().
+const runCodeDocsLimit = 30000
+
+// runCodeHelpers are the helpers run_code's description declares: those
+// of Helpers that make sense in a tool call (complete, output and done end
+// a code-mode turn).
+var runCodeHelpers = map[string]bool{"parallel": true, "llm": true, "llmJson": true, "toolSchema": true, "log": true, "store": true, "recall": true}
+
 // runCodeDescription is the tool's description: what it does and what the
-// code can call.
+// code can call, declared in TypeScript (the tools with their input and
+// output types, the registered functions and the helpers with their
+// signatures), since a model that has only this tool sees nothing else.
 func runCodeDescription(it *Interpreter, tools *Toolbox) string {
 	var b strings.Builder
 	b.WriteString("Run JavaScript in an isolated sandbox (no network, files or timers) and get its result and console output. ")
 	b.WriteString("Use it to call several tools in one step (parallel() runs them concurrently), or to process or compute over data.\n")
-	b.WriteString("\nHelpers: parallel([{tool, input}]), llm(prompt), llmJson(prompt), toolSchema(toolId), log(), store(key, value), recall(key).\n")
-	if fns := it.FunctionNames(); len(fns) > 0 {
-		fmt.Fprintf(&b, "Functions: %s().\n", strings.Join(fns, "(), "))
-	}
-	if l := ToolListing(tools.Tools()); l != "" {
-		b.WriteString("Tools, as camelCase functions taking one input object:\n")
-		b.WriteString(l)
-	}
 	if mods := it.ModuleNames(); len(mods) > 0 {
 		fmt.Fprintf(&b, "Modules you may import: %s.\n", strings.Join(mods, ", "))
 	}
+	var helpers []Helper
+	for _, h := range Helpers {
+		if runCodeHelpers[h.Name] {
+			helpers = append(helpers, h)
+		}
+	}
+	helpers = append(helpers, it.FunctionDocs()...)
+	decls := TypeScriptDeclarations(tools.Tools(), helpers...)
+	if len(decls) <= runCodeDocsLimit {
+		b.WriteString("\nThe code can call these functions, tools by their camelCase names with one input object:\n```typescript\n")
+		b.WriteString(decls)
+		b.WriteString("```")
+		return b.String()
+	}
+	b.WriteString("\nThe code can call these functions:\n```typescript\n")
+	b.WriteString(TypeScriptDeclarations(nil, helpers...))
+	b.WriteString("```\nTools, as camelCase functions taking one input object (toolSchema(toolId) gives a tool's input schema):\n")
+	b.WriteString(ToolListing(tools.Tools()))
 	return strings.TrimRight(b.String(), "\n")
 }
 

@@ -7,7 +7,7 @@ interface DemoFormsInput {
   row?: [string, ...number[]];
   labels?: {
     color?: string;
-    [key: string]: unknown; // more properties: string
+    [key: string]: string | undefined;
   };
   both?: {
     a?: string;

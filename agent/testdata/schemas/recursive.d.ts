@@ -2,11 +2,13 @@
 // directly; `await` works too.
 
 interface DemoRecursiveInput {
-  tree: {
-    value: number;
-    children?: unknown /* Node, recursive */[];
-  };
+  tree: DemoRecursiveInputNode;
 }
+
+type DemoRecursiveInputNode = {
+  value: number;
+  children?: DemoRecursiveInputNode[];
+};
 
 /**
  * A tool.

@@ -1,4 +1,4 @@
-package airlock
+package agent
 
 import (
 	_ "embed"
@@ -8,17 +8,32 @@ import (
 )
 
 // CodeAgentPromptTemplate is the system prompt of a JavaScript code agent
-// that runs its steps on an [Executor], as a text/template. Its fields are
-// the placeholders of the prompt's contract: code_block_opening_tag,
-// code_block_closing_tag, tools_prompt, authorized_imports and
-// custom_instructions (the block with it is left out when it is empty).
+// that runs its steps on an [airlock.Executor] (seed 001, Appendix D §14.2),
+// as a text/template. Its fields are the placeholders of the prompt's
+// contract: code_block_opening_tag, code_block_closing_tag, tools_prompt,
+// authorized_imports and custom_instructions (the block with it is left out
+// when it is empty), and examples (likewise).
 //
 //go:embed prompt_codeagent.tmpl
 var CodeAgentPromptTemplate string
 
-var codeAgentPrompt = template.Must(template.New("codeagent").Option("missingkey=error").Parse(CodeAgentPromptTemplate))
+// CodeAgentExamples are the worked examples of the code agent's prompt,
+// Appendix D §14.3 of seed 001, as a text/template with the code block
+// delimiters as its fields (code_block_opening_tag,
+// code_block_closing_tag). Their tools are notional, and the prompt says
+// so.
+//
+//go:embed prompt_codeagent_examples.tmpl
+var CodeAgentExamples string
 
-// ToolDoc describes a tool for the system prompt.
+var (
+	codeAgentPrompt   = template.Must(template.New("codeagent").Option("missingkey=error").Parse(CodeAgentPromptTemplate))
+	codeAgentExamples = template.Must(template.New("examples").Option("missingkey=error").Parse(CodeAgentExamples))
+)
+
+// ToolDoc describes a function for the code agent's system prompt, with
+// positional parameters. CodeAgent describes each tool as one function of
+// one input object, typed from its schema.
 type ToolDoc struct {
 	Name        string
 	Description string
@@ -35,18 +50,26 @@ type ToolParam struct {
 	Optional                bool
 }
 
-// PromptOptions fill the system prompt.
-type PromptOptions struct {
+// CodeAgentPromptOptions fill the code agent's system prompt.
+type CodeAgentPromptOptions struct {
 	// The code block delimiters; "```js" and "```" by default.
 	CodeBlockOpeningTag, CodeBlockClosingTag string
-	Tools                                    []ToolDoc
-	AuthorizedImports                        []string
-	CustomInstructions                       string
+	// Tools are declared in the prompt, final_answer after them.
+	Tools []ToolDoc
+	// AuthorizedImports are the modules code may import; none means the
+	// prompt forbids imports.
+	AuthorizedImports []string
+	// CustomInstructions are added before "Now Begin!".
+	CustomInstructions string
+	// NoExamples leaves out the worked examples (CodeAgentExamples),
+	// which the prompt has by default.
+	NoExamples bool
 }
 
 // RenderCodeAgentPrompt renders the system prompt of a JavaScript code
-// agent for its tools. final_answer is always listed.
-func RenderCodeAgentPrompt(o PromptOptions) (string, error) {
+// agent for its tools: Appendix D's text with its examples and the tools'
+// declarations. final_answer is always listed.
+func RenderCodeAgentPrompt(o CodeAgentPromptOptions) (string, error) {
 	if o.CodeBlockOpeningTag == "" {
 		o.CodeBlockOpeningTag = "```js"
 	}
@@ -61,10 +84,21 @@ func RenderCodeAgentPrompt(o PromptOptions) (string, error) {
 		}
 		imports = strings.Join(q, ", ")
 	}
+	tags := map[string]string{
+		"code_block_opening_tag": o.CodeBlockOpeningTag,
+		"code_block_closing_tag": o.CodeBlockClosingTag,
+	}
+	var examples strings.Builder
+	if !o.NoExamples {
+		if err := codeAgentExamples.Execute(&examples, tags); err != nil {
+			return "", err
+		}
+	}
 	var b strings.Builder
 	err := codeAgentPrompt.Execute(&b, map[string]string{
 		"code_block_opening_tag": o.CodeBlockOpeningTag,
 		"code_block_closing_tag": o.CodeBlockClosingTag,
+		"examples":               strings.TrimSpace(examples.String()),
 		"tools_prompt":           ToolsPrompt(o.Tools),
 		"authorized_imports":     imports,
 		"custom_instructions":    o.CustomInstructions,
