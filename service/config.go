@@ -120,9 +120,11 @@ type Config struct {
 	WorkspaceQuotaBytes int64
 	WorkspaceMaxEntries int
 	// Workers is how many worker processes run javascript and typescript
-	// (airlock.RuntimeConfig.Workers): a fatal error in the engine kills a
-	// worker, not the server. Default 2; negative runs them in the server's
-	// process.
+	// (airlock.RuntimeConfig.Workers), so that a fault the engine's own
+	// instance does not contain (a bug in the wasm compiler or in the host's
+	// Go code) kills a worker, not the server. Default 0 (and negative): in
+	// the server's process, where the engine contains stops, memory and
+	// faults itself.
 	Workers int
 }
 
@@ -212,9 +214,6 @@ func (c *Config) defaults() {
 	}
 	if c.MaxCallsInFlight <= 0 {
 		c.MaxCallsInFlight = 8
-	}
-	if c.Workers == 0 {
-		c.Workers = 2
 	}
 	if c.Workspace == "" {
 		c.Workspace = os.TempDir() + "/airlock-sandbox"

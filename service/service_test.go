@@ -29,7 +29,7 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	var d Config
 	d.defaults()
-	if d.Addr != "127.0.0.1:9000" || d.MaxRequestBytes != 32<<20 || d.MaxCallsInFlight != 8 || d.Workers != 2 || d.JSMaxOutput != 32<<10 || d.MaxConcurrent != 4 || d.SessionTTL != time.Hour || d.MaxOutput != 512<<10 || d.MaxFileBytes != 10<<20 ||
+	if d.Addr != "127.0.0.1:9000" || d.MaxRequestBytes != 32<<20 || d.MaxCallsInFlight != 8 || d.Workers != 0 || d.JSMaxOutput != 32<<10 || d.MaxConcurrent != 4 || d.SessionTTL != time.Hour || d.MaxOutput != 512<<10 || d.MaxFileBytes != 10<<20 ||
 		d.WorkspaceQuotaBytes != 1<<30 || d.WorkspaceMaxEntries != 10000 {
 		t.Fatalf("defaults: %+v", d)
 	}

@@ -44,7 +44,7 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	durationFlag(fs, "install-timeout", d.InstallTimeout, "bound on one package install")
 	fs.String("pip-index-url", d.PipIndexURL, "PEP 503 index pip installs from with --allow-install; default pip's own configuration ($SANDBOX_PIP_INDEX_URL)")
 	fs.Bool("jail-proc", d.JailProc, "mount /proc in the python/node jail; its mount tables then show the workspace's host path ($SANDBOX_JAIL_PROC)")
-	fs.Int("workers", d.Workers, "worker processes for javascript and typescript; -1 runs them in the server's process")
+	fs.Int("workers", d.Workers, "worker processes for javascript and typescript (default 0: in the server's process)")
 	fs.Int("jail-uid", d.JailUID, "the unprivileged user (and group) the jail runs as when the server is root")
 	fs.Bool("insecure-no-bwrap", false, "run python and node WITHOUT bubblewrap (the code can then read the machine and use the network)")
 	return fs
