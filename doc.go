@@ -203,6 +203,13 @@
 // its [Status], and for any status but success a [*ScriptError] with the
 // name, message, stack, specifier and position.
 //
+// The engine's messages are worded as Node's (V8's), since the code it runs
+// was learned from Node and is fixed from what it prints: "Cannot read
+// properties of undefined (reading 'length')", "obj.method is not a
+// function", "x is not defined", "Unexpected token ')'", JSON.parse errors
+// with their position. Error.captureStackTrace and Error.stackTraceLimit
+// work as in Node.
+//
 // # The executor
 //
 // [Executor] keeps one sandbox alive across the steps of a code agent. A

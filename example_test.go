@@ -53,7 +53,7 @@ func ExampleScriptError() {
 	ex, _ := airlock.Run(context.Background(), "const a = 1;\nnull.x;", airlock.Options{Filename: "agent.ts"})
 	e := ex.Wait().Error
 	fmt.Printf("%s at %s:%d\n", e.Error(), e.Filename, e.Line)
-	// Output: TypeError: cannot read property 'x' of null at agent.ts:2
+	// Output: TypeError: Cannot read properties of null (reading 'x') at agent.ts:2
 }
 
 // The README's executor example: a step that calls a tool and answers.

@@ -136,7 +136,9 @@ func orEmpty(a []any) []any {
 type ScriptError struct {
 	Name    string `json:"name"`
 	Message string `json:"message"`
-	// Stack holds the sandbox's frames only, one "    at ..." line each.
+	// Stack holds the sandbox's frames only, one "    at ..." line each:
+	// the innermost Error.stackTraceLimit of them (10, as in Node, unless
+	// the program sets it).
 	Stack string `json:"stack,omitempty"`
 	// Specifier is the module specifier that failed to link.
 	Specifier string `json:"specifier,omitempty"`

@@ -289,7 +289,7 @@ func TestDefaultTimeout(t *testing.T) {
 func TestErrorContext(t *testing.T) {
 	it := agent.NewInterpreter(agent.Config{})
 	e := execute(t, it, "const a = 1;\n\nconst x = weather.getWeather();\n", agent.ExecuteOptions{})
-	if e.Error != "ReferenceError: 'weather' is not defined" || e.Line != 3 || e.Column != 11 || e.Context != "const x = weather.getWeather();" {
+	if e.Error != "ReferenceError: weather is not defined" || e.Line != 3 || e.Column != 11 || e.Context != "const x = weather.getWeather();" {
 		b, _ := json.Marshal(e)
 		t.Fatalf("execution = %s", b)
 	}

@@ -94,7 +94,7 @@ func TestCodeAgent_ErrorThenFix(t *testing.T) {
 		t.Fatalf("transcript = %+v", tr)
 	}
 	obs := s.lastMessage(1)
-	for _, want := range []string{"Execution logs:\nsum\n", "ERR_RUNTIME_EXCEPTION", "'missing' is not defined", "at line 3, column", "const total = rows.reduce((a, b) => a + b) + missing;"} {
+	for _, want := range []string{"Execution logs:\nsum\n", "ERR_RUNTIME_EXCEPTION", "missing is not defined", "at line 3, column", "const total = rows.reduce((a, b) => a + b) + missing;"} {
 		if !strings.Contains(obs, want) {
 			t.Errorf("observation lacks %q:\n%s", want, obs)
 		}

@@ -113,7 +113,7 @@ func TestRepl(t *testing.T) {
 	for _, want := range []string{
 		"b is 21\n", "> 42\n",
 		"ERR_MAX_OPS_EXCEEDED: Max operations exceeded (100)",
-		"ERR_RUNTIME_EXCEPTION: Runtime exception: ReferenceError: 'nope' is not defined\n  at line 1, column 1",
+		"ERR_RUNTIME_EXCEPTION: Runtime exception: ReferenceError: nope is not defined\n  at line 1, column 1",
 		"final answer: { a: 20, b: 21 }",
 		"ERR_IMPORT_NOT_ALLOWED: Import not allowed: y",
 		"ERR_EXEC_TIMEOUT: Execution timed out after 200ms\nthe sandbox was reset: its state is lost",

@@ -291,12 +291,43 @@ func (g *Graph) Load(name string) (string, error) {
 // the transform could drop (an import used only as a type) where plain
 // JavaScript keeps it. Every source module imports the globals module in
 // its prologue, so a module that parsed has had an import resolved.
+//
+// It also returns "" when the transform fails where JavaScript fails too
+// (esbuild, reading the source as JavaScript, stops at the same place with
+// the same message): the error is one of JavaScript, and the engine's own
+// message for it stands, which is worded as Node's.
 func (g *Graph) Fallback(name string) (string, error) {
 	f, ok := g.files[name]
 	if !ok || f.Lang != TypeScript || f.transformed || f.parsed {
 		return "", nil
 	}
+	if lf := transformFailure(f); lf != nil && failsAsJS(f, lf) {
+		return "", nil
+	}
 	return g.transformed(f)
+}
+
+// transformFailure is why the TypeScript transform of f fails, or nil.
+func transformFailure(f *File) *LinkFailure {
+	_, _, lf := transform(f)
+	return lf
+}
+
+// failsAsJS reports whether esbuild, reading f as JavaScript, fails with
+// the same message at the same place as the TypeScript transform did (lf).
+func failsAsJS(f *File, lf *LinkFailure) bool {
+	r := api.Transform(strings.ToValidUTF8(f.Source, "\uFFFD"), api.TransformOptions{
+		Loader:   api.LoaderJS,
+		Format:   api.FormatESModule,
+		Target:   api.ESNext,
+		LogLevel: api.LogLevelSilent,
+	})
+	if len(r.Errors) == 0 {
+		return false
+	}
+	m := r.Errors[0]
+	return m.Text == lf.Message && m.Location != nil &&
+		m.Location.Line == lf.Line && m.Location.Column+1 == lf.Col
 }
 
 // transformed is the module's source with its types erased, and its prologue.
