@@ -235,17 +235,18 @@ func BenchmarkIdleSandboxMemory(b *testing.B) {
 	measure := func(b *testing.B, create func() func()) {
 		for i := 0; i < b.N; i++ {
 			runtime.GC()
-			before := rss()
+			before, beforePSS := rss(), pss()
 			closers := make([]func(), n)
 			for j := range closers {
 				closers[j] = create()
 			}
 			runtime.GC()
-			after := rss()
+			after, afterPSS := rss(), pss()
 			for _, c := range closers {
 				c()
 			}
-			b.ReportMetric(float64(after-before)/n/1024, "KiB/sandbox")
+			b.ReportMetric(float64(after-before)/n/1024, "KiB-RSS/sandbox")
+			b.ReportMetric(float64(afterPSS-beforePSS)/n/1024, "KiB-PSS/sandbox")
 		}
 	}
 	b.Run("raw-floor", func(b *testing.B) {
@@ -264,6 +265,40 @@ func BenchmarkIdleSandboxMemory(b *testing.B) {
 			return vm.Close
 		})
 	})
+	// An executor that ran one step and waits for the next: its session
+	// holds the sandbox.
+	b.Run("executor", func(b *testing.B) {
+		measure(b, func() func() {
+			ex, err := airlock.NewExecutor(airlock.ExecutorOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := ex.Init(ctx); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := ex.Run(ctx, "return 1 + 2"); err != nil {
+				b.Fatal(err)
+			}
+			return func() { ex.Cleanup(ctx) }
+		})
+	})
+}
+
+// pss returns the proportional set size of the process in bytes: shared
+// pages (a snapshot's image) count divided among those that map them.
+func pss() int64 {
+	b, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pss:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
 }
 
 // rss returns the resident set size of the process in bytes.
