@@ -270,13 +270,22 @@ type step struct {
 	// a synchronous tool call holds the VM returns at once.
 	inCall  atomic.Bool
 	stopped atomic.Bool
-	vm      atomic.Pointer[engine.VM]
-	job     atomic.Pointer[engine.Job]
+	// terminal is set once the step must stop for good (its time, its
+	// context), whatever stopped it first.
+	terminal atomic.Bool
+	vm       atomic.Pointer[engine.VM]
+	job      atomic.Pointer[engine.Job]
 }
 
 // halt stops the step for a reason, once, and keeps interrupting the VM
 // until it has stopped.
 func (st *step) halt(r stopReason, cause error) {
+	if r == stopTimeout || r == stopContext {
+		// Also after a final answer or a spent budget stopped the step:
+		// those stop its bytecode only, and a native call in flight
+		// then runs on until the time stops it for good.
+		st.terminal.Store(true)
+	}
 	st.stopOnce.Do(func() {
 		st.reason, st.cause = r, cause
 		st.stopped.Store(true)
@@ -286,7 +295,7 @@ func (st *step) halt(r stopReason, cause error) {
 			defer t.Stop()
 			for {
 				if vm, j := st.vm.Load(), st.job.Load(); vm != nil && j != nil {
-					vm.InterruptJob(j, r == stopTimeout || r == stopContext)
+					vm.InterruptJob(j, st.terminal.Load())
 				}
 				select {
 				case <-st.ended:

@@ -515,7 +515,9 @@
     const n = args.length;
     let raw = true;
     for (let i = 0; i < n; i++) if (!isRaw(args[i])) { raw = false; break; }
-    if (!raw) {
+    // The host function takes 16 arguments at most, two of them (0, id):
+    // more primitives cross encoded, as other values do.
+    if (!raw || n > 14) {
       let text;
       try { text = encode(args, SetHas(shownFunctions, id)); } catch (e) { throw hostError(e, id); }
       return reply(host(1, id, text), id);

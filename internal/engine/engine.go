@@ -211,7 +211,10 @@ func (v *VM) host(_ context.Context, args []wasmvm.Value) (r wasmvm.Value, err e
 	returned := false
 	defer func() {
 		if !returned {
-			v.abandoned = true
+			if p := recover(); p != nil {
+				panic(p) // a panic: wasmvm recovers it as a fault of the sandbox
+			}
+			v.abandoned = true // runtime.Goexit: the goroutine ends under the engine
 		}
 	}()
 	r, err = v.dispatch(args)
@@ -277,6 +280,7 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 			return undefined, errBadDispatch
 		}
 		j.outcome = &Outcome{Kind: OK, Value: rawOf(args[2]), Wire: num(1) == 1}
+		v.settled()
 		return undefined, nil
 	case 3: // failed: phase, name, message, stack, fileName, line, column[, host function]
 		if len(args) < 8 {
@@ -297,6 +301,7 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 			}
 		}
 		j.outcome = o
+		v.settled()
 		return undefined, nil
 	case 6: // console: level, wire text of the arguments
 		if len(args) == 3 && j.Log != nil {
@@ -316,6 +321,13 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 	}
 	return undefined, errBadDispatch
 }
+
+// settled stops the job queue once the outcome is known: the program's
+// other work (a loop of microtasks that never ends) must not hold the
+// result back. The bytecode stops with an uncatchable error at once (the
+// shim throws it as this host call returns); a session's next step clears
+// the interrupt.
+func (v *VM) settled() { v.sb.Interrupt() }
 
 // rawOf converts a primitive from the kernel.
 func rawOf(a wasmvm.Value) any {

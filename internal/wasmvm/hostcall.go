@@ -239,8 +239,10 @@ func normalizeModule(ctx context.Context, m api.Module, stack []uint64) {
 	stack[0] = status
 }
 
-// normalizeName is QuickJS's default rule: a specifier starting with "."
-// is resolved against the directory of base; any other is taken as it is.
+// normalizeName is QuickJS's default rule (js_default_module_normalize_name):
+// a specifier starting with "." is resolved against the directory of base,
+// its leading "./" and "../" only, a "../" stopping at a directory named
+// "." or ".."; any other is taken as it is.
 func normalizeName(base, name string) string {
 	if !strings.HasPrefix(name, ".") {
 		return name
@@ -249,29 +251,30 @@ func normalizeName(base, name string) string {
 	if i := strings.LastIndexByte(base, '/'); i >= 0 {
 		dir = base[:i]
 	}
-	r := dir
-	for rest := name; ; {
-		switch {
-		case strings.HasPrefix(rest, "./"):
-			rest = rest[2:]
-			continue
-		case strings.HasPrefix(rest, "../"):
-			if r == "" {
-				break
-			}
-			if i := strings.LastIndexByte(r, '/'); i >= 0 {
-				r = r[:i]
-			} else {
-				r = ""
-			}
-			rest = rest[3:]
+	r := name
+	for {
+		if strings.HasPrefix(r, "./") {
+			r = r[2:]
 			continue
 		}
-		if r == "" {
-			return rest
+		if !strings.HasPrefix(r, "../") || dir == "" {
+			break
 		}
-		return r + "/" + rest
+		last := dir
+		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+			last = dir[i+1:]
+		}
+		if last == "." || last == ".." {
+			break
+		}
+		dir = dir[:len(dir)-len(last)]
+		dir = strings.TrimSuffix(dir, "/")
+		r = r[3:]
 	}
+	if dir == "" {
+		return r
+	}
+	return dir + "/" + r
 }
 
 func (s *Sandbox) hookPanic(p any) {

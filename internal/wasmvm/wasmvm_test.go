@@ -188,3 +188,22 @@ func TestModuleImports(t *testing.T) {
 		t.Errorf("refused import: %v", err)
 	}
 }
+
+// normalizeName follows QuickJS's js_default_module_normalize_name, also
+// where a "../" meets a directory named "." or "..".
+func TestNormalizeName(t *testing.T) {
+	for _, c := range [][3]string{
+		{"a/b.js", "./c.js", "a/c.js"},
+		{"a/b/c.js", "../d.js", "a/d.js"},
+		{"a/b.js", "../../d.js", "../d.js"},
+		{"main.js", "./x.js", "x.js"},
+		{"main.js", "lib", "lib"},
+		{"/a/b.js", "../c.js", "c.js"},
+		{"../a.js", "../b.js", "../../b.js"},
+		{"./x/a.js", "../../c.js", "./../c.js"},
+	} {
+		if got := normalizeName(c[0], c[1]); got != c[2] {
+			t.Errorf("normalizeName(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
+}
