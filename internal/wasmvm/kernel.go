@@ -87,19 +87,10 @@ func (s *Sandbox) Step(ctx context.Context, src, filename string) (Result, error
 	if err := s.ready(ctx); err != nil {
 		return Result{}, err
 	}
-	n := uint64(len(src)) + uint64(len(filename)) + 2
-	if n > 1<<31 {
-		return Result{}, errors.New("wasmvm: source too large")
-	}
-	buf, err := s.malloc(ctx, uint32(n))
+	buf, err := s.writeSource(ctx, src, filename)
 	if err != nil {
 		return Result{}, err
 	}
-	mem := s.mod.Memory()
-	mem.WriteString(buf, src)
-	mem.WriteByte(buf+uint32(len(src)), 0)
-	mem.WriteString(buf+uint32(len(src))+1, filename)
-	mem.WriteByte(buf+uint32(n)-1, 0)
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
 	return s.run(ctx, s.fKernelStep, buf)

@@ -99,20 +99,10 @@ func (s *Sandbox) Eval(ctx context.Context, src, filename string, kind SourceKin
 	if err := s.ready(ctx); err != nil {
 		return Result{}, err
 	}
-	// One guest buffer: src NUL filename NUL.
-	n := uint64(len(src)) + uint64(len(filename)) + 2
-	if n > 1<<31 {
-		return Result{}, errors.New("wasmvm: source too large")
-	}
-	buf, err := s.malloc(ctx, uint32(n))
+	buf, err := s.writeSource(ctx, src, filename)
 	if err != nil {
 		return Result{}, err
 	}
-	mem := s.mod.Memory()
-	mem.WriteString(buf, src)
-	mem.WriteByte(buf+uint32(len(src)), 0)
-	mem.WriteString(buf+uint32(len(src))+1, filename)
-	mem.WriteByte(buf+uint32(n)-1, 0)
 	mod := uint64(0)
 	if kind == Module {
 		mod = 1
@@ -120,6 +110,25 @@ func (s *Sandbox) Eval(ctx context.Context, src, filename string, kind SourceKin
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3], st[4] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1, mod
 	return s.run(ctx, s.fEval, buf)
+}
+
+// writeSource copies src and filename into one guest buffer, src NUL
+// filename NUL, for the shim's evaluations; the caller's run frees it.
+func (s *Sandbox) writeSource(ctx context.Context, src, filename string) (uint32, error) {
+	n := uint64(len(src)) + uint64(len(filename)) + 2
+	if n > 1<<31 {
+		return 0, errors.New("wasmvm: source too large")
+	}
+	buf, err := s.malloc(ctx, uint32(n))
+	if err != nil {
+		return 0, err
+	}
+	mem := s.mod.Memory()
+	mem.WriteString(buf, src)
+	mem.WriteByte(buf+uint32(len(src)), 0)
+	mem.WriteString(buf+uint32(len(src))+1, filename)
+	mem.WriteByte(buf+uint32(n)-1, 0)
+	return buf, nil
 }
 
 // RunJobs runs the job queue until it is empty (promise reactions,
