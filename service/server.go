@@ -169,13 +169,9 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if memJS <= 0 {
 		memJS = 64 << 20
 	}
-	workers := cfg.Workers
-	if workers < 0 {
-		workers = 0 // in the server's process
-	}
 	s := &Server{
 		cfg: cfg, ws: ws, jail: j, sem: make(chan struct{}, cfg.MaxConcurrent), log: logger,
-		jsConfig: airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: workers},
+		jsConfig: airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: cfg.Workers},
 		client:   callbackClient(),
 		metrics:  newMetrics(), stop: make(chan struct{}),
 		reading: make(chan struct{}, 2*cfg.MaxConcurrent), callbackHosts: map[string]bool{},
