@@ -18,9 +18,7 @@ import (
 // is at a fixed path, and /proc/1/cmdline names no host path of it (when
 // there is a /proc: see TestJailMountTables).
 func TestJailHidesHost(t *testing.T) {
-	if insecure() {
-		t.Skip("AIRLOCK_TEST_INSECURE: no bubblewrap")
-	}
+	needJail(t)
 	secretDir := t.TempDir()
 	secret := filepath.Join(secretDir, "secret.txt")
 	if err := os.WriteFile(secret, []byte("hunter2"), 0o600); err != nil {

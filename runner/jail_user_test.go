@@ -23,9 +23,7 @@ import (
 // code's files belong to the server's user on the host (the namespace maps
 // 65534 to it), which is what reads them back.
 func TestJailUser(t *testing.T) {
-	if insecure() {
-		t.Skip("AIRLOCK_TEST_INSECURE: no bubblewrap")
-	}
+	needJail(t)
 	root := os.Geteuid() == 0
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	if err := os.WriteFile(outside, []byte("hunter2"), 0o600); err != nil {
