@@ -195,8 +195,8 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
-// Close stops the eviction loop and the javascript runtime's workers. It
-// is idempotent.
+// Close stops the eviction loop and the javascript runtime (its workers
+// too, with Config.Workers). It is idempotent.
 func (s *Server) Close() {
 	if !s.closed.CompareAndSwap(false, true) {
 		return
