@@ -32,8 +32,7 @@ func TestJailMountTables(t *testing.T) {
 			roots = append(roots, real)
 		}
 		_, url := serve(t, service.Config{Workspace: ws, JailProc: proc})
-		r := guarded(url)
-		defer r.Close()
+		r := guarded(t, url)
 		for _, rt := range []string{"python", "node"} {
 			t.Run(map[bool]string{false: "default", true: "JailProc"}[proc]+"/"+rt, func(t *testing.T) {
 				needRuntime(t, rt)
@@ -77,8 +76,7 @@ func TestJailMountTables(t *testing.T) {
 func TestJailWithoutProc(t *testing.T) {
 	needJail(t)
 	_, url := serve(t, service.Config{})
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	for rt, code := range map[string]string{
 		"python": "import os, subprocess, sys\nout = subprocess.run([sys.executable, '-c', 'print(6 * 7)'], capture_output=True, text=True).stdout.strip()\nset_result([os.path.exists('/proc/self'), os.cpu_count() > 0, out])",
 		"node":   "const m = process.memoryUsage();\nconst out = require('child_process').execFileSync(process.execPath, ['-e', 'console.log(6 * 7)'], { encoding: 'utf8' }).trim();\nsetResult([require('fs').existsSync('/proc/self'), m.rss > 0 && m.heapUsed > 0 && m.heapTotal >= m.heapUsed && process.memoryUsage.rss() > 0, out]);",

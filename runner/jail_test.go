@@ -31,8 +31,7 @@ func TestJailHidesHost(t *testing.T) {
 	other := filepath.Join(ws, "other", "notes.txt")
 	os.WriteFile(other, []byte("private"), 0o600)
 	_, url := serve(t, service.Config{Workspace: ws})
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	paths := []string{secret, secretDir, other, filepath.Join(ws, "other")}
 	for _, p := range []string{"/etc/passwd", "/etc/hostname", "/home", "/var", "/boot"} {
 		if _, err := os.Stat(p); err == nil { // only what the host has proves anything

@@ -258,8 +258,7 @@ func TestCallsInFlight(t *testing.T) {
 		<-overlap(ctx)
 		return string(call.Args), nil
 	}
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	code := map[string]string{
 		"python":     "set_result(sum(r['i'] for r in call_tools_parallel([('t', {'i': i}) for i in range(60)])))",
 		"node":       "const r = await callToolsParallel(Array.from({ length: 60 }, (_, i) => ['t', { i }])); setResult(r.reduce((a, x) => a + x.i, 0));",
