@@ -17,8 +17,7 @@ import (
 func TestReferenceCompat(t *testing.T) {
 	ws := t.TempDir()
 	_, url := serve(t, service.Config{Workspace: ws, MaxOutput: 64 << 10})
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	ctx := context.Background()
 	run := func(req runner.CodeRequest) runner.CodeResult {
 		t.Helper()

@@ -28,6 +28,14 @@ import (
 // bubblewrap (AIRLOCK_TEST_INSECURE=1, for machines without it).
 func insecure() bool { return os.Getenv("AIRLOCK_TEST_INSECURE") == "1" }
 
+// needJail skips a test of the bubblewrap jail when the tests run without it.
+func needJail(t *testing.T) {
+	t.Helper()
+	if insecure() {
+		t.Skip("AIRLOCK_TEST_INSECURE: no bubblewrap")
+	}
+}
+
 // serve starts the service on a real listener.
 func serve(t testing.TB, cfg service.Config) (*service.Server, string) {
 	t.Helper()
@@ -241,9 +249,7 @@ func TestTimeoutKillsChildren(t *testing.T) {
 // Under bubblewrap, the code has no network, cannot write outside its
 // workspace, and sees none of the server's environment.
 func TestJail(t *testing.T) {
-	if insecure() {
-		t.Skip("AIRLOCK_TEST_INSECURE: no bubblewrap")
-	}
+	needJail(t)
 	t.Setenv("AIRLOCK_TEST_SECRET", "hunter2")
 	_, url := serve(t, service.Config{})
 	r := runner.NewHTTPRunner(url)

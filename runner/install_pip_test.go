@@ -48,8 +48,7 @@ func TestInstallPipIndex(t *testing.T) {
 	}))
 	defer index.Close()
 	_, url := serve(t, service.Config{AllowInstall: true, InstallTimeout: 90 * time.Second, PipIndexURL: index.URL + "/simple/"})
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	ctx := context.Background()
 	res, err := r.Run(ctx, runner.CodeRequest{Runtime: "python", SessionID: "pip", Timeout: 100 * time.Second,
 		Code: "install_package('airlock-probe-pkg==1.0')\nimport airlock_probe_pkg\nset_result([airlock_probe_pkg.hello(), airlock_probe_pkg.__file__])"}, nil)

@@ -20,8 +20,7 @@ import (
 // (TestInstallPipIndex installs from an index of the test's own).
 func TestInstall(t *testing.T) {
 	_, url := serve(t, service.Config{AllowInstall: true, InstallTimeout: 90 * time.Second})
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	ctx := context.Background()
 	t.Run("node", func(t *testing.T) {
 		needRuntime(t, "node")
@@ -54,8 +53,7 @@ func TestInstall(t *testing.T) {
 		}
 	})
 	_, off := serve(t, service.Config{})
-	ro := guarded(off)
-	defer ro.Close()
+	ro := guarded(t, off)
 	for rt, code := range map[string]string{
 		"python": "try:\n    install_package('x')\nexcept RuntimeError as e:\n    set_result(str(e))",
 		"node":   "let m; try { await installPackage('x') } catch (e) { m = e.message } setResult(m);",

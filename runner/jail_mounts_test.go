@@ -20,9 +20,7 @@ import (
 // with Config.JailProc the tables are real (they list /workspace), which
 // shows the probe reads what it should.
 func TestJailMountTables(t *testing.T) {
-	if insecure() {
-		t.Skip("AIRLOCK_TEST_INSECURE: no bubblewrap")
-	}
+	needJail(t)
 	code := map[string]string{
 		"python": "import os, sys, json\nseen = {}\nfor p in ['/proc/self/mountinfo', '/proc/self/mounts', '/proc/1/mountinfo', '/proc/thread-self/mountinfo', '/proc/mounts', '/proc/1/cmdline', '/proc/self/environ']:\n    try:\n        seen[p] = open(p, errors='replace').read()\n    except OSError as e:\n        seen[p] = None\nseen['where'] = json.dumps([os.getcwd(), __file__, sys.path, dict(os.environ), sorted(os.listdir('/'))])\ntry:\n    raise ValueError('x')\nexcept ValueError:\n    import traceback\n    seen['stack'] = traceback.format_exc()\nset_result(seen)",
 		"node":   "const fs = require('fs');\nconst seen = {};\nfor (const p of ['/proc/self/mountinfo', '/proc/self/mounts', '/proc/1/mountinfo', '/proc/thread-self/mountinfo', '/proc/mounts', '/proc/1/cmdline', '/proc/self/environ']) {\n  try { seen[p] = fs.readFileSync(p, 'utf8'); } catch { seen[p] = null; }\n}\nseen.where = JSON.stringify([process.cwd(), __filename, __dirname, module.paths, require.resolve.paths('x'), process.env, fs.readdirSync('/').sort()]);\nseen.stack = new Error('x').stack;\nsetResult(seen);",
@@ -34,8 +32,7 @@ func TestJailMountTables(t *testing.T) {
 			roots = append(roots, real)
 		}
 		_, url := serve(t, service.Config{Workspace: ws, JailProc: proc})
-		r := guarded(url)
-		defer r.Close()
+		r := guarded(t, url)
 		for _, rt := range []string{"python", "node"} {
 			t.Run(map[bool]string{false: "default", true: "JailProc"}[proc]+"/"+rt, func(t *testing.T) {
 				needRuntime(t, rt)
@@ -77,12 +74,9 @@ func TestJailMountTables(t *testing.T) {
 // Node's process.memoryUsage (the prelude's fallback), process.execPath
 // and a child process of it; Python's os.cpu_count and a subprocess.
 func TestJailWithoutProc(t *testing.T) {
-	if insecure() {
-		t.Skip("AIRLOCK_TEST_INSECURE: no bubblewrap")
-	}
+	needJail(t)
 	_, url := serve(t, service.Config{})
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	for rt, code := range map[string]string{
 		"python": "import os, subprocess, sys\nout = subprocess.run([sys.executable, '-c', 'print(6 * 7)'], capture_output=True, text=True).stdout.strip()\nset_result([os.path.exists('/proc/self'), os.cpu_count() > 0, out])",
 		"node":   "const m = process.memoryUsage();\nconst out = require('child_process').execFileSync(process.execPath, ['-e', 'console.log(6 * 7)'], { encoding: 'utf8' }).trim();\nsetResult([require('fs').existsSync('/proc/self'), m.rss > 0 && m.heapUsed > 0 && m.heapTotal >= m.heapUsed && process.memoryUsage.rss() > 0, out]);",

@@ -18,9 +18,7 @@ import (
 // is at a fixed path, and /proc/1/cmdline names no host path of it (when
 // there is a /proc: see TestJailMountTables).
 func TestJailHidesHost(t *testing.T) {
-	if insecure() {
-		t.Skip("AIRLOCK_TEST_INSECURE: no bubblewrap")
-	}
+	needJail(t)
 	secretDir := t.TempDir()
 	secret := filepath.Join(secretDir, "secret.txt")
 	if err := os.WriteFile(secret, []byte("hunter2"), 0o600); err != nil {
@@ -33,8 +31,7 @@ func TestJailHidesHost(t *testing.T) {
 	other := filepath.Join(ws, "other", "notes.txt")
 	os.WriteFile(other, []byte("private"), 0o600)
 	_, url := serve(t, service.Config{Workspace: ws})
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	paths := []string{secret, secretDir, other, filepath.Join(ws, "other")}
 	for _, p := range []string{"/etc/passwd", "/etc/hostname", "/home", "/var", "/boot"} {
 		if _, err := os.Stat(p); err == nil { // only what the host has proves anything

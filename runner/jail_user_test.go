@@ -23,9 +23,7 @@ import (
 // code's files belong to the server's user on the host (the namespace maps
 // 65534 to it), which is what reads them back.
 func TestJailUser(t *testing.T) {
-	if insecure() {
-		t.Skip("AIRLOCK_TEST_INSECURE: no bubblewrap")
-	}
+	needJail(t)
 	root := os.Geteuid() == 0
 	outside := filepath.Join(t.TempDir(), "outside.txt")
 	if err := os.WriteFile(outside, []byte("hunter2"), 0o600); err != nil {
@@ -33,8 +31,7 @@ func TestJailUser(t *testing.T) {
 	}
 	ws := t.TempDir()
 	_, url := serve(t, service.Config{Workspace: ws})
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	code := map[string]string{
 		"python": "import os\nout = {'ids': [os.getuid(), os.geteuid(), os.getgid(), os.getegid()], 'groups': os.getgroups(), 'outside': os.path.exists(OUTSIDE)}\ntry:\n    os.setuid(0)\n    out['setuid'] = 'ok'\nexcept OSError as e:\n    out['setuid'] = e.strerror\ntry:\n    out['inside'] = open('root-only.txt').read()\nexcept OSError as e:\n    out['inside'] = e.strerror\nopen('mine.txt', 'w').write('x')\nset_result(out)",
 		"node":   "const fs = require('fs');\nconst out = { ids: [process.getuid(), process.geteuid(), process.getgid(), process.getegid()], groups: process.getgroups(), outside: fs.existsSync(OUTSIDE) };\ntry { process.setuid(0); out.setuid = 'ok'; } catch (e) { out.setuid = e.code; }\ntry { out.inside = fs.readFileSync('root-only.txt', 'utf8'); } catch (e) { out.inside = e.code; }\nfs.writeFileSync('mine.txt', 'x');\nsetResult(out);",

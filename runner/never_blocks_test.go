@@ -14,9 +14,12 @@ import (
 )
 
 // guarded is a runner whose requests give up after a minute: a server that
-// blocks fails the test instead of hanging it. It does not retry.
-func guarded(url string) *runner.HTTPRunner {
-	return runner.NewHTTPRunner(url, runner.WithHTTPClient(&http.Client{Timeout: time.Minute}), runner.WithMaxRetries(1))
+// blocks fails the test instead of hanging it. It does not retry, and is
+// closed at the test's end.
+func guarded(t testing.TB, url string) *runner.HTTPRunner {
+	r := runner.NewHTTPRunner(url, runner.WithHTTPClient(&http.Client{Timeout: time.Minute}), runner.WithMaxRetries(1))
+	t.Cleanup(func() { r.Close() })
+	return r
 }
 
 // Issue 15 item 7: the service never blocks on a file. Python leaves a
@@ -27,8 +30,7 @@ func guarded(url string) *runner.HTTPRunner {
 func TestWorkspaceNeverBlocks(t *testing.T) {
 	needRuntime(t, "python")
 	_, url := serve(t, service.Config{MaxConcurrent: 1})
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	ctx := context.Background()
 	res, err := r.Run(ctx, runner.CodeRequest{Runtime: "python", SessionID: "fifo", Code: "import os, socket\nos.mkfifo('pipe')\ns = socket.socket(socket.AF_UNIX)\ns.bind('sock')\nos.symlink('/etc/hostname', 'out')\nos.mkdir('dir')\nset_result(sorted(os.listdir('.')))"}, nil)
 	if err != nil || res.Error != "" || !strings.Contains(res.Output, "pipe") {
@@ -74,8 +76,7 @@ func TestJSOutputCap(t *testing.T) {
 		limit int
 	}{{service.Config{}, 32 << 10}, {service.Config{JSMaxOutput: 1000}, 1000}} {
 		_, url := serve(t, c.cfg)
-		r := guarded(url)
-		defer r.Close()
+		r := guarded(t, url)
 		for _, rt := range []string{"javascript", "typescript"} {
 			res, err := r.Run(context.Background(), runner.CodeRequest{Runtime: rt, Code: "console.log('x'.repeat(2 << 20)); setResult(1)"}, nil)
 			if err != nil || res.Output != "1" || len(res.Logs) > c.limit+64 || !cutMarker.MatchString(res.Logs) {

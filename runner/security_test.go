@@ -35,6 +35,22 @@ func post(t *testing.T, method, url, token, body string) (int, map[string]any) {
 	return resp.StatusCode, m
 }
 
+// holdingTool is a callback server whose tool calls wait for release;
+// started is closed at the first call. The test's end releases them too.
+func holdingTool(t *testing.T) (url string, started <-chan struct{}, release func()) {
+	t.Helper()
+	start, hold := make(chan struct{}), make(chan struct{})
+	var first, released sync.Once
+	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first.Do(func() { close(start) })
+		<-hold
+		w.Write([]byte(`{"data":"1"}`))
+	}))
+	release = func() { released.Do(func() { close(hold) }) }
+	t.Cleanup(func() { release(); cb.Close() })
+	return cb.URL, start, release
+}
+
 // Issue 18 item 8: callbacks go to loopback and the hosts the operator
 // lists, and no redirect is followed: a local server that redirects to
 // another gets its 302 reported as an error, and the target is never
@@ -114,17 +130,10 @@ func TestSessionOwnership(t *testing.T) {
 	}
 	// A busy session: alice's run holds it (it says so through a tool call)
 	// while she tries to delete it.
-	started, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		once.Do(func() { close(started) })
-		<-release
-		w.Write([]byte(`{"data":"1"}`))
-	}))
-	defer cb.Close()
+	cb, started, release := holdingTool(t)
 	done := make(chan int)
 	go func() {
-		b, _ := json.Marshal(map[string]any{"code": "await callTool('hold'); setResult(1)", "runtime": "javascript", "session_id": "chat:42", "callback_url": cb.URL})
+		b, _ := json.Marshal(map[string]any{"code": "await callTool('hold'); setResult(1)", "runtime": "javascript", "session_id": "chat:42", "callback_url": cb})
 		req, _ := http.NewRequest(http.MethodPost, url+"/execute", strings.NewReader(string(b)))
 		req.Header.Set("Authorization", "Bearer alice-token")
 		resp, err := http.DefaultClient.Do(req)
@@ -140,7 +149,7 @@ func TestSessionOwnership(t *testing.T) {
 	if status, m := post(t, http.MethodDelete, url+"/workspace/chat:42", "alice-token", ""); status != 409 || !strings.Contains(fmt.Sprint(m["error"]), "running") {
 		t.Fatalf("deleting a busy session: %d %v", status, m)
 	}
-	close(release)
+	release()
 	if status := <-done; status != 200 {
 		t.Fatalf("the held run: %d", status)
 	}
@@ -215,18 +224,11 @@ func TestRequestBounds(t *testing.T) {
 		t.Fatalf("chunked: %d", resp.StatusCode)
 	}
 	// Bad requests while the one slot is taken: 400, not 503.
-	started, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		once.Do(func() { close(started) })
-		<-release
-		w.Write([]byte(`{"data":"1"}`))
-	}))
-	defer cb.Close()
+	cb, started, release := holdingTool(t)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		post(t, http.MethodPost, url+"/execute", "", `{"code":"await callTool('hold')","runtime":"javascript","callback_url":"`+cb.URL+`"}`)
+		post(t, http.MethodPost, url+"/execute", "", `{"code":"await callTool('hold')","runtime":"javascript","callback_url":"`+cb+`"}`)
 	}()
 	<-started
 	for _, body := range []string{`{"code":"","runtime":"javascript"}`, `{"code":"1","runtime":"ruby"}`, `{"code":"1","runtime":"javascript","callback_url":"http://10.0.0.1/"}`, `{"code":"1","files":[{"name":"../x"}]}`} {
@@ -237,7 +239,7 @@ func TestRequestBounds(t *testing.T) {
 	if status, _ := post(t, http.MethodPost, url+"/execute", "", `{"code":"setResult(1)","runtime":"javascript"}`); status != 503 {
 		t.Errorf("a good request while busy: %d", status)
 	}
-	close(release)
+	release()
 	<-done
 }
 
@@ -256,8 +258,7 @@ func TestCallsInFlight(t *testing.T) {
 		<-overlap(ctx)
 		return string(call.Args), nil
 	}
-	r := guarded(url)
-	defer r.Close()
+	r := guarded(t, url)
 	code := map[string]string{
 		"python":     "set_result(sum(r['i'] for r in call_tools_parallel([('t', {'i': i}) for i in range(60)])))",
 		"node":       "const r = await callToolsParallel(Array.from({ length: 60 }, (_, i) => ['t', { i }])); setResult(r.reduce((a, x) => a + x.i, 0));",

@@ -1,9 +1,10 @@
 // Package service is Airlock's sandbox service (seed 004): an HTTP server
 // that runs code an agent wrote — Python and Node.js in subprocesses jailed
-// by bubblewrap, JavaScript and TypeScript on the core sandbox in worker
-// processes — with tool calls back to the agent over HTTP, per-session
-// workspaces, and files in and out. It speaks the reference protocol (POST
-// /execute, /health, DELETE /workspace/{id}) and its own /v1/execute.
+// by bubblewrap, JavaScript and TypeScript on the core sandbox in the
+// server's process (in worker processes with Config.Workers) — with tool
+// calls back to the agent over HTTP, per-session workspaces, and files in
+// and out. It speaks the reference protocol (POST /execute, /health, DELETE
+// /workspace/{id}) and its own /v1/execute.
 //
 // Deny by default: it listens on loopback (beyond it only with bearer
 // tokens, or AllowNoToken), posts callbacks only to loopback and

@@ -90,6 +90,7 @@ type Server struct {
 	stop     chan struct{}
 
 	tokens        [][32]byte // SHA-256 of each token
+	creds         []string   // the credential each token stands for
 	callbackHosts map[string]bool
 	reading       chan struct{} // bodies being read
 }
@@ -169,13 +170,9 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if memJS <= 0 {
 		memJS = 64 << 20
 	}
-	workers := cfg.Workers
-	if workers < 0 {
-		workers = 0 // in the server's process
-	}
 	s := &Server{
 		cfg: cfg, ws: ws, jail: j, sem: make(chan struct{}, cfg.MaxConcurrent), log: logger,
-		jsConfig: airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: workers},
+		jsConfig: airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: cfg.Workers},
 		client:   callbackClient(),
 		metrics:  newMetrics(), stop: make(chan struct{}),
 		reading: make(chan struct{}, 2*cfg.MaxConcurrent), callbackHosts: map[string]bool{},
@@ -184,7 +181,10 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		if t == "" {
 			return nil, errors.New("an empty token")
 		}
-		s.tokens = append(s.tokens, sha256.Sum256([]byte(t)))
+		sum := sha256.Sum256([]byte(t))
+		cred := sha256.Sum256(append([]byte("airlock credential\x00"), sum[:]...))
+		s.tokens = append(s.tokens, sum)
+		s.creds = append(s.creds, hex.EncodeToString(cred[:16]))
 	}
 	for _, h := range cfg.CallbackHosts {
 		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
@@ -195,8 +195,8 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
-// Close stops the eviction loop and the javascript runtime's workers. It
-// is idempotent.
+// Close stops the eviction loop and the javascript runtime (its workers
+// too, with Config.Workers). It is idempotent.
 func (s *Server) Close() {
 	if !s.closed.CompareAndSwap(false, true) {
 		return
@@ -297,8 +297,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) (string, bool
 		writeError(w, http.StatusUnauthorized, "a valid bearer token is required (Authorization: Bearer <token>)")
 		return "", false
 	}
-	cred := sha256.Sum256(append([]byte("airlock credential\x00"), s.tokens[match][:]...))
-	return hex.EncodeToString(cred[:16]), true
+	return s.creds[match], true
 }
 
 func (s *Server) withRequestID(next http.Handler) http.Handler {

@@ -28,23 +28,26 @@ const __airlock = (() => {
       return { rss: rss(), heapTotal: h.total_heap_size, heapUsed: h.used_heap_size, external: h.external_memory, arrayBuffers: 0 };
     }, { rss });
   }
-  const call = (name, args) => new Promise((resolve, reject) => {
-    if (typeof name !== "string" || name === "") { reject(new TypeError("callTool: the tool name must be a non-empty string")); return; }
+  // ask sends one request to the server on the socket and gives its answer.
+  const ask = (request) => new Promise((resolve, reject) => {
     const s = net.createConnection(socketPath);
     let buf = "";
     s.setEncoding("utf8");
-    s.on("connect", () => s.write(JSON.stringify({ name, args: args === undefined || args === null ? {} : args }) + "\n"));
+    s.on("connect", () => s.write(JSON.stringify(request) + "\n"));
     s.on("data", (d) => { buf += d; });
     s.on("error", reject);
     s.on("end", () => {
-      let resp;
-      try { resp = JSON.parse(buf || "{}"); } catch (e) { reject(e); return; }
-      if (resp.error) { reject(new Error(`Tool '${name}' failed: ${resp.error}`)); return; }
-      let data = resp.data;
-      if (typeof data === "string") { try { data = JSON.parse(data); } catch { /* a plain string */ } }
-      resolve(data);
+      try { resolve(JSON.parse(buf || "{}")); } catch (e) { reject(e); }
     });
   });
+  const call = async (name, args) => {
+    if (typeof name !== "string" || name === "") throw new TypeError("callTool: the tool name must be a non-empty string");
+    const resp = await ask({ name, args: args === undefined || args === null ? {} : args });
+    if (resp.error) throw new Error(`Tool '${name}' failed: ${resp.error}`);
+    let data = resp.data;
+    if (typeof data === "string") { try { data = JSON.parse(data); } catch { /* a plain string */ } }
+    return data;
+  };
   return {
     callTool: (name, args) => call(name, args),
     // At most maxCalls at once (the server answers no more); results keep
@@ -71,19 +74,8 @@ const __airlock = (() => {
     // node_modules, where require finds it.
     installPackage: async (name) => {
       if (!install) throw new Error("installPackage is disabled on this server (the operator enables it with --allow-install)");
-      await new Promise((resolve, reject) => {
-        const s = net.createConnection(socketPath);
-        let buf = "";
-        s.setEncoding("utf8");
-        s.on("connect", () => s.write(JSON.stringify({ install: String(name), manager: "npm" }) + "\n"));
-        s.on("data", (d) => { buf += d; });
-        s.on("error", reject);
-        s.on("end", () => {
-          let resp;
-          try { resp = JSON.parse(buf || "{}"); } catch (e) { reject(e); return; }
-          if (resp.error) reject(new Error(resp.error)); else resolve(resp.data);
-        });
-      });
+      const resp = await ask({ install: String(name), manager: "npm" });
+      if (resp.error) throw new Error(resp.error);
     },
   };
 })();
