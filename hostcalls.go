@@ -256,3 +256,22 @@ func budgetedReply(rep engine.Reply, spend func(int) bool, spent error) engine.R
 	}
 	return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
 }
+
+// A byteBudget is what is left of a run's or a step's budget for values
+// crossing between the sandbox and the host.
+type byteBudget struct {
+	mu   sync.Mutex
+	left int
+}
+
+// spend takes n bytes from the budget, or reports false and takes none
+// when fewer are left.
+func (b *byteBudget) spend(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
+}
