@@ -468,7 +468,7 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 	}
 	switch out.Kind {
 	case engine.OK:
-		v, err := st.value(out)
+		v, err := st.budget.value(out, defaultValueBytes)
 		if err != nil {
 			return fail(CodeRuntimeException, map[string]any{"name": "DataCloneError", "message": err.Error()}, "Runtime exception: %s", err)
 		}
@@ -542,21 +542,6 @@ func mapStepStack(stack string, prep *PreparedProgram) (string, int, int) {
 		lines = append(lines, l[:i]+"<code>:"+strconv.Itoa(ln)+":"+strconv.Itoa(cn)+l[i+len("<eval>:")+len(pos):])
 	}
 	return strings.Join(lines, "\n"), first, firstCol
-}
-
-// value decodes the step's value.
-func (st *step) value(out engine.Outcome) (any, error) {
-	if !out.Wire {
-		if !st.budget.spend(rawCost([]any{out.Value})) {
-			return nil, errValueTooLarge
-		}
-		return fromRaw(out.Value), nil
-	}
-	text, _ := out.Value.(string)
-	if !st.budget.spend(wireCost(text)) {
-		return nil, errValueTooLarge
-	}
-	return decodeWire(text, defaultValueBytes)
 }
 
 // resolve resolves a dynamic import: only authorized modules exist.

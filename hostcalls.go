@@ -275,3 +275,20 @@ func (b *byteBudget) spend(n int) bool {
 	b.left -= n
 	return true
 }
+
+// value decodes the value a program settled with (out.Kind is engine.OK),
+// paid for from the budget; limit is decodeWire's bound on the elements of
+// sparse and typed arrays.
+func (b *byteBudget) value(out engine.Outcome, limit int) (any, error) {
+	if !out.Wire {
+		if !b.spend(rawCost([]any{out.Value})) {
+			return nil, errValueTooLarge
+		}
+		return fromRaw(out.Value), nil
+	}
+	text, _ := out.Value.(string)
+	if !b.spend(wireCost(text)) {
+		return nil, errValueTooLarge
+	}
+	return decodeWire(text, limit)
+}

@@ -407,27 +407,11 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	}
 	switch out.Kind {
 	case engine.OK:
-		var v any
-		if out.Wire {
-			text, _ := out.Value.(string)
-			var err error
-			if !r.budget.spend(wireCost(text)) {
-				res.Status = StatusError
-				res.Error = &ScriptError{Name: "RangeError", Message: errValueTooLarge.Error()}
-				return
-			}
-			if v, err = decodeWire(text, r.rt.cfg.MaxValueBytes); err != nil {
-				res.Status = StatusError
-				res.Error = &ScriptError{Name: "RangeError", Message: err.Error()}
-				return
-			}
-		} else {
-			if !r.budget.spend(rawCost([]any{out.Value})) {
-				res.Status = StatusError
-				res.Error = &ScriptError{Name: "RangeError", Message: errValueTooLarge.Error()}
-				return
-			}
-			v = fromRaw(out.Value)
+		v, err := r.budget.value(out, r.rt.cfg.MaxValueBytes)
+		if err != nil {
+			res.Status = StatusError
+			res.Error = &ScriptError{Name: "RangeError", Message: err.Error()}
+			return
 		}
 		res.Status = StatusSuccess
 		res.Result = v
