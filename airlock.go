@@ -312,15 +312,12 @@ func (rt *Runtime) Close() error {
 	return nil
 }
 
-var (
-	defaultRuntime     *Runtime
-	defaultRuntimeOnce sync.Once
-)
+// defaultRuntime is the package's default Runtime, made on first use.
+var defaultRuntime = sync.OnceValue(func() *Runtime { return NewRuntime(RuntimeConfig{}) })
 
 // Run runs source on the package's default Runtime. See [Runtime.Run].
 func Run(ctx context.Context, source string, opts Options) (*Execution, error) {
-	defaultRuntimeOnce.Do(func() { defaultRuntime = NewRuntime(RuntimeConfig{}) })
-	return defaultRuntime.Run(ctx, source, opts)
+	return defaultRuntime().Run(ctx, source, opts)
 }
 
 // Run starts running source as an ES module in a fresh sandbox and returns

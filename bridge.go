@@ -375,5 +375,5 @@ func jsType(a any) string {
 
 // reply turns a host function's result into the engine's reply.
 func (r *run) reply(v any, err error) engine.Reply {
-	return budgetedReply(hostReply(v, err, r.register), r.spend, errRunBudgetSpent)
+	return budgetedReply(hostReply(v, err, r.register), r.budget.spend, errRunBudgetSpent)
 }

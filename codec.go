@@ -790,11 +790,36 @@ func num(node []any, i int) (float64, bool) {
 	return f, ok
 }
 
+// typedArrays is, for each typed array, the Go slice type it arrives as
+// (the package documentation's table) and the size of its element. The
+// decoder and Inspect's typed array names both read it.
+var typedArrays = []struct {
+	name string
+	typ  reflect.Type
+	size int
+}{
+	{"Uint8Array", reflect.TypeFor[[]byte](), 1},
+	{"Uint8ClampedArray", typeClamped, 1},
+	{"Int8Array", reflect.TypeFor[[]int8](), 1},
+	{"Int16Array", reflect.TypeFor[[]int16](), 2},
+	{"Uint16Array", reflect.TypeFor[[]uint16](), 2},
+	{"Float16Array", typeFloat16, 2},
+	{"Int32Array", reflect.TypeFor[[]int32](), 4},
+	{"Uint32Array", reflect.TypeFor[[]uint32](), 4},
+	{"Float32Array", reflect.TypeFor[[]float32](), 4},
+	{"Float64Array", reflect.TypeFor[[]float64](), 8},
+	{"BigInt64Array", reflect.TypeFor[[]int64](), 8},
+	{"BigUint64Array", reflect.TypeFor[[]uint64](), 8},
+}
+
 func typedArray(kind string, b []byte) (any, error) {
 	ne := binary.NativeEndian
-	size := map[string]int{"Int8Array": 1, "Uint8Array": 1, "Uint8ClampedArray": 1, "Int16Array": 2,
-		"Uint16Array": 2, "Float16Array": 2, "Int32Array": 4, "Uint32Array": 4, "Float32Array": 4,
-		"Float64Array": 8, "BigInt64Array": 8, "BigUint64Array": 8}[kind]
+	size := 0
+	for _, a := range typedArrays {
+		if a.name == kind {
+			size = a.size
+		}
+	}
 	if size == 0 || len(b)%size != 0 {
 		return nil, errors.New("airlock: malformed typed array from the sandbox")
 	}

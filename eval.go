@@ -10,8 +10,7 @@ import "context"
 //
 //	res, err := airlock.Eval(ctx, `export default 6 * 7`, airlock.Options{})
 func Eval(ctx context.Context, source string, opts Options) (*Result, error) {
-	defaultRuntimeOnce.Do(func() { defaultRuntime = NewRuntime(RuntimeConfig{}) })
-	return defaultRuntime.Eval(ctx, source, opts)
+	return defaultRuntime().Eval(ctx, source, opts)
 }
 
 // Eval is [Eval] on this Runtime.

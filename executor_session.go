@@ -264,7 +264,7 @@ type step struct {
 	logs    strings.Builder
 	entries []LogEntry
 	cut     bool
-	budget  int
+	budget  byteBudget
 	async   *asyncCalls
 	// inCall and stopped are as in run: a step stopped for its time while
 	// a synchronous tool call holds the VM returns at once.
@@ -324,7 +324,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	st := &step{
 		s: s, ctx: runCtx, opts: opts,
 		stop: make(chan struct{}), ended: make(chan struct{}),
-		budget: defaultValueBytes, async: newAsyncCalls(0),
+		budget: byteBudget{left: defaultValueBytes}, async: newAsyncCalls(0),
 	}
 	timer := time.AfterFunc(opts.Timeout, func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
@@ -468,7 +468,7 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 	}
 	switch out.Kind {
 	case engine.OK:
-		v, err := st.value(out)
+		v, err := st.budget.value(out, defaultValueBytes)
 		if err != nil {
 			return fail(CodeRuntimeException, map[string]any{"name": "DataCloneError", "message": err.Error()}, "Runtime exception: %s", err)
 		}
@@ -544,21 +544,6 @@ func mapStepStack(stack string, prep *PreparedProgram) (string, int, int) {
 	return strings.Join(lines, "\n"), first, firstCol
 }
 
-// value decodes the step's value.
-func (st *step) value(out engine.Outcome) (any, error) {
-	if !out.Wire {
-		if !st.spend(rawCost([]any{out.Value})) {
-			return nil, errValueTooLarge
-		}
-		return fromRaw(out.Value), nil
-	}
-	text, _ := out.Value.(string)
-	if !st.spend(wireCost(text)) {
-		return nil, errValueTooLarge
-	}
-	return decodeWire(text, defaultValueBytes)
-}
-
 // resolve resolves a dynamic import: only authorized modules exist.
 func (s *session) resolve(_, spec string) (string, error) {
 	name := modulePrefix + spec
@@ -586,7 +571,7 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
 	}
 	h := st.s.funcs[id]
-	args, err := callArgs(raw, wire, encoded, st.spend, errValueTooLarge, defaultValueBytes)
+	args, err := callArgs(raw, wire, encoded, st.budget.spend, errValueTooLarge, defaultValueBytes)
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
@@ -625,17 +610,7 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 func (st *step) reply(v any, err error) engine.Reply {
 	return budgetedReply(hostReply(v, err, func(reflect.Value) (int, error) {
 		return 0, errors.New("a tool cannot return a function")
-	}), st.spend, errValueTooLarge)
-}
-
-func (st *step) spend(n int) bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if n > st.budget {
-		return false
-	}
-	st.budget -= n
-	return true
+	}), st.budget.spend, errValueTooLarge)
 }
 
 // log records a console call, within the step's log budget.
@@ -653,7 +628,7 @@ func (st *step) log(level int, wire string) {
 	st.mu.Lock()
 	cut := st.cut
 	st.mu.Unlock()
-	if cut || !st.spend(wireCost(wire)) {
+	if cut || !st.budget.spend(wireCost(wire)) {
 		st.truncate()
 		return
 	}

@@ -256,3 +256,39 @@ func budgetedReply(rep engine.Reply, spend func(int) bool, spent error) engine.R
 	}
 	return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
 }
+
+// A byteBudget is what is left of a run's or a step's budget for values
+// crossing between the sandbox and the host.
+type byteBudget struct {
+	mu   sync.Mutex
+	left int
+}
+
+// spend takes n bytes from the budget, or reports false and takes none
+// when fewer are left.
+func (b *byteBudget) spend(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > b.left {
+		return false
+	}
+	b.left -= n
+	return true
+}
+
+// value decodes the value a program settled with (out.Kind is engine.OK),
+// paid for from the budget; limit is decodeWire's bound on the elements of
+// sparse and typed arrays.
+func (b *byteBudget) value(out engine.Outcome, limit int) (any, error) {
+	if !out.Wire {
+		if !b.spend(rawCost([]any{out.Value})) {
+			return nil, errValueTooLarge
+		}
+		return fromRaw(out.Value), nil
+	}
+	text, _ := out.Value.(string)
+	if !b.spend(wireCost(text)) {
+		return nil, errValueTooLarge
+	}
+	return decodeWire(text, limit)
+}

@@ -303,12 +303,6 @@ func (p *printer) value(v reflect.Value, level int) {
 	case reflect.TypeFor[ArrayBuffer]():
 		p.arrayBuffer(v.Bytes(), level)
 		return
-	case reflect.TypeFor[Uint8ClampedArray]():
-		p.typed("Uint8ClampedArray", v, level)
-		return
-	case reflect.TypeFor[Float16Array]():
-		p.typed("Float16Array", v, level)
-		return
 	case reflect.TypeFor[*Map]():
 		if v.IsNil() {
 			p.str("null")
@@ -413,27 +407,10 @@ func (p *printer) value(v reflect.Value, level int) {
 // typedName is the typed array a slice type stands for, as the package
 // documentation's table says, or "".
 func typedName(t reflect.Type) string {
-	switch t {
-	case reflect.TypeFor[[]byte]():
-		return "Uint8Array"
-	case reflect.TypeFor[[]int8]():
-		return "Int8Array"
-	case reflect.TypeFor[[]int16]():
-		return "Int16Array"
-	case reflect.TypeFor[[]uint16]():
-		return "Uint16Array"
-	case reflect.TypeFor[[]int32]():
-		return "Int32Array"
-	case reflect.TypeFor[[]uint32]():
-		return "Uint32Array"
-	case reflect.TypeFor[[]float32]():
-		return "Float32Array"
-	case reflect.TypeFor[[]float64]():
-		return "Float64Array"
-	case reflect.TypeFor[[]int64]():
-		return "BigInt64Array"
-	case reflect.TypeFor[[]uint64]():
-		return "BigUint64Array"
+	for _, a := range typedArrays {
+		if a.typ == t {
+			return a.name
+		}
 	}
 	return ""
 }

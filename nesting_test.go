@@ -131,14 +131,7 @@ func TestNestingExecutor(t *testing.T) {
 		return
 	}
 	ctx := context.Background()
-	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ex.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Cleanup(ctx)
+	ex := newExecutor(t, airlock.ExecutorOptions{})
 	for _, c := range nestingtest.Deep(deepN) {
 		want := "nesting_depth"
 		if strings.HasSuffix(c.Name, "-close") {
@@ -183,14 +176,7 @@ func TestNestingExecutorPosition(t *testing.T) {
 // Honest steps run in the executor.
 func TestNestingHonestExecutor(t *testing.T) {
 	ctx := context.Background()
-	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ex.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer ex.Cleanup(ctx)
+	ex := newExecutor(t, airlock.ExecutorOptions{})
 	for _, c := range nestingtest.Honest() {
 		out, err := ex.Run(ctx, c.Step)
 		if err != nil {

@@ -91,7 +91,9 @@ func (l Log) MarshalJSON() ([]byte, error) {
 // that JSON cannot hold are encoded as JSON.stringify would where it can:
 // undefined, NaN and the infinities as null; a bigint as its decimal string;
 // a Map as an array of [key, value] pairs; a Set as an array; a Date as its
-// RFC 3339 time; bytes as base64; a repeated object, as in a cycle, as null.
+// RFC 3339 time (an invalid one as null, one outside the years 0 to 9999 as
+// its ISO text); bytes as base64; a repeated object, as in a cycle, as null
+// ([JSONValue] does the conversion).
 // A Result value encodes as a *Result does.
 func (r Result) MarshalJSON() ([]byte, error) {
 	type wire struct {

@@ -42,7 +42,7 @@ type run struct {
 	mu     sync.Mutex
 	funcs  atomic.Pointer[[]*hostFunc] // copied on write: read without the lock
 	logs   []Log
-	budget int // bytes left for values crossing between sandbox and host
+	budget byteBudget // for values crossing between sandbox and host
 	async  *asyncCalls
 
 	// inCall is set while the VM's goroutine is in a synchronous host
@@ -81,7 +81,7 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		src:      src,
 		fnID:     opts.Execute.Fn,
 		memLimit: opts.MemoryLimitBytes,
-		budget:   rt.cfg.MaxValueBytes,
+		budget:   byteBudget{left: rt.cfg.MaxValueBytes},
 		async:    newAsyncCalls(rt.cfg.MaxAsyncCalls),
 		stop:     make(chan struct{}),
 		exec:     &Execution{done: make(chan struct{})},
@@ -293,7 +293,7 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 	if h == nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
 	}
-	args, err := callArgs(raw, wire, encoded, r.spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
+	args, err := callArgs(raw, wire, encoded, r.budget.spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
@@ -328,17 +328,6 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 
 var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing between the sandbox and the host (RuntimeConfig.MaxValueBytes) is used up")
 
-// spend takes n bytes from the run's budget for values crossing to the host.
-func (r *run) spend(n int) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if n > r.budget {
-		return false
-	}
-	r.budget -= n
-	return true
-}
-
 var logLevels = [...]LogLevel{LevelLog, LevelInfo, LevelWarn, LevelError, LevelDebug}
 
 // log records a call of the capturing console: level is an index into
@@ -347,7 +336,7 @@ func (r *run) log(level int, wire string) {
 	if level < 0 || level >= len(logLevels) || r.stopped.Load() {
 		return
 	}
-	if !r.spend(16 + wireCost(wire)) {
+	if !r.budget.spend(16 + wireCost(wire)) {
 		r.halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
 		return
 	}
@@ -371,7 +360,7 @@ func timeoutMessage(d time.Duration) string {
 }
 
 func (r *run) report(v any) {
-	if !r.spend(16 + approxSize(v)) {
+	if !r.budget.spend(16 + approxSize(v)) {
 		r.halt(StatusError, "the run's budget for values crossing to the host is used up by reports")
 		return
 	}
@@ -418,27 +407,11 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	}
 	switch out.Kind {
 	case engine.OK:
-		var v any
-		if out.Wire {
-			text, _ := out.Value.(string)
-			var err error
-			if !r.spend(wireCost(text)) {
-				res.Status = StatusError
-				res.Error = &ScriptError{Name: "RangeError", Message: errValueTooLarge.Error()}
-				return
-			}
-			if v, err = decodeWire(text, r.rt.cfg.MaxValueBytes); err != nil {
-				res.Status = StatusError
-				res.Error = &ScriptError{Name: "RangeError", Message: err.Error()}
-				return
-			}
-		} else {
-			if !r.spend(rawCost([]any{out.Value})) {
-				res.Status = StatusError
-				res.Error = &ScriptError{Name: "RangeError", Message: errValueTooLarge.Error()}
-				return
-			}
-			v = fromRaw(out.Value)
+		v, err := r.budget.value(out, r.rt.cfg.MaxValueBytes)
+		if err != nil {
+			res.Status = StatusError
+			res.Error = &ScriptError{Name: "RangeError", Message: err.Error()}
+			return
 		}
 		res.Status = StatusSuccess
 		res.Result = v

@@ -134,22 +134,10 @@ type remoteRun struct {
 	// budget is what is left of the run's MaxValueBytes, counted again on
 	// the host's side of the pipe: the worker counts it too, but the host
 	// does not rely on a process that runs untrusted code.
-	bmu    sync.Mutex
-	budget int
+	budget byteBudget
 	// streamed is how many console calls were streamed to Options.Log, and
 	// so already counted in the budget when the result brings them again.
 	streamed atomic.Int64
-}
-
-// spend takes n bytes from the run's budget.
-func (r *remoteRun) spend(n int) bool {
-	r.bmu.Lock()
-	defer r.bmu.Unlock()
-	if n > r.budget {
-		return false
-	}
-	r.budget -= n
-	return true
 }
 
 func newWorkerPool(rt *Runtime) *workerPool { return &workerPool{rt: rt} }
@@ -259,7 +247,7 @@ func (w *workerProc) read(out io.Reader) {
 		case "call":
 			go r.call(m)
 		case "report":
-			if !r.spend(16 + wireCost(m.Text)) {
+			if !r.budget.spend(16 + wireCost(m.Text)) {
 				r.fail("the run's budget for values crossing to the host is used up by reports")
 				continue
 			}
@@ -275,7 +263,7 @@ func (w *workerProc) read(out io.Reader) {
 			if m.Log == nil || r.opts.Log == nil {
 				continue
 			}
-			if !r.spend(16 + wireCost(m.Log.Args)) {
+			if !r.budget.spend(16 + wireCost(m.Log.Args)) {
 				r.fail("the run's budget for values crossing to the host is used up by console output")
 				continue
 			}
@@ -323,7 +311,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 	if err := validate(&opts); err != nil {
 		return nil, err
 	}
-	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}, budget: rt.cfg.MaxValueBytes}
+	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}, budget: byteBudget{left: rt.cfg.MaxValueBytes}}
 	reg := func(v reflect.Value) (int, error) {
 		h, err := newHostFunc(v)
 		if err != nil {
@@ -470,7 +458,7 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 		return "", "airlock: unknown host function"
 	}
 	h := r.fns[fn]
-	if !r.spend(wireCost(text)) {
+	if !r.budget.spend(wireCost(text)) {
 		return "", errRunBudgetSpent.Error()
 	}
 	var args []any
@@ -491,7 +479,7 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 		return "", errMessage(err)
 	}
 	if t, ok := res.(jsonText); ok {
-		if !r.spend(wireCost(string(t))) {
+		if !r.budget.spend(wireCost(string(t))) {
 			return "", errRunBudgetSpent.Error()
 		}
 		return string(t), ""
@@ -502,7 +490,7 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 	if err != nil {
 		return "", errMessage(err)
 	}
-	if !r.spend(wireCost(enc)) {
+	if !r.budget.spend(wireCost(enc)) {
 		return "", errRunBudgetSpent.Error()
 	}
 	return enc, ""
@@ -535,7 +523,7 @@ func (r *remoteRun) settle(wr *wresult) {
 		if wr.Status == StatusSuccess {
 			var v any
 			err := errValueTooLarge
-			if r.spend(wireCost(wr.Result)) {
+			if r.budget.spend(wireCost(wr.Result)) {
 				v, err = decodeHostWire(wr.Result, budget)
 			}
 			if err != nil {
@@ -554,7 +542,7 @@ func (r *remoteRun) settle(wr *wresult) {
 		}
 		streamed := int(r.streamed.Load())
 		for i, l := range wr.Logs {
-			if i >= streamed && !r.spend(16+wireCost(l.Args)) {
+			if i >= streamed && !r.budget.spend(16+wireCost(l.Args)) {
 				break
 			}
 			v, _ := decodeHostWire(l.Args, budget)

@@ -102,10 +102,9 @@ func BenchmarkWarmLatency(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				// A gap between requests, in which the runtime prepares its
-				// sandboxes; spun rather than slept, as the runtime's own
-				// count of prepared sandboxes (a test-only export) was
-				// waited for, so that the measure is the run and not the
-				// wake-up of parked threads.
+				// sandboxes (this module cannot see how many it holds ready);
+				// spun rather than slept, so that the measure is the run and
+				// not the wake-up of parked threads.
 				for t := time.Now(); time.Since(t) < time.Millisecond; {
 					runtime.Gosched()
 				}
