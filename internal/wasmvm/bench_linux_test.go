@@ -146,6 +146,20 @@ func BenchmarkHostCall(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*callLoop), "ns/call")
 	})
+	// The same answering a string: the answer's text crosses too.
+	b.Run("wasm-string", func(b *testing.B) {
+		s := newSandbox(b, nil)
+		err := s.DefineFunc(context.Background(), "f", func(context.Context, []Value) (Value, error) {
+			return Value{Kind: String, Text: "ok"}, nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			wasmEval(b, s, loop)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*callLoop), "ns/call")
+	})
 }
 
 // BenchmarkIdlePSS: the proportional set size of an idle sandbox, 200

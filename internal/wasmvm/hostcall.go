@@ -91,7 +91,7 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 		case Number:
 			tag = tagNumber
 		case String, JSON, KernelWire, KernelError:
-			tag = map[Kind]uint32{String: tagString, JSON: tagJSON, KernelWire: tagReplyWire, KernelError: tagReplyError}[ret.Kind]
+			tag = textTags[ret.Kind]
 			s.pending = append(s.pending, ret.Text...)
 		case KernelAsync:
 			tag = tagReplyAsync
@@ -100,17 +100,24 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 			s.pending = append(s.pending, fmt.Sprintf("host function %q returned a value of unknown kind %d", f.name, ret.Kind)...)
 		}
 	}
-	var slot [slotSize]byte
-	binary.LittleEndian.PutUint32(slot[0:], tag)
-	binary.LittleEndian.PutUint32(slot[4:], uint32(len(s.pending)))
-	if tag == tagNumber || tag == tagReplyAsync {
-		binary.LittleEndian.PutUint64(slot[8:], math.Float64bits(ret.Number))
-	}
-	if !mem.Write(s.ctl+ctlRet, slot[:]) {
+	// The answer is written in place, through a view of the slot: a Go
+	// array handed to mem.Write would escape, an allocation per call.
+	slot, ok := mem.Read(s.ctl+ctlRet, slotSize)
+	if !ok {
 		return
 	}
+	binary.LittleEndian.PutUint32(slot[0:], tag)
+	binary.LittleEndian.PutUint32(slot[4:], uint32(len(s.pending)))
+	var payload uint64
+	if tag == tagNumber || tag == tagReplyAsync {
+		payload = math.Float64bits(ret.Number)
+	}
+	binary.LittleEndian.PutUint64(slot[8:], payload)
 	stack[0] = 0
 }
+
+// textTags are the slot tags of the Kinds answered as text.
+var textTags = [...]uint32{String: tagString, JSON: tagJSON, KernelWire: tagReplyWire, KernelError: tagReplyError}
 
 func callHost(ctx context.Context, fn HostFunc, args []Value) (v Value, err error, panicked any) {
 	defer func() {
