@@ -172,16 +172,8 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 			}
 			return "", nil
 		})
-		switch {
-		case panicked != nil:
-			s.hookPanic(panicked)
-			status = 1
-		case err != nil:
-			s.pending = append(s.pending, err.Error()...)
-			status = 1
-		case text != "":
-			s.pending = append(s.pending, text...)
-			status = 0
+		if panicked != nil || err != nil || text != "" {
+			status = s.hookAnswer(text, err, panicked, "")
 		}
 	case h.Globals != nil && h.Globals(name) != nil:
 		for _, n := range h.Globals(name) {
@@ -192,17 +184,8 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 	case h.Load == nil:
 		s.pending = append(s.pending, "no modules can be imported"...)
 	default:
-		src, err, panicked := callLoader(ctx, h.Load, name)
-		switch {
-		case panicked != nil:
-			s.hookPanic(panicked)
-			s.pending = append(s.pending, "module loader failed"...)
-		case err != nil:
-			s.pending = append(s.pending, err.Error()...)
-		default:
-			s.pending = append(s.pending, src...)
-			status = 0
-		}
+		src, err, panicked := callHook(func() (string, error) { return h.Load(ctx, name) })
+		status = s.hookAnswer(src, err, panicked, "module loader failed")
 	}
 	mem.WriteUint32Le(s.ctl+ctlRet+4, uint32(len(s.pending)))
 	stack[0] = status
@@ -231,16 +214,7 @@ func normalizeModule(ctx context.Context, m api.Module, stack []uint64) {
 		status = 0
 	default:
 		text, err, panicked := callHook(func() (string, error) { return s.modules.Normalize(base, name) })
-		switch {
-		case panicked != nil:
-			s.hookPanic(panicked)
-			s.pending = append(s.pending, "module resolution failed"...)
-		case err != nil:
-			s.pending = append(s.pending, err.Error()...)
-		default:
-			s.pending = append(s.pending, text...)
-			status = 0
-		}
+		status = s.hookAnswer(text, err, panicked, "module resolution failed")
 	}
 	mem.WriteUint32Le(s.ctl+ctlRet+4, uint32(len(s.pending)))
 	stack[0] = status
@@ -284,9 +258,22 @@ func normalizeName(base, name string) string {
 	return dir + "/" + r
 }
 
-func (s *Sandbox) hookPanic(p any) {
-	s.fault = &HostPanicError{Name: "module loader", Value: p}
-	storeWord(s.stopWord, 1)
+// hookAnswer leaves a module hook's outcome for host_result and returns
+// the status: 0 its text, 1 its error's message, or on a panic 1 with
+// failed as the message, the sandbox spent.
+func (s *Sandbox) hookAnswer(text string, err error, panicked any, failed string) uint64 {
+	switch {
+	case panicked != nil:
+		s.fault = &HostPanicError{Name: "module loader", Value: panicked}
+		storeWord(s.stopWord, 1)
+		s.pending = append(s.pending, failed...)
+	case err != nil:
+		s.pending = append(s.pending, err.Error()...)
+	default:
+		s.pending = append(s.pending, text...)
+		return 0
+	}
+	return 1
 }
 
 func callHook(f func() (string, error)) (text string, err error, panicked any) {
@@ -297,14 +284,4 @@ func callHook(f func() (string, error)) (text string, err error, panicked any) {
 	}()
 	text, err = f()
 	return text, err, nil
-}
-
-func callLoader(ctx context.Context, l ModuleLoader, name string) (src string, err error, panicked any) {
-	defer func() {
-		if r := recover(); r != nil {
-			panicked = r
-		}
-	}()
-	src, err = l(ctx, name)
-	return src, err, nil
 }
