@@ -158,6 +158,10 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 	s.pending = s.pending[:0]
 	status := uint64(1)
 	h := &s.modules
+	var globals []string
+	if ok && what != 1 && what != 2 && h.Globals != nil {
+		globals = h.Globals(name)
+	}
 	switch {
 	case !ok:
 		s.pending = append(s.pending, "bad name"...)
@@ -175,8 +179,8 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 		if panicked != nil || err != nil || text != "" {
 			status = s.hookAnswer(text, err, panicked, "")
 		}
-	case h.Globals != nil && h.Globals(name) != nil:
-		for _, n := range h.Globals(name) {
+	case globals != nil:
+		for _, n := range globals {
 			s.pending = append(s.pending, n...)
 			s.pending = append(s.pending, 0)
 		}
