@@ -192,6 +192,7 @@ func (m *linearMemory) copyDirty() bool {
 	if !ok {
 		return false
 	}
+	defer pagemapBufs.Put(&entries)
 	mem := unsafe.Slice((*byte)(m.base), m.im.size)
 	for i := range uintptr(len(entries) / 8) {
 		if private(entries[i*8:]) {
@@ -200,6 +201,10 @@ func (m *linearMemory) copyDirty() bool {
 	}
 	return true
 }
+
+// pagemapBufs keeps the buffers copyDirty read the entries into: a close
+// of a pooled sandbox reads them every time.
+var pagemapBufs sync.Pool
 
 // pagemap reads the /proc/self/pagemap entries of the image's pages.
 func (m *linearMemory) pagemap() ([]byte, bool) {
@@ -213,7 +218,13 @@ func (m *linearMemory) pagemap() ([]byte, bool) {
 	if pagemap.fd < 0 || m.im.src == nil {
 		return nil, false
 	}
-	entries := make([]byte, m.im.size/pageSize*8)
+	n := int(m.im.size / pageSize * 8)
+	var entries []byte
+	if p, _ := pagemapBufs.Get().(*[]byte); p != nil && cap(*p) >= n {
+		entries = (*p)[:n]
+	} else {
+		entries = make([]byte, n)
+	}
 	off := int64(uintptr(m.base)/pageSize) * 8
 	if k, err := unix.Pread(pagemap.fd, entries, off); err != nil || k != len(entries) {
 		return nil, false
