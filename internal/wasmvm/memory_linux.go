@@ -188,11 +188,12 @@ var pagemap struct {
 // page of a file (the image, unwritten), bits 63 and 62 for a page present
 // or swapped. A page neither present nor swapped was never touched.
 func (m *linearMemory) copyDirty() bool {
-	entries, ok := m.pagemap()
+	buf, ok := m.pagemap()
 	if !ok {
 		return false
 	}
-	defer pagemapBufs.Put(&entries)
+	defer pagemapBufs.Put(buf)
+	entries := *buf
 	mem := unsafe.Slice((*byte)(m.base), m.im.size)
 	for i := range uintptr(len(entries) / 8) {
 		if private(entries[i*8:]) {
@@ -206,8 +207,9 @@ func (m *linearMemory) copyDirty() bool {
 // of a pooled sandbox reads them every time.
 var pagemapBufs sync.Pool
 
-// pagemap reads the /proc/self/pagemap entries of the image's pages.
-func (m *linearMemory) pagemap() ([]byte, bool) {
+// pagemap reads the /proc/self/pagemap entries of the image's pages into a
+// buffer from pagemapBufs.
+func (m *linearMemory) pagemap() (*[]byte, bool) {
 	pagemap.once.Do(func() {
 		fd, err := unix.Open("/proc/self/pagemap", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -219,17 +221,17 @@ func (m *linearMemory) pagemap() ([]byte, bool) {
 		return nil, false
 	}
 	n := int(m.im.size / pageSize * 8)
-	var entries []byte
-	if p, _ := pagemapBufs.Get().(*[]byte); p != nil && cap(*p) >= n {
-		entries = (*p)[:n]
-	} else {
-		entries = make([]byte, n)
+	p, _ := pagemapBufs.Get().(*[]byte)
+	if p == nil || cap(*p) < n {
+		b := make([]byte, n)
+		p = &b
 	}
+	*p = (*p)[:n]
 	off := int64(uintptr(m.base)/pageSize) * 8
-	if k, err := unix.Pread(pagemap.fd, entries, off); err != nil || k != len(entries) {
+	if k, err := unix.Pread(pagemap.fd, *p, off); err != nil || k != n {
 		return nil, false
 	}
-	return entries, true
+	return p, true
 }
 
 const pmPresent, pmSwapped, pmFile = 1 << 63, 1 << 62, 1 << 61
@@ -244,10 +246,12 @@ func private(e []byte) bool {
 // which pages it wrote (hot) and which it only read (warm). Without
 // pagemap it records nothing.
 func (m *linearMemory) learnHot() {
-	entries, ok := m.pagemap()
+	buf, ok := m.pagemap()
 	if !ok {
 		return
 	}
+	defer pagemapBufs.Put(buf)
+	entries := *buf
 	var hot, warm []span
 	add := func(l []span, i uintptr) []span {
 		if n := len(l); n > 0 && l[n-1].off+l[n-1].len == i*pageSize {
