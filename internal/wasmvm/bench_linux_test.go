@@ -1,7 +1,6 @@
 package wasmvm
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"runtime"
@@ -191,22 +190,7 @@ func BenchmarkIdlePSS(b *testing.B) {
 	})
 }
 
-func pss(b *testing.B) int64 {
-	f, err := os.Open("/proc/self/smaps_rollup")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb * 1024
-		}
-	}
-	b.Fatal("no Pss")
-	return 0
-}
+func pss(b *testing.B) int64 { return int64(procKB(b, "/proc/self/smaps_rollup", "Pss")) }
 
 // BenchmarkFib27Min alternates the builds (the committed one and those in QJS_VARIANTS,
 // /tmp/qjs-<name>.wasm) one fib(27) at a time for 15 rounds and reports
