@@ -50,7 +50,6 @@
   const MapCtor = Map;
   const MapGet = uncurry(Map.prototype.get);
   const MapSet = uncurry(Map.prototype.set);
-  const MapHas = uncurry(Map.prototype.has);
   const MapDelete = uncurry(Map.prototype.delete);
   const MapForEach = uncurry(Map.prototype.forEach);
   const MapClear = uncurry(Map.prototype.clear);
@@ -68,22 +67,16 @@
   const WeakMapSet = uncurry(WeakMap.prototype.set);
   const DateCtor = Date;
   const DateGetTime = uncurry(Date.prototype.getTime);
-  const ArrayBufferCtor = ArrayBuffer;
   const ArrayBufferByteLength = uncurry(Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get);
-  const ArrayBufferSlice = uncurry(ArrayBuffer.prototype.slice);
   const SymbolToString = uncurry(Symbol.prototype.toString);
   const SymbolToStringTag = Symbol.toStringTag;
-  const SymbolIterator = Symbol.iterator;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  // Typed arrays, for the codec and the guarded sorts. The engine makes
-  // their constructors on first use, at a cost (~35 µs); the native-loop
-  // guards need them at start anyway, and capturing them here keeps user
-  // code that replaces a global or a prototype method out of the kernel.
+  // Typed arrays, for the codec: capturing them here keeps user code that
+  // replaces a global or a prototype method out of the kernel.
   const TypedArrayPrototype = ObjectGetPrototypeOf(Int8Array.prototype);
   const typedGetter = (k) => uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, k).get);
   const typedTag = typedGetter(SymbolToStringTag), typedBuffer = typedGetter("buffer");
   const typedOffset = typedGetter("byteOffset"), typedByteLength = typedGetter("byteLength");
-  const typedLength = typedGetter("length");
   const Uint8ArrayCtor = Uint8Array;
   const Uint8ArrayToBase64 = uncurry(Uint8Array.prototype.toBase64), Uint8ArrayFromBase64 = Uint8Array.fromBase64;
   const typedCtors = { __proto__: null };

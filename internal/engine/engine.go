@@ -228,9 +228,6 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		return undefined, errBadDispatch
 	}
 	op := int(args[0].Number)
-	if op == 7 { // poll: returning to the engine checks for an interrupt
-		return undefined, nil
-	}
 	j := v.job
 	if j == nil {
 		return undefined, errBadDispatch

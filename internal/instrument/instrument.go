@@ -528,7 +528,7 @@ func (w *walker) loop(body ast.Statement) {
 	// (x++; in `while (c) x++;`) takes it into the block: `do x++; while`
 	// must become `do {…x++;} while`.
 	src := w.p.Source
-	i := skipSpace(src, end)
+	i := skipBlank(src, end, len(src))
 	if i < len(src) && src[i] == ';' {
 		end = i + 1
 	}
@@ -555,31 +555,6 @@ func (w *walker) start(s ast.Statement) int {
 		return w.offset(s.Label.Idx)
 	}
 	return w.offset(s.Idx0())
-}
-
-// skipSpace skips white space and comments.
-func skipSpace(s string, i int) int {
-	for i < len(s) {
-		switch {
-		case s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r':
-			i++
-		case strings.HasPrefix(s[i:], "//"):
-			j := strings.IndexByte(s[i:], '\n')
-			if j < 0 {
-				return len(s)
-			}
-			i += j
-		case strings.HasPrefix(s[i:], "/*"):
-			j := strings.Index(s[i+2:], "*/")
-			if j < 0 {
-				return len(s)
-			}
-			i += j + 4
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 // dynamicImport applies the import rules to import(arg).

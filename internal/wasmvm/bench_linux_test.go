@@ -1,7 +1,6 @@
 package wasmvm
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"runtime"
@@ -37,39 +36,54 @@ func wasmEval(b *testing.B, s *Sandbox, src string) {
 	}
 }
 
+// helloCycle: a sandbox from sn, "1+2" in it, and its close.
+func helloCycle(b *testing.B, sn *Snapshot) {
+	ctx := context.Background()
+	s, err := sn.NewSandbox(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wasmEval(b, s, "1+2")
+	s.Close(ctx)
+}
+
+// variantSandbox: a sandbox of the build /tmp/qjs-<name>.wasm (one of
+// QJS_VARIANTS), on an engine of its own closed at the end of the benchmark.
+func variantSandbox(b *testing.B, name string) *Sandbox {
+	wasm, err := os.ReadFile("/tmp/qjs-" + name + ".wasm")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	e, err := newEngine(ctx, &EngineOptions{NoCache: true}, wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { e.Close(ctx) })
+	sn, err := e.NewSnapshot(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := sn.NewSandbox(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
 // BenchmarkStart: a sandbox ready for a program, and "1+2" in it.
 func BenchmarkStart(b *testing.B) {
-	ctx := context.Background()
 	sn := testSnapshot(b)
 	b.Run("wasm-fresh-hardened-eval-close", func(b *testing.B) {
 		for b.Loop() {
-			s, err := sn.NewSandbox(ctx, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			wasmEval(b, s, "1+2")
-			s.Close(ctx)
+			helloCycle(b, sn)
 		}
 	})
 	// The same with no pool: every sandbox a new wazero instance.
-	e, err := NewEngine(ctx, &EngineOptions{CacheDir: os.Getenv("AIRLOCK_TEST_WAZERO_CACHE")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer e.Close(ctx)
-	sn0, err := e.NewSnapshot(ctx, &SnapshotOptions{Pool: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sn0.Close()
+	sn0 := poolSnapshot(b, &SnapshotOptions{Pool: -1})
 	b.Run("wasm-fresh-nopool-eval-close", func(b *testing.B) {
 		for b.Loop() {
-			s, err := sn0.NewSandbox(ctx, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			wasmEval(b, s, "1+2")
-			s.Close(ctx)
+			helloCycle(b, sn0)
 		}
 	})
 	b.Run("wasm-rewound-eval", func(b *testing.B) {
@@ -94,26 +108,8 @@ func BenchmarkFib27(b *testing.B) {
 	// The cost of the stop checks: the same build without them, from
 	// QJS_NOCHECKS_WASM (build.sh with STOPCHECK_FLAGS=-nochecks).
 	for _, name := range strings.Fields(os.Getenv("QJS_VARIANTS")) {
-		path := "/tmp/qjs-" + name + ".wasm"
 		b.Run("wasm-"+name, func(b *testing.B) {
-			wasm, err := os.ReadFile(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx := context.Background()
-			e, err := newEngine(ctx, &EngineOptions{NoCache: true}, wasm)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer e.Close(ctx)
-			sn, err := e.NewSnapshot(ctx, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			s, err := sn.NewSandbox(ctx, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := variantSandbox(b, name)
 			wasmEval(b, s, fibSrc)
 			for b.Loop() {
 				wasmEval(b, s, "fib(27)")
@@ -140,6 +136,20 @@ func BenchmarkHostCall(b *testing.B) {
 		s := newSandbox(b, nil)
 		err := s.DefineFunc(context.Background(), "f", func(_ context.Context, args []Value) (Value, error) {
 			return Value{Kind: Number, Number: args[0].Number + 1}, nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			wasmEval(b, s, loop)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*callLoop), "ns/call")
+	})
+	// The same answering a string: the answer's text crosses too.
+	b.Run("wasm-string", func(b *testing.B) {
+		s := newSandbox(b, nil)
+		err := s.DefineFunc(context.Background(), "f", func(context.Context, []Value) (Value, error) {
+			return Value{Kind: String, Text: "ok"}, nil
 		})
 		if err != nil {
 			b.Fatal(err)
@@ -180,22 +190,7 @@ func BenchmarkIdlePSS(b *testing.B) {
 	})
 }
 
-func pss(b *testing.B) int64 {
-	f, err := os.Open("/proc/self/smaps_rollup")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb * 1024
-		}
-	}
-	b.Fatal("no Pss")
-	return 0
-}
+func pss(b *testing.B) int64 { return int64(procKB(b, "/proc/self/smaps_rollup", "Pss")) }
 
 // BenchmarkFib27Min alternates the builds (the committed one and those in QJS_VARIANTS,
 // /tmp/qjs-<name>.wasm) one fib(27) at a time for 15 rounds and reports
@@ -203,7 +198,6 @@ func pss(b *testing.B) int64 {
 // minimum is the stable measure, and alternating exposes every engine to
 // the same load.
 func BenchmarkFib27Min(b *testing.B) {
-	ctx := context.Background()
 	type runner struct {
 		name string
 		run  func()
@@ -216,24 +210,7 @@ func BenchmarkFib27Min(b *testing.B) {
 	}
 	add("wasm", newSandbox(b, nil))
 	for _, name := range strings.Fields(os.Getenv("QJS_VARIANTS")) {
-		wasm, err := os.ReadFile("/tmp/qjs-" + name + ".wasm")
-		if err != nil {
-			b.Fatal(err)
-		}
-		e, err := newEngine(ctx, &EngineOptions{NoCache: true}, wasm)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer e.Close(ctx)
-		sn, err := e.NewSnapshot(ctx, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		s, err := sn.NewSandbox(ctx, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		add("wasm-"+name, s)
+		add("wasm-"+name, variantSandbox(b, name))
 	}
 	// CPU time of this thread, not wall time: the machine's load does not
 	// count, as long as the guest runs on the calling goroutine's thread.
@@ -355,17 +332,11 @@ func BenchmarkNewEngine(b *testing.B) {
 // GOMAXPROCS goroutines at once; ns/op is per run of the whole, so the
 // ratio of the two is the throughput ratio.
 func BenchmarkThroughput(b *testing.B) {
-	ctx := context.Background()
 	sn := testSnapshot(b)
 	b.Run("wasm", func(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				s, err := sn.NewSandbox(ctx, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				wasmEval(b, s, "1+2")
-				s.Close(ctx)
+				helloCycle(b, sn)
 			}
 		})
 	})

@@ -2,26 +2,9 @@ package wasmvm
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 )
-
-// noPoolSnapshot is a snapshot without a pool: every sandbox is a new
-// wazero instance.
-func noPoolSnapshot(b *testing.B) *Snapshot {
-	ctx := context.Background()
-	e, err := NewEngine(ctx, &EngineOptions{CacheDir: os.Getenv("AIRLOCK_TEST_WAZERO_CACHE")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sn, err := e.NewSnapshot(ctx, &SnapshotOptions{Pool: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { sn.Close(); e.Close(ctx) })
-	return sn
-}
 
 // BenchmarkStartBreakdown times the parts of a fresh sandbox, with no
 // pool: instantiate
@@ -29,7 +12,7 @@ func noPoolSnapshot(b *testing.B) *Snapshot {
 // The metrics are µs per part, mean over the ops.
 func BenchmarkStartBreakdown(b *testing.B) {
 	ctx := context.Background()
-	sn := noPoolSnapshot(b)
+	sn := poolSnapshot(b, &SnapshotOptions{Pool: -1})
 	var inst, eval, cls time.Duration
 	for b.Loop() {
 		t0 := time.Now()
@@ -55,8 +38,7 @@ func BenchmarkStartBreakdown(b *testing.B) {
 // BenchmarkStartPrefault alternates a fresh sandbox + hello eval + close
 // with and without the hot pages populated at instantiation.
 func BenchmarkStartPrefault(b *testing.B) {
-	ctx := context.Background()
-	sn := noPoolSnapshot(b)
+	sn := poolSnapshot(b, &SnapshotOptions{Pool: -1})
 	var hot, warm uintptr
 	for _, s := range sn.im.hot {
 		hot += s.len
@@ -71,12 +53,7 @@ func BenchmarkStartPrefault(b *testing.B) {
 			prefault = mode
 			defer func() { prefault = 2 }()
 			for b.Loop() {
-				s, err := sn.NewSandbox(ctx, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				wasmEval(b, s, "1+2")
-				s.Close(ctx)
+				helloCycle(b, sn)
 			}
 		})
 	}

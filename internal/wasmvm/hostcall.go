@@ -91,7 +91,7 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 		case Number:
 			tag = tagNumber
 		case String, JSON, KernelWire, KernelError:
-			tag = map[Kind]uint32{String: tagString, JSON: tagJSON, KernelWire: tagReplyWire, KernelError: tagReplyError}[ret.Kind]
+			tag = textTags[ret.Kind]
 			s.pending = append(s.pending, ret.Text...)
 		case KernelAsync:
 			tag = tagReplyAsync
@@ -100,17 +100,24 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 			s.pending = append(s.pending, fmt.Sprintf("host function %q returned a value of unknown kind %d", f.name, ret.Kind)...)
 		}
 	}
-	var slot [slotSize]byte
-	binary.LittleEndian.PutUint32(slot[0:], tag)
-	binary.LittleEndian.PutUint32(slot[4:], uint32(len(s.pending)))
-	if tag == tagNumber || tag == tagReplyAsync {
-		binary.LittleEndian.PutUint64(slot[8:], math.Float64bits(ret.Number))
-	}
-	if !mem.Write(s.ctl+ctlRet, slot[:]) {
+	// The answer is written in place, through a view of the slot: a Go
+	// array handed to mem.Write would escape, an allocation per call.
+	slot, ok := mem.Read(s.ctl+ctlRet, slotSize)
+	if !ok {
 		return
 	}
+	binary.LittleEndian.PutUint32(slot[0:], tag)
+	binary.LittleEndian.PutUint32(slot[4:], uint32(len(s.pending)))
+	var payload uint64
+	if tag == tagNumber || tag == tagReplyAsync {
+		payload = math.Float64bits(ret.Number)
+	}
+	binary.LittleEndian.PutUint64(slot[8:], payload)
 	stack[0] = 0
 }
+
+// textTags are the slot tags of the Kinds answered as text.
+var textTags = [...]uint32{String: tagString, JSON: tagJSON, KernelWire: tagReplyWire, KernelError: tagReplyError}
 
 func callHost(ctx context.Context, fn HostFunc, args []Value) (v Value, err error, panicked any) {
 	defer func() {
@@ -151,6 +158,10 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 	s.pending = s.pending[:0]
 	status := uint64(1)
 	h := &s.modules
+	var globals []string
+	if ok && what != 1 && what != 2 && h.Globals != nil {
+		globals = h.Globals(name)
+	}
 	switch {
 	case !ok:
 		s.pending = append(s.pending, "bad name"...)
@@ -165,19 +176,11 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 			}
 			return "", nil
 		})
-		switch {
-		case panicked != nil:
-			s.hookPanic(panicked)
-			status = 1
-		case err != nil:
-			s.pending = append(s.pending, err.Error()...)
-			status = 1
-		case text != "":
-			s.pending = append(s.pending, text...)
-			status = 0
+		if panicked != nil || err != nil || text != "" {
+			status = s.hookAnswer(text, err, panicked, "")
 		}
-	case h.Globals != nil && h.Globals(name) != nil:
-		for _, n := range h.Globals(name) {
+	case globals != nil:
+		for _, n := range globals {
 			s.pending = append(s.pending, n...)
 			s.pending = append(s.pending, 0)
 		}
@@ -185,17 +188,8 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 	case h.Load == nil:
 		s.pending = append(s.pending, "no modules can be imported"...)
 	default:
-		src, err, panicked := callLoader(ctx, h.Load, name)
-		switch {
-		case panicked != nil:
-			s.hookPanic(panicked)
-			s.pending = append(s.pending, "module loader failed"...)
-		case err != nil:
-			s.pending = append(s.pending, err.Error()...)
-		default:
-			s.pending = append(s.pending, src...)
-			status = 0
-		}
+		src, err, panicked := callHook(func() (string, error) { return h.Load(ctx, name) })
+		status = s.hookAnswer(src, err, panicked, "module loader failed")
 	}
 	mem.WriteUint32Le(s.ctl+ctlRet+4, uint32(len(s.pending)))
 	stack[0] = status
@@ -224,16 +218,7 @@ func normalizeModule(ctx context.Context, m api.Module, stack []uint64) {
 		status = 0
 	default:
 		text, err, panicked := callHook(func() (string, error) { return s.modules.Normalize(base, name) })
-		switch {
-		case panicked != nil:
-			s.hookPanic(panicked)
-			s.pending = append(s.pending, "module resolution failed"...)
-		case err != nil:
-			s.pending = append(s.pending, err.Error()...)
-		default:
-			s.pending = append(s.pending, text...)
-			status = 0
-		}
+		status = s.hookAnswer(text, err, panicked, "module resolution failed")
 	}
 	mem.WriteUint32Le(s.ctl+ctlRet+4, uint32(len(s.pending)))
 	stack[0] = status
@@ -277,9 +262,22 @@ func normalizeName(base, name string) string {
 	return dir + "/" + r
 }
 
-func (s *Sandbox) hookPanic(p any) {
-	s.fault = &HostPanicError{Name: "module loader", Value: p}
-	storeWord(s.stopWord, 1)
+// hookAnswer leaves a module hook's outcome for host_result and returns
+// the status: 0 its text, 1 its error's message, or on a panic 1 with
+// failed as the message, the sandbox spent.
+func (s *Sandbox) hookAnswer(text string, err error, panicked any, failed string) uint64 {
+	switch {
+	case panicked != nil:
+		s.fault = &HostPanicError{Name: "module loader", Value: panicked}
+		storeWord(s.stopWord, 1)
+		s.pending = append(s.pending, failed...)
+	case err != nil:
+		s.pending = append(s.pending, err.Error()...)
+	default:
+		s.pending = append(s.pending, text...)
+		return 0
+	}
+	return 1
 }
 
 func callHook(f func() (string, error)) (text string, err error, panicked any) {
@@ -290,14 +288,4 @@ func callHook(f func() (string, error)) (text string, err error, panicked any) {
 	}()
 	text, err = f()
 	return text, err, nil
-}
-
-func callLoader(ctx context.Context, l ModuleLoader, name string) (src string, err error, panicked any) {
-	defer func() {
-		if r := recover(); r != nil {
-			panicked = r
-		}
-	}()
-	src, err = l(ctx, name)
-	return src, err, nil
 }

@@ -45,10 +45,14 @@ func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) 
 	if err != nil {
 		return Result{}, err
 	}
-	b := make([]byte, n)
+	// Written in place through a view of the buffer: no guest code runs
+	// until s.run, so the view stays valid.
+	b, _ := s.mod.Memory().Read(buf, uint32(n))
 	off := len(args) * slotSize
-	copy(b[off:], method)
-	off += len(method) + 1
+	clear(b[:off])
+	off += copy(b[off:], method)
+	b[off] = 0
+	off++
 	for i, a := range args {
 		sl := b[i*slotSize:]
 		var tag uint32
@@ -74,7 +78,6 @@ func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) 
 		}
 		binary.LittleEndian.PutUint32(sl, tag)
 	}
-	s.mod.Memory().Write(buf, b)
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf)+uint64(len(args)*slotSize), uint64(buf), uint64(len(args))
 	return s.run(ctx, s.fKernelCall, buf)

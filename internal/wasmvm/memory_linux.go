@@ -188,10 +188,12 @@ var pagemap struct {
 // page of a file (the image, unwritten), bits 63 and 62 for a page present
 // or swapped. A page neither present nor swapped was never touched.
 func (m *linearMemory) copyDirty() bool {
-	entries, ok := m.pagemap()
+	buf, ok := m.pagemap()
 	if !ok {
 		return false
 	}
+	defer pagemapBufs.Put(buf)
+	entries := *buf
 	mem := unsafe.Slice((*byte)(m.base), m.im.size)
 	for i := range uintptr(len(entries) / 8) {
 		if private(entries[i*8:]) {
@@ -201,8 +203,13 @@ func (m *linearMemory) copyDirty() bool {
 	return true
 }
 
-// pagemap reads the /proc/self/pagemap entries of the image's pages.
-func (m *linearMemory) pagemap() ([]byte, bool) {
+// pagemapBufs keeps the buffers copyDirty read the entries into: a close
+// of a pooled sandbox reads them every time.
+var pagemapBufs sync.Pool
+
+// pagemap reads the /proc/self/pagemap entries of the image's pages into a
+// buffer from pagemapBufs.
+func (m *linearMemory) pagemap() (*[]byte, bool) {
 	pagemap.once.Do(func() {
 		fd, err := unix.Open("/proc/self/pagemap", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -213,12 +220,18 @@ func (m *linearMemory) pagemap() ([]byte, bool) {
 	if pagemap.fd < 0 || m.im.src == nil {
 		return nil, false
 	}
-	entries := make([]byte, m.im.size/pageSize*8)
+	n := int(m.im.size / pageSize * 8)
+	p, _ := pagemapBufs.Get().(*[]byte)
+	if p == nil || cap(*p) < n {
+		b := make([]byte, n)
+		p = &b
+	}
+	*p = (*p)[:n]
 	off := int64(uintptr(m.base)/pageSize) * 8
-	if k, err := unix.Pread(pagemap.fd, entries, off); err != nil || k != len(entries) {
+	if k, err := unix.Pread(pagemap.fd, *p, off); err != nil || k != n {
 		return nil, false
 	}
-	return entries, true
+	return p, true
 }
 
 const pmPresent, pmSwapped, pmFile = 1 << 63, 1 << 62, 1 << 61
@@ -233,10 +246,12 @@ func private(e []byte) bool {
 // which pages it wrote (hot) and which it only read (warm). Without
 // pagemap it records nothing.
 func (m *linearMemory) learnHot() {
-	entries, ok := m.pagemap()
+	buf, ok := m.pagemap()
 	if !ok {
 		return
 	}
+	defer pagemapBufs.Put(buf)
+	entries := *buf
 	var hot, warm []span
 	add := func(l []span, i uintptr) []span {
 		if n := len(l); n > 0 && l[n-1].off+l[n-1].len == i*pageSize {

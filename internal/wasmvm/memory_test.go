@@ -124,9 +124,12 @@ func TestMemoryBombChild(t *testing.T) {
 	}
 }
 
-func procStatus(t *testing.T, key string) uint64 {
+func procStatus(t *testing.T, key string) uint64 { return procKB(t, "/proc/self/status", key) }
+
+// procKB reads the "key: N kB" line of a /proc file, in bytes.
+func procKB(t testing.TB, file, key string) uint64 {
 	t.Helper()
-	f, err := os.Open("/proc/self/status")
+	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +144,7 @@ func procStatus(t *testing.T, key string) uint64 {
 			return kb << 10
 		}
 	}
-	t.Fatal(fmt.Sprintf("no %s in /proc/self/status", key))
+	t.Fatal(fmt.Sprintf("no %s in %s", key, file))
 	return 0
 }
 

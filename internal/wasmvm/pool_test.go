@@ -9,8 +9,9 @@ import (
 )
 
 // poolSnapshot is a snapshot of its own (the shared one's pool is used by
-// every test), closed at the end of the test.
-func poolSnapshot(t *testing.T, opts *SnapshotOptions) *Snapshot {
+// every test), closed at the end of the test; Pool: -1 gives one without a
+// pool, every sandbox a new wazero instance.
+func poolSnapshot(t testing.TB, opts *SnapshotOptions) *Snapshot {
 	t.Helper()
 	ctx := context.Background()
 	e, err := NewEngine(ctx, &EngineOptions{CacheDir: os.Getenv("AIRLOCK_TEST_WAZERO_CACHE")})

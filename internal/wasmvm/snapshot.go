@@ -365,12 +365,14 @@ func (s *Sandbox) start() {
 	sn := s.snap
 	s.sp.Set(sn.sp)
 	s.tick.Set(tickEvery)
-	var seed [8]byte
-	for binary.LittleEndian.Uint64(seed[:]) == 0 {
-		rand.Read(seed[:])
-	}
+	// The seed is read into its place through a view of the memory: a Go
+	// array handed to rand.Read would escape, an allocation per start.
 	mem := s.mod.Memory()
-	mem.Write(sn.randAddr, seed[:])
+	seed, _ := mem.Read(sn.randAddr, 8)
+	rand.Read(seed)
+	for binary.LittleEndian.Uint64(seed) == 0 {
+		rand.Read(seed)
+	}
 	heap := uint64(0)
 	if s.limit > sn.base+heapSlack {
 		heap = s.limit - sn.base - heapSlack
