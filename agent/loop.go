@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -111,6 +112,21 @@ func beginTurn(task, mode string, messages *[]Message) (tr *Transcript, finish f
 func (t *Transcript) fail(err error) (*Transcript, error) {
 	t.Outcome, t.Error = OutcomeError, err.Error()
 	return t, err
+}
+
+// failStep ends a turn with an error in step, which is kept with the
+// calls and usage run recorded for it.
+func (t *Transcript) failStep(step Step, run *tracker, err error) (*Transcript, error) {
+	step.Calls, step.Usage = run.drain()
+	t.add(step)
+	return t.fail(err)
+}
+
+// ranOut ends a turn whose maxSteps steps gave no final answer.
+func (t *Transcript) ranOut(maxSteps int) (*Transcript, error) {
+	t.Outcome = OutcomeMaxSteps
+	t.Error = fmt.Sprintf("no final answer after %d steps", maxSteps)
+	return t, nil
 }
 
 // add appends a step and counts its usage.
