@@ -327,13 +327,9 @@ func observation(logs string, v any) string {
 	if logs = strings.TrimRight(logs, "\n"); logs != "" {
 		b.WriteString("Execution logs:\n" + logs + "\n")
 	}
-	b.WriteString("Last output from code snippet:\n" + valueText(v))
+	b.WriteString("Last output from code snippet:\n" + airlock.Inspect(v))
 	return b.String()
 }
-
-// valueText is a value as the model reads it: as Node's console.log
-// shows it, a string as it is.
-func valueText(v any) string { return airlock.Inspect(v) }
 
 // outputLimit is a MaxOutput field's bound.
 func outputLimit(n int) int {

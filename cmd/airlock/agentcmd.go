@@ -199,10 +199,6 @@ func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcri
 	return c, nil
 }
 
-// answerText is a final answer as a person reads it: as Node's console.log
-// shows it.
-func answerText(v any) string { return airlock.Inspect(v) }
-
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
