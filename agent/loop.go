@@ -2,12 +2,9 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
-
-	"github.com/airlockrun/airlock"
 )
 
 // Usage counts the tokens of completions: the input (prompt) and the
@@ -141,12 +138,7 @@ func (t *Transcript) add(s Step) {
 func (t Transcript) MarshalJSON() ([]byte, error) {
 	type plain Transcript
 	p := plain(t)
-	p.FinalAnswer = airlock.JSONValue(t.FinalAnswer)
-	if b, err := json.Marshal(p); err == nil {
-		return b, nil
-	}
-	p.FinalAnswer = airlock.Inspect(t.FinalAnswer)
-	return json.Marshal(p)
+	return marshalWithValue(&p, &p.FinalAnswer)
 }
 
 // loopInterpreter is the Interpreter a loop runs code in (a new one whose
