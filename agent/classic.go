@@ -161,10 +161,7 @@ func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, err
 		if len(step.ToolCalls) == 0 {
 			step.ToolCalls = nil
 		}
-		step.Calls, step.Usage = run.drain()
-		step.Duration = time.Since(stepStart)
-		tr.add(step)
-		hooks.emit("classic", step)
+		tr.endStep(step, run, stepStart, hooks)
 		if step.Final {
 			return tr, nil
 		}

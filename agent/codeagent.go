@@ -216,11 +216,8 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 				}
 			}
 		}
-		step.Calls, step.Usage = run.drain()
 		step.Observation = airlock.ClipText(step.Observation, maxOutput)
-		step.Duration = time.Since(stepStart)
-		tr.add(step)
-		hooks.emit("code", step)
+		tr.endStep(step, run, stepStart, hooks)
 		if step.Final {
 			return tr, nil
 		}

@@ -107,10 +107,7 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 			}
 		}
 		step.Observation = airlock.ClipText(step.Observation, outputLimit(a.MaxOutput))
-		step.Calls, step.Usage = run.drain()
-		step.Duration = time.Since(stepStart)
-		tr.add(step)
-		hooks.emit("codemode", step)
+		tr.endStep(step, run, stepStart, hooks)
 		if step.Final {
 			return tr, nil
 		}

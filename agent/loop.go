@@ -119,6 +119,15 @@ func (t *Transcript) failStep(step Step, run *tracker, err error) (*Transcript, 
 	return t.fail(err)
 }
 
+// endStep records a finished step with the calls and usage run recorded
+// for it and its duration since start, and reports it to hooks.
+func (t *Transcript) endStep(step Step, run *tracker, start time.Time, hooks loopHooks) {
+	step.Calls, step.Usage = run.drain()
+	step.Duration = time.Since(start)
+	t.add(step)
+	hooks.emit(t.Mode, step)
+}
+
 // ranOut ends a turn whose maxSteps steps gave no final answer.
 func (t *Transcript) ranOut(maxSteps int) (*Transcript, error) {
 	t.Outcome = OutcomeMaxSteps
