@@ -20,7 +20,8 @@ type Usage struct {
 	SubCalls int `json:"subCalls,omitempty"`
 }
 
-func (u *Usage) add(o Usage) {
+// Add counts o in u.
+func (u *Usage) Add(o Usage) {
 	u.PromptTokens += o.PromptTokens
 	u.CompletionTokens += o.CompletionTokens
 	u.TotalTokens += o.TotalTokens
@@ -138,7 +139,7 @@ func (t *Transcript) ranOut(maxSteps int) (*Transcript, error) {
 // add appends a step and counts its usage.
 func (t *Transcript) add(s Step) {
 	t.Steps = append(t.Steps, s)
-	t.Usage.add(s.Usage)
+	t.Usage.Add(s.Usage)
 }
 
 // MarshalJSON encodes the transcript with its final answer as
