@@ -138,9 +138,7 @@ func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, err
 			tr.Outcome, tr.FinalAnswer = OutcomeFinalAnswer, resp.Text
 		}
 		if err := run.exceeded(); err != nil && !step.Final {
-			step.Calls, step.Usage = run.drain()
-			tr.add(step)
-			return tr.fail(err)
+			return tr.failStep(step, run, err)
 		}
 		// The calls of one message run concurrently; their results go
 		// back in the order the model made them.
@@ -163,10 +161,7 @@ func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, err
 		if len(step.ToolCalls) == 0 {
 			step.ToolCalls = nil
 		}
-		step.Calls, step.Usage = run.drain()
-		step.Duration = time.Since(stepStart)
-		tr.add(step)
-		hooks.emit("classic", step)
+		tr.endStep(step, run, stepStart, hooks)
 		if step.Final {
 			return tr, nil
 		}
@@ -177,9 +172,7 @@ func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, err
 			return tr.fail(err)
 		}
 	}
-	tr.Outcome = OutcomeMaxSteps
-	tr.Error = fmt.Sprintf("no final answer after %d steps", maxSteps)
-	return tr, nil
+	return tr.ranOut(maxSteps)
 }
 
 // callTool runs one tool call of the model, governed and recorded.

@@ -183,9 +183,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 			step.Error = "no code block in the reply"
 			step.Observation = "Error: your reply had no code block. Reply with \"Thought:\" and then one JavaScript code block that starts with ```js and ends with ```, and call final_answer(value) when you have the answer."
 		} else if err := run.exceeded(); err != nil {
-			step.Calls, step.Usage = run.drain()
-			tr.add(step)
-			return tr.fail(err)
+			return tr.failStep(step, run, err)
 		} else {
 			step.Code = code
 			src, edits := asyncSource(code, a.asyncable)
@@ -199,9 +197,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 				step.Observation = observation(out.Logs, out.Output)
 			default:
 				if ctx.Err() != nil {
-					step.Calls, step.Usage = run.drain()
-					tr.add(step)
-					return tr.fail(ctx.Err())
+					return tr.failStep(step, run, ctx.Err())
 				}
 				step.Error = err.Error()
 				step.Observation = errorObservation(err, code, edits)
@@ -220,11 +216,8 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 				}
 			}
 		}
-		step.Calls, step.Usage = run.drain()
 		step.Observation = airlock.ClipText(step.Observation, maxOutput)
-		step.Duration = time.Since(stepStart)
-		tr.add(step)
-		hooks.emit("code", step)
+		tr.endStep(step, run, stepStart, hooks)
 		if step.Final {
 			return tr, nil
 		}
@@ -233,9 +226,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 		}
 		s.messages = append(s.messages, Message{Role: "user", Content: "Observation:\n" + step.Observation})
 	}
-	tr.Outcome = OutcomeMaxSteps
-	tr.Error = fmt.Sprintf("no final answer after %d steps", maxSteps)
-	return tr, nil
+	return tr.ranOut(maxSteps)
 }
 
 var objectSchema = jsonschema.Schema{Type: "object"}
@@ -333,13 +324,9 @@ func observation(logs string, v any) string {
 	if logs = strings.TrimRight(logs, "\n"); logs != "" {
 		b.WriteString("Execution logs:\n" + logs + "\n")
 	}
-	b.WriteString("Last output from code snippet:\n" + valueText(v))
+	b.WriteString("Last output from code snippet:\n" + airlock.Inspect(v))
 	return b.String()
 }
-
-// valueText is a value as the model reads it: as Node's console.log
-// shows it, a string as it is.
-func valueText(v any) string { return airlock.Inspect(v) }
 
 // outputLimit is a MaxOutput field's bound.
 func outputLimit(n int) int {

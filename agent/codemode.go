@@ -87,9 +87,7 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 		step := Step{Index: i, ModelReply: resp.Text}
 		s.messages = append(s.messages, Message{Role: "assistant", Content: resp.Text})
 		if err := run.exceeded(); err != nil {
-			step.Calls, step.Usage = run.drain()
-			tr.add(step)
-			return tr.fail(err)
+			return tr.failStep(step, run, err)
 		}
 		code, ok := ExtractCode(resp.Text)
 		if !ok {
@@ -99,9 +97,7 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 			step.Code = code
 			e := it.Execute(ctx, code, ExecuteOptions{Tools: a.Tools, State: s.state, run: run})
 			if ctx.Err() != nil {
-				step.Calls, step.Usage = run.drain()
-				tr.add(step)
-				return tr.fail(ctx.Err())
+				return tr.failStep(step, run, ctx.Err())
 			}
 			step.Error = e.Error
 			step.Observation = FormatExecution(e)
@@ -111,10 +107,7 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 			}
 		}
 		step.Observation = airlock.ClipText(step.Observation, outputLimit(a.MaxOutput))
-		step.Calls, step.Usage = run.drain()
-		step.Duration = time.Since(stepStart)
-		tr.add(step)
-		hooks.emit("codemode", step)
+		tr.endStep(step, run, stepStart, hooks)
 		if step.Final {
 			return tr, nil
 		}
@@ -123,7 +116,5 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 		}
 		s.messages = append(s.messages, Message{Role: "user", Content: strings.TrimSpace(step.Observation)})
 	}
-	tr.Outcome = OutcomeMaxSteps
-	tr.Error = fmt.Sprintf("no final answer after %d steps", maxSteps)
-	return tr, nil
+	return tr.ranOut(maxSteps)
 }

@@ -523,7 +523,7 @@ func (g *tsGen) object(s *jsonschema.Schema, indent string) string {
 		writeDoc(&b, inner, g.schemaDoc(p))
 		key := n
 		if !tsIdent.MatchString(n) {
-			key = strconvQuote(n)
+			key = literal(n)
 		}
 		opt := "?"
 		if required[n] {
@@ -680,8 +680,6 @@ func literal(v any) string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
-
-func strconvQuote(s string) string { return literal(s) }
 
 // MarkdownDocs is the API documentation of the sandbox's functions for the
 // model, as seed 003 writes it: per function its signature, JSON Schema,

@@ -299,8 +299,8 @@ func (t *tracker) addUsage(u Usage, subCall bool) {
 	}
 	for c := t; c != nil; c = c.parent {
 		c.mu.Lock()
-		c.usage.add(u)
-		c.total.add(u)
+		c.usage.Add(u)
+		c.total.Add(u)
 		if c.parent == nil && c.overrun == nil && c.budget.MaxTokens > 0 && c.total.TotalTokens > c.budget.MaxTokens {
 			c.overrun = fmt.Errorf("%w: %d tokens spent, the bound is %d", ErrBudget, c.total.TotalTokens, c.budget.MaxTokens)
 		}

@@ -242,11 +242,19 @@ type Execution struct {
 func (e Execution) MarshalJSON() ([]byte, error) {
 	type plain Execution
 	p := plain(e)
-	p.Result = airlock.JSONValue(e.Result)
+	return marshalWithValue(&p, &p.Result)
+}
+
+// marshalWithValue encodes p, whose *v is a value a run gave, with that
+// value as airlock.JSONValue makes it, or as its airlock.Inspect text when
+// JSON cannot hold it at all.
+func marshalWithValue(p any, v *any) ([]byte, error) {
+	x := *v
+	*v = airlock.JSONValue(x)
 	if b, err := json.Marshal(p); err == nil {
 		return b, nil
 	}
-	p.Result = airlock.Inspect(e.Result)
+	*v = airlock.Inspect(x)
 	return json.Marshal(p)
 }
 

@@ -2,11 +2,9 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 	"log/slog"
 	"time"
-
-	"github.com/airlockrun/airlock"
 )
 
 // Usage counts the tokens of completions: the input (prompt) and the
@@ -22,7 +20,8 @@ type Usage struct {
 	SubCalls int `json:"subCalls,omitempty"`
 }
 
-func (u *Usage) add(o Usage) {
+// Add counts o in u.
+func (u *Usage) Add(o Usage) {
 	u.PromptTokens += o.PromptTokens
 	u.CompletionTokens += o.CompletionTokens
 	u.TotalTokens += o.TotalTokens
@@ -113,10 +112,34 @@ func (t *Transcript) fail(err error) (*Transcript, error) {
 	return t, err
 }
 
+// failStep ends a turn with an error in step, which is kept with the
+// calls and usage run recorded for it.
+func (t *Transcript) failStep(step Step, run *tracker, err error) (*Transcript, error) {
+	step.Calls, step.Usage = run.drain()
+	t.add(step)
+	return t.fail(err)
+}
+
+// endStep records a finished step with the calls and usage run recorded
+// for it and its duration since start, and reports it to hooks.
+func (t *Transcript) endStep(step Step, run *tracker, start time.Time, hooks loopHooks) {
+	step.Calls, step.Usage = run.drain()
+	step.Duration = time.Since(start)
+	t.add(step)
+	hooks.emit(t.Mode, step)
+}
+
+// ranOut ends a turn whose maxSteps steps gave no final answer.
+func (t *Transcript) ranOut(maxSteps int) (*Transcript, error) {
+	t.Outcome = OutcomeMaxSteps
+	t.Error = fmt.Sprintf("no final answer after %d steps", maxSteps)
+	return t, nil
+}
+
 // add appends a step and counts its usage.
 func (t *Transcript) add(s Step) {
 	t.Steps = append(t.Steps, s)
-	t.Usage.add(s.Usage)
+	t.Usage.Add(s.Usage)
 }
 
 // MarshalJSON encodes the transcript with its final answer as
@@ -125,12 +148,7 @@ func (t *Transcript) add(s Step) {
 func (t Transcript) MarshalJSON() ([]byte, error) {
 	type plain Transcript
 	p := plain(t)
-	p.FinalAnswer = airlock.JSONValue(t.FinalAnswer)
-	if b, err := json.Marshal(p); err == nil {
-		return b, nil
-	}
-	p.FinalAnswer = airlock.Inspect(t.FinalAnswer)
-	return json.Marshal(p)
+	return marshalWithValue(&p, &p.FinalAnswer)
 }
 
 // loopInterpreter is the Interpreter a loop runs code in (a new one whose

@@ -84,25 +84,22 @@ func RenderCodeAgentPrompt(o CodeAgentPromptOptions) (string, error) {
 		}
 		imports = strings.Join(q, ", ")
 	}
-	tags := map[string]string{
+	vals := map[string]string{
 		"code_block_opening_tag": o.CodeBlockOpeningTag,
 		"code_block_closing_tag": o.CodeBlockClosingTag,
 	}
 	var examples strings.Builder
 	if !o.NoExamples {
-		if err := codeAgentExamples.Execute(&examples, tags); err != nil {
+		if err := codeAgentExamples.Execute(&examples, vals); err != nil {
 			return "", err
 		}
 	}
+	vals["examples"] = strings.TrimSpace(examples.String())
+	vals["tools_prompt"] = ToolsPrompt(o.Tools)
+	vals["authorized_imports"] = imports
+	vals["custom_instructions"] = o.CustomInstructions
 	var b strings.Builder
-	err := codeAgentPrompt.Execute(&b, map[string]string{
-		"code_block_opening_tag": o.CodeBlockOpeningTag,
-		"code_block_closing_tag": o.CodeBlockClosingTag,
-		"examples":               strings.TrimSpace(examples.String()),
-		"tools_prompt":           ToolsPrompt(o.Tools),
-		"authorized_imports":     imports,
-		"custom_instructions":    o.CustomInstructions,
-	})
+	err := codeAgentPrompt.Execute(&b, vals)
 	return b.String(), err
 }
 

@@ -143,7 +143,7 @@ func FormatExecution(e *Execution) string {
 	console := consoleText(e)
 	var b strings.Builder
 	if e.OK() {
-		fmt.Fprintf(&b, "Execution completed successfully in %dms\n\n=== Result ===\n%s\n", ms, resultText(e.Result))
+		fmt.Fprintf(&b, "Execution completed successfully in %dms\n\n=== Result ===\n%s\n", ms, airlock.Inspect(e.Result))
 		if e.Output != "" {
 			fmt.Fprintf(&b, "\n=== Output ===\n%s\n", e.Output)
 		}
@@ -174,5 +174,3 @@ func consoleText(e *Execution) string {
 	}
 	return b.String()
 }
-
-func resultText(v any) string { return airlock.Inspect(v) }

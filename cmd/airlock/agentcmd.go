@@ -155,10 +155,7 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			start := time.Now()
 			if c, ferr := askFinalAnswer(ctx, model, tr); ferr == nil {
 				tr.FinalAnswer, tr.Outcome = c.Text, agent.OutcomeFinalAnswer
-				tr.Usage.PromptTokens += c.Usage.PromptTokens
-				tr.Usage.CompletionTokens += c.Usage.CompletionTokens
-				tr.Usage.TotalTokens += c.Usage.TotalTokens
-				tr.Usage.Completions += c.Usage.Completions
+				tr.Usage.Add(c.Usage)
 				tr.Duration += time.Since(start)
 				disp.finalAnswerAsked(len(tr.Steps), c.Usage)
 			}
@@ -198,10 +195,6 @@ func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcri
 	}
 	return c, nil
 }
-
-// answerText is a final answer as a person reads it: as Node's console.log
-// shows it.
-func answerText(v any) string { return airlock.Inspect(v) }
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,17 +14,20 @@ import (
 
 // parseFlags parses fl from args with the flags anywhere among the
 // arguments, as people write them (`airlock run hello.ts --json`), and
-// returns the other arguments in order. "--" ends the flags; "-" is an
-// argument (standard input).
+// returns the other arguments in order. Everything after a "--" is an
+// argument, flags or not; "-" is an argument (standard input).
 func parseFlags(fl *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
+	var rest, after []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, after = args[:i], args[i+1:]
+	}
 	for {
 		if err := fl.Parse(args); err != nil {
 			return nil, err
 		}
 		args = fl.Args()
 		if len(args) == 0 {
-			return rest, nil
+			return append(rest, after...), nil
 		}
 		// flag stopped at a non-flag argument: keep it, parse on.
 		rest = append(rest, args[0])
@@ -47,7 +51,7 @@ func parseCommand(fl *flag.FlagSet, usage string, args []string, nargs int, stdo
 	fl.Usage = func() {} // errors are named below, once, without the whole help
 	fl.SetOutput(io.Discard)
 	var err error
-	rest, err = parseFlagsDashDash(fl, args)
+	rest, err = parseFlags(fl, args)
 	fl.SetOutput(errw)
 	if errors.Is(err, flag.ErrHelp) {
 		help(stdout)
@@ -69,18 +73,6 @@ func parseCommand(fl *flag.FlagSet, usage string, args []string, nargs int, stdo
 		return nil, 2, false
 	}
 	return rest, 0, true
-}
-
-// parseFlagsDashDash is parseFlags, but everything after a "--" is an
-// argument, flags or not.
-func parseFlagsDashDash(fl *flag.FlagSet, args []string) ([]string, error) {
-	for i, a := range args {
-		if a == "--" {
-			rest, err := parseFlags(fl, args[:i])
-			return append(rest, args[i+1:]...), err
-		}
-	}
-	return parseFlags(fl, args)
 }
 
 // durationValue is a flag.Value for a duration given with a unit (500ms,

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
 )
 
@@ -185,7 +186,7 @@ func (d *display) summary(tr *agent.Transcript) {
 	d.clearLocked()
 	switch tr.Outcome {
 	case agent.OutcomeFinalAnswer:
-		fmt.Fprintf(d.out, "\n%s %s\n", d.paint("1;32", "Final answer:"), answerText(tr.FinalAnswer))
+		fmt.Fprintf(d.out, "\n%s %s\n", d.paint("1;32", "Final answer:"), airlock.Inspect(tr.FinalAnswer))
 	default:
 		msg := tr.Error
 		if d.httpErr != "" {

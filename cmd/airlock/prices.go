@@ -51,15 +51,13 @@ func loadPrices(path string) (map[string]price, error) {
 
 func parsePrices(b []byte) (map[string]price, error) {
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) {
-			line, col := position(b, syn.Offset)
-			return nil, fmt.Errorf("not valid JSON: line %d, column %d: %v", line, col, err)
-		}
-		return nil, errors.New("the table is a JSON object of models' prices in US dollars per million tokens, such as " + priceExample)
+	err := json.Unmarshal(b, &raw)
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line, col := position(b, syn.Offset)
+		return nil, fmt.Errorf("not valid JSON: line %d, column %d: %v", line, col, err)
 	}
-	if raw == nil {
+	if err != nil || raw == nil {
 		return nil, errors.New("the table is a JSON object of models' prices in US dollars per million tokens, such as " + priceExample)
 	}
 	table := make(map[string]price, len(raw))
