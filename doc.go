@@ -81,15 +81,10 @@
 // has stopped, whatever the program catches; the status is memory when the
 // engine refused an allocation for the limit, whatever error text the
 // program throws, and even when the program caught the out-of-memory error
-// and finished. Builtins that walk a length in native code, where the
-// engine does not poll for an interrupt, refuse lengths the sandbox could not
-// hold, sort with comparators the engine polls in (long typed arrays in
-// chunks), and poll after long walks; string searches (includes, indexOf,
-// lastIndexOf, split, replace, replaceAll) over long strings run in windows
-// that poll between them; BigInts are bounded at about 131,072
-// bits (a RangeError beyond), since their native arithmetic is quadratic and
-// never polls; and a stopped VM gets no more memory, so that a long native
-// call ends at its next allocation.
+// and finished. Every loop of the engine, the native code of builtins
+// included (walks, sorts, string searches, BigInt arithmetic, regular
+// expressions, JSON), checks for a stop, so a stop lands where the program
+// is, with no limits on lengths.
 // A host function that panics ends the run with an error that reveals nothing
 // of the panic. Errors carry the sandbox's frames only, with
 // positions in the user's original source.
