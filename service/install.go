@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -22,10 +23,16 @@ import (
 // of the installer's output.
 
 // pipSpec and npmSpec are the package specifications accepted: a name and
-// an optional version, never an option, a path or a URL.
+// an optional version, never an option, a path or a URL. They are compiled
+// on first use: their counted repetitions make large programs, and every
+// command of the binary would pay for them at start.
 var (
-	pipSpec = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(\[[A-Za-z0-9,._-]{1,100}\])?((==|>=|<=|~=|!=|<|>)[A-Za-z0-9.*+!_-]{1,50})?$`)
-	npmSpec = regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]{0,99}/)?[a-z0-9][a-z0-9._~-]{0,213}(@[A-Za-z0-9.^~<>=*+_ |-]{1,50})?$`)
+	pipSpec = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(\[[A-Za-z0-9,._-]{1,100}\])?((==|>=|<=|~=|!=|<|>)[A-Za-z0-9.*+!_-]{1,50})?$`)
+	})
+	npmSpec = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]{0,99}/)?[a-z0-9][a-z0-9._~-]{0,213}(@[A-Za-z0-9.^~<>=*+_ |-]{1,50})?$`)
+	})
 )
 
 // packagesDir is where pip installs, in the workspace.
@@ -49,7 +56,7 @@ func (j *jail) installPackage(ctx context.Context, manager, spec, dir string, q 
 	var argv []string
 	switch manager {
 	case "pip":
-		if !pipSpec.MatchString(spec) {
+		if !pipSpec().MatchString(spec) {
 			return "", fmt.Errorf("install_package(%q): not a package name (with an optional version)", spec)
 		}
 		argv = []string{j.python, "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--no-cache-dir",
@@ -60,7 +67,7 @@ func (j *jail) installPackage(ctx context.Context, manager, spec, dir string, q 
 		}
 		argv = append(argv, "--", spec)
 	case "npm":
-		if !npmSpec.MatchString(spec) {
+		if !npmSpec().MatchString(spec) {
 			return "", fmt.Errorf("installPackage(%q): not a package name (with an optional version)", spec)
 		}
 		npm, err := exec.LookPath("npm")

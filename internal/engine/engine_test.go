@@ -50,3 +50,19 @@ func TestBootstrapRuns(t *testing.T) {
 	o = runSource(t, `export default typeof eval + typeof SharedArrayBuffer + structuredClone(new Set([1])).size`)
 	t.Logf("%+v", o)
 }
+
+// TestPrestart: the background start and a VM asked for at the same time
+// share one snapshot, and the VM runs.
+func TestPrestart(t *testing.T) {
+	Prestart()
+	Prestart()
+	vm, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	sn, err := snapshot()
+	if err != nil || sn != shared.sn {
+		t.Fatalf("snapshot after Prestart: %v, %v", sn, err)
+	}
+}

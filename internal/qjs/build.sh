@@ -59,15 +59,18 @@ mkdir -p "$WORK/sysroot/include" "$WORK/sysroot/lib"
 ln -s /usr/include/wasm32-wasi "$WORK/sysroot/include/wasm32-wasi"
 ln -s /usr/lib/wasm32-wasi "$WORK/sysroot/lib/wasm32-wasi"
 
-CFLAGS="--target=wasm32-wasi --sysroot=$WORK/sysroot -O2 -mbulk-memory -mnontrapping-fptoint -msign-ext
+CFLAGS="--target=wasm32-wasi --sysroot=$WORK/sysroot -mbulk-memory -mnontrapping-fptoint -msign-ext
 	-D_GNU_SOURCE -DCONFIG_VERSION=\"$(cat "$SRC/VERSION")\" -D_WASI_EMULATED_SIGNAL -DNDEBUG
 	-ffile-prefix-map=$WORK=. -fno-ident -Wno-everything -I$SRC -I$HERE/shim/compat"
 mkdir -p "$WORK/obj"
-for f in quickjs libregexp libunicode cutils dtoa; do
-	$CC $CFLAGS -c "$SRC/$f.c" -o "$WORK/obj/$f.o"
+# Optimised for size, the regexp engine for speed: the module's size is what
+# a process pays to load it (RATIONALE.md, "Optimised for size").
+for f in quickjs libunicode cutils dtoa; do
+	$CC $CFLAGS -Os -c "$SRC/$f.c" -o "$WORK/obj/$f.o"
 done
-$CC $CFLAGS -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
-$CC --target=wasm32-wasi --sysroot="$WORK/sysroot" -O2 -mexec-model=reactor \
+$CC $CFLAGS -O2 -c "$SRC/libregexp.c" -o "$WORK/obj/libregexp.o"
+$CC $CFLAGS -Os -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
+$CC --target=wasm32-wasi --sysroot="$WORK/sysroot" -Os -mexec-model=reactor \
 	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first \
 	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
 	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \

@@ -2,6 +2,7 @@ package wasmvm
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"slices"
@@ -49,7 +50,7 @@ func helloCycle(b *testing.B, sn *Snapshot) {
 
 // variantSandbox: a sandbox of the build /tmp/qjs-<name>.wasm (one of
 // QJS_VARIANTS), on an engine of its own closed at the end of the benchmark.
-func variantSandbox(b *testing.B, name string) *Sandbox {
+func variantSandbox(b *testing.B, name string, opts *SandboxOptions) *Sandbox {
 	wasm, err := os.ReadFile("/tmp/qjs-" + name + ".wasm")
 	if err != nil {
 		b.Fatal(err)
@@ -64,7 +65,7 @@ func variantSandbox(b *testing.B, name string) *Sandbox {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := sn.NewSandbox(ctx, nil)
+	s, err := sn.NewSandbox(ctx, opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func BenchmarkFib27(b *testing.B) {
 	// QJS_NOCHECKS_WASM (build.sh with STOPCHECK_FLAGS=-nochecks).
 	for _, name := range strings.Fields(os.Getenv("QJS_VARIANTS")) {
 		b.Run("wasm-"+name, func(b *testing.B) {
-			s := variantSandbox(b, name)
+			s := variantSandbox(b, name, nil)
 			wasmEval(b, s, fibSrc)
 			for b.Loop() {
 				wasmEval(b, s, "fib(27)")
@@ -192,44 +193,79 @@ func BenchmarkIdlePSS(b *testing.B) {
 
 func pss(b *testing.B) int64 { return int64(procKB(b, "/proc/self/smaps_rollup", "Pss")) }
 
-// BenchmarkFib27Min alternates the builds (the committed one and those in QJS_VARIANTS,
-// /tmp/qjs-<name>.wasm) one fib(27) at a time for 15 rounds and reports
-// each one's fastest run in CPU time of the thread: on a loaded machine the
-// minimum is the stable measure, and alternating exposes every engine to
-// the same load.
-func BenchmarkFib27Min(b *testing.B) {
+// BenchmarkBuildsMin alternates the builds (the committed one and those in
+// QJS_VARIANTS, /tmp/qjs-<name>.wasm) one workload run at a time and
+// reports each one's fastest run in CPU time of the thread: on a loaded
+// machine the minimum is the stable measure, and alternating exposes every
+// build to the same load. The workloads cover the interpreter (fib), the
+// runtime's objects and JSON (data), the parser (parse: a 200 KB script
+// compiled, not run) and the regexp engine (regexp).
+func BenchmarkBuildsMin(b *testing.B) {
+	parseSrc := bigScript() // compiled whole (QuickJS parses eagerly), never run
+	workloads := []struct {
+		name, src string
+		rounds    int
+	}{
+		{"fib27", "fib(27)", minRounds},
+		{"data100k", dataSrc, 6},
+		{"parse", "(function () {\n" + parseSrc + "\n})", minRounds},
+		{"regexp", regexpSrc, minRounds},
+	}
 	type runner struct {
 		name string
-		run  func()
-		best time.Duration
+		s    *Sandbox
+		best []time.Duration
 	}
 	var rs []*runner
-	add := func(name string, s *Sandbox) {
-		wasmEval(b, s, fibSrc)
-		rs = append(rs, &runner{name: name, run: func() { wasmEval(b, s, "fib(27)") }})
-	}
-	add("wasm", newSandbox(b, nil))
+	rs = append(rs, &runner{name: "wasm", s: newSandbox(b, &SandboxOptions{MemoryLimit: 512 << 20})})
 	for _, name := range strings.Fields(os.Getenv("QJS_VARIANTS")) {
-		add("wasm-"+name, variantSandbox(b, name))
+		rs = append(rs, &runner{name: "wasm-" + name, s: variantSandbox(b, name, &SandboxOptions{MemoryLimit: 512 << 20})})
+	}
+	for _, r := range rs {
+		r.best = make([]time.Duration, len(workloads))
+		wasmEval(b, r.s, fibSrc)
 	}
 	// CPU time of this thread, not wall time: the machine's load does not
 	// count, as long as the guest runs on the calling goroutine's thread.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	for b.Loop() {
-		for range minRounds {
-			for _, r := range rs {
-				t := threadCPU(b)
-				r.run()
-				if d := threadCPU(b) - t; r.best == 0 || d < r.best {
-					r.best = d
+		for i, w := range workloads {
+			for range w.rounds {
+				for _, r := range rs {
+					t := threadCPU(b)
+					wasmEval(b, r.s, w.src)
+					if d := threadCPU(b) - t; r.best[i] == 0 || d < r.best[i] {
+						r.best[i] = d
+					}
 				}
 			}
 		}
 	}
 	for _, r := range rs {
-		b.ReportMetric(float64(r.best.Microseconds())/1000, r.name+"-ms")
+		for i, w := range workloads {
+			b.ReportMetric(float64(r.best[i].Microseconds())/1000, r.name+"-"+w.name+"-ms")
+		}
 	}
+}
+
+// regexpSrc: a regexp workload of the kind model-written code runs.
+const regexpSrc = `{
+	const text = Array.from({length: 2000}, (_, i) => "user" + i + "@example.com, id=" + i + "; ").join("");
+	let n = 0;
+	for (const m of text.matchAll(/([a-z]+\d+)@([a-z.]+), id=(\d+)/g)) n += m[3].length;
+	text.replace(/\d+/g, d => d.length).split(/[;,] /).length + n;
+}`
+
+// bigScript: ~200 KB of varied JavaScript for the parser.
+func bigScript() string {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 200<<10; i++ {
+		fmt.Fprintf(&sb, "function f%d(a, b) { const o = {x: a, y: [b, %d, 'str%d'], z: {k: a + b}}; "+
+			"for (let i = 0; i < a; i++) { if (i %% 3 === 0) o.x += i; else o.y.push(i * 2.5); } "+
+			"return typeof a === 'number' ? o : class C%d extends Object { m() { return `t${a}`; } }; }\n", i, i, i, i)
+	}
+	return sb.String()
 }
 
 const minRounds = 30

@@ -191,7 +191,10 @@ func splitData(b []byte) ([]byte, []dataSegment, error) {
 	if len(b) < 8 {
 		return nil, nil, errors.New("wasmvm: module too short")
 	}
-	out := append([]byte(nil), b[:8]...)
+	// One allocation of the module's size: growing the copy section by
+	// section would touch twice the memory, and a fresh page costs a fault
+	// that a CLI invocation feels (RATIONALE.md, "Optimised for size").
+	out := append(make([]byte, 0, len(b)), b[:8]...)
 	var segs []dataSegment
 	for i := 8; i < len(b); {
 		id := b[i]
