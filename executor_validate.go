@@ -2,7 +2,6 @@ package airlock
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/airlockrun/airlock/internal/instrument"
@@ -79,12 +78,12 @@ func ValidateCode(code string, opts ExecutorOptions) []Diagnostic {
 // PrepareProgram validates a step and, when no diagnostic is an error,
 // instruments it.
 func PrepareProgram(code string, opts ExecutorOptions) *PreparedProgram {
-	return prepare(code, opts, true)
+	return prepare(code, opts)
 }
 
-func prepare(code string, opts ExecutorOptions, guards bool) *PreparedProgram {
+func prepare(code string, opts ExecutorOptions) *PreparedProgram {
 	p := &PreparedProgram{OriginalCode: code, Diagnostics: optionDiagnostics(opts)}
-	prog := instrument.Prepare(code, instrument.Options{AuthorizedImports: opts.AuthorizedImports, Guards: guards})
+	prog := instrument.Prepare(code, instrument.Options{AuthorizedImports: opts.AuthorizedImports})
 	for _, d := range prog.Diagnostics {
 		nd := Diagnostic{Rule: d.Rule, Severity: DiagnosticSeverity(d.Severity), Message: d.Message, Fix: d.Fix}
 		if d.Line > 0 {
@@ -96,26 +95,13 @@ func prepare(code string, opts ExecutorOptions, guards bool) *PreparedProgram {
 	if p.HasErrors() || prog.Body == "" {
 		return p
 	}
-	var b strings.Builder
-	if len(prog.Globals) > 0 {
-		b.WriteString("var ")
-		b.WriteString(strings.Join(prog.Globals, ","))
-		b.WriteString(";")
-	}
-	b.WriteString("(async function(" + instrument.Global + "){\"use strict\";")
-	for _, f := range prog.Functions {
-		fmt.Fprintf(&b, "%s.%s=%s;", instrument.Global, f, f)
-	}
-	p.prefix = b.Len()
-	b.WriteString(prog.Body)
-	b.WriteString("\n})")
-	p.TransformedCode = b.String()
+	p.TransformedCode = code
 	return p
 }
 
-// position maps a line and column of the transformed script to the step.
+// position maps a line and column of the evaluated script to the step.
 func (p *PreparedProgram) position(line, col int) (int, int) {
-	return p.prog.Position(line, col, p.prefix)
+	return line, col
 }
 
 // optionDiagnostics are the rules on the options.
