@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/airlockrun/airlock/internal/wasmvm"
 )
@@ -101,7 +102,11 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 		}
 		discarded = out.Kind == Crashed || !v.discard()
 	}()
-	v.sb.SetOpBudget(int64(ops))
+	if ops < 0 {
+		v.sb.SetOpBudget(math.MaxInt64)
+	} else {
+		v.sb.SetOpBudget(int64(ops))
+	}
 	_, err := v.sb.Step(ctx, script, "<eval>", ops >= 0)
 	return v.loop(j, err), false
 }
