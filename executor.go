@@ -66,7 +66,7 @@ type ExecutorOptions struct {
 	// state steps keep included. Default 256 MiB.
 	MemoryLimitBytes int64
 
-	noGuards bool // for measuring the guards' cost only
+	noGuards bool // steps compiled without the operation budget: for measuring its cost only
 }
 
 // CodeOutput is the outcome of a step that did not fail.

@@ -22,13 +22,16 @@ const (
 // The rules: code_non_empty, syntax_valid, max_operations_valid,
 // timeout_valid, import_allowed, static_import_in_script_mode and
 // reserved_identifier (identifiers that start with __smol_ belong to the
-// instrumentation), nesting_depth (the code nests deeper than 1000 levels of
+// executor), nesting_depth (the code nests deeper than 1000 levels of
 // brackets or nested expressions, refused before it is parsed; the location
-// is the token that went too deep), transform_valid and options_valid are
-// errors;
+// is the token that went too deep) and options_valid are errors;
 // forbidden_global_access (a name such as process, require, fetch or
 // setTimeout that the sandbox does not have) is a warning;
 // log_budget_too_small (MaxLogBytes below the default) is information.
+//
+// A step that is not JavaScript is read as TypeScript: its types are
+// erased and the rules apply to what remains, with locations in the code
+// as written; a syntax error is then esbuild's.
 type Diagnostic struct {
 	Rule     string             `json:"rule"`
 	Severity DiagnosticSeverity `json:"severity"`
@@ -108,7 +111,7 @@ func prepare(code string, opts ExecutorOptions) *PreparedProgram {
 		}
 		p.Diagnostics = append(p.Diagnostics, nd)
 	}
-	if p.HasErrors() || prog.Body == "" {
+	if p.HasErrors() {
 		return p
 	}
 	p.TransformedCode = js
