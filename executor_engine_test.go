@@ -119,3 +119,19 @@ const rows = [{price: 2, qty: 3}] satisfies Row[];
 		t.Errorf("prepared %q", p.TransformedCode)
 	}
 }
+
+// A setter a step puts on Object.prototype.value never sees a step's value:
+// the engine defines the value as an own property of its wrapper.
+func TestExecutor_ValueSetterOnObjectPrototype(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	mustRun(t, ex, `Object.defineProperty(Object.prototype, "value", {set(v) { globalThis.stolen = v }, get() { return "wrong" }, configurable: true}); undefined`)
+	if out := mustRun(t, ex, `42`); out.Output != 42.0 {
+		t.Errorf("completion value %v", out.Output)
+	}
+	if out := mustRun(t, ex, `return 7`); out.Output != 7.0 {
+		t.Errorf("returned value %v", out.Output)
+	}
+	if out := mustRun(t, ex, `return typeof globalThis.stolen`); out.Output != "undefined" {
+		t.Errorf("the setter ran: %v", out.Output)
+	}
+}
