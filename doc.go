@@ -229,7 +229,7 @@
 // included) and one for every call of a function the steps defined made by
 // the engine rather than by the code (callbacks of forEach, map, reduce,
 // sort comparators, promise reactions, getters, Function.prototype.call and
-// bound functions); direct calls are free. A step with a budget of n spends
+// bound functions); direct calls and constructors are free. A step with a budget of n spends
 // n and passes; n+1 fails with ERR_MAX_OPS_EXCEEDED, which no try, catch,
 // finally or promise handler sees, and after which no tool runs. Tools
 // ([Executor.SendTools]) are read-only global functions, variables

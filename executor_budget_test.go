@@ -38,6 +38,8 @@ func TestExecutor_OpBudgetExact(t *testing.T) {
 		{"a native function as callback is free", `[1, 2, 3].map(Math.abs); [1, 2].forEach(console.log)`, 0},
 		{"promise chain", `let p = Promise.resolve(); for (let i = 0; i < 10; i++) p = p.then(() => {}); await p`, 10 + 10},
 		{"async callbacks", `await Promise.all([1, 2, 3].map(async (x) => { await null; return x }))`, 3},
+		{"a getter is called by the engine", `const o = {get v() { return 1 }}; for (let i = 0; i < 10; i++) o.v`, 10 + 10},
+		{"constructors and field initializers are free", `class A { x = 1 } class B extends A { y = 2 } for (let i = 0; i < 10; i++) new B()`, 10},
 		{"a function of the step called directly is free", `function f() { return 1 } f(); f(); new (class { constructor() {} })()`, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -54,17 +54,21 @@ func TestExecutor_LastExpression(t *testing.T) {
 	ex := newExecutor(t, airlock.ExecutorOptions{})
 	mustRun(t, ex, `let a = 1`)
 	for code, want := range map[string]string{
-		`a + 1`:                          "2",
-		`(a)`:                            "1",
-		`({x: a})`:                       "map[x:1]",
-		"a;\n// a comment\n":             "1",
-		`a; let b = 2`:                   "1",
-		`1; return 2`:                    "2",
-		`readTool("p")`:                  "content:p",
-		`await readTool("q")`:            "content:q",
-		`if (a) { "yes" } else { "no" }`: "yes",
-		`const k = 3`:                    "undefined",
-		`console.log("x")`:               "undefined",
+		`a + 1`:                                "2",
+		`(a)`:                                  "1",
+		`({x: a})`:                             "map[x:1]",
+		"a;\n// a comment\n":                   "1",
+		`a; let b = 2`:                         "1",
+		`1; return 2`:                          "2",
+		`1; return`:                            "undefined",
+		`for (const x of [1, 2]) { return x }`: "1",
+		`try { return 3 } finally { console.log("f") }`: "3",
+		`lbl: { return 5 }`:                             "5",
+		`readTool("p")`:                                 "content:p",
+		`await readTool("q")`:                           "content:q",
+		`if (a) { "yes" } else { "no" }`:                "yes",
+		`const k = 3`:                                   "undefined",
+		`console.log("x")`:                              "undefined",
 	} {
 		out := mustRun(t, ex, code)
 		if fmt.Sprint(out.Output) != want {
