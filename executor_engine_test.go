@@ -85,6 +85,11 @@ func TestExecutor_TypeScript(t *testing.T) {
 	if out := mustRun(t, ex, `const xs: string[] = ["a"]; return xs.length`); out.Output != 1.0 {
 		t.Errorf("got %v", out.Output)
 	}
+	// Top-level await and return together (esbuild takes them only in a
+	// function).
+	if out := mustRun(t, ex, `const r: string = await readTool("p"); if (r) { return r.length as number }`); out.Output != 9.0 {
+		t.Errorf("got %v", out.Output)
+	}
 	out := mustRun(t, ex, `interface Row { price: number; qty: number }
 enum Color { Red, Green }
 function total<T extends Row>(rows: T[]): number { let t = 0; for (const r of rows) t += r.price * r.qty; return t }
