@@ -208,10 +208,30 @@
 // # The executor
 //
 // [Executor] keeps one sandbox alive across the steps of a code agent. A
-// step is JavaScript, the body of an async function, validated
-// ([ValidateCode], [PrepareProgram]) and instrumented before it runs: every
-// loop counts its iterations against [ExecutorOptions].MaxOperations, and
-// top-level declarations become globals that the next steps see. Tools
+// step is JavaScript or TypeScript (its types erased as [Run] erases a
+// module's), validated ([ValidateCode], [PrepareProgram]) and then
+// evaluated as it was written, as strict global code of the executor's one
+// realm, with top-level await and return. The engine keeps what a step
+// declares: top-level let, const and class stay in the realm's global
+// scope, var and function declarations on the global object, for every
+// later step. const stays constant and the temporal dead zone holds.
+// Declaring a let, const or class again in a later step is a SyntaxError
+// ("Identifier 'x' has already been declared"), as in Node's REPL, and
+// nothing of that step runs; var and function may be declared again. A
+// binding whose step failed before its declaration ran stays in its
+// temporal dead zone, as in Node's REPL: pick another name. A step's value
+// is what it returns, or without a return its completion value, the value
+// of its last expression statement (`a + 1`, `(x)`); a promise is awaited.
+//
+// The engine counts a step's operations against
+// [ExecutorOptions].MaxOperations: one for every entry into a loop body
+// (for, for-in, for-of, for await, while, do-while, a labelled continue
+// included) and one for every call of a function the steps defined made by
+// the engine rather than by the code (callbacks of forEach, map, reduce,
+// sort comparators, promise reactions, getters, Function.prototype.call and
+// bound functions); direct calls and constructors are free. A step with a budget of n spends
+// n and passes; n+1 fails with ERR_MAX_OPS_EXCEEDED, which no try, catch,
+// finally or promise handler sees, and after which no tool runs. Tools
 // ([Executor.SendTools]) are read-only global functions, variables
 // ([Executor.SendVariables]) global copies of Go values, and final_answer(v)
 // ends a step with its answer. The host decides how a step ends, as for

@@ -38,9 +38,12 @@ const (
 // ExecutorOptions configure an [Executor]. The zero value of each field is
 // its default.
 type ExecutorOptions struct {
-	// MaxOperations is the budget of loop iterations of one step, counted
-	// over every loop the step runs, functions of earlier steps included.
-	// Default 50000.
+	// MaxOperations is the budget of operations of one step, counted by the
+	// engine: every entry into a loop body and every call of a function the
+	// steps defined from native code (array callbacks, sort comparators,
+	// promise reactions), in functions of earlier steps too. A step that
+	// spends MaxOperations passes; one more fails with
+	// ERR_MAX_OPS_EXCEEDED. Default 50000.
 	MaxOperations int
 	// Timeout bounds the wall time of one step. Default 10s, at least 1ms.
 	Timeout time.Duration
@@ -66,14 +69,15 @@ type ExecutorOptions struct {
 	// state steps keep included. Default 256 MiB.
 	MemoryLimitBytes int64
 
-	noGuards bool // for measuring the guards' cost only
+	noGuards bool // steps compiled without the operation budget: for measuring its cost only
 }
 
 // CodeOutput is the outcome of a step that did not fail.
 type CodeOutput struct {
 	// Output is the value given to final_answer, or the value the step
-	// returned (undefined when it returned nothing), converted as the
-	// package documentation's table says.
+	// returned, or without a return its completion value (the value of its
+	// last expression statement; undefined when there is none), a promise
+	// awaited, converted as the package documentation's table says.
 	Output any `json:"output"`
 	// Logs are the step's console output, one line per call, arguments
 	// joined by spaces.
@@ -95,12 +99,13 @@ type LogEntry struct {
 // step declares at its top level (const, let, var, function, class), the
 // variables and the tools stay for the next step.
 //
-// A step is JavaScript, the body of an async function: top-level await and
-// return work, and so does final_answer(value), which ends the step with
-// IsFinalAnswer set. Every loop counts its iterations against
-// MaxOperations. Termination by the loop budget, the timeout, the memory
-// limit or final_answer is decided by the host: a try/catch in the step
-// cannot swallow it.
+// A step is JavaScript or TypeScript, evaluated as global code of the
+// executor's one realm: top-level await and return work, and so does
+// final_answer(value), which ends the step with IsFinalAnswer set. The
+// package documentation's "The executor" says how declarations persist and
+// what counts against MaxOperations. Termination by the loop budget, the
+// timeout, the memory limit or final_answer cannot be swallowed by a
+// try/catch in the step.
 //
 // The methods are safe for concurrent use. Every error is an
 // *[ExecutorError].
@@ -229,7 +234,7 @@ func (e *Executor) ready() (*session, error) {
 	return e.sess, nil
 }
 
-// Run validates, instruments and runs one step. The state must be READY,
+// Run validates and runs one step. The state must be READY,
 // or RUNNING with RunQueue, where the step waits its turn in FIFO order.
 //
 // Errors: ERR_INVALID_STATE, ERR_VALIDATION_FAILED and ERR_IMPORT_NOT_ALLOWED

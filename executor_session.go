@@ -44,7 +44,7 @@ func startSession(ctx context.Context, opts ExecutorOptions) (*session, error) {
 		defer close(s.done)
 		vm, err := engine.New()
 		if err == nil {
-			err = vm.StartSession(instrument.Counter, instrument.Fail, uintptr(opts.MemoryLimitBytes))
+			err = vm.StartSession(uintptr(opts.MemoryLimitBytes))
 			if err == nil {
 				err = s.setup(vm, opts)
 			}
@@ -315,7 +315,7 @@ type stepResult struct {
 
 // run runs one step. dirty reports that the executor must become DIRTY.
 func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_ *CodeOutput, dirty bool, _ error) {
-	prep := prepare(code, opts, !opts.noGuards)
+	prep := prepare(code, opts)
 	if prep.HasErrors() {
 		return nil, false, validationError(prep.Diagnostics)
 	}
@@ -354,7 +354,11 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		}
 		st.async.job(job)
 		st.job.Store(job)
-		out, discarded := vm.Step(job, prep.TransformedCode, opts.MaxOperations)
+		ops := opts.MaxOperations
+		if opts.noGuards {
+			ops = -1
+		}
+		out, discarded := vm.Step(job, prep.TransformedCode, ops)
 		sent = true
 		results <- stepResult{out, discarded}
 	}

@@ -2,10 +2,10 @@ package airlock
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/airlockrun/airlock/internal/instrument"
+	"github.com/airlockrun/airlock/internal/source"
 )
 
 // DiagnosticSeverity says whether a diagnostic blocks a run.
@@ -22,13 +22,16 @@ const (
 // The rules: code_non_empty, syntax_valid, max_operations_valid,
 // timeout_valid, import_allowed, static_import_in_script_mode and
 // reserved_identifier (identifiers that start with __smol_ belong to the
-// instrumentation), nesting_depth (the code nests deeper than 1000 levels of
+// executor), nesting_depth (the code nests deeper than 1000 levels of
 // brackets or nested expressions, refused before it is parsed; the location
-// is the token that went too deep), transform_valid and options_valid are
-// errors;
+// is the token that went too deep) and options_valid are errors;
 // forbidden_global_access (a name such as process, require, fetch or
 // setTimeout that the sandbox does not have) is a warning;
 // log_budget_too_small (MaxLogBytes below the default) is information.
+//
+// A step that is not JavaScript is read as TypeScript: its types are
+// erased and the rules apply to what remains, with locations in the code
+// as written; a syntax error is then esbuild's.
 type Diagnostic struct {
 	Rule     string             `json:"rule"`
 	Severity DiagnosticSeverity `json:"severity"`
@@ -46,18 +49,17 @@ type Location struct {
 	Column int `json:"column"`
 }
 
-// PreparedProgram is a step after validation and instrumentation.
+// PreparedProgram is a step after validation.
 type PreparedProgram struct {
 	OriginalCode string
-	// TransformedCode is the script the executor evaluates: the step,
-	// with its loop guards and its top-level declarations made global,
-	// inside the async function that runs it. Empty when a diagnostic is an
-	// error.
+	// TransformedCode is the script the executor evaluates: the step as it
+	// was written, or, when it is TypeScript, with its types erased. Empty
+	// when a diagnostic is an error. The engine counts the loops and keeps
+	// the declarations; nothing else is added.
 	TransformedCode string
 	Diagnostics     []Diagnostic
 
-	prog   *instrument.Program
-	prefix int // length of the script before the step's first line
+	smap *source.StepMap // TypeScript erased: positions in the step
 }
 
 // HasErrors reports whether a diagnostic blocks the run.
@@ -77,45 +79,62 @@ func ValidateCode(code string, opts ExecutorOptions) []Diagnostic {
 }
 
 // PrepareProgram validates a step and, when no diagnostic is an error,
-// instruments it.
+// gives the script the executor evaluates.
 func PrepareProgram(code string, opts ExecutorOptions) *PreparedProgram {
-	return prepare(code, opts, true)
+	return prepare(code, opts)
 }
 
-func prepare(code string, opts ExecutorOptions, guards bool) *PreparedProgram {
+func prepare(code string, opts ExecutorOptions) *PreparedProgram {
 	p := &PreparedProgram{OriginalCode: code, Diagnostics: optionDiagnostics(opts)}
-	prog := instrument.Prepare(code, instrument.Options{AuthorizedImports: opts.AuthorizedImports, Guards: guards})
+	iopts := instrument.Options{AuthorizedImports: opts.AuthorizedImports}
+	prog := instrument.Prepare(code, iopts)
+	js := code
+	if syntaxOnly(prog.Diagnostics) {
+		// Not JavaScript: TypeScript, erased as airlock.Run erases it, is
+		// validated and run in its place, with positions in the step.
+		erased, smap, lf := source.EraseStep(code)
+		if lf != nil {
+			for i, d := range prog.Diagnostics {
+				if d.Rule == "syntax_valid" {
+					prog.Diagnostics[i].Message, prog.Diagnostics[i].Line, prog.Diagnostics[i].Column = lf.Message, lf.Line, lf.Col
+				}
+			}
+		} else {
+			prog, js, p.smap = instrument.Prepare(erased, iopts), erased, smap
+		}
+	}
 	for _, d := range prog.Diagnostics {
 		nd := Diagnostic{Rule: d.Rule, Severity: DiagnosticSeverity(d.Severity), Message: d.Message, Fix: d.Fix}
 		if d.Line > 0 {
-			nd.Location = &Location{Line: d.Line, Column: d.Column}
+			l, c := p.position(d.Line, d.Column)
+			nd.Location = &Location{Line: l, Column: c}
 		}
 		p.Diagnostics = append(p.Diagnostics, nd)
 	}
-	p.prog = prog
-	if p.HasErrors() || prog.Body == "" {
+	if p.HasErrors() {
 		return p
 	}
-	var b strings.Builder
-	if len(prog.Globals) > 0 {
-		b.WriteString("var ")
-		b.WriteString(strings.Join(prog.Globals, ","))
-		b.WriteString(";")
-	}
-	b.WriteString("(async function(" + instrument.Global + "){\"use strict\";")
-	for _, f := range prog.Functions {
-		fmt.Fprintf(&b, "%s.%s=%s;", instrument.Global, f, f)
-	}
-	p.prefix = b.Len()
-	b.WriteString(prog.Body)
-	b.WriteString("\n})")
-	p.TransformedCode = b.String()
+	p.TransformedCode = js
 	return p
 }
 
-// position maps a line and column of the transformed script to the step.
+// syntaxOnly reports whether the one error of the rules is a syntax error.
+func syntaxOnly(ds []instrument.Diagnostic) bool {
+	syntax := false
+	for _, d := range ds {
+		if d.Severity == instrument.Error {
+			if d.Rule != "syntax_valid" {
+				return false
+			}
+			syntax = true
+		}
+	}
+	return syntax
+}
+
+// position maps a line and column of the evaluated script to the step.
 func (p *PreparedProgram) position(line, col int) (int, int) {
-	return p.prog.Position(line, col, p.prefix)
+	return p.smap.Position(line, col)
 }
 
 // optionDiagnostics are the rules on the options.

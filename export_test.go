@@ -1,7 +1,7 @@
 package airlock
 
-// WithoutLoopGuards returns opts with the loop guards off, for the benchmark
-// that measures what they cost.
+// WithoutLoopGuards returns opts with steps compiled without the operation
+// budget, for the benchmark that measures what it costs.
 func WithoutLoopGuards(opts ExecutorOptions) ExecutorOptions {
 	opts.noGuards = true
 	return opts

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/internal/instrument"
+	"github.com/airlockrun/airlock/internal/source"
 )
 
 // DefaultTimeout is how long code may run when neither the interpreter nor
@@ -342,7 +343,15 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	if strings.TrimSpace(code) == "" {
 		return &Execution{Status: airlock.StatusError, Error: "the code is empty", Duration: time.Since(start)}
 	}
-	src, edit := prepareSource(code, x.asyncable)
+	// TypeScript is erased first, as airlock.Run would, so that the
+	// preparation reads JavaScript; positions are mapped back.
+	js, erased := code, (*source.StepMap)(nil)
+	if !instrument.Parses(code) {
+		if out, smap, lf := source.EraseModule(code); lf == nil {
+			js, erased = out, smap
+		}
+	}
+	src, edit := prepareSource(js, x.asyncable)
 	it.mu.RLock()
 	imports := make(map[string]airlock.Module, len(it.modules))
 	for k, v := range it.modules {
@@ -385,8 +394,8 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	e := res.Error
 	out.Error = e.Error()
 	if e.Filename == filename && e.Line > 0 {
-		out.Line, out.Column = e.Line, edit.column(e.Line, e.Column)
-		out.Context = sourceLine(code, e.Line)
+		out.Line, out.Column = erased.Position(e.Line, edit.column(e.Line, e.Column))
+		out.Context = sourceLine(code, out.Line)
 	} else if line, col := x.thrownAt(); line > 0 && !failedCall(out) {
 		out.Line, out.Column, out.Context = line, col, sourceLine(code, line)
 	}

@@ -678,6 +678,10 @@
     return c;
   };
 
+  // The session's tools: each global calls the host function in its slot.
+  const toolSlots = new MapCtor();
+  const callSlot = (slot, ...args) => ReflectApply(slot[0], undefined, args);
+
   // The console is the same for every run, so it is made with the VM.
   const capturingConsole = makeConsole();
 
@@ -731,20 +735,31 @@
       p[0](v);
     },
     // The executor's session: one VM, many runs.
-    // exec runs the function a step's script evaluated to, with the global
-    // object, and reports how its promise settles.
-    exec(fn) {
-      let p;
-      try { p = ReflectApply(fn, undefined, [g]); } catch (e) { fail(1, e); return; }
-      PromisePrototypeThen(p, finish, (e) => fail(1, e));
+    // exec reports how the promise of a step's script settles: its value
+    // is { value }, an own data property (patch 0006).
+    exec(p) {
+      PromisePrototypeThen(p, (r) => {
+        // a returned promise is awaited, as an async function's is
+        PromisePrototypeThen(new PromiseCtor((resolve) => resolve(r.value)), finish, (e) => fail(1, e));
+      }, (e) => fail(1, e));
     },
     // reset forgets the pending host calls of the last run: they never
     // settle.
     reset() { MapClear(pending); },
-    // defineTool makes host function id the global name, read-only.
+    // defineTool makes host function id the global name, read-only and
+    // not configurable, so that no step's let, const or class can shadow
+    // it; a name defined again calls the new host function.
     // shown: its arguments are shown or stored, not computed with (final_answer).
     defineTool(name, id, json, shown) {
-      ObjectDefineProperty(g, name, { value: ObjectFreeze(hostFunction(id, name, shown ? 2 : json)), writable: false, enumerable: false, configurable: true });
+      const f = hostFunction(id, name, shown ? 2 : json);
+      const slot = MapGet(toolSlots, name);
+      if (slot !== undefined) { slot[0] = f; return; }
+      const s = mk();
+      s[0] = f;
+      const tool = ReflectApply(FunctionPrototypeBind, callSlot, [undefined, s]);
+      ObjectDefineProperty(tool, "name", { value: name });
+      ObjectDefineProperty(g, name, { value: ObjectFreeze(tool), writable: false, enumerable: false, configurable: false });
+      MapSet(toolSlots, name, s);
     },
     // defineValue makes the decoded wire text the global name.
     // A name a step declared (a var: not configurable) takes the new value.
@@ -756,11 +771,6 @@
     },
     installConsole() {
       ObjectDefineProperty(g, "console", { value: capturingConsole, writable: true, enumerable: false, configurable: true });
-    },
-    // lendOpsSpent puts opsSpent on the global object as name, for the
-    // session's set-up script to bind and remove.
-    lendOpsSpent(name) {
-      ObjectDefineProperty(g, name, { value: () => { host(8); }, writable: false, enumerable: false, configurable: true });
     },
     // compileFailed reports what compiling a step threw: a SyntaxError is
     // a link error.

@@ -34,8 +34,7 @@ type VM struct {
 	key         string // random, in the names of the generated modules
 	globalsName string // GlobalsModule
 	job         *Job
-	sess        bool   // set by StartSession
-	counter     string // the loop guard's budget, in a session
+	sess        bool // set by StartSession
 	closed      bool
 	limitHit    bool
 	// intrMu guards running, the step of a session that runs, for
@@ -238,6 +237,7 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 	if j == nil {
 		return undefined, errBadDispatch
 	}
+	v.opsSpent(j) // before a host call: none runs for a step past its budget
 	num := func(i int) int {
 		if i < len(args) && args[i].Kind == wasmvm.Number {
 			return int(args[i].Number)
@@ -311,11 +311,6 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 			j.Log(num(1), text(2))
 		}
 		return undefined, nil
-	case 8: // a step spent its budget of loop iterations
-		if j.OpsSpent != nil {
-			j.OpsSpent()
-		}
-		return undefined, nil
 	case 5: // reporting a failure failed: the heap is exhausted
 		if j.outcome == nil {
 			j.outcome = &Outcome{Kind: Thrown, Name: "InternalError", Message: "out of memory"}
@@ -323,6 +318,18 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		return undefined, nil
 	}
 	return undefined, errBadDispatch
+}
+
+// opsSpent reports whether the step j runs past its operation budget, and
+// then tells the job.
+func (v *VM) opsSpent(j *Job) bool {
+	if !v.sess || v.sb.OpBudget() >= 0 {
+		return false
+	}
+	if j.OpsSpent != nil {
+		j.OpsSpent()
+	}
+	return true
 }
 
 // settled stops the job queue once the outcome is known: the program's

@@ -169,6 +169,7 @@ func (v *VM) conclude(j *Job, out *Outcome, p any) {
 func (v *VM) loop(j *Job, err error) Outcome {
 	ctx := context.Background()
 	for {
+		v.opsSpent(j)
 		if j.stopped() {
 			return Outcome{Kind: Stopped}
 		}

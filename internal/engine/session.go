@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/airlockrun/airlock/internal/wasmvm"
 )
@@ -11,12 +12,9 @@ import (
 // A session runs many steps on one VM, as the executor does: its globals,
 // tools and the bindings steps declare stay from one step to the next.
 
-// StartSession prepares v for steps. counter and fail name the global
-// lexical bindings of the loop guard: the budget of iterations the host sets
-// before each step, and the function a guard calls when it is spent. The
-// capturing console becomes the global console. memoryLimit bounds the heap
-// for the life of the session.
-func (v *VM) StartSession(counter, fail string, memoryLimit uintptr) error {
+// StartSession prepares v for steps. The capturing console becomes the
+// global console. memoryLimit bounds the heap for the life of the session.
+func (v *VM) StartSession(memoryLimit uintptr) error {
 	ctx := context.Background()
 	if memoryLimit > 0 {
 		if err := v.setMemoryLimit(memoryLimit); err != nil {
@@ -24,21 +22,6 @@ func (v *VM) StartSession(counter, fail string, memoryLimit uintptr) error {
 		}
 	}
 	v.sess = true
-	// The guard's bindings are global lexical ones: a step reaches them by
-	// name (which validation keeps user code from using), they are not
-	// properties of the global object, and functions that a step defines
-	// and a later step calls count against the later step's budget. The
-	// kernel lends its opsSpent through a global for the one script that
-	// binds it.
-	lend := v.key + "_spent"
-	if _, err := v.sb.KernelCall(ctx, "lendOpsSpent", str(lend)); err != nil {
-		return fmt.Errorf("airlock: session setup failed: %w", err)
-	}
-	setup := fmt.Sprintf("let %s=0,%s=globalThis[%q];delete globalThis[%q];", counter, fail, lend, lend)
-	if _, err := v.sb.Eval(ctx, setup, "<session>", wasmvm.Script); err != nil {
-		return fmt.Errorf("airlock: session setup failed: %w", err)
-	}
-	v.counter = counter
 	if _, err := v.sb.KernelCall(ctx, "installConsole"); err != nil {
 		return fmt.Errorf("airlock: session setup failed: %w", err)
 	}
@@ -60,24 +43,44 @@ func (v *VM) DefineTool(name string, id int, json, shown bool) error {
 	return err
 }
 
-// DefineValue makes the value of wire text the global name.
+// DefineValue makes the value of wire text the global name. A step's
+// global let of that name takes the value too (it shadows the global
+// object's property); a step's const or class of that name, or a binding
+// still in its temporal dead zone, is an error. name must be an
+// identifier.
 func (v *VM) DefineValue(name, wire string) error {
 	if !v.sess {
 		return errNoSession
 	}
-	_, err := v.sb.KernelCall(context.Background(), "defineValue", str(name), str(wire))
-	return err
+	ctx := context.Background()
+	if _, err := v.sb.KernelCall(ctx, "defineValue", str(name), str(wire)); err != nil {
+		return err
+	}
+	if _, err := v.sb.Eval(ctx, fmt.Sprintf("%s = globalThis[%q]", name, name), "<variables>", wasmvm.Script); err != nil {
+		return fmt.Errorf("a step declared %s as a constant (or its declaration failed)", name)
+	}
+	return nil
 }
 
-// Step evaluates script, a global script whose value is a function, and
-// runs that function with the global object through the kernel, with a
-// budget of ops loop iterations. The outcome is as for Run; a script that
-// does not compile is LinkFailed. After the step, whatever it left pending
-// is dropped: the promises of its host calls never settle and its queued
-// jobs are cancelled.
+// Step evaluates script as strict global code of the session's realm (see
+// qjs_kernel_step in the shim): its top-level let, const and class stay in
+// the realm's global lexical scope, its var and function declarations on
+// the global object; await and return are allowed at its top level. Its
+// value is what it returns, else its completion value (the last
+// expression statement's). The engine counts ops operations: every loop
+// body's entry and every call of one of the session's functions from
+// native code (a forEach callback, a sort comparator, a promise reaction);
+// past the budget an uncatchable error ends the step and Job.OpsSpent is
+// called. The outcome is as for Run; a script that does not compile is
+// LinkFailed. After the step, whatever it left pending is dropped: the
+// promises of its host calls never settle and its queued jobs are
+// cancelled.
 //
 // Discarded reports that the VM cannot run another step; the session must
 // then end.
+//
+// ops < 0 compiles the step without a budget (to measure what the budget
+// costs).
 func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) {
 	if !v.sess {
 		return Outcome{Kind: Crashed, Message: errNoSession.Error()}, true
@@ -99,10 +102,12 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 		}
 		discarded = out.Kind == Crashed || !v.discard()
 	}()
-	if _, err := v.sb.Eval(ctx, fmt.Sprintf("%s=%d", v.counter, ops), "<ops>", wasmvm.Script); err != nil {
-		return v.failure(err), false
+	if ops < 0 {
+		v.sb.SetOpBudget(math.MaxInt64)
+	} else {
+		v.sb.SetOpBudget(int64(ops))
 	}
-	_, err := v.sb.Step(ctx, script, "<eval>")
+	_, err := v.sb.Step(ctx, script, "<eval>", ops >= 0)
 	return v.loop(j, err), false
 }
 

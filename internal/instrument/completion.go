@@ -7,6 +7,16 @@ import (
 	"github.com/grafana/sobek/ast"
 )
 
+// Parses reports whether code parses as a JavaScript module (top-level
+// await allowed), and nests shallowly enough to be parsed safely.
+func Parses(code string) bool {
+	if nesting.Check(code) != nil {
+		return false
+	}
+	prog, err := parseFile(forAwait(code), true)
+	return err == nil && prog != nil
+}
+
 // Completion finds the expression whose value a module's code would have as
 // a script's completion value: the expression of its last top-level
 // statement, when that statement is an expression statement. It reports

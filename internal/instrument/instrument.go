@@ -1,28 +1,15 @@
-// Package instrument prepares a code step of the executor: it parses the
-// step, reports what the executor's validation rules find, and rewrites the
-// source so that every loop counts its iterations and every top-level
-// declaration outlives the step.
+// Package instrument validates a code step of the executor: it parses the
+// step and reports what the executor's validation rules find (syntax,
+// static and dynamic imports, names of host capabilities the sandbox does
+// not have, reserved identifiers). The engine itself counts a step's loops
+// and keeps its declarations: nothing is rewritten.
 //
 // A step is the body of an async function (top-level await and return are
-// allowed). The rewrite edits the source text at node positions and never
-// adds or removes a line break, so the lines of errors in the rewritten code
-// are the user's lines; [Program.Position] maps a column back as well.
+// allowed). Identifiers that start with Reserved belong to the executor; a
+// step that uses one is refused.
 //
-// The rewrite:
-//
-//   - Each loop body (for, for-in, for-of, for-await, while, do-while) starts
-//     with a guard that decrements the run's budget of operations and calls
-//     the host once it is spent.
-//   - A top-level const, let or class, a var anywhere outside nested
-//     functions, becomes an assignment to a global binding of the same name
-//     ([Program.Globals] lists them; the executor declares them with var
-//     before the step). Functions the next step defines see the same binding,
-//     and so do closures made in this step.
-//   - A top-level function declaration stays where it is and is also copied
-//     to the global of its name when the step starts ([Program.Functions]).
-//
-// Identifiers that start with Reserved belong to the rewrite; a step that
-// uses one is refused.
+// The package also serves the agent's code mode (AsyncCalls, Throws,
+// Completion, Parses) and the REPL's input reader.
 package instrument
 
 import (
@@ -31,7 +18,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -39,24 +25,10 @@ import (
 	"github.com/grafana/sobek/ast"
 	"github.com/grafana/sobek/file"
 	"github.com/grafana/sobek/parser"
-	"github.com/grafana/sobek/token"
 )
 
-// Reserved is the prefix of the identifiers the rewrite introduces.
+// Reserved is the prefix of the executor's own identifiers.
 const Reserved = "__smol_"
-
-// The identifiers the guard uses: a global lexical counter the host resets
-// before each step, and the function that reports the budget spent.
-const (
-	Counter = Reserved + "ops"
-	Fail    = Reserved + "fail"
-	// Global is the parameter of the step's function that holds the global
-	// object, for copying top-level functions.
-	Global = Reserved + "g"
-)
-
-// guard is inserted at the start of every loop body.
-const guard = "if(--" + Counter + "<0)" + Fail + "();"
 
 // Severity of a diagnostic.
 type Severity string
@@ -79,27 +51,16 @@ type Diagnostic struct {
 	Fix      string
 }
 
-// Program is a prepared step.
+// Program is a validated step.
 type Program struct {
-	Source string // the user's code
-	// Body is the rewritten code; empty when a diagnostic is an error.
-	Body string
-	// Globals are the names the step assigns as globals, sorted.
-	Globals []string
-	// Functions are the top-level function declarations, copied to the
-	// globals of their names when the step starts, in source order.
-	Functions   []string
+	Source      string // the user's code
 	Diagnostics []Diagnostic
-
-	edits []edit
 }
 
 // Options configure the rules.
 type Options struct {
 	// AuthorizedImports are the specifiers a dynamic import may name.
 	AuthorizedImports []string
-	// Guards inserts the loop guards; off only to measure their cost.
-	Guards bool
 }
 
 // HasErrors reports whether a diagnostic is an error.
@@ -110,12 +71,6 @@ func (p *Program) HasErrors() bool {
 		}
 	}
 	return false
-}
-
-// edit replaces Source[from:to] with text.
-type edit struct {
-	from, to int
-	text     string
 }
 
 // The wrapper the parser sees: the step is the body of an async function,
@@ -133,7 +88,7 @@ var Forbidden = []string{
 	"setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "eval",
 }
 
-// Prepare validates and rewrites a step.
+// Prepare validates a step.
 func Prepare(code string, opts Options) *Program {
 	p := &Program{Source: code}
 	if strings.TrimSpace(code) == "" {
@@ -157,23 +112,8 @@ func Prepare(code string, opts Options) *Program {
 	for _, n := range Forbidden {
 		w.forbidden[n] = true
 	}
-	w.topLevel(fn.Body.List)
-	if p.HasErrors() {
-		return p
-	}
-	if !p.editsValid() {
-		p.add(Diagnostic{Rule: "transform_valid", Severity: Error,
-			Message: "the code could not be instrumented", Fix: "simplify the code"})
-		return p
-	}
-	p.Body = p.apply()
-	sort.Strings(p.Globals)
-	p.Globals = slices.Compact(p.Globals)
-	if _, err := parse(p.Body); err != nil {
-		p.add(Diagnostic{Rule: "transform_valid", Severity: Error,
-			Message: "the code could not be instrumented: " + message(err),
-			Fix:     "simplify the statement around the loop or declaration"})
-		p.Body = ""
+	for _, st := range fn.Body.List {
+		w.node(st)
 	}
 	return p
 }
@@ -280,80 +220,7 @@ func lineCol(s string, off int) (line, col int) {
 	return strings.Count(s[:off], "\n") + 1, utf8.RuneCountInString(s[start:off]) + 1
 }
 
-// editsValid reports whether the edits are in the source and apart.
-func (p *Program) editsValid() bool {
-	sort.SliceStable(p.edits, func(i, j int) bool { return p.edits[i].from < p.edits[j].from })
-	last := 0
-	for _, e := range p.edits {
-		if e.from < last || e.to < e.from || e.to > len(p.Source) {
-			return false
-		}
-		last = e.to
-	}
-	return true
-}
-
-// apply returns the source with the edits made.
-func (p *Program) apply() string {
-	var b strings.Builder
-	last := 0
-	for _, e := range p.edits {
-		b.WriteString(p.Source[last:e.from])
-		b.WriteString(e.text)
-		last = e.to
-	}
-	b.WriteString(p.Source[last:])
-	return b.String()
-}
-
-// Position maps a 1-based line and column of Body, on the line Body's
-// first line starts at column offset+1, back to the user's source.
-func (p *Program) Position(line, col, offset int) (int, int) {
-	if line == 1 {
-		col -= offset
-	}
-	if line < 1 || col < 1 || p.Body == "" {
-		return line, max(col, 1)
-	}
-	// The offset in Body of the position, then back through the edits.
-	off := lineStart(p.Body, line)
-	if off < 0 {
-		return line, col
-	}
-	for i := 1; i < col && off < len(p.Body); i++ {
-		_, n := utf8.DecodeRuneInString(p.Body[off:])
-		off += n
-	}
-	orig, shift := off, 0
-	for _, e := range p.edits {
-		from := e.from + shift
-		if from > off {
-			break
-		}
-		if off < from+len(e.text) {
-			orig = e.from
-			shift = 0
-			break
-		}
-		shift += len(e.text) - (e.to - e.from)
-		orig = off - shift
-	}
-	return lineCol(p.Source, orig)
-}
-
-func lineStart(s string, line int) int {
-	off := 0
-	for i := 1; i < line; i++ {
-		j := strings.IndexByte(s[off:], '\n')
-		if j < 0 {
-			return -1
-		}
-		off += j + 1
-	}
-	return off
-}
-
-// walker finds what the rules and the rewrite need.
+// walker finds what the rules need.
 type walker struct {
 	p         *Program
 	opts      Options
@@ -365,110 +232,7 @@ func (w *walker) offset(idx file.Idx) int { return int(idx) - 1 - len(wrapOpen) 
 
 func (w *walker) at(idx file.Idx) (int, int) { return lineCol(w.p.Source, w.offset(idx)) }
 
-func (w *walker) insert(idx file.Idx, text string) {
-	off := w.offset(idx)
-	w.p.edits = append(w.p.edits, edit{off, off, text})
-}
-
-func (w *walker) replace(from, to file.Idx, text string) {
-	w.p.edits = append(w.p.edits, edit{w.offset(from), w.offset(to), text})
-}
-
-// topLevel walks the step's statements, rewriting its declarations.
-func (w *walker) topLevel(list []ast.Statement) {
-	for _, s := range list {
-		switch s := s.(type) {
-		case *ast.LexicalDeclaration:
-			w.declaration(s.Idx, s.Token, s.List)
-			continue
-		case *ast.ClassDeclaration:
-			c := s.Class
-			if c.Name != nil {
-				name := string(c.Name.Name)
-				w.p.Globals = append(w.p.Globals, name)
-				w.insert(c.Class, name+"=")
-				w.insert(c.Idx1(), ";")
-			}
-		case *ast.FunctionDeclaration:
-			if f := s.Function; f.Name != nil {
-				name := string(f.Name.Name)
-				w.p.Globals = append(w.p.Globals, name)
-				w.p.Functions = append(w.p.Functions, name)
-			}
-		}
-		w.node(s)
-	}
-}
-
-// declaration turns a var, let or const declaration into assignments to
-// the globals it declares. start is the position of the keyword.
-func (w *walker) declaration(start file.Idx, tok token.Token, list []*ast.Binding) {
-	kw := len(tok.String())
-	if start == 0 && len(list) > 0 { // the parser leaves a for head's var unplaced
-		w.varKeyword(list[0].Target.Idx0())
-		kw = 0
-	}
-	first := true
-	for _, b := range list {
-		w.bindingNames(b.Target)
-		_, pattern := b.Target.(ast.Pattern)
-		if b.Initializer == nil {
-			if !pattern && tok != token.VAR {
-				w.insert(b.Target.Idx1(), "=void 0") // let x; starts as undefined
-			}
-		} else if pattern {
-			prefix := "("
-			if first {
-				// A statement must not start with ( or [: the line before
-				// could take it as a call or an index.
-				prefix = "void 0,("
-			}
-			w.insert(b.Target.Idx0(), prefix)
-			w.insert(b.Initializer.Idx1(), ")")
-		}
-		first = false
-		w.node(b.Initializer)
-		w.pattern(b.Target)
-	}
-	if kw > 0 {
-		w.replace(start, start+file.Idx(kw), strings.Repeat(" ", kw))
-	}
-}
-
-// bindingNames records the names a binding target declares.
-func (w *walker) bindingNames(t ast.Expression) {
-	switch t := t.(type) {
-	case *ast.Identifier:
-		w.p.Globals = append(w.p.Globals, string(t.Name))
-	case *ast.ArrayPattern:
-		for _, e := range t.Elements {
-			if e != nil {
-				w.bindingNames(e)
-			}
-		}
-		if t.Rest != nil {
-			w.bindingNames(t.Rest)
-		}
-	case *ast.ObjectPattern:
-		for _, p := range t.Properties {
-			switch p := p.(type) {
-			case *ast.PropertyShort:
-				w.p.Globals = append(w.p.Globals, string(p.Name.Name))
-			case *ast.PropertyKeyed:
-				w.bindingNames(p.Value)
-			case *ast.SpreadElement:
-				w.bindingNames(p.Expression)
-			}
-		}
-		if t.Rest != nil {
-			w.bindingNames(t.Rest)
-		}
-	case *ast.AssignExpression: // a default value
-		w.bindingNames(t.Left)
-	}
-}
-
-// pattern walks the defaults and computed keys of a binding target.
+// pattern walks a binding target: its names, defaults and computed keys.
 func (w *walker) pattern(t ast.Expression) {
 	switch t := t.(type) {
 	case *ast.Identifier:
@@ -512,51 +276,6 @@ func fixFor(name string) string {
 	return "use the tools and variables the host provides"
 }
 
-// loop inserts the guard at the start of a loop body.
-func (w *walker) loop(body ast.Statement) {
-	if !w.opts.Guards {
-		return
-	}
-	if b, ok := body.(*ast.BlockStatement); ok {
-		w.insert(b.LeftBrace+1, guard)
-		return
-	}
-	start := w.start(body)
-	w.p.edits = append(w.p.edits, edit{start, start, "{" + guard})
-	end := w.offset(body.Idx1())
-	// A statement that ends with a semicolon the node does not include
-	// (x++; in `while (c) x++;`) takes it into the block: `do x++; while`
-	// must become `do {…x++;} while`.
-	src := w.p.Source
-	i := skipBlank(src, end, len(src))
-	if i < len(src) && src[i] == ';' {
-		end = i + 1
-	}
-	w.p.edits = append(w.p.edits, edit{end, end, "}"})
-}
-
-// start is the offset where a statement starts. The parser leaves the
-// position of an if statement's keyword unset; it is found before the test.
-func (w *walker) start(s ast.Statement) int {
-	switch s := s.(type) {
-	case *ast.IfStatement:
-		if s.If == 0 {
-			src := w.p.Source
-			i := w.offset(s.Test.Idx0())
-			for i > 0 && (src[i-1] == '(' || src[i-1] == ' ' || src[i-1] == '\t' || src[i-1] == '\n' || src[i-1] == '\r') {
-				i--
-			}
-			if i >= 2 && src[i-2:i] == "if" {
-				return i - 2
-			}
-			return i
-		}
-	case *ast.LabelledStatement:
-		return w.offset(s.Label.Idx)
-	}
-	return w.offset(s.Idx0())
-}
-
 // dynamicImport applies the import rules to import(arg).
 func (w *walker) dynamicImport(c *ast.CallExpression) {
 	line, col := w.at(c.Callee.Idx0())
@@ -592,20 +311,17 @@ func (w *walker) node(n ast.Node) {
 			w.reference(n)
 		}
 	case *ast.VariableStatement:
-		if w.depth == 0 {
-			w.declaration(n.Var, token.VAR, n.List)
-			return
-		}
-		w.bindings(n.List)
+		w.declared(n.List)
+	case *ast.LexicalDeclaration:
+		w.declared(n.List)
 	case *ast.ForStatement:
-		if v, ok := n.Initializer.(*ast.ForLoopInitializerVarDeclList); ok && w.depth == 0 {
-			w.declaration(v.Var, token.VAR, v.List)
+		if v, ok := n.Initializer.(*ast.ForLoopInitializerVarDeclList); ok {
+			w.declared(v.List)
 		} else {
 			w.node(n.Initializer)
 		}
 		w.node(n.Test)
 		w.node(n.Update)
-		w.loop(n.Body)
 		w.node(n.Body)
 	case *ast.ForInStatement:
 		w.forEach(n.Into, n.Source, n.Body)
@@ -613,10 +329,8 @@ func (w *walker) node(n ast.Node) {
 		w.forEach(n.Into, n.Source, n.Body)
 	case *ast.WhileStatement:
 		w.node(n.Test)
-		w.loop(n.Body)
 		w.node(n.Body)
 	case *ast.DoWhileStatement:
-		w.loop(n.Body)
 		w.node(n.Body)
 		w.node(n.Test)
 	case *ast.CallExpression:
@@ -703,41 +417,31 @@ func (w *walker) bindings(list []*ast.Binding) {
 	}
 }
 
+// declared walks the bindings of a declaration.
+func (w *walker) declared(list []*ast.Binding) {
+	for _, b := range list {
+		w.node(b.Initializer)
+		w.pattern(b.Target)
+	}
+}
+
 // forEach walks a for-in or for-of loop.
 func (w *walker) forEach(into ast.ForInto, source ast.Expression, body ast.Statement) {
 	w.forInto(into)
 	w.node(source)
-	w.loop(body)
 	w.node(body)
 }
 
-// forInto walks the head of a for-in or for-of loop; a var there, outside
-// functions, becomes an assignment to the global.
+// forInto walks the head of a for-in or for-of loop.
 func (w *walker) forInto(into ast.ForInto) {
 	switch v := into.(type) {
 	case *ast.ForIntoVar:
-		if w.depth == 0 {
-			w.bindingNames(v.Binding.Target)
-			// The keyword precedes the target: "var " is replaced by spaces.
-			w.varKeyword(v.Binding.Target.Idx0())
-		}
 		w.pattern(v.Binding.Target)
 	case *ast.ForDeclaration:
 		w.pattern(v.Target)
 	case *ast.ForIntoExpression:
 		w.node(v.Expression)
 	}
-}
-
-// varKeyword blanks the var keyword before position idx.
-func (w *walker) varKeyword(idx file.Idx) {
-	off := w.offset(idx)
-	src := w.p.Source
-	i := strings.LastIndex(src[:off], "var")
-	if i < 0 {
-		return
-	}
-	w.p.edits = append(w.p.edits, edit{i, i + 3, "   "})
 }
 
 var nodeType = reflect.TypeFor[ast.Node]()

@@ -13,6 +13,7 @@ const (
 	ctlRet       = 40
 	ctlSoft      = 56
 	ctlHeapPeak  = 60
+	ctlOps       = 64 // int64: what is left of a step's operation budget
 
 	slotSize = 16
 )

@@ -83,10 +83,11 @@ func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) 
 	return s.run(ctx, s.fKernelCall, buf)
 }
 
-// Step evaluates src, a global script named filename whose value is a
-// function, and hands the function to the kernel's exec (or what its
-// compilation threw to the kernel's compileFailed). No job runs.
-func (s *Sandbox) Step(ctx context.Context, src, filename string) (Result, error) {
+// Step evaluates src as strict global code named filename, with top-level
+// await and return, and hands its promise to the kernel's exec (or what
+// its compilation threw to the kernel's compileFailed). With budget, its
+// operations count against SetOpBudget. No job runs.
+func (s *Sandbox) Step(ctx context.Context, src, filename string, budget bool) (Result, error) {
 	if err := s.ready(ctx); err != nil {
 		return Result{}, err
 	}
@@ -96,6 +97,10 @@ func (s *Sandbox) Step(ctx context.Context, src, filename string) (Result, error
 	}
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
+	st[4] = 0
+	if budget {
+		st[4] = 1
+	}
 	return s.run(ctx, s.fKernelStep, buf)
 }
 
@@ -131,6 +136,20 @@ func (s *Sandbox) ClearInterrupt() {
 		storeWord(s.mem.word(s.ctl+ctlSoft), 0)
 	}
 	s.mu.Unlock()
+}
+
+// SetOpBudget sets the operation budget of the code a step compiles
+// (qjs_kernel_step): every loop body's entry and every call of one of its
+// functions from native code spends one; spent (below zero), the code
+// throws an uncatchable error.
+func (s *Sandbox) SetOpBudget(n int64) {
+	s.mod.Memory().WriteUint64Le(s.ctl+ctlOps, uint64(n))
+}
+
+// OpBudget is what is left of the operation budget; negative once spent.
+func (s *Sandbox) OpBudget() int64 {
+	v, _ := s.mod.Memory().ReadUint64Le(s.ctl + ctlOps)
+	return int64(v)
 }
 
 // HeapPeak is the most bytes QuickJS's heap held since ResetHeapPeak.

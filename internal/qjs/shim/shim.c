@@ -76,6 +76,7 @@ struct ctl {
     struct slot ret; /* host call answer, written by the host */
     volatile int32_t soft; /* offset 56: stop the bytecode only (see kernel) */
     uint32_t heap_peak;    /* offset 60: the most heap_used since the host reset it */
+    int64_t ops;           /* offset 64: what is left of a step's operation budget (see qjs_kernel_step) */
 };
 
 struct ctl qjs_ctl;
@@ -90,6 +91,7 @@ _Static_assert(__builtin_offsetof(struct ctl, res) == 24, "ctl.res");
 _Static_assert(__builtin_offsetof(struct ctl, ret) == 40, "ctl.ret");
 _Static_assert(__builtin_offsetof(struct ctl, soft) == 56, "ctl.soft");
 _Static_assert(__builtin_offsetof(struct ctl, heap_peak) == 60, "ctl.heap_peak");
+_Static_assert(__builtin_offsetof(struct ctl, ops) == 64, "ctl.ops");
 
 IMPORT("env", "host_call") extern int32_t host_call(int32_t fn, struct slot *argv, int32_t argc);
 IMPORT("env", "host_result") extern void host_result(char *dst);
@@ -333,6 +335,7 @@ EXPORT(qjs_vm_new) JSContext *qjs_vm_new(uint32_t max_stack)
         return NULL;
     JS_SetMaxStackSize(rt, max_stack);
     JS_SetInterruptHandler(rt, interrupt_handler, NULL);
+    JS_SetOpCounter(rt, &qjs_ctl.ops);
     JS_SetModuleLoaderFunc(rt, module_normalize, module_loader, NULL);
     ctx = JS_NewContextRaw(rt);
     if (!ctx) {
@@ -1038,12 +1041,17 @@ EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *meth
 }
 
 /* qjs_kernel_step evaluates a step of a session, src[0:len] (NUL after
-   it), as a global script named filename whose value is a function, and
-   hands the function to the kernel's exec, or what its compilation threw
-   to the kernel's compileFailed. Outcome as for qjs_kernel_call. */
-EXPORT(qjs_kernel_step) int32_t qjs_kernel_step(JSContext *ctx, const char *src, uint32_t len, const char *filename)
+   it), as strict global code of the realm named filename: top-level await
+   and return allowed; with budget non-zero, its loops and callbacks
+   counted against qjs_ctl.ops (patch 0006). It hands the script's promise (of { value }) to the
+   kernel's exec, or what its compilation threw to the kernel's
+   compileFailed. Outcome as for qjs_kernel_call. */
+EXPORT(qjs_kernel_step) int32_t qjs_kernel_step(JSContext *ctx, const char *src, uint32_t len, const char *filename,
+                                                int32_t budget)
 {
-    JSValue fn = JS_Eval(ctx, src, len, filename, JS_EVAL_TYPE_GLOBAL), r;
+    JSValue fn = JS_Eval(ctx, src, len, filename,
+                         JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_STRICT | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_STEP |
+                         (budget ? JS_EVAL_FLAG_BUDGET : 0)), r;
     if (JS_IsException(fn)) {
         JSValue e = JS_GetException(ctx);
         if (qjs_ctl.stop || qjs_ctl.soft) { /* interrupted, or out of memory */

@@ -1,0 +1,146 @@
+package airlock_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/airlockrun/airlock"
+)
+
+// A step is global code of the executor's one realm: the engine keeps
+// what it declares, with the language's own rules.
+func TestExecutor_EngineKeepsState(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	ctx := context.Background()
+	mustRun(t, ex, `const c = 1; let l = 1; class K {}`)
+	// const stays constant.
+	_, err := ex.Run(ctx, `c = 2`)
+	if e := wantCode(t, err, "ERR_RUNTIME_EXCEPTION"); e.Details["name"] != "TypeError" {
+		t.Errorf("assignment to a constant: %v", e)
+	}
+	if out := mustRun(t, ex, `l = 5; return [c, l, typeof K]`); fmt.Sprint(out.Output) != "[1 5 function]" {
+		t.Errorf("got %v", out.Output)
+	}
+	// Functions hoist within their step.
+	if out := mustRun(t, ex, `return hoisted(); function hoisted() { return "up" }`); out.Output != "up" {
+		t.Errorf("hoisting: %v", out.Output)
+	}
+	// The temporal dead zone holds, within a step and across steps: a
+	// declaration whose step failed before it ran stays uninitialized, as
+	// in Node's REPL.
+	_, err = ex.Run(ctx, `early(); let late = 1; function early() { return late }`)
+	if e := wantCode(t, err, "ERR_RUNTIME_EXCEPTION"); e.Details["name"] != "ReferenceError" {
+		t.Errorf("TDZ in a step: %v", e)
+	}
+	_, err = ex.Run(ctx, `late`)
+	if e := wantCode(t, err, "ERR_RUNTIME_EXCEPTION"); e.Details["name"] != "ReferenceError" {
+		t.Errorf("TDZ across steps: %v", e)
+	}
+	// for await, top-level await and return.
+	if out := mustRun(t, ex, `let sum = 0; for await (const x of [Promise.resolve(1), 2]) sum += x; return sum + (await readTool("")).length`); out.Output != 11.0 {
+		t.Errorf("for await: %v", out.Output)
+	}
+	// Code of a step runs in strict mode.
+	_, err = ex.Run(ctx, `undeclared = 1`)
+	wantCode(t, err, "ERR_RUNTIME_EXCEPTION")
+}
+
+// Without a return, a step's value is its completion value: the last
+// expression statement's, as a REPL shows it. A returned promise, or one
+// that is the last expression, is awaited.
+func TestExecutor_LastExpression(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	mustRun(t, ex, `let a = 1`)
+	for code, want := range map[string]string{
+		`a + 1`:                                "2",
+		`(a)`:                                  "1",
+		`({x: a})`:                             "map[x:1]",
+		"a;\n// a comment\n":                   "1",
+		`a; let b = 2`:                         "1",
+		`1; return 2`:                          "2",
+		`1; return`:                            "undefined",
+		`for (const x of [1, 2]) { return x }`: "1",
+		`try { return 3 } finally { console.log("f") }`: "3",
+		`lbl: { return 5 }`:                             "5",
+		`readTool("p")`:                                 "content:p",
+		`await readTool("q")`:                           "content:q",
+		`if (a) { "yes" } else { "no" }`:                "yes",
+		`const k = 3`:                                   "undefined",
+		`console.log("x")`:                              "undefined",
+	} {
+		out := mustRun(t, ex, code)
+		if fmt.Sprint(out.Output) != want {
+			t.Errorf("%q: %#v, want %s", code, out.Output, want)
+		}
+	}
+}
+
+// Every step may be TypeScript: its types are erased as airlock.Run erases
+// a module's, and positions point into the code as written.
+func TestExecutor_TypeScript(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{MaxOperations: 100})
+	ctx := context.Background()
+	if out := mustRun(t, ex, `const xs: string[] = ["a"]; return xs.length`); out.Output != 1.0 {
+		t.Errorf("got %v", out.Output)
+	}
+	// Top-level await and return together (esbuild takes them only in a
+	// function).
+	if out := mustRun(t, ex, `const r: string = await readTool("p"); if (r) { return r.length as number }`); out.Output != 9.0 {
+		t.Errorf("got %v", out.Output)
+	}
+	out := mustRun(t, ex, `interface Row { price: number; qty: number }
+enum Color { Red, Green }
+function total<T extends Row>(rows: T[]): number { let t = 0; for (const r of rows) t += r.price * r.qty; return t }
+const rows = [{price: 2, qty: 3}] satisfies Row[];
+[total(rows), Color.Green, (rows as any[]).length]`)
+	if fmt.Sprint(out.Output) != "[6 1 1]" {
+		t.Errorf("got %v", out.Output)
+	}
+	// What a TypeScript step declares stays, and its loops count.
+	if out := mustRun(t, ex, `let n: number = total(rows); n + 1`); out.Output != 7.0 {
+		t.Errorf("got %v", out.Output)
+	}
+	_, err := ex.Run(ctx, `for (let i: number = 0; i < 101; i++) {}`)
+	wantCode(t, err, "ERR_MAX_OPS_EXCEEDED")
+	// A runtime error's position is in the TypeScript.
+	_, err = ex.Run(ctx, "const a: number = 1;\ntype T = { x: number };\n  const b: T = { x: a }; nope(b as T);\n")
+	e := wantCode(t, err, "ERR_RUNTIME_EXCEPTION")
+	if e.Details["line"] != 3 || e.Details["column"] != 26 {
+		t.Errorf("position %v:%v, want 3:26; stack %v", e.Details["line"], e.Details["column"], e.Details["stack"])
+	}
+	// A syntax error too.
+	_, err = ex.Run(ctx, "const ok: number = 1;\nconst x: = 1")
+	e = wantCode(t, err, "ERR_VALIDATION_FAILED")
+	ds, _ := e.Details["diagnostics"].([]airlock.Diagnostic)
+	if len(ds) != 1 || ds[0].Rule != "syntax_valid" || ds[0].Location == nil || ds[0].Location.Line != 2 || ds[0].Location.Column != 10 {
+		t.Errorf("diagnostics %+v", ds)
+	}
+	// The validation rules read the erased code.
+	_, err = ex.Run(ctx, `const m: any = await import("nope")`)
+	wantCode(t, err, "ERR_IMPORT_NOT_ALLOWED")
+	ds = airlock.ValidateCode("let q: number = 1;\nprocess.exit()", airlock.ExecutorOptions{})
+	if len(ds) != 1 || ds[0].Rule != "forbidden_global_access" || ds[0].Location == nil || ds[0].Location.Line != 2 {
+		t.Errorf("diagnostics %+v", ds)
+	}
+	if p := airlock.PrepareProgram(`let v: number = 1`, airlock.ExecutorOptions{}); strings.Contains(p.TransformedCode, "number") {
+		t.Errorf("prepared %q", p.TransformedCode)
+	}
+}
+
+// A setter a step puts on Object.prototype.value never sees a step's value:
+// the engine defines the value as an own property of its wrapper.
+func TestExecutor_ValueSetterOnObjectPrototype(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	mustRun(t, ex, `Object.defineProperty(Object.prototype, "value", {set(v) { globalThis.stolen = v }, get() { return "wrong" }, configurable: true}); undefined`)
+	if out := mustRun(t, ex, `42`); out.Output != 42.0 {
+		t.Errorf("completion value %v", out.Output)
+	}
+	if out := mustRun(t, ex, `return 7`); out.Output != 7.0 {
+		t.Errorf("returned value %v", out.Output)
+	}
+	if out := mustRun(t, ex, `return typeof globalThis.stolen`); out.Output != "undefined" {
+		t.Errorf("the setter ran: %v", out.Output)
+	}
+}
