@@ -19,6 +19,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/intl"
 	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
@@ -57,7 +58,8 @@ var shared struct {
 // kernelScript hands the kernel, bootstrap.js applied to its importer, to
 // the shim (see wasmvm.SnapshotOptions.Kernel).
 func kernelScript() string {
-	return "(() => { const i = globalThis.__airlock_importer; delete globalThis.__airlock_importer;\n" +
+	return "(\n" + intl.Source + "\n)(globalThis.__airlock_host);\n" +
+		"(() => { const i = globalThis.__airlock_importer; delete globalThis.__airlock_importer;\n" +
 		"__airlock_kernel((\n" + bootstrapSource + "\n)(i)); })()"
 }
 
@@ -228,6 +230,9 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		return undefined, errBadDispatch
 	}
 	op := int(args[0].Number)
+	if op == intl.HostOp { // Intl: an operation's name, its texts, then a number
+		return v.intlCall(args[1:]), nil
+	}
 	j := v.job
 	if j == nil {
 		return undefined, errBadDispatch
@@ -317,6 +322,24 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		return undefined, nil
 	}
 	return undefined, errBadDispatch
+}
+
+// intlCall answers the Intl code's host operation (see intl.Call).
+func (v *VM) intlCall(args []wasmvm.Value) wasmvm.Value {
+	var op string
+	var texts []string
+	ms := 0.0
+	for i, a := range args {
+		switch {
+		case i == 0 && a.Kind == wasmvm.String:
+			op = a.Text
+		case a.Kind == wasmvm.String:
+			texts = append(texts, a.Text)
+		case a.Kind == wasmvm.Number:
+			ms = a.Number
+		}
+	}
+	return wasmvm.Value{Kind: wasmvm.String, Text: validUTF8(intl.Call(op, texts, ms))}
 }
 
 // settled stops the job queue once the outcome is known: the program's
