@@ -57,10 +57,16 @@ var shared struct {
 
 // kernelScript hands the kernel, bootstrap.js applied to its importer, to
 // the shim (see wasmvm.SnapshotOptions.Kernel).
+//
+// Intl (internal/intl) is evaluated after the kernel, with the host
+// function the kernel removes from the global object: the kernel's objects
+// keep the places they had in the image without it, and the pages a run
+// that uses no Intl touches are as many as before (BENCHMARKS.md, "Intl").
 func kernelScript() string {
-	return "(\n" + intl.Source + "\n)(globalThis.__airlock_host);\n" +
-		"(() => { const i = globalThis.__airlock_importer; delete globalThis.__airlock_importer;\n" +
-		"__airlock_kernel((\n" + bootstrapSource + "\n)(i)); })()"
+	return "(() => { const i = globalThis.__airlock_importer; delete globalThis.__airlock_importer;\n" +
+		"const h = globalThis.__airlock_host;\n" +
+		"__airlock_kernel((\n" + bootstrapSource + "\n)(i));\n" +
+		"(\n" + intl.Source + "\n)(h); })()"
 }
 
 func snapshot() (*wasmvm.Snapshot, error) {

@@ -31,7 +31,9 @@
   const push = (a, v) => { a[a.length] = v; };
   const join = (a, sep) => call(arrJoin, a, sep);
   const SymbolIterator = Symbol.iterator, SymbolToStringTag = Symbol.toStringTag;
-  const host = (op, ...a) => hostFn(20, op, ...a);
+  // No spread: a program's Array.prototype[Symbol.iterator] must not
+  // choose the host function's arguments.
+  const host = (op, a, b, c) => hostFn(20, op, a, b, c);
 
   const method = (obj, name, fn, len) => {
     defineProperty(fn, "name", { value: name, configurable: true });
