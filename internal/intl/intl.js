@@ -302,8 +302,11 @@
     const notation = getOpt(o, "notation", ["standard", "scientific", "engineering", "compact"], "standard", NF);
     let cd = 0;
     if (style === "currency") { const c = currencyDigits[currency]; cd = c === undefined ? 2 : c; }
-    const mnfdDefault = style === "currency" && notation !== "compact" ? cd : 0;
-    const mxfdDefault = style === "currency" && notation !== "compact" ? MathMax(cd, mnfdDefault) : style === "percent" ? 0 : notation === "compact" ? 0 : 3;
+    // V8's defaults do not depend on the notation (ECMA-402's later text
+    // makes them 0 and 3 for a compact currency); compact notation without
+    // digit options rounds its own way (below)
+    const mnfdDefault = style === "currency" ? cd : 0;
+    const mxfdDefault = style === "currency" ? cd : style === "percent" ? 0 : 3;
     r.minimumIntegerDigits = getNum(o, "minimumIntegerDigits", 1, 21, 1);
     const mnsd = o.minimumSignificantDigits, mxsd = o.maximumSignificantDigits;
     const mnfd = o.minimumFractionDigits, mxfd = o.maximumFractionDigits;
@@ -409,7 +412,8 @@
           rd = roundBy(r, { neg: d.neg, digits: d.digits, exp: d.exp - k });
         }
         d = rd.d;
-        if (k > 0) compactSuffix = r.compactDisplay === "long" ? compactLong[k] : compactShort[k];
+        // a currency is compacted in the short form only, as ICU does
+        if (k > 0) compactSuffix = r.compactDisplay === "long" && r.style !== "currency" ? compactLong[k] : compactShort[k];
         const [int, fr] = intFrac(d, r.minimumIntegerDigits, rd.minFrac);
         emitNum(B, int || "0", fr, r.useGrouping);
       } else if (r.notation === "scientific" || r.notation === "engineering") {
@@ -992,12 +996,6 @@
     if (f.second !== undefined && (f.minute !== undefined || f.hour !== undefined)) f.second = "2-digit";
     if (f.minute === "2-digit" && f.hour === undefined && f.second === undefined) f.minute = "numeric";
     if (f.second !== undefined && f.minute !== undefined && f.hour === undefined) { f.minute = "2-digit"; f.second = "2-digit"; }
-    if (f.month === "2-digit" || f.day === "2-digit") {
-      // en-US pads a numeric month and day together
-      if (f.month === "numeric" && f.day === "2-digit") f.month = "2-digit";
-      if (f.day === "numeric" && f.month === "2-digit") f.day = "2-digit";
-    }
-    if ((f.month === "long" || f.month === "short") && f.day === "2-digit") f.day = "2-digit";
     for (const k of dtFields) if (f[k] !== undefined) r[k] = f[k];
     r.f = f;
     return r;
@@ -1067,9 +1065,21 @@
     const dayText = f.day === "2-digit" ? pad2(x.d) : StringC(x.d);
     const wdText = f.weekday === "long" ? daysLong[x.wd] : f.weekday === "short" ? daysShort[x.wd] : f.weekday ? daysLong[x.wd][0] : "";
     const eraText = f.era === "long" ? (x.y <= 0 ? "Before Christ" : "Anno Domini") : f.era === "narrow" ? (x.y <= 0 ? "B" : "A") : (x.y <= 0 ? "BC" : "AD");
+    const others = (f.year ? 1 : 0) + (f.month ? 1 : 0) + (f.day ? 1 : 0);
     if (hasDate) {
-      if (f.weekday && !f.year && !f.month && !f.day) P("weekday", wdText);
-      else if (textMonth) {
+      if (f.weekday && !others) P("weekday", wdText);
+      else if (f.weekday && !f.era && others === 1 && f.month !== "long") {
+        // ICU's en patterns for a weekday and one other field put that
+        // field first: "16 Thursday", "Nov Tue", "2005 Friday"
+        if (f.year) P("year", yearText);
+        else if (f.month) P("month", monthText);
+        else P("day", dayText);
+        P("literal", " "); P("weekday", wdText);
+      } else if (f.weekday && !f.era && f.year && f.day && !f.month) {
+        P("day", dayText); P("literal", " "); P("weekday", wdText); P("literal", " "); P("year", yearText);
+      } else if (!f.weekday && !f.era && f.year === "2-digit" && f.day && !f.month) {
+        P("day", dayText); P("literal", " "); P("year", yearText);
+      } else if (textMonth) {
         if (f.weekday) { P("weekday", wdText); P("literal", f.month && !f.day ? " " : ", "); }
         if (f.weekday && !f.day && f.year) { parts.length = 0; P("month", monthText); P("literal", " "); P("year", yearText); P("literal", " "); P("weekday", wdText); }
         else {
@@ -1095,7 +1105,7 @@
     // the time
     const hasTime = f.hour !== undefined || f.minute !== undefined || f.second !== undefined || f.fractionalSecondDigits !== undefined;
     if (hasTime || f.timeZoneName || f.dayPeriod) {
-      if (hasDate) P("literal", f.weekday && !f.year && !f.month && !f.day && !f.era && hasTime ? " " : glue);
+      if (hasDate) P("literal", f.weekday && !others && !f.era && f.hour !== undefined ? " " : glue);
       const hc = r.hourCycle || "h12";
       let h = x.h;
       if (hc === "h12") h = h % 12 || 12;
@@ -1104,7 +1114,8 @@
       let first = true;
       if (f.hour !== undefined) { P("hour", f.hour === "2-digit" ? pad2(h) : StringC(h)); first = false; }
       if (f.minute !== undefined) { if (!first) P("literal", ":"); P("minute", f.minute === "2-digit" ? pad2(x.mi) : StringC(x.mi)); first = false; }
-      if (f.second !== undefined) { if (!first) P("literal", ":"); P("second", f.second === "2-digit" ? pad2(x.s) : StringC(x.s)); first = false; }
+      // a second alone is not padded (ICU's "s")
+      if (f.second !== undefined) { if (!first) P("literal", ":"); P("second", f.second === "2-digit" && !first ? pad2(x.s) : StringC(x.s)); first = false; }
       if (f.fractionalSecondDigits !== undefined) {
         if (!first) P("literal", ".");
         P("fractionalSecond", slice(call(strPadStart, StringC(x.ms), 3, "0"), 0, f.fractionalSecondDigits));
