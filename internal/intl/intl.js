@@ -17,7 +17,7 @@
   const TypeErrorC = TypeError, RangeErrorC = RangeError, StringC = String, NumberC = Number;
   const ArrayIsArray = Array.isArray, MathAbs = Math.abs, MathFloor = Math.floor, MathMax = Math.max, MathMin = Math.min;
   const NumberIsFinite = Number.isFinite;
-  const DateC = Date;
+  const DateC = Date, MapC = Map;
   const dateGetTime = Date.prototype.getTime;
   const toExponential = Number.prototype.toExponential;
   const strSlice = String.prototype.slice, strIndexOf = String.prototype.indexOf, strRepeat = String.prototype.repeat;
@@ -926,11 +926,24 @@
     const off = NumberC(a[0]) / 60;
     return { off, abbr: a[1], dst: isDST(zone, t, off) };
   };
+  // isDST: the offset is daylight time if the zone's offsets on 1 January
+  // and 1 July differ and this is the larger. The pair is kept per zone and
+  // year (at most 256, then the cache starts again), so a report of many
+  // dates asks the host once per date.
+  const dstPairs = new MapC();
+  const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapClear = Map.prototype.clear;
+  const mapSize = O.getOwnPropertyDescriptor(Map.prototype, "size").get;
   const isDST = (zone, t, off) => {
     const y = new DateC(t).getUTCFullYear();
-    const a = NumberC(call(strSplit, host("tz", zone, DateC.UTC(y, 0, 1)), "|")[0]) / 60;
-    const b = NumberC(call(strSplit, host("tz", zone, DateC.UTC(y, 6, 1)), "|")[0]) / 60;
-    return a !== b && off === MathMax(a, b);
+    const key = zone + "|" + y;
+    let p = call(mapGet, dstPairs, key);
+    if (p === undefined) {
+      p = [NumberC(call(strSplit, host("tz", zone, DateC.UTC(y, 0, 1)), "|")[0]) / 60,
+        NumberC(call(strSplit, host("tz", zone, DateC.UTC(y, 6, 1)), "|")[0]) / 60];
+      if (call(mapSize, dstPairs) >= 256) call(mapClear, dstPairs);
+      call(mapSet, dstPairs, key, p);
+    }
+    return p[0] !== p[1] && off === MathMax(p[0], p[1]);
   };
   const checkZone = (tz) => {
     if (tz === undefined) return "UTC";
