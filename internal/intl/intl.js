@@ -24,7 +24,19 @@
   const strToLower = String.prototype.toLowerCase, strToUpper = String.prototype.toUpperCase, strSplit = String.prototype.split;
   const strPadStart = String.prototype.padStart, strReplace = String.prototype.replace, strCodePointAt = String.prototype.codePointAt;
   const reExec = RegExp.prototype.exec;
-  const arrJoin = Array.prototype.join, arrPush = Array.prototype.push;
+  const arrJoin = Array.prototype.join, arrPush = Array.prototype.push, arrIncludes = Array.prototype.includes;
+  const arrFilter = Array.prototype.filter, arrSort = Array.prototype.sort;
+  // A program's changes to Array.prototype do not reach these.
+  const includes = (a, v) => call(arrIncludes, a, v);
+  // own(a) iterates the array a with an iterator of its own, so that a
+  // program's Array.prototype[Symbol.iterator] does not reach the loops
+  // over the script's own arrays.
+  const own = (a) => ({
+    [SymbolIterator]() {
+      let i = 0;
+      return { next: () => (i < a.length ? { value: a[i++], done: false } : { value: undefined, done: true }) };
+    },
+  });
   const call = (f, t, ...a) => apply(f, t, a);
   const slice = (s, a, b) => call(strSlice, s, a, b);
   const lower = (s) => call(strToLower, s), upper = (s) => call(strToUpper, s);
@@ -112,7 +124,7 @@
     if (v === undefined) return fallback;
     if (values === "boolean") return !!v;
     v = StringC(v);
-    if (values && !values.includes(v)) throw new RangeErrorC(`Value ${v} out of range for ${ctor} options property ${name}`);
+    if (values && !includes(values, v)) throw new RangeErrorC(`Value ${v} out of range for ${ctor} options property ${name}`);
     return v;
   };
   const getNum = (o, name, min, max, fallback) => {
@@ -414,7 +426,7 @@
         d = rd.d;
         // a currency is compacted in the short form only, as ICU does
         if (k > 0) compactSuffix = r.compactDisplay === "long" && r.style !== "currency" ? compactLong[k] : compactShort[k];
-        const [int, fr] = intFrac(d, r.minimumIntegerDigits, rd.minFrac);
+        const ifr = intFrac(d, r.minimumIntegerDigits, rd.minFrac), int = ifr[0], fr = ifr[1];
         emitNum(B, int || "0", fr, r.useGrouping);
       } else if (r.notation === "scientific" || r.notation === "engineering") {
         let e = d.digits === "" ? 0 : d.exp - 1;
@@ -426,13 +438,14 @@
           e += r.notation === "engineering" ? 3 : 1;
           rd = roundBy(rr, { neg: d.neg, digits: d.digits, exp: d.exp - e });
         }
-        const [int, fr] = intFrac(rd.d, r.minimumIntegerDigits, rd.minFrac);
+        const ifr = intFrac(rd.d, r.minimumIntegerDigits, rd.minFrac), int = ifr[0], fr = ifr[1];
         emitNum(B, int || "0", fr, false);
         exponent = e;
       } else {
         const rd = roundBy(r, d);
         d = rd.d;
-        let [int, fr] = intFrac(d, r.minimumIntegerDigits, rd.minFrac);
+        const ifr = intFrac(d, r.minimumIntegerDigits, rd.minFrac), int = ifr[0];
+        let fr = ifr[1];
         if (r.trailingZeroDisplay === "stripIfInteger" && call(reExec, /^0*$/, fr)) fr = "";
         emitNum(B, int || "0", fr, r.useGrouping);
         unitSingular = d.digits === "1" && d.exp === 1 && fr === "";
@@ -560,7 +573,7 @@
     for (let i = 0; i < order.length; i++) {
       let k = order[i];
       if (sdFirst && k === "minimumFractionDigits") {
-        for (const s of ["minimumSignificantDigits", "maximumSignificantDigits"]) if (r[s] !== undefined) out[s] = r[s];
+        for (const s of own(["minimumSignificantDigits", "maximumSignificantDigits"])) if (r[s] !== undefined) out[s] = r[s];
       }
       if (sdFirst && (k === "minimumSignificantDigits" || k === "maximumSignificantDigits")) continue;
       if (r[k] !== undefined) out[k] = r[k];
@@ -603,7 +616,7 @@
     n = NumberC(n);
     if (!NumberIsFinite(n)) return "other";
     const r = roundBy(s.nf, decimalOf(MathAbs(n)));
-    const [int, frac] = intFrac(r.d, 1, r.minFrac);
+    const ifr = intFrac(r.d, 1, r.minFrac), int = ifr[0], frac = ifr[1];
     return pluralOf(s.type, int || "0", frac);
   };
   method(PluralRules.prototype, "select", function (n) { return pluralSelect(prOf(this), n); }, 1);
@@ -654,8 +667,8 @@
     unit = StringC(unit);
     if (!NumberIsFinite(value)) throw new RangeErrorC("Invalid time value");
     let u = unit;
-    if (u[u.length - 1] === "s" && rtUnits.includes(slice(u, 0, -1))) u = slice(u, 0, -1);
-    if (!rtUnits.includes(u)) throw new RangeErrorC(`Invalid unit argument for Intl.RelativeTimeFormat.prototype.format() '${unit}'`);
+    if (u[u.length - 1] === "s" && includes(rtUnits, slice(u, 0, -1))) u = slice(u, 0, -1);
+    if (!includes(rtUnits, u)) throw new RangeErrorC(`Invalid unit argument for Intl.RelativeTimeFormat.prototype.format() '${unit}'`);
     if (s.numeric === "auto") {
       const a = rtAuto[s.style][u];
       const idx = value === 0 && !(1 / value < 0 && false) ? 0 : value === -1 ? 1 : value === 1 ? 2 : -1;
@@ -824,7 +837,7 @@
       const t = stripExt(list[i]);
       if (t === "en-US") return t;
       const lang = call(strSplit, t, "-")[0];
-      if (collLangs.includes(lang)) return lang;
+      if (includes(collLangs, lang)) return lang;
     }
     return "en-US";
   };
@@ -880,7 +893,7 @@
   // Zone names as en-US shows them: [short standard, short daylight,
   // long standard, long daylight, short generic].
   const zoneNames = {};
-  const zn = (names, list) => { for (const z of call(strSplit, list, " ")) zoneNames[z] = names; };
+  const zn = (names, list) => { for (const z of own(call(strSplit, list, " "))) zoneNames[z] = names; };
   zn(["EST", "EDT", "Eastern Standard Time", "Eastern Daylight Time", "ET"], "America/New_York America/Detroit America/Toronto America/Indiana/Indianapolis America/Kentucky/Louisville America/Nassau US/Eastern EST5EDT");
   zn(["CST", "CDT", "Central Standard Time", "Central Daylight Time", "CT"], "America/Chicago America/Winnipeg America/Indiana/Knox America/Menominee US/Central CST6CDT");
   zn(["MST", "MDT", "Mountain Standard Time", "Mountain Daylight Time", "MT"], "America/Denver America/Phoenix America/Boise America/Edmonton US/Mountain US/Arizona MST7MDT");
@@ -916,7 +929,7 @@
   zn(["AST", "ADT", "Atlantic Standard Time", "Atlantic Daylight Time", "AT"], "America/Halifax America/Puerto_Rico");
   const utcNames = { UTC: 1, "Etc/UTC": 1, "Etc/GMT": 1, GMT: 1, "Etc/Universal": 1, "Etc/Zulu": 1, UCT: 1, "Etc/UCT": 1, Universal: 1, Zulu: 1, "Etc/GMT0": 1, "Etc/GMT+0": 1, "Etc/GMT-0": 1, GMT0: 1, "GMT+0": 1, "GMT-0": 1, Greenwich: 1, "Etc/Greenwich": 1 };
   const zoneCase = (z) => {
-    for (const k of O.keys(utcNames)) if (lower(k) === lower(z)) return "UTC";
+    for (const k of own(O.keys(utcNames))) if (lower(k) === lower(z)) return "UTC";
     return z;
   };
   // zoneInfo answers the offset (minutes) of zone at the instant t.
@@ -983,15 +996,15 @@
     const dateStyle = getOpt(o, "dateStyle", ["full", "long", "medium", "short"], undefined, DTF);
     const timeStyle = getOpt(o, "timeStyle", ["full", "long", "medium", "short"], undefined, DTF);
     if (dateStyle || timeStyle) {
-      for (const k of dtFields) {
+      for (const k of own(dtFields)) {
         if (f[k] !== undefined) throw new TypeErrorC(`Can't set option ${k} when ${dateStyle ? "dateStyle" : "timeStyle"} is used`);
       }
       r.dateStyle = dateStyle; r.timeStyle = timeStyle;
     } else {
       let need = true;
       const dateKeys = ["weekday", "year", "month", "day"], timeKeys = ["dayPeriod", "hour", "minute", "second", "fractionalSecondDigits"];
-      if (required !== "time") for (const k of dateKeys) if (f[k] !== undefined) need = false;
-      if (required !== "date") for (const k of timeKeys) if (f[k] !== undefined) need = false;
+      if (required !== "time") for (const k of own(dateKeys)) if (f[k] !== undefined) need = false;
+      if (required !== "date") for (const k of own(timeKeys)) if (f[k] !== undefined) need = false;
       if (need && (defaults === "date" || defaults === "all")) { f.year = f.month = f.day = "numeric"; }
       if (need && (defaults === "time" || defaults === "all")) { f.hour = f.minute = f.second = "numeric"; }
     }
@@ -1009,7 +1022,7 @@
     if (f.second !== undefined && (f.minute !== undefined || f.hour !== undefined)) f.second = "2-digit";
     if (f.minute === "2-digit" && f.hour === undefined && f.second === undefined) f.minute = "numeric";
     if (f.second !== undefined && f.minute !== undefined && f.hour === undefined) { f.minute = "2-digit"; f.second = "2-digit"; }
-    for (const k of dtFields) if (f[k] !== undefined) r[k] = f[k];
+    for (const k of own(dtFields)) if (f[k] !== undefined) r[k] = f[k];
     r.f = f;
     return r;
   };
@@ -1177,7 +1190,7 @@
     const r = dtOf(this, "resolvedOptions");
     const out = { locale: r.locale, calendar: r.calendar, numberingSystem: r.numberingSystem, timeZone: r.timeZone };
     if (r.hourCycle !== undefined) { out.hourCycle = r.hourCycle; out.hour12 = r.hour12; }
-    for (const k of dtFields) if (r[k] !== undefined) out[k] = r[k];
+    for (const k of own(dtFields)) if (r[k] !== undefined) out[k] = r[k];
     if (r.dateStyle) out.dateStyle = r.dateStyle;
     if (r.timeStyle) out.timeStyle = r.timeStyle;
     return out;
@@ -1196,7 +1209,7 @@
       else if (p[i].length === 2 || p[i].length === 3 && call(reExec, /^\d+$/, p[i])) this.region = p[i];
       else break;
     }
-    this.baseName = join([this.language, this.script, this.region].filter((x) => x), "-");
+    this.baseName = join(call(arrFilter, [this.language, this.script, this.region], (x) => x), "-");
     return this;
   }
   method(Locale.prototype, "toString", function () { return this.__tag; }, 0);
@@ -1225,9 +1238,9 @@
     switch (StringC(k)) {
     case "calendar": return ["gregory"];
     case "collation": return ["default"];
-    case "currency": return O.keys(currencyNames).sort();
+    case "currency": return call(arrSort, O.keys(currencyNames));
     case "numberingSystem": return ["latn"];
-    case "unit": return O.keys(units).sort();
+    case "unit": return call(arrSort, O.keys(units));
     case "timeZone": return ["UTC"];
     }
     throw new RangeErrorC(`Invalid key : ${StringC(k)}`);
