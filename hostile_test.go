@@ -398,7 +398,7 @@ func TestHostile_BridgedFunctionsAreBoundNatives(t *testing.T) {
 		" echo({ a: [1, 2n, new Map([[1, 'x']])] }).a[2].get(1), echo(null), echo('ü😀'), String(count),"+
 		" (() => { try { new count() } catch (e) { return e.name } })(), stack.includes('__airlock'), typeof count]",
 		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"count": count, "echo": echo, "fail": fail}})
-	want := []any{0.0, 1.0, 3.0, 2.0, 1.0, 4.0, "x", nil, "ü😀", "function () {\n    [native code]\n}", "TypeError", false, "function"}
+	want := []any{0.0, 1.0, 3.0, 2.0, 1.0, 4.0, "x", nil, "ü😀", "function () { [native code] }", "TypeError", false, "function"}
 	wantResult(t, res, want)
 	res = runOpts(t, "function g() { return fail(); }\ng();", airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"fail": fail}})
 	wantStatus(t, res, airlock.StatusError)

@@ -692,7 +692,7 @@ func TestSeed_6_1_GlobalThis(t *testing.T) {
 		globalThis JSON Math Reflect Proxy Map Set WeakMap WeakSet WeakRef FinalizationRegistry ArrayBuffer DataView
 		Int8Array Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float16Array Float32Array
 		Float64Array BigInt64Array BigUint64Array BigInt Iterator isNaN isFinite decodeURI decodeURIComponent encodeURI
-		encodeURIComponent escape unescape structuredClone queueMicrotask`) {
+		encodeURIComponent escape unescape structuredClone queueMicrotask Intl`) {
 		allowed[n] = true
 	}
 	for _, n := range got {

@@ -27,6 +27,12 @@ import (
 const (
 	helloJS = `export default "hello, world"`
 	helloTS = `const greeting: string = "hello, world"; export default greeting satisfies string;`
+	// localeJS formats a total, a date in a time zone and sorts names with
+	// the toLocale* methods and localeCompare, which the engine had before
+	// Intl (with its own answers), so that the same program measures both.
+	localeJS = `export default [(1234.5).toLocaleString("en-US", { style: "currency", currency: "USD" }),
+		new Date(0).toLocaleDateString("en-US", { timeZone: "America/New_York" }),
+		["Émile", "adam", "Zoë", "Adam"].sort((a, b) => a.localeCompare(b))]`
 )
 
 // rawRun is the engine floor: a fresh VM, one evaluation, closed.
@@ -57,6 +63,7 @@ func BenchmarkColdStart(b *testing.B) {
 		{"js", helloJS, airlock.JavaScript},
 		{"ts", helloTS, airlock.TypeScript},
 		{"ts-distinct", "", airlock.TypeScript},
+		{"js-locale", localeJS, airlock.JavaScript},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			rt := airlock.NewRuntime(airlock.RuntimeConfig{})
@@ -93,6 +100,7 @@ func BenchmarkWarmLatency(b *testing.B) {
 		src  string
 		lang airlock.Language
 	}{{"js", helloJS, airlock.JavaScript}, {"ts", helloTS, airlock.TypeScript},
+		{"js-locale", localeJS, airlock.JavaScript},
 		// Plain JavaScript in the default language, TypeScript.
 		{"ts-plain", helloJS, airlock.TypeScript}} {
 		b.Run(c.name, func(b *testing.B) {

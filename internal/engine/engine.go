@@ -19,6 +19,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/intl"
 	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
@@ -55,9 +56,16 @@ var shared struct {
 
 // kernelScript hands the kernel, bootstrap.js applied to its importer, to
 // the shim (see wasmvm.SnapshotOptions.Kernel).
+//
+// Intl (internal/intl) is evaluated after the kernel, with the host
+// function the kernel removes from the global object: the kernel's objects
+// keep the places they had in the image without it, and the pages a run
+// that uses no Intl touches are as many as before (BENCHMARKS.md, "Intl").
 func kernelScript() string {
 	return "(() => { const i = globalThis.__airlock_importer; delete globalThis.__airlock_importer;\n" +
-		"__airlock_kernel((\n" + bootstrapSource + "\n)(i)); })()"
+		"const h = globalThis.__airlock_host;\n" +
+		"__airlock_kernel((\n" + bootstrapSource + "\n)(i));\n" +
+		"(\n" + intl.Source + "\n)(h); })()"
 }
 
 func snapshot() (*wasmvm.Snapshot, error) {
@@ -233,6 +241,9 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		return undefined, errBadDispatch
 	}
 	op := int(args[0].Number)
+	if op == intl.HostOp { // Intl: an operation's name, its texts, then a number
+		return v.intlCall(args[1:]), nil
+	}
 	j := v.job
 	if j == nil {
 		return undefined, errBadDispatch
@@ -330,6 +341,24 @@ func (v *VM) opsSpent(j *Job) bool {
 		j.OpsSpent()
 	}
 	return true
+}
+
+// intlCall answers the Intl code's host operation (see intl.Call).
+func (v *VM) intlCall(args []wasmvm.Value) wasmvm.Value {
+	var op string
+	var texts []string
+	ms := 0.0
+	for i, a := range args {
+		switch {
+		case i == 0 && a.Kind == wasmvm.String:
+			op = a.Text
+		case a.Kind == wasmvm.String:
+			texts = append(texts, a.Text)
+		case a.Kind == wasmvm.Number:
+			ms = a.Number
+		}
+	}
+	return wasmvm.Value{Kind: wasmvm.String, Text: validUTF8(intl.Call(op, texts, ms))}
 }
 
 // settled stops the job queue once the outcome is known: the program's

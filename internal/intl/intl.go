@@ -1,0 +1,24 @@
+// Package intl is the sandbox's Intl: ECMA-402's constructors and the
+// toLocale* methods, in JavaScript (intl.js, evaluated once into the
+// engine's snapshot, so that no sandbox pays for it at start), over two
+// host operations answered in Go (Call): collation, as
+// golang.org/x/text/collate orders strings (ICU's root collation and its
+// tailorings), and time zone offsets, from Go's zone data (the host's, or
+// the copy time/tzdata embeds).
+//
+// Formatting follows Node 20 (ICU) for English; other locales fall back
+// to en-US, and resolvedOptions().locale says so. Collation honours the
+// tailorings of every language x/text/collate has tables for.
+package intl
+
+import _ "embed"
+
+// Source is the Intl script: a function expression to be called with the
+// kernel's host function, which it calls as host(20, op, args...) for Call.
+//
+//go:embed intl.js
+var Source string
+
+// HostOp is the operation number the kernel's host function receives for
+// Call.
+const HostOp = 20
