@@ -18,6 +18,10 @@
   const g = globalThis;
   const host = g.__airlock_host;
   delete g.__airlock_host;
+  // arrayNames(a, n) lists the keys of array a after its first n: for a
+  // dense array, its named properties (the shim's codec.c).
+  const arrayNames = g.__airlock_array_names;
+  delete g.__airlock_array_names;
 
   const FunctionPrototype = Function.prototype;
   const FunctionPrototypeCall = FunctionPrototype.call;
@@ -71,6 +75,30 @@
   const SymbolToString = uncurry(Symbol.prototype.toString);
   const SymbolToStringTag = Symbol.toStringTag;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const ObjectCtor = Object;
+  const StringIsWellFormed = uncurry(String.prototype.isWellFormed);
+  const StringFromCharCode = String.fromCharCode;
+  // Boxed primitives, regular expressions and data views are told by their
+  // internal slots: each of these throws for any other object.
+  const boxedValueOfs = [Number.prototype.valueOf, String.prototype.valueOf, Boolean.prototype.valueOf,
+    BigInt.prototype.valueOf];
+  const RegExpCtor = RegExp;
+  const regExpGetter = (k) => uncurry(ObjectGetOwnPropertyDescriptor(RegExp.prototype, k).get);
+  const RegExpSource = regExpGetter("source");
+  // The flags in the order RegExp.prototype.flags gives them, each read by
+  // its own getter: the flags getter reads properties a program can shadow.
+  const regExpFlags = [["d", regExpGetter("hasIndices")], ["g", regExpGetter("global")],
+    ["i", regExpGetter("ignoreCase")], ["m", regExpGetter("multiline")], ["s", regExpGetter("dotAll")],
+    ["u", regExpGetter("unicode")], ["v", regExpGetter("unicodeSets")], ["y", regExpGetter("sticky")]];
+  const DataViewCtor = DataView;
+  const dataViewGetter = (k) => uncurry(ObjectGetOwnPropertyDescriptor(DataView.prototype, k).get);
+  const DataViewBuffer = dataViewGetter("buffer"), DataViewOffset = dataViewGetter("byteOffset");
+  const DataViewByteLength = dataViewGetter("byteLength");
+  // The Error constructors a decoded error takes its prototype from, by name.
+  const errorCtors = { __proto__: null };
+  for (const C of [Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError]) {
+    errorCtors[C.name] = C;
+  }
   // Typed arrays, for the codec: capturing them here keeps user code that
   // replaces a global or a prototype method out of the kernel.
   const TypedArrayPrototype = ObjectGetPrototypeOf(Int8Array.prototype);
@@ -188,6 +216,11 @@
     try { SetSize(v); return "set"; } catch { }
     try { DateGetTime(v); return "date"; } catch { }
     if (ErrorIsError(v)) return "error";
+    try { RegExpSource(v); return "regexp"; } catch { }
+    try { DataViewByteLength(v); return "dataview"; } catch { }
+    for (let i = 0; i < boxedValueOfs.length; i++) {
+      try { ReflectApply(boxedValueOfs[i], v, []); return "boxed"; } catch { }
+    }
     for (let p = proto; p !== null; p = ObjectGetPrototypeOf(p)) {
       if (p === ObjectPrototype) return "object"; // an instance of a user class
       if (p === ArrayPrototype) return "array";
@@ -222,6 +255,23 @@
 
   const bytesOf = (buffer, offset, length) => Uint8ArrayToBase64(new Uint8ArrayCtor(buffer, offset, length));
 
+  // A string with a lone surrogate crosses as ["w", code units]: JSON
+  // text, and UTF-8, cannot carry one.
+  const encodeString = (s) => {
+    if (StringIsWellFormed(s)) return s;
+    const units = mk();
+    for (let i = 0; i < s.length; i++) units[i] = StringCharCodeAt(s, i);
+    ObjectSetPrototypeOf(units, ArrayPrototype);
+    return ["w", units];
+  };
+  const decodeUnits = (units) => {
+    let s = "";
+    for (let i = 0; i < units.length; i += 4096) {
+      s += ReflectApply(StringFromCharCode, undefined, ReflectApply(ArrayPrototype.slice, units, [i, i + 4096]));
+    }
+    return s;
+  };
+
   // encodeTree turns a value into a tree of plain arrays and primitives that
   // JSON can carry. Objects get ids in pre-order, which is the order in which
   // they appear in the JSON text; a repeated object is ["r", id].
@@ -244,7 +294,7 @@
     // order, each subtree before the next sibling: ids follow the text.
     const child = (out, key, x) => {
       const t = typeof x;
-      if (t === "string" || t === "boolean" || x === null ||
+      if ((t === "string" && StringIsWellFormed(x)) || t === "boolean" || x === null ||
         (t === "number" && x === x && x !== 1 / 0 && x !== -1 / 0 && (x !== 0 || 1 / x > 0))) {
         out[key] = x;
         return;
@@ -261,7 +311,8 @@
       const v = st[--sp], key = st[--sp], target = st[--sp];
       let out;
       switch (typeof v) {
-        case "string": case "boolean": out = v; break;
+        case "string": out = encodeString(v); break;
+        case "boolean": out = v; break;
         case "number": out = encodeNumber(v); break;
         case "undefined": out = ["u"]; break;
         case "bigint": out = ["i", StringCtor(v)]; break;
@@ -297,22 +348,36 @@
               const n = v.length;
               let dense = true;
               for (let i = 0; i < n; i++) if (!(i in v)) { dense = false; break; }
-              if (dense) {
+              // A named property (arr.total = 3) makes the array sparse
+              // on the wire, where a key is an index or a name.
+              const names = dense ? arrayNames(v, n) : undefined;
+              if (dense && names === undefined) {
                 out[0] = "a";
                 const base = sp;
                 for (let i = 0; i < n; i++) child(out, 1 + i, v[i]);
                 reverseFrom(base);
               } else {
                 out[0] = "h"; out[1] = n;
-                const ks = ObjectKeys(v);
                 let m = 0;
-                for (let i = 0; i < ks.length; i++) {
-                  const k = ks[i];
-                  const idx = NumberCtor(k);
-                  if (StringCtor(idx >>> 0) === k && idx < 4294967295) { out[2 + 2 * m] = idx; m++; }
-                }
                 const base = sp;
-                for (let i = 0; i < m; i++) child(out, 3 + 2 * i, v[out[2 + 2 * i]]);
+                // Each value is read once, a getter's too.
+                const put = (k, x) => { out[2 + 2 * m] = k; child(out, 3 + 2 * m, x); m++; };
+                if (dense) {
+                  for (let i = 0; i < n; i++) put(i, v[i]);
+                  for (let i = 0; i < names.length; i++) {
+                    const x = v[names[i]];
+                    if (!dropped(x)) put(names[i], x);
+                  }
+                } else {
+                  const ks = ObjectKeys(v);
+                  for (let i = 0; i < ks.length; i++) {
+                    const k = ks[i];
+                    const idx = NumberCtor(k);
+                    const x = v[k];
+                    if (StringCtor(idx >>> 0) === k && idx < 4294967295) put(idx, x);
+                    else if (!dropped(x)) put(k, x);
+                  }
+                }
                 reverseFrom(base);
               }
               break;
@@ -364,6 +429,28 @@
               out[2] = typeof message === "string" ? message : "";
               break;
             }
+            case "regexp": {
+              MapSet(seen, v, nextID++);
+              let flags = "";
+              for (let i = 0; i < regExpFlags.length; i++) if (regExpFlags[i][1](v)) flags += regExpFlags[i][0];
+              out[0] = "g"; out[1] = RegExpSource(v); out[2] = flags;
+              break;
+            }
+            case "dataview": {
+              MapSet(seen, v, nextID++);
+              out[0] = "v"; out[1] = bytesOf(DataViewBuffer(v), DataViewOffset(v), DataViewByteLength(v));
+              break;
+            }
+            case "boxed": {
+              MapSet(seen, v, nextID++);
+              out[0] = "p";
+              let x;
+              for (let i = 0; i < boxedValueOfs.length; i++) {
+                try { x = ReflectApply(boxedValueOfs[i], v, []); break; } catch { }
+              }
+              child(out, 1, x);
+              break;
+            }
             case "Proxy": throw cloneError("a Proxy");
             case "function": throw cloneError("a function");
             default: throw cloneError(`a ${kind}`);
@@ -404,6 +491,7 @@
           case "u": v = undefined; break;
           case "n": v = specialNumbers[node[1]]; break;
           case "i": v = BigIntCtor(node[1]); break;
+          case "w": v = decodeUnits(node[1]); break;
           case "r": v = refs[node[1]]; break;
           case "f": v = hostFunction(node[1], node[2], node[3]); break;
           case "o": {
@@ -445,9 +533,21 @@
             break;
           }
           case "b": v = Uint8ArrayFromBase64(node[1]).buffer; refs[nref++] = v; break;
+          case "v": v = new DataViewCtor(Uint8ArrayFromBase64(node[1]).buffer); refs[nref++] = v; break;
+          case "g": v = new RegExpCtor(node[1], node[2]); refs[nref++] = v; break;
+          case "p": {
+            const x = node[1];
+            v = ObjectCtor(typeof x !== "object" || x === null ? x : x[0] === "n" ? specialNumbers[x[1]] :
+              x[0] === "i" ? BigIntCtor(x[1]) : decodeUnits(x[1]));
+            refs[nref++] = v;
+            break;
+          }
           case "e": {
-            v = new ErrorCtor(node[2]);
-            if (node[1] !== "Error") ObjectDefineProperty(v, "name", { value: node[1], writable: true, configurable: true });
+            // A built-in error's name gives its prototype (a TypeError
+            // stays one); any other name is kept on an Error.
+            const C = errorCtors[node[1]] ?? ErrorCtor;
+            v = new C(node[2]);
+            if (C === ErrorCtor && node[1] !== "Error") ObjectDefineProperty(v, "name", { value: node[1], writable: true, configurable: true });
             refs[nref++] = v;
             break;
           }

@@ -67,11 +67,12 @@ for f in quickjs libregexp libunicode cutils dtoa; do
 	$CC $CFLAGS -c "$SRC/$f.c" -o "$WORK/obj/$f.o"
 done
 $CC $CFLAGS -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
+$CC $CFLAGS -c "$HERE/shim/codec.c" -o "$WORK/obj/codec.o"
 $CC --target=wasm32-wasi --sysroot="$WORK/sysroot" -O2 -mexec-model=reactor \
 	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first \
 	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
 	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
-	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" \
+	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" "$WORK/obj/codec.o" \
 	-o "$WORK/raw.wasm"
 (cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} "$WORK/raw.wasm" "$OUT")
 ls -l "$OUT"

@@ -10,7 +10,7 @@ const (
 	Null
 	Bool
 	Number
-	String // UTF-8 text (lone surrogates become U+FFFD)
+	String // UTF-8 text; from JavaScript, a lone surrogate as WTF-8 (its three bytes)
 	JSON   // any other value, as JSON text (objects, arrays, BigInt throws)
 
 	// The kernel's replies (see Sandbox.SetKernel), answers of its host

@@ -958,10 +958,13 @@ static JSValue js_take_kernel(JSContext *ctx, JSValueConst this_val, int argc, J
 /* qjs_kernel_hooks defines __airlock_host and __airlock_kernel for the
    kernel's script, which the host runs next (see qjs_set_strip). Returns 0,
    or -1. */
+int codec_hooks(JSContext *ctx, JSValueConst global); /* codec.c */
+
 EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
 {
     JSValue global = JS_GetGlobalObject(ctx);
     int err = 0;
+    err |= codec_hooks(ctx, global);
     err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_host",
                                      JS_NewCFunction(ctx, js_kernel_host, "host", 0),
                                      JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;

@@ -1,0 +1,262 @@
+package airlock_test
+
+import (
+	"encoding/json"
+	"math"
+	"math/big"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+// The values of issue 21's crossing: every structured-clone type, as the
+// sandbox makes them. describe (below) writes what a value is and holds, so
+// that a value and its copy can be compared as text.
+const crossingCases = `
+class MyError extends Error { constructor(m) { super(m); this.name = "MyError"; } }
+const named = [1, 2]; named.total = 3; named.label = "n";
+const sparseNamed = [1, , 3]; sparseNamed.extra = true;
+export const cases = {
+	i8: new Int8Array([-1, 2]), u8: new Uint8Array([1, 255]), u8c: new Uint8ClampedArray([0, 255]),
+	i16: new Int16Array([-300, 7]), u16: new Uint16Array([65535]), f16: new Float16Array([1.5]),
+	i32: new Int32Array([-5, 1 << 30]), u32: new Uint32Array([4294967295]),
+	f32: new Float32Array([0.5, -Infinity]), f64: new Float64Array([Math.PI, NaN, -0]),
+	b64: new BigInt64Array([-(2n ** 63n), 5n]), bu64: new BigUint64Array([2n ** 64n - 1n]),
+	sub: new Int16Array(new Int16Array([1, 2, 3, 4]).buffer, 2, 2),
+	dv: new DataView(new Uint8Array([1, 2, 3, 4]).buffer, 1, 2),
+	num: new Number(1.5), str: new String("s\uD800"), bool: new Boolean(false), big: Object(10n), nan: new Number(NaN),
+	re: /a+\/b/dgimsy, rev: /[\p{L}--[a-z]]/v, reEmpty: new RegExp(""),
+	inv: new Date(NaN), max: new Date(8.64e15), min: new Date(-8.64e15), neg: new Date(-1),
+	named, sparseNamed,
+	te: new TypeError("t"), ra: new RangeError("r"), se: new SyntaxError("s"), ref: new ReferenceError("f"),
+	ev: new EvalError("e"), ue: new URIError("u"), err: new Error("plain"), custom: new MyError("m"),
+	lone: "a\uD800b", loneLow: "\uDC00", pair: "\uD83D\uDE00", reversed: "\uDC00\uD800",
+};
+export const describe = (v) => {
+	const tag = Object.prototype.toString.call(v);
+	if (typeof v === "string") return "string:" + Array.from({ length: v.length }, (_, i) => v.charCodeAt(i)).join(",");
+	if (v instanceof DataView) {
+		const b = [];
+		for (let i = 0; i < v.byteLength; i++) b.push(v.getUint8(i));
+		return "DataView:" + b.join(",");
+	}
+	if (ArrayBuffer.isView(v)) {
+		return tag + ":" + Object.getPrototypeOf(v).constructor.name + ":" +
+			Array.from(v, (x) => Object.is(x, -0) ? "-0" : String(x)).join(",");
+	}
+	if (v instanceof RegExp) return "RegExp:" + v.source + ":" + v.flags + ":" + v.lastIndex;
+	if (v instanceof Date) return "Date:" + v.getTime();
+	if (v instanceof Error) {
+		// A class of the program's own cannot be found again from its name
+		// (Node's structured clone makes it an Error named Error): the
+		// copy is an Error that keeps the name; a built-in error keeps its
+		// class.
+		const kinds = [TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError]
+			.filter((C) => v instanceof C).map((C) => C.name);
+		return "Error:" + v.name + ":" + v.message + ":" + kinds.join(",");
+	}
+	if (Array.isArray(v)) {
+		// A hole arrives in Go as Undefined{} and comes back as undefined;
+		// named properties arrive in a Go map, which keeps no order.
+		const names = Object.keys(v).filter((k) => String(k >>> 0) !== k).sort();
+		return "Array:" + v.length + ":" + Array.from(v, describe).join(";") + ":" +
+			names.map((k) => k + "=" + describe(v[k])).join(";");
+	}
+	if (typeof v === "object" && v !== null && tag !== "[object Object]") {
+		const x = v.valueOf();
+		return "boxed:" + tag + ":" + typeof x + ":" + (typeof x === "string" ? describe(x) : String(x));
+	}
+	return typeof v + ":" + String(v);
+};
+`
+
+// crossingWant is how each case arrives in Go: the package documentation's
+// table.
+func crossingWant() map[string]any {
+	return map[string]any{
+		"i8": []int8{-1, 2}, "u8": []byte{1, 255}, "u8c": airlock.Uint8ClampedArray{0, 255},
+		"i16": []int16{-300, 7}, "u16": []uint16{65535}, "f16": airlock.Float16Array{0x3E00},
+		"i32": []int32{-5, 1 << 30}, "u32": []uint32{4294967295},
+		"f32": []float32{0.5, float32(math.Inf(-1))}, "f64": []float64{math.Pi, math.NaN(), math.Copysign(0, -1)},
+		"b64": []int64{math.MinInt64, 5}, "bu64": []uint64{math.MaxUint64},
+		"sub": []int16{2, 3},
+		"dv":  airlock.DataView{2, 3},
+		"num": &airlock.Boxed{Value: 1.5}, "str": &airlock.Boxed{Value: "s\xed\xa0\x80"},
+		"bool": &airlock.Boxed{Value: false}, "big": &airlock.Boxed{Value: big.NewInt(10)},
+		"nan": &airlock.Boxed{Value: math.NaN()},
+		"re":  &airlock.RegExp{Source: `a+\/b`, Flags: "dgimsy"}, "rev": &airlock.RegExp{Source: `[\p{L}--[a-z]]`, Flags: "v"},
+		"reEmpty": &airlock.RegExp{Source: "(?:)", Flags: ""},
+		"inv":     time.Time{}, "max": time.UnixMilli(8.64e15).UTC(), "min": time.UnixMilli(-8.64e15).UTC(),
+		"neg":         time.UnixMilli(-1).UTC(),
+		"named":       &airlock.Array{Elements: []any{1.0, 2.0}, Props: map[string]any{"total": 3.0, "label": "n"}},
+		"sparseNamed": &airlock.Array{Elements: []any{1.0, airlock.Undefined{}, 3.0}, Props: map[string]any{"extra": true}},
+		"te":          &airlock.ErrorValue{Name: "TypeError", Message: "t"}, "ra": &airlock.ErrorValue{Name: "RangeError", Message: "r"},
+		"se": &airlock.ErrorValue{Name: "SyntaxError", Message: "s"}, "ref": &airlock.ErrorValue{Name: "ReferenceError", Message: "f"},
+		"ev": &airlock.ErrorValue{Name: "EvalError", Message: "e"}, "ue": &airlock.ErrorValue{Name: "URIError", Message: "u"},
+		"err": &airlock.ErrorValue{Name: "Error", Message: "plain"}, "custom": &airlock.ErrorValue{Name: "MyError", Message: "m"},
+		"lone": "a\xed\xa0\x80b", "loneLow": "\xed\xb0\x80", "pair": "\U0001F600", "reversed": "\xed\xb0\x80\xed\xa0\x80",
+	}
+}
+
+// sameGo compares a value that arrived with the one expected, NaN equal
+// to NaN and -0 told from 0.
+func sameGo(got, want any) bool {
+	g, w := reflect.ValueOf(got), reflect.ValueOf(want)
+	if !g.IsValid() || !w.IsValid() || g.Type() != w.Type() {
+		return got == nil && want == nil
+	}
+	switch w.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return math.Float64bits(g.Float()) == math.Float64bits(w.Float()) ||
+			math.IsNaN(g.Float()) && math.IsNaN(w.Float())
+	case reflect.Slice:
+		if g.Len() != w.Len() {
+			return false
+		}
+		for i := 0; i < w.Len(); i++ {
+			if !sameGo(g.Index(i).Interface(), w.Index(i).Interface()) {
+				return false
+			}
+		}
+		return true
+	}
+	if b, ok := want.(*airlock.Boxed); ok {
+		return sameGo(got.(*airlock.Boxed).Value, b.Value)
+	}
+	if b, ok := want.(*big.Int); ok {
+		return b.Cmp(got.(*big.Int)) == 0
+	}
+	if t, ok := want.(time.Time); ok {
+		return t.Equal(got.(time.Time)) && t.IsZero() == got.(time.Time).IsZero()
+	}
+	return reflect.DeepEqual(got, want)
+}
+
+// Issue 21 item 3: every structured-clone type goes through a host function
+// and comes back as what it was, arriving in Go as the documented table
+// says, by the encoded path (inside an object) and alone (a string alone
+// crosses as a primitive).
+func TestCrossing_RoundTripThroughHostFunction(t *testing.T) {
+	got := map[string]any{}
+	res := runOpts(t, crossingCases+`
+		const out = {};
+		for (const [k, v] of Object.entries(cases)) {
+			const before = describe(v);
+			const alone = describe(echo(k, v));
+			const inside = describe(echo(k + ".in", { v }).v);
+			if (alone !== before || inside !== before) out[k] = [before, alone, inside];
+		}
+		export default out;
+	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+		"echo": func(k string, v any) any { got[k] = v; return v },
+	}})
+	wantStatus(t, res, airlock.StatusSuccess)
+	for k, d := range res.Result.(map[string]any) {
+		t.Errorf("%s changed crossing: before, alone, inside an object:\n%q", k, d)
+	}
+	for k, want := range crossingWant() {
+		if !sameGo(got[k], want) {
+			t.Errorf("%s arrived in Go as %#v, want %#v", k, got[k], want)
+		}
+		in, _ := got[k+".in"].(map[string]any)
+		if !sameGo(in["v"], want) {
+			t.Errorf("%s inside an object arrived in Go as %#v, want %#v", k, in["v"], want)
+		}
+	}
+}
+
+// A run's result holds every type as the table says.
+func TestCrossing_Result(t *testing.T) {
+	res := runOpts(t, crossingCases+`export default cases;`, airlock.Options{Language: airlock.JavaScript})
+	wantStatus(t, res, airlock.StatusSuccess)
+	got := res.Result.(map[string]any)
+	for k, want := range crossingWant() {
+		if !sameGo(got[k], want) {
+			t.Errorf("%s = %#v, want %#v", k, got[k], want)
+		}
+	}
+}
+
+// Go values of each type reach the sandbox as the typed arrays, views,
+// boxes, regular expressions, dates, arrays and errors they stand for.
+func TestCrossing_GoToSandbox(t *testing.T) {
+	globals := map[string]any{}
+	for k, v := range crossingWant() {
+		globals["g_"+k] = v
+	}
+	names := make([]string, 0, len(globals))
+	for k := range globals {
+		names = append(names, strings.TrimPrefix(k, "g_"))
+	}
+	src := crossingCases + "const got = {" + strings.Join(func() []string {
+		var out []string
+		for _, k := range names {
+			out = append(out, k+": g_"+k)
+		}
+		return out
+	}(), ", ") + `};
+		const out = {};
+		for (const k of Object.keys(got)) {
+			if (describe(got[k]) !== describe(cases[k])) out[k] = [describe(cases[k]), describe(got[k])];
+		}
+		export default out;`
+	res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript, Globals: globals})
+	wantStatus(t, res, airlock.StatusSuccess)
+	for k, d := range res.Result.(map[string]any) {
+		t.Errorf("%s from Go: want, got:\n%q", k, d)
+	}
+}
+
+// Typed Go slices become the typed arrays they arrive as; other slices stay
+// arrays.
+func TestCrossing_GoSlices(t *testing.T) {
+	res := runOpts(t, `export default [f64 instanceof Float64Array, i64 instanceof BigInt64Array && i64[0] === -2n,
+		Array.isArray(ints), Array.isArray(strs), Array.isArray(arr3) && arr3.length];`,
+		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+			"f64": []float64{1}, "i64": []int64{-2}, "ints": []int{1}, "strs": []string{"a"}, "arr3": [3]float64{},
+		}})
+	wantResult(t, res, []any{true, true, true, true, 3.0})
+}
+
+// structuredClone inside the sandbox keeps the same types.
+func TestCrossing_StructuredClone(t *testing.T) {
+	res := runOpts(t, crossingCases+`
+		const out = {};
+		for (const [k, v] of Object.entries(cases)) {
+			const c = structuredClone({ v }).v;
+			if (describe(c) !== describe(v)) out[k] = [describe(v), describe(c)];
+		}
+		export default out;
+	`, airlock.Options{Language: airlock.JavaScript})
+	wantResult(t, res, map[string]any{})
+}
+
+// Inspect and JSONValue show the new types as Node and JSON.stringify do.
+func TestCrossing_ShownAsNode(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{&airlock.RegExp{Source: "a+b", Flags: "gi"}, "/a+b/gi"},
+		{&airlock.Boxed{Value: 1.5}, "[Number: 1.5]"},
+		{&airlock.Boxed{Value: "s"}, "[String: 's']"},
+		{&airlock.Boxed{Value: false}, "[Boolean: false]"},
+		{&airlock.Boxed{Value: big.NewInt(1)}, "[BigInt: 1n]"},
+		{&airlock.Array{Elements: []any{1.0, 2.0}, Props: map[string]any{"total": 3.0}}, "[ 1, 2, total: 3 ]"},
+		{airlock.DataView{1, 2}, "DataView { byteLength: 2, byteOffset: 0, buffer: ArrayBuffer { [Uint8Contents]: <01 02>, byteLength: 2 } }"},
+	} {
+		if got := airlock.Inspect(c.v); got != c.want {
+			t.Errorf("Inspect(%#v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	b, err := json.Marshal(airlock.JSONValue(map[string]any{
+		"b": &airlock.Boxed{Value: math.NaN()}, "a": &airlock.Array{Elements: []any{1.0}, Props: map[string]any{"x": 1.0}},
+		"d": time.Time{},
+	}))
+	if err != nil || string(b) != `{"a":[1],"b":null,"d":null}` {
+		t.Errorf("JSONValue = %s, %v", b, err)
+	}
+}
