@@ -1,7 +1,9 @@
 package airlock_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"reflect"
@@ -259,4 +261,95 @@ func TestCrossing_ShownAsNode(t *testing.T) {
 	if err != nil || string(b) != `{"a":[1],"b":null,"d":null}` {
 		t.Errorf("JSONValue = %s, %v", b, err)
 	}
+}
+
+// Hostile values met while encoding: a getter that throws is an error in
+// the sandbox, which the program can catch; getters that change what is
+// being encoded (grow an array, add keys, replace a Map's entries) leave a
+// value that crosses or an error, never a crash or a hang; a Proxy of any
+// of the new kinds is refused before its traps run.
+func TestCrossing_HostileDuringEncoding(t *testing.T) {
+	res := runOpts(t, `
+		const out = [];
+		const thrower = { get x() { throw new RangeError("no"); } };
+		try { echo(thrower); out.push("crossed"); } catch (e) { out.push(e.name + ":" + e.message); }
+		const arrThrower = [1, 2]; Object.defineProperty(arrThrower, "named", { get() { throw new Error("named"); }, enumerable: true });
+		try { echo(arrThrower); out.push("crossed"); } catch (e) { out.push(e.message); }
+		const grow = [1, 2, 3]; grow.extra = 1;
+		Object.defineProperty(grow, "late", { get() { grow.push(4); grow.more = 1; for (let i = 0; i < 1000; i++) grow["k" + i] = i; return 5; }, enumerable: true });
+		const g = echo(grow);
+		out.push(Array.isArray(g) && g.late === 5 && g.extra === 1);
+		const m = new Map([[1, { get v() { m.clear(); m.set(2, 2); return 1; } }]]);
+		out.push(echo(m) instanceof Map);
+		const box = new Number(3);
+		Object.defineProperty(box, "valueOf", { get() { throw new Error("read"); } });
+		out.push(echo(box) + 0);
+		const re = /x/g; re.lastIndex = 5;
+		Object.defineProperty(re, "flags", { get() { throw new Error("flags read"); } });
+		out.push(String(echo(re)));
+		let trapped = false;
+		for (const target of [/x/, new DataView(new ArrayBuffer(1)), new Number(1), Object.assign([1], { n: 1 })]) {
+			const p = new Proxy(target, { get() { trapped = true; }, ownKeys() { trapped = true; return []; } });
+			try { echo(p); out.push("proxy crossed"); } catch (e) { out.push(e.name); }
+		}
+		out.push(trapped);
+		export default out;
+	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"echo": func(v any) any { return v }}})
+	wantResult(t, res, []any{"RangeError:no", "named", true, true, 3.0, "/x/g",
+		"DataCloneError", "DataCloneError", "DataCloneError", "DataCloneError", false})
+}
+
+// A typed array of 8 MiB crosses out and back under the memory limit and
+// the run's value budget; one past the budget is an error in the sandbox,
+// not host memory.
+func TestCrossing_HugeTypedArrays(t *testing.T) {
+	var got int
+	res := runOpts(t, `
+		const a = new Float64Array(1 << 20).fill(1.5);
+		const b = echo(a);
+		export default [b instanceof Float64Array, b.length, b[b.length - 1]];
+	`, airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 256 << 20, Globals: map[string]any{
+		"echo": func(v []float64) []float64 { got = len(v); return v },
+	}})
+	wantResult(t, res, []any{true, float64(1 << 20), 1.5})
+	if got != 1<<20 {
+		t.Fatalf("the host function got %d elements", got)
+	}
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{MaxValueBytes: 4 << 20})
+	defer rt.Close()
+	ex, err := rt.Run(context.Background(), `
+		let r = "crossed";
+		try { echo(new BigInt64Array(1 << 20)); } catch (e) { r = e.message; }
+		export default r;
+	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"echo": func(v any) any { return v }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := ex.Wait(); r.Status != airlock.StatusSuccess || !strings.Contains(fmt.Sprint(r.Result), "budget") {
+		t.Fatalf("an 8 MiB typed array past a 4 MiB budget: %s %v %v", r.Status, r.Result, r.Error)
+	}
+}
+
+// A string of lone surrogates, and one with every kind of unit, survives
+// any path: raw argument, encoded argument, result, global, log.
+func TestCrossing_LoneSurrogatePaths(t *testing.T) {
+	var logged string
+	res := runOpts(t, `
+		const s = "x\uD800y\uDFFF\uD83D\uDE00\uDBFF";
+		const units = (v) => Array.from({ length: v.length }, (_, i) => v.charCodeAt(i)).join(",");
+		console.log(s);
+		export default [units(echo(s)) === units(s), units(echo([s])[0]) === units(s), units(g) === units(s),
+			units(echo(new Map([[s, s]])).keys().next().value) === units(s), s];
+	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+		"echo": func(v any) any { return v },
+		"g":    "x\xed\xa0\x80y\xed\xbf\xbf\U0001F600\xed\xaf\xbf",
+	}, Log: func(l airlock.Log) { logged, _ = l.Args[0].(string) }})
+	wantResult(t, res, []any{true, true, true, true, "x\xed\xa0\x80y\xed\xbf\xbf\U0001F600\xed\xaf\xbf"})
+	if logged != "x\xed\xa0\x80y\xed\xbf\xbf\U0001F600\xed\xaf\xbf" {
+		t.Fatalf("logged %q", logged)
+	}
+	// Bytes that are not UTF-8 and no surrogate become U+FFFD, each.
+	res = runOpts(t, `export default [g.length, g.charCodeAt(1), echo(g) === g]`, airlock.Options{
+		Language: airlock.JavaScript, Globals: map[string]any{"g": "a\xff\xfeb", "echo": func(v any) any { return v }}})
+	wantResult(t, res, []any{4.0, 65533.0, true})
 }
