@@ -49,6 +49,12 @@ import (
 //
 // Ids are given in the order the nodes appear in the text, so both sides
 // number them the same way without writing them down.
+//
+// That is the format of values going into the sandbox, which the kernel
+// decodes, and of Go's own copies (worker processes). Values coming out of
+// the sandbox are encoded in C by the shim, in a binary format
+// (codec_binary.go, internal/qjs/shim/codec.c); decodeWire and wireCost
+// take either, told apart by their first byte.
 
 // maxWireDepth bounds the nesting of a value crossing the boundary; JSON
 // decoding on the Go side stops at the same depth.
@@ -673,6 +679,9 @@ type decodeTask struct {
 func decodeWire(text string, budget int) (any, error) {
 	if len(text) > budget {
 		return nil, errValueTooLarge
+	}
+	if isBinary(text) {
+		return decodeBinary(text, budget)
 	}
 	var tree any
 	if err := json.Unmarshal([]byte(text), &tree); err != nil {

@@ -353,3 +353,26 @@ func TestCrossing_LoneSurrogatePaths(t *testing.T) {
 		Language: airlock.JavaScript, Globals: map[string]any{"g": "a\xff\xfeb", "echo": func(v any) any { return v }}})
 	wantResult(t, res, []any{4.0, 65533.0, true})
 }
+
+// A string made by concatenation is a rope in the engine (a value of its
+// own tag, JS_TAG_STRING_ROPE, until it is flattened): it crosses as any
+// string, alone, inside a value and in a log.
+func TestCrossing_RopeStrings(t *testing.T) {
+	var got []any
+	var logged string
+	res := runOpts(t, `
+		const big = "FIRST" + "x".repeat(100000) + "LAST";
+		const small = "a" + String(Math.random() > 2);
+		console.log(big);
+		echo(big, [small], { big });
+		export default big.length;
+	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+		"echo": func(a ...any) { got = a },
+	}, Log: func(l airlock.Log) { logged, _ = l.Args[0].(string) }})
+	wantResult(t, res, 100009.0)
+	big := "FIRST" + strings.Repeat("x", 100000) + "LAST"
+	if logged != big || len(got) != 3 || got[0] != big || !reflect.DeepEqual(got[1], []any{"afalse"}) ||
+		!reflect.DeepEqual(got[2], map[string]any{"big": big}) {
+		t.Fatalf("logged %d bytes, got %d values", len(logged), len(got))
+	}
+}

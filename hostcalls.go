@@ -203,6 +203,9 @@ func hostReply(v any, err error, reg funcRegistrar) engine.Reply {
 // interface and a slot per value, a slice or map per container): decoded,
 // the text's values take at most about three times their cost at the peak.
 func wireCost(text string) int {
+	if isBinary(text) {
+		return binaryCost(text)
+	}
 	n, inString := len(text), false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {

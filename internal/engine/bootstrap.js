@@ -22,6 +22,10 @@
   // dense array, its named properties (the shim's codec.c).
   const arrayNames = g.__airlock_array_names;
   delete g.__airlock_array_names;
+  // nativeEncode(v, shown) encodes a value going to the host, in C, into
+  // an ArrayBuffer of the binary format the host reads (codec.c).
+  const nativeEncode = g.__airlock_encode;
+  delete g.__airlock_encode;
 
   const FunctionPrototype = Function.prototype;
   const FunctionPrototypeCall = FunctionPrototype.call;
@@ -218,7 +222,7 @@
     if (ErrorIsError(v)) return "error";
     try { RegExpSource(v); return "regexp"; } catch { }
     try { DataViewByteLength(v); return "dataview"; } catch { }
-    for (let i = 0; i < boxedValueOfs.length; i++) {
+    for (let i = 0; typeof v === "object" && i < boxedValueOfs.length; i++) {
       try { ReflectApply(boxedValueOfs[i], v, []); return "boxed"; } catch { }
     }
     for (let p = proto; p !== null; p = ObjectGetPrototypeOf(p)) {
@@ -462,7 +466,9 @@
     return holder[0];
   };
 
-  const encode = (v, shown) => JSONStringify(encodeTree(v, shown));
+  // Values going to the host are encoded natively; encodeTree remains for
+  // structuredClone, which decodeTree reads.
+  const encode = nativeEncode;
 
   const specialNumbers = { __proto__: null, NaN: NaN, Infinity: 1 / 0, "-Infinity": -1 / 0, "-0": -0 };
 

@@ -18,6 +18,10 @@ const (
 	KernelWire  // wire text of a value the kernel decodes
 	KernelError // the message of an Error to throw
 	KernelAsync // the id of a pending asynchronous call: a promise
+
+	// Bytes is an ArrayBuffer's bytes, in Text (JavaScript to Go only):
+	// the kernel's encoded values (internal/qjs/shim/codec.c).
+	Bytes
 )
 
 // Value is a value crossing between Go and JavaScript: a primitive, or

@@ -48,6 +48,8 @@ enum {
     TAG_REPLY_WIRE = 8,
     TAG_REPLY_ERROR = 9,
     TAG_REPLY_ASYNC = 10,
+    TAG_BYTES = 11, /* guest -> host only: an ArrayBuffer's bytes, ptr/len (the
+                       kernel's encoded values, codec.c) */
 };
 
 struct slot {
@@ -587,6 +589,8 @@ EXPORT(qjs_gc) void qjs_gc(JSContext *ctx)
    RangeError (wasmvm.MaxHostArgs). */
 #define MAX_SLOTS 16
 
+int codec_is_bytes(JSContext *ctx, JSValueConst v, const uint8_t **p, size_t *len); /* codec.c */
+
 /* encode_args writes argv[0:n] as slots; strs[i] keeps the text of slot i
    until free_args. -1 with an exception pending. */
 static int encode_args(JSContext *ctx, int n, JSValueConst *argv, struct slot *slots, const char **strs)
@@ -619,6 +623,13 @@ static int encode_args(JSContext *ctx, int n, JSValueConst *argv, struct slot *s
         default: {
             size_t len;
             JSValue str;
+            const uint8_t *bytes;
+            if (codec_is_bytes(ctx, a, &bytes, &len)) {
+                s->tag = TAG_BYTES;
+                s->len = (uint32_t)len;
+                s->u.ptr = (uint32_t)(uintptr_t)bytes;
+                break;
+            }
             if (JS_IsString(a)) {
                 s->tag = TAG_STRING;
                 str = JS_DupValue(ctx, a);
@@ -839,6 +850,7 @@ static int is_primitive(JSValueConst v)
     case JS_TAG_NULL:
     case JS_TAG_UNDEFINED:
     case JS_TAG_STRING:
+    case JS_TAG_STRING_ROPE: /* a concatenation, a string all the same */
         return 1;
     }
     return 0;
