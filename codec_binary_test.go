@@ -98,7 +98,7 @@ func TestDecodeBinary(t *testing.T) {
 	for _, s := range []string{
 		bin(2, 2, bObject, uint32(2), "a", bNull, "self", bRef, uint32(0)), // more values than the header says
 		bin(4, 0, bObject, uint32(2), "a", bNull, "self", bRef, uint32(0)), // more objects
-		bin(1, 1, bArray, uint32(1 << 30)),                                 // larger than the text
+		bin(1, 1, bArray, uint32(1<<30)),                                   // larger than the text
 		bin(2, 1, bArray, uint32(1), bNull, bNull),                         // bytes after the value
 	} {
 		if _, err := decodeBinary(s, 1<<20); !errors.Is(err, errMalformed) {
