@@ -6,7 +6,10 @@
 //   - hardens the realm: no eval, no Function constructors from strings, no
 //     SharedArrayBuffer or Atomics, every Proxy registered so the codec can
 //     refuse it before any trap runs, structuredClone and queueMicrotask added;
-//   - encodes and decodes values on the wire format (see internal/codec);
+//   - decodes the values the host sends on the wire format (codec.go in the
+//     root package) and hands those it sends to the shim's native encoder
+//     (internal/qjs/shim/codec.c); structuredClone is the wire format's
+//     encoder and decoder here;
 //   - turns host function references into callable proxies;
 //   - runs the entry module and reports its outcome to the host.
 //
@@ -276,17 +279,12 @@
     return s;
   };
 
-  // encodeTree turns a value into a tree of plain arrays and primitives that
-  // JSON can carry. Objects get ids in pre-order, which is the order in which
-  // they appear in the JSON text; a repeated object is ["r", id].
-  // shown: the value goes to the host to be shown or stored (a result, a
-  // report, a log, a final answer), not to a host function's parameters: a
-  // function or symbol in it is dropped as JSON.stringify drops it. An object
-  // property, a Map entry with such a key and a Set member are left out; an
-  // array element, a Map value and the value itself become undefined. A
-  // Proxy is refused still, function or not.
-  const encodeTree = (root, shown) => {
-    const dropped = (x) => shown && (typeof x === "symbol" || (typeof x === "function" && !WeakSetHas(proxies, x)));
+  // encodeTree turns a value into a tree of plain arrays and primitives,
+  // the wire format's, for structuredClone; values going to the host are
+  // encoded natively (nativeEncode), which also drops the functions and
+  // symbols of a value to be shown. Objects get ids in pre-order; a
+  // repeated object is ["r", id].
+  const encodeTree = (root) => {
     const seen = new MapCtor();
     let nextID = 0;
     const holder = mk();
@@ -321,10 +319,8 @@
         case "undefined": out = ["u"]; break;
         case "bigint": out = ["i", StringCtor(v)]; break;
         case "symbol":
-          if (shown) { out = ["u"]; break; }
           throw cloneError(SymbolToString(v));
         case "function":
-          if (dropped(v)) { out = ["u"]; break; }
           throw cloneError(WeakSetHas(proxies, v) ? "a Proxy" : `function ${typeof v.name === "string" && v.name !== "" ? v.name : "(anonymous)"}`);
         default: {
           if (v === null) { out = null; break; }
@@ -341,7 +337,6 @@
               const base = sp;
               for (let i = 0, m = 1; i < n; i++) {
                 const x = v[ks[i]];
-                if (dropped(x)) continue;
                 out[m] = ks[i]; child(out, m + 1, x); m += 2;
               }
               reverseFrom(base);
@@ -370,7 +365,7 @@
                   for (let i = 0; i < n; i++) put(i, v[i]);
                   for (let i = 0; i < names.length; i++) {
                     const x = v[names[i]];
-                    if (!dropped(x)) put(names[i], x);
+                    put(names[i], x);
                   }
                 } else {
                   const ks = ObjectKeys(v);
@@ -379,7 +374,7 @@
                     const idx = NumberCtor(k);
                     const x = v[k];
                     if (StringCtor(idx >>> 0) === k && idx < 4294967295) put(idx, x);
-                    else if (!dropped(x)) put(k, x);
+                    else put(k, x);
                   }
                 }
                 reverseFrom(base);
@@ -391,7 +386,7 @@
               out[0] = "m";
               const entries = mk();
               let n = 0;
-              MapForEach(v, (val, k) => { if (!dropped(k)) { entries[n++] = k; entries[n++] = val; } });
+              MapForEach(v, (val, k) => { entries[n++] = k; entries[n++] = val; });
               const base = sp;
               for (let i = 0; i < n; i++) child(out, 1 + i, entries[i]);
               reverseFrom(base);
@@ -402,7 +397,7 @@
               out[0] = "s";
               const items = mk();
               let n = 0;
-              SetForEach(v, (val) => { if (!dropped(val)) items[n++] = val; });
+              SetForEach(v, (val) => { items[n++] = val; });
               const base = sp;
               for (let i = 0; i < n; i++) child(out, 1 + i, items[i]);
               reverseFrom(base);
@@ -754,7 +749,7 @@
 
   // makeConsole builds the capturing console: each call goes to the host
   // with its arguments encoded as shown values (functions and symbols
-  // inside dropped, see encodeTree). A function or symbol argument is logged
+  // inside dropped, see codec.c). A function or symbol argument is logged
   // as Node prints it, and an argument that cannot cross is logged as a
   // description instead of failing the program.
   const makeConsole = () => {
