@@ -376,3 +376,34 @@ func TestCrossing_RopeStrings(t *testing.T) {
 		t.Fatalf("logged %d bytes, got %d values", len(logged), len(got))
 	}
 }
+
+// Getters that act on what the native encoder has yet to read: a buffer
+// transferred (detached) before its typed array is reached is a TypeError
+// in the sandbox; a Map changed while its entries are encoded crosses as
+// it was when the encoder listed them; an array grown by a getter of one
+// of its elements crosses at the length it had.
+func TestCrossing_NativeEncoderMutations(t *testing.T) {
+	res := runOpts(t, `
+		const out = [];
+		const buf = new ArrayBuffer(8);
+		const o = { get first() { buf.transfer(); return 1; }, view: new Uint8Array(buf) };
+		try { take(o); out.push("crossed"); } catch (e) { out.push(e.name); }
+		const m = new Map([["a", { get x() { m.set("b", 2); m.delete("a"); return 1; } }]]);
+		out.push(echo(m).size);
+		const arr = [{ get x() { arr.push(4, 5, 6); return 0; } }, 2];
+		out.push(echo(arr).length);
+		export default out;
+	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+		"take": func(v any) {}, "echo": func(v any) any { return v },
+	}})
+	wantResult(t, res, []any{"TypeError", 1.0, 2.0})
+}
+
+// The native encoder's bytes grow in the engine's heap: a value whose
+// encoding passes the memory limit ends the run with status memory, like
+// any allocation over it, and the host is untouched.
+func TestCrossing_EncodingOverMemoryLimit(t *testing.T) {
+	res := runOpts(t, `const a = new Uint8Array(10 << 20); export default [a, a.slice(), a.slice()];`,
+		airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 48 << 20})
+	wantStatus(t, res, airlock.StatusMemory)
+}
