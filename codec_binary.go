@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 	"time"
 )
 
@@ -96,7 +97,8 @@ func (r *binReader) f64() (float64, bool) {
 	return math.Float64frombits(uint64(hi)<<32 | uint64(lo)), ok1 && ok2
 }
 
-func (r *binReader) str() (string, bool) {
+// raw reads a length and as many bytes, as a part of the text.
+func (r *binReader) raw() (string, bool) {
 	n, ok := r.u32()
 	if !ok || uint64(r.pos)+uint64(n) > uint64(len(r.s)) {
 		return "", false
@@ -104,6 +106,14 @@ func (r *binReader) str() (string, bool) {
 	s := r.s[r.pos : r.pos+int(n)]
 	r.pos += int(n)
 	return s, true
+}
+
+// str reads a string of its own: a part of the text would keep all of it
+// alive as long as the string lives (a host function that caches one
+// short argument would hold the whole call's text).
+func (r *binReader) str() (string, bool) {
+	s, ok := r.raw()
+	return strings.Clone(s), ok
 }
 
 // left is how many bytes are left: a container of n items needs n of them
@@ -184,7 +194,7 @@ func decodeBinary(s string, budget int) (any, error) {
 			}
 			return str, nil
 		case bBigInt:
-			str, ok := r.str()
+			str, ok := r.raw()
 			if !ok {
 				return nil, errMalformed
 			}
@@ -263,7 +273,7 @@ func decodeBinary(s string, budget int) (any, error) {
 			v = d
 		case bTyped:
 			kind, ok1 := r.u8()
-			b, ok2 := r.str()
+			b, ok2 := r.raw()
 			if !ok1 || !ok2 || int(kind) >= len(binaryTyped) {
 				return nil, errMalformed
 			}
@@ -273,7 +283,7 @@ func decodeBinary(s string, budget int) (any, error) {
 			}
 			v = x
 		case bBuffer, bView:
-			b, ok := r.str()
+			b, ok := r.raw()
 			if !ok {
 				return nil, errMalformed
 			}

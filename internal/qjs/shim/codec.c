@@ -422,7 +422,7 @@ static int put_leaf(struct enc *e, JSValueConst v, int s)
     int i;
     switch (s) {
     case S_DATE:
-        r = call0(ctx, F_GETTIME, v);
+        r = call0(ctx, F_GETTIME, v); /* a number: nothing to free */
         if (JS_ToFloat64(ctx, &d, r) < 0)
             return -1;
         return put_u8(o, B_DATE) < 0 ? -1 : put_f64(o, d);
@@ -760,6 +760,8 @@ static int step(struct enc *e)
     case K_MAP:
         f->i++;
         k = JS_GetPropertyUint32(ctx, f->obj, i);
+        if (JS_IsException(k))
+            return -1;
         if (dropped(e, k)) {
             JS_FreeValue(ctx, k);
             return 0;
@@ -771,6 +773,8 @@ static int step(struct enc *e)
         return put_value(e, k);
     case K_SET:
         v = JS_GetPropertyUint32(ctx, f->obj, i);
+        if (JS_IsException(v))
+            return -1;
         if (dropped(e, v)) {
             JS_FreeValue(ctx, v);
             return 0;
@@ -792,8 +796,9 @@ static int encode(struct enc *e, JSValueConst v)
         struct frame *f = &e->st[e->sp - 1];
         if (f->due) {
             /* a Map entry's value, after its key */
+            JSValue v = JS_GetPropertyUint32(e->ctx, f->obj, f->i - 1);
             f->due = 0;
-            if (put_value(e, JS_GetPropertyUint32(e->ctx, f->obj, f->i - 1)) < 0)
+            if (JS_IsException(v) || put_value(e, v) < 0)
                 return -1;
             continue;
         }
