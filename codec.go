@@ -48,13 +48,15 @@ import (
 //	                       shown or stored (report): see shownFunc
 //
 // Ids are given in the order the nodes appear in the text, so both sides
-// number them the same way without writing them down.
+// number them the same way without writing them down. In the tree
+// encodeTree builds, bytes are []byte, which encoding/json writes as base64.
 //
-// That is the format of values going into the sandbox, which the kernel
-// decodes, and of Go's own copies (worker processes). Values coming out of
-// the sandbox are encoded in C by the shim, in a binary format
-// (codec_binary.go, internal/qjs/shim/codec.c); decodeWire and wireCost
-// take either, told apart by their first byte.
+// That tree is what encodeWire builds; it leaves as "J" and plain JSON when
+// it is plain data, else as "B" and the base64 of the binary format
+// (codec_binary.go, internal/qjs/shim/codec.c), which the shim decodes
+// natively. Values coming out of the sandbox are encoded in C into the
+// binary format, raw. decodeWire and wireCost take all three (JSON wire
+// text of older copies included), told apart by their first byte.
 
 // maxWireDepth bounds the nesting of a value crossing the boundary; JSON
 // decoding on the Go side stops at the same depth.
@@ -97,8 +99,8 @@ var (
 //
 // A value that is plain data (objects, arrays, strings, finite numbers,
 // booleans, null; no repeated object) is sent as "J" followed by its plain
-// JSON, which the kernel hands to the engine's native JSON.parse instead of
-// walking it in JavaScript.
+// JSON, which the kernel hands to the engine's native JSON.parse; any other
+// as "B" and the base64 of the binary format, which the shim decodes.
 func encodeWire(v any, reg funcRegistrar) (string, error) {
 	tree, err := encodeTree(reflect.ValueOf(v), reg)
 	if err != nil {
@@ -107,11 +109,26 @@ func encodeWire(v any, reg funcRegistrar) (string, error) {
 	if plain, ok := plainJSON(tree); ok {
 		return plain, nil
 	}
-	b, err := json.Marshal(tree)
+	// Anything else crosses in the binary format, which the shim decodes
+	// natively (codec.c), as base64 after a "B": the texts travel as
+	// strings (a list of globals is JSON of them).
+	bin, err := binaryTree(tree)
 	if err != nil {
 		return "", err
 	}
-	return string(b), nil
+	return "B" + base64.StdEncoding.EncodeToString([]byte(bin)), nil
+}
+
+// unwrapB64 returns the binary text of a "B" text, or false for another.
+func unwrapB64(text string) (string, bool, error) {
+	if len(text) == 0 || text[0] != 'B' {
+		return "", false, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(text[1:])
+	if err != nil {
+		return "", true, errMalformed
+	}
+	return string(b), true, nil
 }
 
 // plainJSON writes a wire tree as "J" and plain JSON, or reports false if the
@@ -302,11 +319,11 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			continue
 		case typeArrayBuffer:
 			container(identity{}, false)
-			*t.dst = []any{"b", base64.StdEncoding.EncodeToString(v.Bytes())}
+			*t.dst = []any{"b", v.Bytes()}
 			continue
 		case typeClamped:
 			container(identity{}, false)
-			*t.dst = []any{"x", "Uint8ClampedArray", base64.StdEncoding.EncodeToString(v.Bytes())}
+			*t.dst = []any{"x", "Uint8ClampedArray", v.Bytes()}
 			continue
 		case typeFloat16:
 			container(identity{}, false)
@@ -314,11 +331,11 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			for _, h := range v.Interface().(Float16Array) {
 				b = binary.LittleEndian.AppendUint16(b, h)
 			}
-			*t.dst = []any{"x", "Float16Array", base64.StdEncoding.EncodeToString(b)}
+			*t.dst = []any{"x", "Float16Array", b}
 			continue
 		case typeDataView:
 			container(identity{}, false)
-			*t.dst = []any{"v", base64.StdEncoding.EncodeToString(v.Bytes())}
+			*t.dst = []any{"v", v.Bytes()}
 			continue
 		case typeRegExp:
 			if v.IsNil() {
@@ -460,7 +477,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			if typ.Kind() == reflect.Slice {
 				if name := typedWire[typ.Elem().Kind()]; name != "" {
 					container(identity{}, false)
-					*t.dst = []any{"x", name, base64.StdEncoding.EncodeToString(typedBytes(v))}
+					*t.dst = []any{"x", name, typedBytes(v)}
 					continue
 				}
 			}
@@ -473,7 +490,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 					b = make([]byte, v.Len())
 					reflect.Copy(reflect.ValueOf(b), v)
 				}
-				*t.dst = []any{"x", "Uint8Array", base64.StdEncoding.EncodeToString(b)}
+				*t.dst = []any{"x", "Uint8Array", b}
 				continue
 			}
 			var id identity
@@ -682,6 +699,12 @@ func decodeWire(text string, budget int) (any, error) {
 	}
 	if isBinary(text) {
 		return decodeBinary(text, budget)
+	}
+	if bin, ok, err := unwrapB64(text); ok {
+		if err != nil {
+			return nil, err
+		}
+		return decodeBinary(bin, budget)
 	}
 	var tree any
 	if err := json.Unmarshal([]byte(text), &tree); err != nil {

@@ -416,3 +416,237 @@ func decodeBinary(s string, budget int) (any, error) {
 	}
 	return out, nil
 }
+
+// bFunc is a host function in a value going into the sandbox: u32 id, str
+// name, u8 mode (0 a function, 1 a JSONFunc, 2 a function whose arguments
+// are shown: see shownFunc). It takes no id.
+const bFunc = 21
+
+// binaryWriter writes a wire tree (encodeTree's) in the binary format, for
+// the sandbox's native decoder.
+type binaryWriter struct {
+	b               []byte
+	values, objects uint32
+	typedKind       map[string]byte
+}
+
+var typedKinds = func() map[string]byte {
+	m := map[string]byte{}
+	for i, n := range binaryTyped {
+		m[n] = byte(i)
+	}
+	return m
+}()
+
+func (w *binaryWriter) u32(v uint32) { w.b = binary.LittleEndian.AppendUint32(w.b, v) }
+func (w *binaryWriter) f64(f float64) {
+	w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(f))
+}
+func (w *binaryWriter) str(s string) {
+	w.u32(uint32(len(s)))
+	w.b = append(w.b, s...)
+}
+
+var errBadTree = errors.New("airlock: a value could not be encoded")
+
+// binaryTree writes a wire tree as binary text: the header and the value.
+func binaryTree(tree any) (string, error) {
+	w := &binaryWriter{b: make([]byte, 9, 256)}
+	w.b[0] = binaryMagic
+	if err := w.node(tree, 0); err != nil {
+		return "", err
+	}
+	binary.LittleEndian.PutUint32(w.b[1:], w.values)
+	binary.LittleEndian.PutUint32(w.b[5:], w.objects)
+	return string(w.b), nil
+}
+
+func (w *binaryWriter) node(n any, depth int) error {
+	if depth > maxWireDepth {
+		return fmt.Errorf("airlock: value nested deeper than %d levels", maxWireDepth)
+	}
+	w.values++
+	switch x := n.(type) {
+	case nil:
+		w.b = append(w.b, bNull)
+		return nil
+	case bool:
+		if x {
+			w.b = append(w.b, bTrue)
+		} else {
+			w.b = append(w.b, bFalse)
+		}
+		return nil
+	case string:
+		w.b = append(w.b, bString)
+		w.str(x)
+		return nil
+	case float64:
+		w.b = append(w.b, bF64)
+		w.f64(x)
+		return nil
+	case int64:
+		w.b = append(w.b, bF64)
+		w.f64(float64(x))
+		return nil
+	case uint64:
+		w.b = append(w.b, bF64)
+		w.f64(float64(x))
+		return nil
+	case []any:
+		return w.tagged(x, depth)
+	}
+	return errBadTree
+}
+
+func (w *binaryWriter) tagged(x []any, depth int) error {
+	if len(x) == 0 {
+		return errBadTree
+	}
+	tag, _ := x[0].(string)
+	arg := func(i int) any {
+		if i < len(x) {
+			return x[i]
+		}
+		return nil
+	}
+	text := func(i int) string { s, _ := arg(i).(string); return s }
+	bytes := func(i int) []byte { b, _ := arg(i).([]byte); return b }
+	switch tag {
+	case "u":
+		w.b = append(w.b, bUndefined)
+		return nil
+	case "n":
+		f := map[string]float64{"NaN": math.NaN(), "Infinity": math.Inf(1), "-Infinity": math.Inf(-1), "-0": math.Copysign(0, -1)}[text(1)]
+		w.b = append(w.b, bF64)
+		w.f64(f)
+		return nil
+	case "i":
+		w.b = append(w.b, bBigInt)
+		w.str(text(1))
+		return nil
+	case "w":
+		s, ok := unitsString(x)
+		if !ok {
+			return errBadTree
+		}
+		w.b = append(w.b, bString)
+		w.str(s)
+		return nil
+	case "r":
+		id, _ := arg(1).(int)
+		w.b = append(w.b, bRef)
+		w.u32(uint32(id))
+		return nil
+	case "f":
+		id, _ := arg(1).(int)
+		mode := byte(0)
+		switch m := arg(3).(type) {
+		case bool:
+			if m {
+				mode = 1
+			}
+		case int:
+			mode = byte(m)
+		}
+		w.b = append(w.b, bFunc)
+		w.u32(uint32(id))
+		w.str(text(2))
+		w.b = append(w.b, mode)
+		return nil
+	}
+	w.objects++
+	switch tag {
+	case "o", "m":
+		if tag == "o" {
+			w.b = append(w.b, bObject)
+		} else {
+			w.b = append(w.b, bMap)
+		}
+		w.u32(uint32((len(x) - 1) / 2))
+		for i := 1; i+1 < len(x); i += 2 {
+			if tag == "o" {
+				w.str(text(i))
+			} else if err := w.node(x[i], depth+1); err != nil {
+				return err
+			}
+			if err := w.node(x[i+1], depth+1); err != nil {
+				return err
+			}
+		}
+	case "a", "s":
+		if tag == "a" {
+			w.b = append(w.b, bArray)
+		} else {
+			w.b = append(w.b, bSet)
+		}
+		w.u32(uint32(len(x) - 1))
+		for _, c := range x[1:] {
+			if err := w.node(c, depth+1); err != nil {
+				return err
+			}
+		}
+	case "h":
+		length, _ := arg(1).(float64)
+		named := byte(0)
+		for i := 2; i < len(x); i += 2 {
+			if _, ok := x[i].(string); ok {
+				named = 1
+			}
+		}
+		w.b = append(w.b, bSparse)
+		w.u32(uint32(length))
+		w.b = append(w.b, named)
+		w.u32(uint32((len(x) - 2) / 2))
+		for i := 2; i+1 < len(x); i += 2 {
+			switch k := x[i].(type) {
+			case string:
+				w.b = append(w.b, 1)
+				w.str(k)
+			case float64:
+				w.b = append(w.b, 0)
+				w.u32(uint32(k))
+			default:
+				return errBadTree
+			}
+			if err := w.node(x[i+1], depth+1); err != nil {
+				return err
+			}
+		}
+	case "d":
+		f, ok := arg(1).(float64)
+		if !ok {
+			f = math.NaN()
+		}
+		w.b = append(w.b, bDate)
+		w.f64(f)
+	case "x":
+		kind, ok := typedKinds[text(1)]
+		if !ok {
+			return errBadTree
+		}
+		w.b = append(w.b, bTyped, kind)
+		w.str(string(bytes(2)))
+	case "b", "v":
+		if tag == "b" {
+			w.b = append(w.b, bBuffer)
+		} else {
+			w.b = append(w.b, bView)
+		}
+		w.str(string(bytes(1)))
+	case "e":
+		w.b = append(w.b, bError)
+		w.str(text(1))
+		w.str(text(2))
+	case "g":
+		w.b = append(w.b, bRegExp)
+		w.str(text(1))
+		w.str(text(2))
+	case "p":
+		w.b = append(w.b, bBoxed)
+		return w.node(arg(1), depth+1)
+	default:
+		return errBadTree
+	}
+	return nil
+}

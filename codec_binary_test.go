@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // bin builds binary text for the tests: the header's counts and the body.
@@ -110,5 +112,48 @@ func TestDecodeBinary(t *testing.T) {
 	}
 	if c := binaryCost(bin(3, 1, bArray, uint32(2), bNull, bNull)); c != 9+7+16*3+64 {
 		t.Errorf("cost %d", c)
+	}
+}
+
+// What the host writes in the binary format (values that are not plain
+// data) reads back as it was: worker processes copy values this way.
+func TestBinaryWriterRoundTrip(t *testing.T) {
+	shared := []any{1.0}
+	in := map[string]any{
+		"m":    &Map{Entries: []MapEntry{{Key: "k", Value: []int16{-1, 2}}}},
+		"s":    &Set{Values: []any{true, nil, Undefined{}}},
+		"d":    time.UnixMilli(-5).UTC(),
+		"inv":  time.Time{},
+		"nan":  math.NaN(),
+		"big":  big.NewInt(-42),
+		"re":   &RegExp{Source: "a", Flags: "g"},
+		"box":  &Boxed{Value: "s\xed\xa0\x80"},
+		"dv":   DataView{1},
+		"ab":   ArrayBuffer{2},
+		"err":  &ErrorValue{Name: "TypeError", Message: "m"},
+		"arr":  &Array{Elements: []any{1.0}, Props: map[string]any{"n": "x"}},
+		"lone": "\xed\xb0\x80",
+		"a":    shared, "b": shared,
+	}
+	text, err := encodeWire(in, nil)
+	if err != nil || text[0] != 'B' {
+		t.Fatalf("%.20q, %v", text, err)
+	}
+	v, err := decodeWire(text, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := v.(map[string]any)
+	if math.IsNaN(out["nan"].(float64)) {
+		out["nan"], in["nan"] = 0.0, 0.0
+	}
+	if !reflect.DeepEqual(out, in) {
+		t.Fatalf("got %#v", out)
+	}
+	if reflect.ValueOf(out["a"]).Pointer() != reflect.ValueOf(out["b"]).Pointer() {
+		t.Fatal("a shared slice became two")
+	}
+	if c := wireCost(text); c < len(text)+16*10 {
+		t.Fatalf("cost %d for %d bytes", c, len(text))
 	}
 }

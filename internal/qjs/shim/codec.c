@@ -1,14 +1,22 @@
 /*
- * codec.c: the value codec's sandbox side. Values going from the sandbox
- * to the host (results, host function arguments, console arguments,
- * reports) are encoded here, in C, by walking them with QuickJS's API, into
- * the binary format that internal/codec decodes; no JavaScript runs but the
- * program's own getters. The kernel (internal/engine/bootstrap.js) gets
- * the encoder as __airlock_encode(value, shown) -> ArrayBuffer, and passes
- * the buffer to the host, which reads its bytes from linear memory (a slot
- * of kind TAG_BYTES, shim.c).
+ * codec.c: the value codec's sandbox side, both ways.
  *
- * The format (little-endian; internal/codec/binary.go is the reader):
+ * Values going from the sandbox to the host (results, host function
+ * arguments, console arguments, reports) are encoded here, in C, by walking
+ * them with QuickJS's API, into the binary format below; no JavaScript runs
+ * but the program's own getters. The kernel (internal/engine/bootstrap.js)
+ * gets the encoder as __airlock_encode(value, shown) -> ArrayBuffer, and
+ * passes the buffer to the host, which reads its bytes from linear memory
+ * (a slot of kind TAG_BYTES, shim.c) and decodes them (codec_binary.go in
+ * the root package).
+ *
+ * Values from the host that are not plain JSON come in the same format
+ * (with B_FUNC for host functions), base64 in the wire text, and are built
+ * here: __airlock_decode(buffer, makeFunction). structuredClone is the
+ * decoder applied to the encoder's output. Both globals are taken by the
+ * kernel and removed before any program runs.
+ *
+ * The format (little-endian):
  *
  *   header   0xB1, u32 values, u32 objects (counts, for the host's budget)
  *   value    a tag byte, then:
@@ -69,7 +77,13 @@ enum {
     F_GETTIME, F_NUMBER_VALUEOF, F_STRING_VALUEOF, F_BOOLEAN_VALUEOF, F_BIGINT_VALUEOF,
     F_SYMBOL_TOSTRING, F_RE_SOURCE, F_RE_FLAG0, /* 8 flag getters, "dgimsuvy" */
     F_VIEW_BUFFER = F_RE_FLAG0 + 8, F_VIEW_OFFSET, F_VIEW_LENGTH, F_MAP_FOREACH, F_SET_FOREACH,
-    N_FUNCS,
+    /* for the decoder */
+    F_OBJECT, F_BIGINT, F_DATE, F_REGEXP, F_DATAVIEW, F_MAP, F_MAP_SET, F_SET, F_SET_ADD,
+    F_ERROR0, /* Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError */
+    N_FUNCS = F_ERROR0 + 7,
+};
+static const char *const error_names[7] = {
+    "Error", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError",
 };
 static const char capture_src[] =
     "(() => { const g = (C, k) => Object.getOwnPropertyDescriptor(C.prototype, k).get; return [\n"
@@ -84,7 +98,9 @@ static const char capture_src[] =
     "g(RegExp, 'hasIndices'), g(RegExp, 'global'), g(RegExp, 'ignoreCase'), g(RegExp, 'multiline'),\n"
     "g(RegExp, 'dotAll'), g(RegExp, 'unicode'), g(RegExp, 'unicodeSets'), g(RegExp, 'sticky'),\n"
     "g(DataView, 'buffer'), g(DataView, 'byteOffset'), g(DataView, 'byteLength'),\n"
-    "Map.prototype.forEach, Set.prototype.forEach]; })()";
+    "Map.prototype.forEach, Set.prototype.forEach,\n"
+    "Object, BigInt, Date, RegExp, DataView, Map, Map.prototype.set, Set, Set.prototype.add,\n"
+    "Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError]; })()";
 static const char flag_chars[] = "dgimsuvy";
 
 static JSClassID class_of[N_SAMPLES];
@@ -857,39 +873,474 @@ int codec_is_bytes(JSContext *ctx, JSValueConst v, const uint8_t **p, size_t *le
     return 1;
 }
 
-/* js_array_names is __airlock_array_names(a, n): the own enumerable
-   string-keyed properties of the array a that come after its first n, as a
-   list of names, or undefined when there are none. For an array with every
-   index below its length present (n its length), those are its named
-   properties (arr.total = 3): an ordinary object lists its integer keys
-   first, in ascending order. Listing the keys here costs no string per
-   index, where Object.keys makes one for each. */
-static JSValue js_array_names(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
-{
-    JSPropertyEnum *tab;
-    uint32_t len, i, n;
-    JSValue list;
-    (void)this_val;
+/* ---- the decoder: the same format, from the host ---- */
 
-    if (argc < 2 || !JS_IsObject(argv[0]) || JS_ToUint32(ctx, &n, argv[1]) < 0)
-        return JS_ThrowTypeError(ctx, "airlock: bad array");
-    if (JS_GetOwnPropertyNames(ctx, &tab, &len, argv[0], JS_GPN_STRING_MASK | JS_GPN_ENUM_ONLY) < 0)
+#define B_FUNC 21 /* u32 id, str name, u8 mode: a host function (host -> sandbox only) */
+
+struct in {
+    JSContext *ctx;
+    const uint8_t *p;
+    size_t len, pos;
+};
+
+static int bad(struct in *r)
+{
+    JS_ThrowTypeError(r->ctx, "airlock: malformed value from the host");
+    return -1;
+}
+
+static int get_u8(struct in *r, uint8_t *v)
+{
+    if (r->pos + 1 > r->len)
+        return bad(r);
+    *v = r->p[r->pos++];
+    return 0;
+}
+
+static int get_u32(struct in *r, uint32_t *v)
+{
+    if (r->pos + 4 > r->len)
+        return bad(r);
+    memcpy(v, r->p + r->pos, 4);
+    r->pos += 4;
+    return 0;
+}
+
+static int get_f64(struct in *r, double *v)
+{
+    if (r->pos + 8 > r->len)
+        return bad(r);
+    memcpy(v, r->p + r->pos, 8);
+    r->pos += 8;
+    return 0;
+}
+
+static int get_str(struct in *r, const char **s, uint32_t *n)
+{
+    if (get_u32(r, n) < 0)
+        return -1;
+    if (r->len - r->pos < *n)
+        return bad(r);
+    *s = (const char *)r->p + r->pos;
+    r->pos += *n;
+    return 0;
+}
+
+static JSValue get_jsstr(struct in *r)
+{
+    const char *s;
+    uint32_t n;
+    if (get_str(r, &s, &n) < 0)
         return JS_EXCEPTION;
-    if (len <= n) {
-        JS_FreePropertyEnum(ctx, tab, len);
-        return JS_UNDEFINED;
+    return JS_NewStringLen(r->ctx, s, n);
+}
+
+enum { D_OBJECT, D_ARRAY, D_SPARSE, D_MAP, D_SET };
+
+struct dframe {
+    int kind;
+    JSValue obj;
+    JSValue key; /* D_MAP: the entry's key, read */
+    uint32_t n, i;
+    int has_key;
+};
+
+struct dec {
+    JSContext *ctx;
+    struct in in;
+    JSValue *refs;
+    uint32_t nrefs, caprefs;
+    struct dframe *st;
+    uint32_t sp, cap;
+    JSValueConst make_fn; /* the kernel's hostFunction(id, name, json) */
+};
+
+static int add_ref(struct dec *d, JSValueConst v)
+{
+    if (d->nrefs == d->caprefs) {
+        uint32_t cap = d->caprefs ? d->caprefs * 2 : 16;
+        JSValue *refs = js_realloc(d->ctx, d->refs, sizeof(*refs) * cap);
+        if (!refs)
+            return -1;
+        d->refs = refs;
+        d->caprefs = cap;
     }
-    list = JS_NewArray(ctx);
-    for (i = n; !JS_IsException(list) && i < len; i++) {
-        JSValue name = JS_AtomToString(ctx, tab[i].atom);
-        if (JS_IsException(name) ||
-            JS_DefinePropertyValueUint32(ctx, list, i - n, name, JS_PROP_C_W_E) < 0) {
-            JS_FreeValue(ctx, list);
-            list = JS_EXCEPTION;
+    d->refs[d->nrefs++] = JS_DupValue(d->ctx, v);
+    return 0;
+}
+
+static int dpush(struct dec *d, int kind, JSValueConst obj, uint32_t n)
+{
+    struct dframe *f;
+    if (n > d->in.len - d->in.pos)
+        return bad(&d->in); /* each item takes a byte at least */
+    if (d->sp >= MAX_DEPTH) {
+        JS_ThrowRangeError(d->ctx, "value nested deeper than %d levels", MAX_DEPTH);
+        return -1;
+    }
+    if (d->sp == d->cap) {
+        uint32_t cap = d->cap ? d->cap * 2 : 32;
+        struct dframe *st = js_realloc(d->ctx, d->st, sizeof(*st) * cap);
+        if (!st)
+            return -1;
+        d->st = st;
+        d->cap = cap;
+    }
+    f = &d->st[d->sp++];
+    memset(f, 0, sizeof(*f));
+    f->kind = kind;
+    f->obj = JS_DupValue(d->ctx, obj);
+    f->key = JS_UNDEFINED;
+    f->n = n;
+    return 0;
+}
+
+static void dpop(struct dec *d)
+{
+    struct dframe *f = &d->st[--d->sp];
+    JS_FreeValue(d->ctx, f->obj);
+    JS_FreeValue(d->ctx, f->key);
+}
+
+static const uint8_t typed_size[12] = { 1, 1, 1, 2, 2, 4, 4, 8, 8, 2, 4, 8 };
+
+/* get_value reads one value; a container comes back empty, its frame
+   pushed, and is filled by the decode loop. */
+static JSValue get_value(struct dec *d)
+{
+    JSContext *ctx = d->ctx;
+    struct in *r = &d->in;
+    uint8_t tag;
+    uint32_t n, id;
+    double f;
+    JSValue v = JS_UNDEFINED;
+
+    if (get_u8(r, &tag) < 0)
+        return JS_EXCEPTION;
+    switch (tag) {
+    case B_UNDEFINED: return JS_UNDEFINED;
+    case B_NULL: return JS_NULL;
+    case B_FALSE: return JS_FALSE;
+    case B_TRUE: return JS_TRUE;
+    case B_F64:
+        if (get_f64(r, &f) < 0)
+            return JS_EXCEPTION;
+        return JS_NewFloat64(ctx, f);
+    case B_I32:
+        if (get_u32(r, &n) < 0)
+            return JS_EXCEPTION;
+        return JS_NewInt32(ctx, (int32_t)n);
+    case B_STRING:
+        return get_jsstr(r);
+    case B_BIGINT: {
+        JSValue s = get_jsstr(r);
+        if (JS_IsException(s))
+            return s;
+        v = JS_Call(ctx, natives[F_BIGINT], JS_UNDEFINED, 1, (JSValueConst *)&s);
+        JS_FreeValue(ctx, s);
+        return v;
+    }
+    case B_REF:
+        if (get_u32(r, &id) < 0)
+            return JS_EXCEPTION;
+        if (id >= d->nrefs) {
+            bad(r);
+            return JS_EXCEPTION;
+        }
+        return JS_DupValue(ctx, d->refs[id]);
+    case B_FUNC: {
+        uint8_t mode;
+        JSValue a[3];
+        if (get_u32(r, &id) < 0)
+            return JS_EXCEPTION;
+        a[1] = get_jsstr(r);
+        if (JS_IsException(a[1]) || get_u8(r, &mode) < 0) {
+            JS_FreeValue(ctx, a[1]);
+            return JS_EXCEPTION;
+        }
+        a[0] = JS_NewUint32(ctx, id);
+        a[2] = mode == 1 ? JS_TRUE : mode == 2 ? JS_NewInt32(ctx, 2) : JS_FALSE;
+        v = JS_Call(ctx, d->make_fn, JS_UNDEFINED, 3, (JSValueConst *)a);
+        JS_FreeValue(ctx, a[1]);
+        return v;
+    }
+    }
+    /* objects: each takes the next id */
+    switch (tag) {
+    case B_OBJECT:
+    case B_ARRAY:
+    case B_SET:
+    case B_MAP:
+        if (get_u32(r, &n) < 0)
+            return JS_EXCEPTION;
+        v = tag == B_OBJECT ? JS_NewObject(ctx) : tag == B_ARRAY ? JS_NewArray(ctx) :
+            JS_CallConstructor(ctx, natives[tag == B_MAP ? F_MAP : F_SET], 0, NULL);
+        if (JS_IsException(v))
+            return v;
+        if (dpush(d, tag == B_OBJECT ? D_OBJECT : tag == B_ARRAY ? D_ARRAY : tag == B_MAP ? D_MAP : D_SET, v, n) < 0)
+            goto fail;
+        break;
+    case B_SPARSE: {
+        uint32_t length;
+        uint8_t named;
+        if (get_u32(r, &length) < 0 || get_u8(r, &named) < 0 || get_u32(r, &n) < 0)
+            return JS_EXCEPTION;
+        v = JS_NewArray(ctx);
+        if (JS_IsException(v))
+            return v;
+        if (JS_SetPropertyStr(ctx, v, "length", JS_NewUint32(ctx, length)) < 0 || dpush(d, D_SPARSE, v, n) < 0)
+            goto fail;
+        break;
+    }
+    case B_DATE: {
+        JSValue t;
+        if (get_f64(r, &f) < 0)
+            return JS_EXCEPTION;
+        t = JS_NewFloat64(ctx, f);
+        v = JS_CallConstructor(ctx, natives[F_DATE], 1, (JSValueConst *)&t);
+        break;
+    }
+    case B_TYPED: {
+        uint8_t kind;
+        const char *s;
+        JSValue a[3];
+        if (get_u8(r, &kind) < 0 || get_str(r, &s, &n) < 0)
+            return JS_EXCEPTION;
+        if (kind >= 12 || n % typed_size[kind]) {
+            bad(r);
+            return JS_EXCEPTION;
+        }
+        a[0] = JS_NewArrayBufferCopy(ctx, (const uint8_t *)s, n);
+        if (JS_IsException(a[0]))
+            return a[0];
+        a[1] = JS_NewInt32(ctx, 0);
+        a[2] = JS_NewUint32(ctx, n / typed_size[kind]);
+        v = JS_NewTypedArray(ctx, 3, (JSValueConst *)a, (JSTypedArrayEnum)kind);
+        JS_FreeValue(ctx, a[0]);
+        break;
+    }
+    case B_BUFFER:
+    case B_VIEW: {
+        const char *s;
+        if (get_str(r, &s, &n) < 0)
+            return JS_EXCEPTION;
+        v = JS_NewArrayBufferCopy(ctx, (const uint8_t *)s, n);
+        if (tag == B_VIEW && !JS_IsException(v)) {
+            JSValue b = v;
+            v = JS_CallConstructor(ctx, natives[F_DATAVIEW], 1, (JSValueConst *)&b);
+            JS_FreeValue(ctx, b);
+        }
+        break;
+    }
+    case B_ERROR: {
+        const char *name;
+        uint32_t nlen;
+        int i, c = 0;
+        JSValue msg;
+        if (get_str(r, &name, &nlen) < 0)
+            return JS_EXCEPTION;
+        for (i = 0; i < 7; i++)
+            if (strlen(error_names[i]) == nlen && memcmp(error_names[i], name, nlen) == 0)
+                c = i;
+        msg = get_jsstr(r);
+        if (JS_IsException(msg))
+            return msg;
+        v = JS_CallConstructor(ctx, natives[F_ERROR0 + c], 1, (JSValueConst *)&msg);
+        JS_FreeValue(ctx, msg);
+        /* a name of no built-in error is kept on an Error */
+        if (!JS_IsException(v) && c == 0 && !(nlen == 5 && memcmp(name, "Error", 5) == 0) &&
+            JS_DefinePropertyValueStr(ctx, v, "name", JS_NewStringLen(ctx, name, nlen),
+                                      JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0)
+            goto fail;
+        break;
+    }
+    case B_REGEXP: {
+        JSValue a[2];
+        a[0] = get_jsstr(r);
+        if (JS_IsException(a[0]))
+            return a[0];
+        a[1] = get_jsstr(r);
+        if (JS_IsException(a[1])) {
+            JS_FreeValue(ctx, a[0]);
+            return a[1];
+        }
+        v = JS_CallConstructor(ctx, natives[F_REGEXP], 2, (JSValueConst *)a);
+        JS_FreeValue(ctx, a[0]);
+        JS_FreeValue(ctx, a[1]);
+        break;
+    }
+    case B_BOXED: {
+        /* its id comes before its primitive's, which takes none */
+        uint32_t at = d->nrefs;
+        JSValue x;
+        if (add_ref(d, JS_UNDEFINED) < 0)
+            return JS_EXCEPTION;
+        x = get_value(d);
+        if (JS_IsException(x))
+            return x;
+        if (JS_IsObject(x)) {
+            JS_FreeValue(ctx, x);
+            bad(r);
+            return JS_EXCEPTION;
+        }
+        v = JS_Call(ctx, natives[F_OBJECT], JS_UNDEFINED, 1, (JSValueConst *)&x);
+        JS_FreeValue(ctx, x);
+        if (JS_IsException(v))
+            return v;
+        d->refs[at] = JS_DupValue(ctx, v);
+        return v;
+    }
+    default:
+        bad(r);
+        return JS_EXCEPTION;
+    }
+    if (JS_IsException(v))
+        return v;
+    if (add_ref(d, v) < 0)
+        goto fail;
+    return v;
+fail:
+    JS_FreeValue(ctx, v);
+    return JS_EXCEPTION;
+}
+
+/* dstep reads the next item of the container on top of the stack. */
+static int dstep(struct dec *d)
+{
+    JSContext *ctx = d->ctx;
+    struct dframe *f = &d->st[d->sp - 1];
+    JSValue obj = JS_DupValue(ctx, f->obj), v, r;
+    int kind = f->kind, rc = -1;
+    uint32_t i = f->i;
+
+    switch (kind) {
+    case D_ARRAY:
+    case D_SET:
+        f->i++;
+        v = get_value(d); /* may push: f is not used after */
+        if (JS_IsException(v))
+            break;
+        if (kind == D_ARRAY) {
+            rc = JS_DefinePropertyValueUint32(ctx, obj, i, v, JS_PROP_C_W_E) < 0 ? -1 : 0;
+        } else {
+            r = JS_Call(ctx, natives[F_SET_ADD], obj, 1, (JSValueConst *)&v);
+            JS_FreeValue(ctx, v);
+            rc = JS_IsException(r) ? -1 : 0;
+            JS_FreeValue(ctx, r);
+        }
+        break;
+    case D_OBJECT:
+    case D_SPARSE: {
+        JSAtom a = JS_ATOM_NULL;
+        f->i++;
+        if (kind == D_SPARSE) {
+            uint8_t k;
+            uint32_t idx;
+            if (get_u8(&d->in, &k) < 0)
+                break;
+            if (k == 0) {
+                if (get_u32(&d->in, &idx) < 0)
+                    break;
+                a = JS_NewAtomUInt32(ctx, idx);
+            } else if (k != 1) {
+                bad(&d->in);
+                break;
+            }
+        }
+        if (a == JS_ATOM_NULL) {
+            const char *s;
+            uint32_t n;
+            if (get_str(&d->in, &s, &n) < 0)
+                break;
+            a = JS_NewAtomLen(ctx, s, n);
+            if (a == JS_ATOM_NULL)
+                break;
+        }
+        v = get_value(d);
+        if (!JS_IsException(v))
+            rc = JS_DefinePropertyValue(ctx, obj, a, v, JS_PROP_C_W_E) < 0 ? -1 : 0;
+        JS_FreeAtom(ctx, a);
+        break;
+    }
+    case D_MAP:
+        if (!f->has_key) {
+            uint32_t at = d->sp - 1; /* get_value may move the stack */
+            f->has_key = 1;
+            v = get_value(d);
+            if (JS_IsException(v))
+                break;
+            d->st[at].key = v;
+            rc = 0;
+        } else {
+            JSValue a[2];
+            f->has_key = 0;
+            f->i++;
+            a[0] = f->key;
+            f->key = JS_UNDEFINED;
+            a[1] = get_value(d);
+            if (JS_IsException(a[1])) {
+                JS_FreeValue(ctx, a[0]);
+                break;
+            }
+            r = JS_Call(ctx, natives[F_MAP_SET], obj, 2, (JSValueConst *)a);
+            JS_FreeValue(ctx, a[0]);
+            JS_FreeValue(ctx, a[1]);
+            rc = JS_IsException(r) ? -1 : 0;
+            JS_FreeValue(ctx, r);
+        }
+        break;
+    }
+    JS_FreeValue(ctx, obj);
+    return rc;
+}
+
+/* js_decode is __airlock_decode(buffer, makeFunction): the value of the
+   binary text in the ArrayBuffer. */
+static JSValue js_decode(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    struct dec d;
+    JSValue v;
+    size_t len;
+    uint8_t *p;
+    uint32_t i;
+    (void)this_val;
+    if (argc < 2 || !(p = JS_GetArrayBuffer(ctx, &len, argv[0])))
+        return JS_ThrowTypeError(ctx, "airlock: bad value buffer");
+    memset(&d, 0, sizeof d);
+    d.ctx = ctx;
+    d.make_fn = argv[1];
+    d.in.ctx = ctx;
+    d.in.p = p;
+    d.in.len = len;
+    d.in.pos = 9;
+    if (len < 9 || p[0] != 0xB1) {
+        bad(&d.in);
+        return JS_EXCEPTION;
+    }
+    v = get_value(&d);
+    while (!JS_IsException(v) && d.sp > 0) {
+        struct dframe *f = &d.st[d.sp - 1];
+        if (f->i >= f->n && !f->has_key) {
+            dpop(&d);
+            continue;
+        }
+        if (dstep(&d) < 0) {
+            JS_FreeValue(ctx, v);
+            v = JS_EXCEPTION;
         }
     }
-    JS_FreePropertyEnum(ctx, tab, len);
-    return list;
+    if (!JS_IsException(v) && d.in.pos != d.in.len) {
+        JS_FreeValue(ctx, v);
+        bad(&d.in);
+        v = JS_EXCEPTION;
+    }
+    while (d.sp > 0)
+        dpop(&d);
+    js_free(ctx, d.st);
+    for (i = 0; i < d.nrefs; i++)
+        JS_FreeValue(ctx, d.refs[i]);
+    js_free(ctx, d.refs);
+    return v;
 }
 
 /* capture takes the samples' classes and the natives, once. */
@@ -915,11 +1366,11 @@ static int capture(JSContext *ctx)
 int codec_hooks(JSContext *ctx, JSValueConst global)
 {
     int err = capture(ctx);
-    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_array_names",
-                                     JS_NewCFunction(ctx, js_array_names, "arrayNames", 2),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
     err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_encode",
                                      JS_NewCFunction(ctx, js_encode, "encode", 2),
+                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
+    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_decode",
+                                     JS_NewCFunction(ctx, js_decode, "decode", 2),
                                      JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
     return err ? -1 : 0;
 }
