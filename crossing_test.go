@@ -407,3 +407,43 @@ func TestCrossing_EncodingOverMemoryLimit(t *testing.T) {
 		airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 48 << 20})
 	wantStatus(t, res, airlock.StatusMemory)
 }
+
+// structuredClone is the native encoder and decoder: it keeps what the
+// crossing keeps, and holes too, since nothing passes through Go.
+func TestCrossing_StructuredCloneKeepsHoles(t *testing.T) {
+	res := runOpts(t, `const a = [1, , 3]; a.n = 1; const c = structuredClone(a);
+		export default [c.length, 1 in c, c.n, c !== a];`, airlock.Options{Language: airlock.JavaScript})
+	wantResult(t, res, []any{3.0, false, 1.0, true})
+}
+
+// Values from Go that are not plain JSON cross in the binary format and
+// are built natively: a Map keyed by an object, a shared object, a
+// function inside a Map, each as it was.
+func TestCrossing_NativeDecoderFromGo(t *testing.T) {
+	shared := map[string]any{"k": 1}
+	res := runOpts(t, `export default [m instanceof Map, m.size, typeof m.get("f"), m.get("f")(2),
+		pair[0] === pair[1], Object.getPrototypeOf(pair) === Array.prototype, Object.prototype.hasOwnProperty.call(pair[0], "k")];`,
+		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+			"m":    &airlock.Map{Entries: []airlock.MapEntry{{Key: "f", Value: func(n float64) float64 { return n * 3 }}, {Key: time.Time{}, Value: nil}}},
+			"pair": []any{shared, shared},
+		}})
+	wantResult(t, res, []any{true, 2.0, "function", 6.0, true, true, true})
+}
+
+// The native decoder defines own properties: setters a program put on
+// Object.prototype or Array.prototype never see a value from the host.
+func TestCrossing_NativeDecoderIgnoresSetters(t *testing.T) {
+	res := runOpts(t, `
+		let seen = 0;
+		Object.defineProperty(Object.prototype, "k", { set(v) { seen++; }, configurable: true });
+		Object.defineProperty(Array.prototype, "0", { set(v) { seen++; }, configurable: true });
+		const v = get();
+		export default [seen, v.o.k, v.a[0], v.m.get("x").k];
+	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+		"get": func() any {
+			return map[string]any{"o": map[string]any{"k": 1}, "a": []any{2.0},
+				"m": &airlock.Map{Entries: []airlock.MapEntry{{Key: "x", Value: map[string]any{"k": 3}}}}}
+		},
+	}})
+	wantResult(t, res, []any{0.0, 1.0, 2.0, 3.0})
+}
