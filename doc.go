@@ -33,9 +33,10 @@
 // state, no prototype change, no module cache survives from one run to the
 // next. Before any user code runs the sandbox's kernel has removed eval,
 // SharedArrayBuffer and Atomics, made the Function, AsyncFunction,
-// GeneratorFunction and AsyncGeneratorFunction constructors throw, registered
-// every Proxy so that none can cross the boundary, and kept its own copies of
-// the intrinsics it relies on. globalThis holds ECMAScript intrinsics,
+// GeneratorFunction and AsyncGeneratorFunction constructors throw, and kept
+// its own copies of the intrinsics it relies on; no Proxy crosses the
+// boundary (the codec, in the engine's C, tells one by its class before any
+// trap runs). globalThis holds ECMAScript intrinsics,
 // structuredClone and queueMicrotask only; there are no timers, no I/O, no
 // host modules. Globals are bound at module scope, never on globalThis.
 // Imports resolve only to the bridged modules ([Options].Imports) and the
