@@ -28,20 +28,35 @@ import (
 //	["i", "123"]           bigint
 //	["o", k1, v1, ...]     plain object            (gets an id)
 //	["a", v1, ...]         dense array             (gets an id)
-//	["h", len, i1, v1, ...] sparse array           (gets an id)
+//	["h", len, k1, v1, ...] sparse array, or array with named properties:
+//	                       a key is an index (a number) or a name (a string)
+//	                                               (gets an id)
 //	["m", k1, v1, ...]     Map                     (gets an id)
 //	["s", v1, ...]         Set                     (gets an id)
-//	["d", ms|null]         Date                    (gets an id)
+//	["d", ms|null]         Date, null if invalid   (gets an id)
 //	["x", kind, base64]    typed array             (gets an id)
 //	["b", base64]          ArrayBuffer             (gets an id)
 //	["e", name, message]   Error                   (gets an id)
+//	["v", base64]          DataView                (gets an id)
+//	["g", source, flags]   RegExp                  (gets an id)
+//	["p", primitive]       boxed primitive         (gets an id)
+//	["w", [u1, u2, ...]]   string with a lone surrogate: its UTF-16 code
+//	                       units (Go holds it as WTF-8, see wtf8.go)
 //	["r", id]              the object with that id, again
 //	["f", id, name, json]  host function id (Go to sandbox only); json: true for
 //	                       a JSONFunc, 2 for a function whose arguments are
 //	                       shown or stored (report): see shownFunc
 //
 // Ids are given in the order the nodes appear in the text, so both sides
-// number them the same way without writing them down.
+// number them the same way without writing them down. In the tree
+// encodeTree builds, bytes are []byte, which encoding/json writes as base64.
+//
+// That tree is what encodeWire builds; it leaves as "J" and plain JSON when
+// it is plain data, else as "B" and the base64 of the binary format
+// (codec_binary.go, internal/qjs/shim/codec.c), which the shim decodes
+// natively. Values coming out of the sandbox are encoded in C into the
+// binary format, raw. decodeWire and wireCost take all three (JSON wire
+// text of older copies included), told apart by their first byte.
 
 // maxWireDepth bounds the nesting of a value crossing the boundary; JSON
 // decoding on the Go side stops at the same depth.
@@ -69,6 +84,10 @@ var (
 	typeArrayBuffer = reflect.TypeFor[ArrayBuffer]()
 	typeClamped     = reflect.TypeFor[Uint8ClampedArray]()
 	typeFloat16     = reflect.TypeFor[Float16Array]()
+	typeDataView    = reflect.TypeFor[DataView]()
+	typeBoxed       = reflect.TypeFor[*Boxed]()
+	typeRegExp      = reflect.TypeFor[*RegExp]()
+	typeArray       = reflect.TypeFor[*Array]()
 	typeError       = reflect.TypeFor[error]()
 	typeAsync       = reflect.TypeFor[asyncFunc]()
 	typeJSONFunc    = reflect.TypeFor[jsonFunc]()
@@ -80,8 +99,8 @@ var (
 //
 // A value that is plain data (objects, arrays, strings, finite numbers,
 // booleans, null; no repeated object) is sent as "J" followed by its plain
-// JSON, which the kernel hands to the engine's native JSON.parse instead of
-// walking it in JavaScript.
+// JSON, which the kernel hands to the engine's native JSON.parse; any other
+// as "B" and the base64 of the binary format, which the shim decodes.
 func encodeWire(v any, reg funcRegistrar) (string, error) {
 	tree, err := encodeTree(reflect.ValueOf(v), reg)
 	if err != nil {
@@ -90,11 +109,26 @@ func encodeWire(v any, reg funcRegistrar) (string, error) {
 	if plain, ok := plainJSON(tree); ok {
 		return plain, nil
 	}
-	b, err := json.Marshal(tree)
+	// Anything else crosses in the binary format, which the shim decodes
+	// natively (codec.c), as base64 after a "B": the texts travel as
+	// strings (a list of globals is JSON of them).
+	bin, err := binaryTree(tree)
 	if err != nil {
 		return "", err
 	}
-	return string(b), nil
+	return "B" + base64.StdEncoding.EncodeToString([]byte(bin)), nil
+}
+
+// unwrapB64 returns the binary text of a "B" text, or false for another.
+func unwrapB64(text string) (string, bool, error) {
+	if len(text) == 0 || text[0] != 'B' {
+		return "", false, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(text[1:])
+	if err != nil {
+		return "", true, errMalformed
+	}
+	return string(b), true, nil
 }
 
 // plainJSON writes a wire tree as "J" and plain JSON, or reports false if the
@@ -231,7 +265,12 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			continue
 		case typeTime:
 			container(identity{}, false)
-			*t.dst = []any{"d", float64(v.Interface().(time.Time).UnixMilli())}
+			// The zero Time is what an invalid Date arrives as.
+			if d := v.Interface().(time.Time); d.IsZero() {
+				*t.dst = []any{"d", nil}
+			} else {
+				*t.dst = []any{"d", float64(d.UnixMilli())}
+			}
 			continue
 		case typeBigInt:
 			if v.IsNil() {
@@ -280,19 +319,73 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			continue
 		case typeArrayBuffer:
 			container(identity{}, false)
-			*t.dst = []any{"b", base64.StdEncoding.EncodeToString(v.Bytes())}
+			*t.dst = []any{"b", v.Bytes()}
 			continue
 		case typeClamped:
 			container(identity{}, false)
-			*t.dst = []any{"x", "Uint8ClampedArray", base64.StdEncoding.EncodeToString(v.Bytes())}
+			*t.dst = []any{"x", "Uint8ClampedArray", v.Bytes()}
 			continue
 		case typeFloat16:
 			container(identity{}, false)
 			b := make([]byte, 0, 2*v.Len())
 			for _, h := range v.Interface().(Float16Array) {
-				b = binary.NativeEndian.AppendUint16(b, h)
+				b = binary.LittleEndian.AppendUint16(b, h)
 			}
-			*t.dst = []any{"x", "Float16Array", base64.StdEncoding.EncodeToString(b)}
+			*t.dst = []any{"x", "Float16Array", b}
+			continue
+		case typeDataView:
+			container(identity{}, false)
+			*t.dst = []any{"v", v.Bytes()}
+			continue
+		case typeRegExp:
+			if v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			container(identity{}, false)
+			re := v.Interface().(*RegExp)
+			*t.dst = []any{"g", re.Source, re.Flags}
+			continue
+		case typeBoxed:
+			if v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			container(identity{}, false)
+			x, err := boxedWire(v.Interface().(*Boxed).Value)
+			if err != nil {
+				return nil, err
+			}
+			*t.dst = []any{"p", x}
+			continue
+		case typeArray:
+			if v.IsNil() {
+				*t.dst = nil
+				continue
+			}
+			if ref, ok := container(identity{typ, v.Pointer(), 0}, true); ok {
+				*t.dst = ref
+				continue
+			}
+			a := v.Interface().(*Array)
+			names := make([]string, 0, len(a.Props))
+			for k := range a.Props {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			node := make([]any, 2, 2+2*(len(a.Elements)+len(names)))
+			node[0], node[1] = "h", float64(len(a.Elements))
+			children := make([]reflect.Value, 0, len(a.Elements)+len(names))
+			for i := range a.Elements {
+				node = append(node, float64(i), nil)
+				children = append(children, reflect.ValueOf(&a.Elements[i]).Elem())
+			}
+			for _, k := range names {
+				node = append(node, k, nil)
+				children = append(children, reflect.ValueOf(a.Props[k]))
+			}
+			*t.dst = node
+			pushStride(node, children, 3, 2)
 			continue
 		}
 		if typ == typeAsync || typ == typeJSONFunc {
@@ -336,7 +429,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 		case reflect.Bool:
 			*t.dst = v.Bool()
 		case reflect.String:
-			*t.dst = v.String()
+			*t.dst = wireString(v.String())
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			*t.dst = v.Int()
 		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
@@ -381,6 +474,13 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 				*t.dst = nil
 				continue
 			}
+			if typ.Kind() == reflect.Slice {
+				if name := typedWire[typ.Elem().Kind()]; name != "" {
+					container(identity{}, false)
+					*t.dst = []any{"x", name, typedBytes(v)}
+					continue
+				}
+			}
 			if typ.Elem().Kind() == reflect.Uint8 {
 				container(identity{}, false)
 				var b []byte
@@ -390,7 +490,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 					b = make([]byte, v.Len())
 					reflect.Copy(reflect.ValueOf(b), v)
 				}
-				*t.dst = []any{"x", "Uint8Array", base64.StdEncoding.EncodeToString(b)}
+				*t.dst = []any{"x", "Uint8Array", b}
 				continue
 			}
 			var id identity
@@ -597,6 +697,15 @@ func decodeWire(text string, budget int) (any, error) {
 	if len(text) > budget {
 		return nil, errValueTooLarge
 	}
+	if isBinary(text) {
+		return decodeBinary(text, budget)
+	}
+	if bin, ok, err := unwrapB64(text); ok {
+		if err != nil {
+			return nil, err
+		}
+		return decodeBinary(bin, budget)
+	}
 	var tree any
 	if err := json.Unmarshal([]byte(text), &tree); err != nil {
 		return nil, fmt.Errorf("airlock: malformed value from the sandbox: %w", err)
@@ -706,9 +815,26 @@ func decodeWire(text string, budget int) (any, error) {
 			for i := range a {
 				a[i] = Undefined{}
 			}
-			refs = append(refs, a)
-			set(t, a)
+			// Named properties make it an *Array.
+			var named *Array
+			for i := 2; i < len(node); i += 2 {
+				if _, ok := node[i].(string); ok {
+					named = &Array{Elements: a, Props: map[string]any{}}
+					break
+				}
+			}
+			if named != nil {
+				refs = append(refs, named)
+				set(t, named)
+			} else {
+				refs = append(refs, a)
+				set(t, a)
+			}
 			for i := len(node) - 2; i >= 2; i -= 2 {
+				if k, ok := node[i].(string); ok {
+					push(decodeTask{node: node[i+1], m: named.Props, key: k, depth: t.depth + 1})
+					continue
+				}
 				idx, ok := num(node, i)
 				if !ok || idx < 0 || int(idx) >= len(a) {
 					return nil, bad()
@@ -767,6 +893,40 @@ func decodeWire(text string, budget int) (any, error) {
 			e := &ErrorValue{Name: name, Message: msg}
 			refs = append(refs, e)
 			set(t, e)
+		case "v":
+			b64, _ := str(node, 1)
+			b, err := base64.StdEncoding.DecodeString(b64)
+			if err != nil {
+				return nil, bad()
+			}
+			refs = append(refs, DataView(b))
+			set(t, DataView(b))
+		case "g":
+			src, ok1 := str(node, 1)
+			flags, ok2 := str(node, 2)
+			if !ok1 || !ok2 {
+				return nil, bad()
+			}
+			re := &RegExp{Source: src, Flags: flags}
+			refs = append(refs, re)
+			set(t, re)
+		case "p":
+			if len(node) != 2 {
+				return nil, bad()
+			}
+			x, err := boxedValue(node[1], budget)
+			if err != nil {
+				return nil, err
+			}
+			b := &Boxed{Value: x}
+			refs = append(refs, b)
+			set(t, b)
+		case "w":
+			s, ok := unitsString(node)
+			if !ok {
+				return nil, bad()
+			}
+			set(t, s)
 		default:
 			return nil, bad()
 		}
@@ -813,7 +973,7 @@ var typedArrays = []struct {
 }
 
 func typedArray(kind string, b []byte) (any, error) {
-	ne := binary.NativeEndian
+	ne := binary.LittleEndian // the sandbox's memory, wasm's byte order
 	size := 0
 	for _, a := range typedArrays {
 		if a.name == kind {
@@ -892,6 +1052,109 @@ func typedArray(kind string, b []byte) (any, error) {
 	}
 }
 
+// typedWire names the typed array a Go slice of each element kind crosses
+// into the sandbox as (the package documentation's table); []byte is a
+// Uint8Array, Uint8ClampedArray and Float16Array are types of their own.
+var typedWire = map[reflect.Kind]string{
+	reflect.Int8: "Int8Array", reflect.Int16: "Int16Array", reflect.Uint16: "Uint16Array",
+	reflect.Int32: "Int32Array", reflect.Uint32: "Uint32Array", reflect.Float32: "Float32Array",
+	reflect.Float64: "Float64Array", reflect.Int64: "BigInt64Array", reflect.Uint64: "BigUint64Array",
+}
+
+// typedBytes is the little-endian bytes of a slice of one of typedWire's
+// element kinds.
+func typedBytes(v reflect.Value) []byte {
+	n := v.Len()
+	size := int(v.Type().Elem().Size())
+	b := make([]byte, n*size)
+	le := binary.LittleEndian
+	for i := 0; i < n; i++ {
+		e := v.Index(i)
+		switch e.Kind() {
+		case reflect.Int8:
+			b[i] = byte(e.Int())
+		case reflect.Int16:
+			le.PutUint16(b[2*i:], uint16(e.Int()))
+		case reflect.Uint16:
+			le.PutUint16(b[2*i:], uint16(e.Uint()))
+		case reflect.Int32:
+			le.PutUint32(b[4*i:], uint32(e.Int()))
+		case reflect.Uint32:
+			le.PutUint32(b[4*i:], uint32(e.Uint()))
+		case reflect.Float32:
+			le.PutUint32(b[4*i:], math.Float32bits(float32(e.Float())))
+		case reflect.Float64:
+			le.PutUint64(b[8*i:], math.Float64bits(e.Float()))
+		case reflect.Int64:
+			le.PutUint64(b[8*i:], uint64(e.Int()))
+		case reflect.Uint64:
+			le.PutUint64(b[8*i:], e.Uint())
+		}
+	}
+	return b
+}
+
+// boxedWire is the wire form of a boxed primitive's value.
+func boxedWire(x any) (any, error) {
+	switch x := x.(type) {
+	case bool:
+		return x, nil
+	case string:
+		return wireString(x), nil
+	case float64:
+		return wireNumber(x), nil
+	case float32:
+		return wireNumber(float64(x)), nil
+	case int:
+		return float64(x), nil
+	case int64:
+		return float64(x), nil
+	case *big.Int:
+		if x != nil {
+			return []any{"i", x.String()}, nil
+		}
+	}
+	return nil, &CloneError{What: fmt.Sprintf("a Boxed value of type %T", x)}
+}
+
+// boxedValue decodes the primitive of a boxed primitive.
+func boxedValue(node any, budget int) (any, error) {
+	bad := errors.New("airlock: malformed value from the sandbox")
+	switch x := node.(type) {
+	case bool, string, float64:
+		return x, nil
+	case []any:
+		tag, _ := str(x, 0)
+		switch tag {
+		case "n":
+			s, _ := str(x, 1)
+			switch s {
+			case "NaN":
+				return math.NaN(), nil
+			case "Infinity":
+				return math.Inf(1), nil
+			case "-Infinity":
+				return math.Inf(-1), nil
+			case "-0":
+				return math.Copysign(0, -1), nil
+			}
+		case "i":
+			s, _ := str(x, 1)
+			if len(s) > budget {
+				return nil, errValueTooLarge
+			}
+			if n, ok := new(big.Int).SetString(s, 10); ok {
+				return n, nil
+			}
+		case "w":
+			if s, ok := unitsString(x); ok {
+				return s, nil
+			}
+		}
+	}
+	return nil, bad
+}
+
 // fromRaw converts a raw primitive that came out of the engine.
 func fromRaw(v any) any {
 	switch x := v.(type) {
@@ -907,8 +1170,12 @@ func fromRaw(v any) any {
 // raw form.
 func toRaw(v any) (any, bool) {
 	switch x := v.(type) {
-	case nil, bool, string:
+	case nil, bool:
 		return x, true
+	case string:
+		// Text that is not UTF-8 (a lone surrogate's WTF-8) crosses
+		// encoded.
+		return x, utf8.ValidString(x)
 	case Undefined:
 		return engine.Undefined{}, true
 	case float64:

@@ -33,9 +33,10 @@
 // state, no prototype change, no module cache survives from one run to the
 // next. Before any user code runs the sandbox's kernel has removed eval,
 // SharedArrayBuffer and Atomics, made the Function, AsyncFunction,
-// GeneratorFunction and AsyncGeneratorFunction constructors throw, registered
-// every Proxy so that none can cross the boundary, and kept its own copies of
-// the intrinsics it relies on. globalThis holds ECMAScript intrinsics,
+// GeneratorFunction and AsyncGeneratorFunction constructors throw, and kept
+// its own copies of the intrinsics it relies on; no Proxy crosses the
+// boundary (the codec, in the engine's C, tells one by its class before any
+// trap runs). globalThis holds ECMAScript intrinsics,
 // structuredClone and queueMicrotask only; there are no timers, no I/O, no
 // host modules. Globals are bound at module scope, never on globalThis.
 // Imports resolve only to the bridged modules ([Options].Imports) and the
@@ -101,25 +102,46 @@
 //	boolean                    bool
 //	number (NaN, ±Inf, -0 too) float64
 //	bigint                     *big.Int
-//	string                     string
+//	string                     string (a lone surrogate as WTF-8, see below)
 //	Array                      []any (a hole is Undefined{})
+//	Array with named properties *Array (arr.total = 3)
 //	plain object, class instance map[string]any (own enumerable string keys)
 //	Map                        *Map (entries in order)
 //	Set                        *Set (values in order)
-//	Date                       time.Time, UTC, ms precision (invalid: the zero Time)
+//	Date                       time.Time, UTC, ms precision, all of ±8.64e15 ms
+//	                           (invalid: the zero Time)
 //	Uint8Array                 []byte
 //	Int8Array … Float64Array   []int8, []int16, []uint16, []int32, []uint32, []float32, []float64
 //	BigInt64Array, BigUint64Array []int64, []uint64
 //	Uint8ClampedArray, Float16Array Uint8ClampedArray, Float16Array
 //	ArrayBuffer                ArrayBuffer
-//	Error (as a value)         *ErrorValue
+//	DataView                   DataView (the bytes it views)
+//	new Number(1), new String("s"), new Boolean(b), Object(1n)
+//	                           *Boxed (Value: float64, string, bool, *big.Int)
+//	RegExp                     *RegExp (Source, Flags; lastIndex is not kept)
+//	Error (as a value)         *ErrorValue (Name, Message; a TypeError,
+//	                           RangeError, SyntaxError, ReferenceError,
+//	                           EvalError or URIError comes back as one, any
+//	                           other name as an Error with that name)
 //	function, symbol           in a value going to the host to be shown or
 //	                           stored (a result, a report, a console argument,
 //	                           an executor step's value or final answer):
 //	                           dropped as JSON.stringify drops it (see below);
 //	                           as a host function's argument: a DataCloneError
-//	Proxy, WeakMap, WeakSet, WeakRef, Promise, RegExp, DataView
+//	Proxy, WeakMap, WeakSet, WeakRef, Promise, a Symbol object
 //	                           not transferable: a DataCloneError
+//
+// Every value in the table comes back as it was when it returns from Go:
+// a Float64Array handed to a host function and returned is a Float64Array
+// again, an invalid Date is invalid again, an *Array keeps its names. What
+// Go cannot hold is lost: a class of the program's own (an Error subclass
+// included, which keeps its name), holes (undefined when they come back),
+// and the order of object and named array keys (Go maps keep none). A
+// string with a lone surrogate (half of a UTF-16 pair, which UTF-8 cannot
+// encode) arrives as WTF-8: each lone surrogate as the three bytes of its
+// code point in UTF-8's scheme (U+D800 is "\xed\xa0\x80"), and those
+// bytes in a Go string become the lone surrogate again in the sandbox;
+// any other byte that is not UTF-8 becomes U+FFFD.
 //
 // A function or symbol in a value that is shown or stored never fails the
 // run, whose host calls may already have happened: as in JSON.stringify, an
@@ -134,8 +156,13 @@
 //
 // Go values reach the sandbox as: nil → null; Undefined{} → undefined; bool,
 // strings and all numeric kinds → boolean, string, number (NaN, ±Inf and -0
-// kept); *big.Int → bigint; time.Time → Date; []byte and byte arrays →
-// Uint8Array; ArrayBuffer → ArrayBuffer; other slices and arrays → Array; maps
+// kept); *big.Int → bigint; time.Time → Date (the zero Time → an invalid
+// Date); []byte and byte arrays → Uint8Array; slices of int8, int16,
+// uint16, int32, uint32, float32, float64, int64 and uint64 → the typed
+// array that arrives as that slice (Int8Array … Float64Array,
+// BigInt64Array, BigUint64Array); ArrayBuffer, DataView, *Boxed, *RegExp,
+// *Array → what arrives as them; other slices ([]int, []string, []any) and
+// arrays → Array; maps
 // with string keys → plain objects; other maps and *Map → Map; *Set → Set;
 // structs → plain objects of their exported fields, named and omitted as
 // encoding/json does; json.Marshaler values → what their JSON decodes to;

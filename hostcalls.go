@@ -1,6 +1,7 @@
 package airlock
 
 import (
+	"encoding/base64"
 	"fmt"
 	"sync"
 
@@ -203,6 +204,13 @@ func hostReply(v any, err error, reg funcRegistrar) engine.Reply {
 // interface and a slot per value, a slice or map per container): decoded,
 // the text's values take at most about three times their cost at the peak.
 func wireCost(text string) int {
+	if isBinary(text) {
+		return binaryCost(text)
+	}
+	if len(text) > 0 && text[0] == 'B' { // base64 of binary text: its header's counts
+		head, _ := base64.StdEncoding.DecodeString(text[1:min(len(text), 13)])
+		return len(text) + binaryCost(string(head)) - len(head)
+	}
 	n, inString := len(text), false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {

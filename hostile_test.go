@@ -725,15 +725,16 @@ func TestHostile_Hammer(t *testing.T) {
 }
 
 // Getters on a value crossing to the host run once each, an object's in key
-// order, before the values they return are encoded; the kernel once read an
-// object's properties in reverse.
+// order, each value encoded before the next is read (structured clone's
+// order, depth first, as V8's serializer keeps it); the kernel once read an
+// object's properties in reverse, and then all of them before any value.
 func TestHostile_GetterOrder(t *testing.T) {
 	var got any
 	res := runOpts(t, `const order = [];
 		const v = { get a() { order.push("a"); return 1 }, get b() { order.push("b"); return { get c() { order.push("c"); return 2 } } }, get d() { order.push("d"); return [3] } };
 		take(v);
 		export default order.join("");`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"take": func(v any) { got = v }}})
-	wantResult(t, res, "abdc")
+	wantResult(t, res, "abcd")
 	if !reflect.DeepEqual(got, map[string]any{"a": 1.0, "b": map[string]any{"c": 2.0}, "d": []any{3.0}}) {
 		t.Fatalf("host got %v", got)
 	}

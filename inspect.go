@@ -75,6 +75,10 @@ type InspectOptions struct {
 //	Date (time.Time)         2024-01-02T03:04:05.000Z; the zero Time: Invalid Date
 //	typed arrays             Uint8Array(3) [ 1, 2, 3 ], BigInt64Array(1) [ 1n ]
 //	ArrayBuffer              ArrayBuffer { [Uint8Contents]: <01 02>, byteLength: 2 }
+//	DataView                 DataView { byteLength: 2, byteOffset: 0, buffer: ArrayBuffer { ... } }
+//	RegExp (*RegExp)         /a+b/gi
+//	boxed (*Boxed)           [Number: 1.5], [String: 's'], [Boolean: false], [BigInt: 1n]
+//	array with names (*Array) [ 1, 2, total: 3 ]
 //	Error (*ErrorValue)      [TypeError: boom]
 //	a cycle                  <ref *1> { self: [Circular *1] }
 //
@@ -302,6 +306,36 @@ func (p *printer) value(v reflect.Value, level int) {
 		return
 	case reflect.TypeFor[ArrayBuffer]():
 		p.arrayBuffer(v.Bytes(), level)
+		return
+	case reflect.TypeFor[DataView]():
+		if !p.enter(refID{}, level, "DataView") {
+			return
+		}
+		p.str("DataView { byteLength: " + strconv.Itoa(v.Len()) + ", byteOffset: 0, buffer: ")
+		p.arrayBuffer(v.Bytes(), level+1)
+		p.str(" }")
+		return
+	case reflect.TypeFor[*RegExp]():
+		if v.IsNil() {
+			p.str("null")
+			return
+		}
+		re := v.Interface().(*RegExp)
+		p.str("/" + re.Source + "/" + re.Flags)
+		return
+	case reflect.TypeFor[*Boxed]():
+		if v.IsNil() {
+			p.str("null")
+			return
+		}
+		p.boxed(v.Interface().(*Boxed).Value, level)
+		return
+	case reflect.TypeFor[*Array]():
+		if v.IsNil() {
+			p.str("null")
+			return
+		}
+		p.namedArray(v, v.Interface().(*Array), level)
 		return
 	case reflect.TypeFor[*Map]():
 		if v.IsNil() {
@@ -550,6 +584,48 @@ func (p *printer) typed(name string, v reflect.Value, level int) {
 			p.str("n")
 		}
 	})
+}
+
+// boxed writes a boxed primitive as Node does: [Number: 1.5], [String: 's'].
+func (p *printer) boxed(x any, level int) {
+	name := "Number"
+	switch x.(type) {
+	case string:
+		name = "String"
+	case bool:
+		name = "Boolean"
+	case *big.Int:
+		name = "BigInt"
+	}
+	p.str("[" + name + ": ")
+	p.any(x, level+1)
+	p.str("]")
+}
+
+// namedArray writes an array with named properties as Node does:
+// [ 1, 2, total: 3 ].
+func (p *printer) namedArray(v reflect.Value, a *Array, level int) {
+	id := idOf(v)
+	if !p.enter(id, level, "Array") {
+		return
+	}
+	start := len(p.buf)
+	keys := make([]string, 0, len(a.Props))
+	for k := range a.Props {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareKeys)
+	shown := min(len(a.Elements), p.items)
+	n := shown + len(keys)
+	p.list("[", "]", n+len(a.Elements)-shown, n, func(i int) {
+		if i < shown {
+			p.any(a.Elements[i], level+1)
+			return
+		}
+		p.key(keys[i-shown])
+		p.any(a.Props[keys[i-shown]], level+1)
+	})
+	p.leave(id, start)
 }
 
 func (p *printer) arrayBuffer(b []byte, level int) {

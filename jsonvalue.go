@@ -11,7 +11,8 @@ import (
 // what JSON cannot hold as JSON.stringify would where it can: NaN and the
 // infinities (in typed arrays too) become null; undefined becomes null; a
 // bigint its decimal string; a *Map an array of [key, value] pairs; a *Set
-// an array of its values; an invalid Date (the zero Time) null, and a Date
+// an array of its values; a *Boxed its value; an *Array its elements, as
+// JSON.stringify drops an array's named properties; an invalid Date (the zero Time) null, and a Date
 // outside the years 0 to 9999 its ISO text (+275760-09-13T00:00:00.000Z);
 // a container met a second time, as in a cycle, null, so that no value
 // expands without bound. Other values are returned as they are. It does not
@@ -75,6 +76,18 @@ func JSONValue(v any) any {
 			default:
 				*f.dst = x
 			}
+		case *Boxed:
+			if x == nil {
+				*f.dst = nil
+				continue
+			}
+			stack = append(stack, frame{x.Value, f.dst})
+		case *Array:
+			if x == nil {
+				*f.dst = nil
+				continue
+			}
+			stack = append(stack, frame{x.Elements, f.dst})
 		case []float64:
 			*f.dst = finiteFloats(x)
 		case []float32:

@@ -66,6 +66,42 @@ type Uint8ClampedArray []byte
 // half-precision bits of each element.
 type Float16Array []uint16
 
+// DataView is a JavaScript DataView on the Go side: a copy of the bytes it
+// views. A DataView passed to the sandbox becomes a DataView over an
+// ArrayBuffer of its own.
+type DataView []byte
+
+// Boxed is a boxed primitive on the Go side: new Number(1), new
+// String("s"), new Boolean(false), Object(1n). Value is the primitive as it
+// arrives alone: float64, string, bool or *big.Int. A *Boxed passed to the
+// sandbox becomes the boxed primitive; a Value of another type cannot
+// cross.
+type Boxed struct {
+	Value any
+}
+
+// RegExp is a JavaScript RegExp on the Go side: its source and flags, as
+// structured clone keeps them (lastIndex is not kept). A *RegExp passed to
+// the sandbox becomes a RegExp; one whose source or flags the sandbox's
+// RegExp refuses throws a SyntaxError there.
+type RegExp struct {
+	Source string `json:"source"`
+	Flags  string `json:"flags"`
+}
+
+// Array is a JavaScript Array with named properties beside its elements
+// (arr.total = 3): Elements are its elements as an []any would hold them
+// (a hole is Undefined{}), Props its own enumerable properties that are
+// not indices. An array without any arrives as []any. An *Array passed to
+// the sandbox becomes an Array with those properties.
+type Array struct {
+	Elements []any
+	Props    map[string]any
+}
+
+// MarshalJSON encodes an Array as JSON.stringify does: its elements only.
+func (a *Array) MarshalJSON() ([]byte, error) { return marshalJSONValue(a.Elements) }
+
 // ErrorValue is a JavaScript Error object that crossed as a value (returned
 // or passed, not thrown): its name and message. A *ErrorValue, or any Go
 // error value, passed to the sandbox becomes an Error.

@@ -4,9 +4,11 @@
 //   - captures the intrinsics it needs ("primordials"), so that user code that
 //     later tampers with prototypes cannot redirect the kernel;
 //   - hardens the realm: no eval, no Function constructors from strings, no
-//     SharedArrayBuffer or Atomics, every Proxy registered so the codec can
-//     refuse it before any trap runs, structuredClone and queueMicrotask added;
-//   - encodes and decodes values on the wire format (see internal/codec);
+//     SharedArrayBuffer or Atomics, every Proxy registered so that showing a
+//     value never runs a trap, structuredClone and queueMicrotask added;
+//   - hands the values it sends to the host to the shim's native encoder and
+//     those it receives to the engine's JSON.parse (plain data) or the
+//     shim's native decoder (internal/qjs/shim/codec.c);
 //   - turns host function references into callable proxies;
 //   - runs the entry module and reports its outcome to the host.
 //
@@ -18,6 +20,14 @@
   const g = globalThis;
   const host = g.__airlock_host;
   delete g.__airlock_host;
+  // nativeEncode(v, shown) encodes a value going to the host, in C, into
+  // an ArrayBuffer of the binary format the host reads (codec.c).
+  const nativeEncode = g.__airlock_encode;
+  delete g.__airlock_encode;
+  // nativeDecode(buffer, makeFunction) builds the value of binary text the
+  // host sent (codec.c); makeFunction(id, name, json) makes a host function.
+  const nativeDecode = g.__airlock_decode;
+  delete g.__airlock_decode;
 
   const FunctionPrototype = Function.prototype;
   const FunctionPrototypeCall = FunctionPrototype.call;
@@ -38,7 +48,6 @@
   const StringCtor = String;
   const StringCharCodeAt = uncurry(String.prototype.charCodeAt);
   const StringSlice = uncurry(String.prototype.slice);
-  const NumberCtor = Number;
   const BigIntCtor = BigInt;
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
@@ -51,13 +60,11 @@
   const MapGet = uncurry(Map.prototype.get);
   const MapSet = uncurry(Map.prototype.set);
   const MapDelete = uncurry(Map.prototype.delete);
-  const MapForEach = uncurry(Map.prototype.forEach);
   const MapClear = uncurry(Map.prototype.clear);
   const MapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, "size").get);
   const SetCtor = Set;
   const SetAdd = uncurry(Set.prototype.add);
   const SetHas = uncurry(Set.prototype.has);
-  const SetForEach = uncurry(Set.prototype.forEach);
   const SetSize = uncurry(Object.getOwnPropertyDescriptor(Set.prototype, "size").get);
   const WeakSetCtor = WeakSet;
   const WeakSetAdd = uncurry(WeakSet.prototype.add);
@@ -65,25 +72,21 @@
   const WeakMapCtor = WeakMap;
   const WeakMapGet = uncurry(WeakMap.prototype.get);
   const WeakMapSet = uncurry(WeakMap.prototype.set);
-  const DateCtor = Date;
   const DateGetTime = uncurry(Date.prototype.getTime);
   const ArrayBufferByteLength = uncurry(Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get);
   const SymbolToString = uncurry(Symbol.prototype.toString);
   const SymbolToStringTag = Symbol.toStringTag;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  // Typed arrays, for the codec: capturing them here keeps user code that
-  // replaces a global or a prototype method out of the kernel.
+  // What kindOf tells objects by (for console fallbacks and thrown
+  // values): internal slots, through captured natives that throw for any
+  // other object. The codec itself is the shim's (codec.c).
+  const boxedValueOfs = [Number.prototype.valueOf, String.prototype.valueOf, Boolean.prototype.valueOf,
+    BigInt.prototype.valueOf];
+  const RegExpSource = uncurry(ObjectGetOwnPropertyDescriptor(RegExp.prototype, "source").get);
+  const DataViewByteLength = uncurry(ObjectGetOwnPropertyDescriptor(DataView.prototype, "byteLength").get);
   const TypedArrayPrototype = ObjectGetPrototypeOf(Int8Array.prototype);
-  const typedGetter = (k) => uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, k).get);
-  const typedTag = typedGetter(SymbolToStringTag), typedBuffer = typedGetter("buffer");
-  const typedOffset = typedGetter("byteOffset"), typedByteLength = typedGetter("byteLength");
-  const Uint8ArrayCtor = Uint8Array;
-  const Uint8ArrayToBase64 = uncurry(Uint8Array.prototype.toBase64), Uint8ArrayFromBase64 = Uint8Array.fromBase64;
-  const typedCtors = { __proto__: null };
-  for (const C of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
-    Uint32Array, Float16Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
-    typedCtors[C.name] = C;
-  }
+  const typedTag = uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, SymbolToStringTag).get);
+  const Uint8ArrayFromBase64 = Uint8Array.fromBase64;
 
   // Arrays with no prototype: element writes cannot meet setters that user
   // code placed on Array.prototype or Object.prototype.
@@ -169,13 +172,8 @@
 
   // --- codec --------------------------------------------------------------
 
-  const cloneError = (what) => {
-    const e = new ErrorCtor(`${what} could not be cloned`);
-    e.name = "DataCloneError";
-    return e;
-  };
-
-  // kindOf names what an object is, for the wire and for errors.
+  // kindOf names what an object is, for the console's fallback and for
+  // thrown values that are not errors.
   const kindOf = (v) => {
     if (WeakSetHas(proxies, v)) return "Proxy";
     if (typeof v === "function") return "function";
@@ -188,6 +186,11 @@
     try { SetSize(v); return "set"; } catch { }
     try { DateGetTime(v); return "date"; } catch { }
     if (ErrorIsError(v)) return "error";
+    try { RegExpSource(v); return "regexp"; } catch { }
+    try { DataViewByteLength(v); return "dataview"; } catch { }
+    for (let i = 0; typeof v === "object" && i < boxedValueOfs.length; i++) {
+      try { ReflectApply(boxedValueOfs[i], v, []); return "boxed"; } catch { }
+    }
     for (let p = proto; p !== null; p = ObjectGetPrototypeOf(p)) {
       if (p === ObjectPrototype) return "object"; // an instance of a user class
       if (p === ArrayPrototype) return "array";
@@ -212,263 +215,15 @@
     return builtinNames;
   };
 
-  const encodeNumber = (v) => {
-    if (v !== v) return ["n", "NaN"];
-    if (v === 1 / 0) return ["n", "Infinity"];
-    if (v === -1 / 0) return ["n", "-Infinity"];
-    if (v === 0 && 1 / v < 0) return ["n", "-0"];
-    return v;
-  };
-
-  const bytesOf = (buffer, offset, length) => Uint8ArrayToBase64(new Uint8ArrayCtor(buffer, offset, length));
-
-  // encodeTree turns a value into a tree of plain arrays and primitives that
-  // JSON can carry. Objects get ids in pre-order, which is the order in which
-  // they appear in the JSON text; a repeated object is ["r", id].
-  // shown: the value goes to the host to be shown or stored (a result, a
-  // report, a log, a final answer), not to a host function's parameters: a
-  // function or symbol in it is dropped as JSON.stringify drops it. An object
-  // property, a Map entry with such a key and a Set member are left out; an
-  // array element, a Map value and the value itself become undefined. A
-  // Proxy is refused still, function or not.
-  const encodeTree = (root, shown) => {
-    const dropped = (x) => shown && (typeof x === "symbol" || (typeof x === "function" && !WeakSetHas(proxies, x)));
-    const seen = new MapCtor();
-    let nextID = 0;
-    const holder = mk();
-    const st = mk();
-    let sp = 0;
-    // child writes a value read from a container: a plain primitive at once,
-    // anything else onto the stack. The children of one container are pushed
-    // in order and the run is then reversed, so that they are visited in
-    // order, each subtree before the next sibling: ids follow the text.
-    const child = (out, key, x) => {
-      const t = typeof x;
-      if (t === "string" || t === "boolean" || x === null ||
-        (t === "number" && x === x && x !== 1 / 0 && x !== -1 / 0 && (x !== 0 || 1 / x > 0))) {
-        out[key] = x;
-        return;
-      }
-      st[sp++] = out; st[sp++] = key; st[sp++] = x;
-    };
-    const reverseFrom = (base) => {
-      for (let lo = base, hi = sp - 3; lo < hi; lo += 3, hi -= 3) {
-        for (let j = 0; j < 3; j++) { const tmp = st[lo + j]; st[lo + j] = st[hi + j]; st[hi + j] = tmp; }
-      }
-    };
-    st[sp++] = holder; st[sp++] = 0; st[sp++] = root;
-    while (sp > 0) {
-      const v = st[--sp], key = st[--sp], target = st[--sp];
-      let out;
-      switch (typeof v) {
-        case "string": case "boolean": out = v; break;
-        case "number": out = encodeNumber(v); break;
-        case "undefined": out = ["u"]; break;
-        case "bigint": out = ["i", StringCtor(v)]; break;
-        case "symbol":
-          if (shown) { out = ["u"]; break; }
-          throw cloneError(SymbolToString(v));
-        case "function":
-          if (dropped(v)) { out = ["u"]; break; }
-          throw cloneError(WeakSetHas(proxies, v) ? "a Proxy" : `function ${typeof v.name === "string" && v.name !== "" ? v.name : "(anonymous)"}`);
-        default: {
-          if (v === null) { out = null; break; }
-          const id = MapGet(seen, v);
-          if (id !== undefined) { out = ["r", id]; break; }
-          const kind = kindOf(v);
-          out = mk();
-          switch (kind) {
-            case "object": {
-              MapSet(seen, v, nextID++);
-              out[0] = "o";
-              const ks = ObjectKeys(v);
-              const n = ks.length;
-              const base = sp;
-              for (let i = 0, m = 1; i < n; i++) {
-                const x = v[ks[i]];
-                if (dropped(x)) continue;
-                out[m] = ks[i]; child(out, m + 1, x); m += 2;
-              }
-              reverseFrom(base);
-              break;
-            }
-            case "array": {
-              MapSet(seen, v, nextID++);
-              const n = v.length;
-              let dense = true;
-              for (let i = 0; i < n; i++) if (!(i in v)) { dense = false; break; }
-              if (dense) {
-                out[0] = "a";
-                const base = sp;
-                for (let i = 0; i < n; i++) child(out, 1 + i, v[i]);
-                reverseFrom(base);
-              } else {
-                out[0] = "h"; out[1] = n;
-                const ks = ObjectKeys(v);
-                let m = 0;
-                for (let i = 0; i < ks.length; i++) {
-                  const k = ks[i];
-                  const idx = NumberCtor(k);
-                  if (StringCtor(idx >>> 0) === k && idx < 4294967295) { out[2 + 2 * m] = idx; m++; }
-                }
-                const base = sp;
-                for (let i = 0; i < m; i++) child(out, 3 + 2 * i, v[out[2 + 2 * i]]);
-                reverseFrom(base);
-              }
-              break;
-            }
-            case "map": {
-              MapSet(seen, v, nextID++);
-              out[0] = "m";
-              const entries = mk();
-              let n = 0;
-              MapForEach(v, (val, k) => { if (!dropped(k)) { entries[n++] = k; entries[n++] = val; } });
-              const base = sp;
-              for (let i = 0; i < n; i++) child(out, 1 + i, entries[i]);
-              reverseFrom(base);
-              break;
-            }
-            case "set": {
-              MapSet(seen, v, nextID++);
-              out[0] = "s";
-              const items = mk();
-              let n = 0;
-              SetForEach(v, (val) => { if (!dropped(val)) items[n++] = val; });
-              const base = sp;
-              for (let i = 0; i < n; i++) child(out, 1 + i, items[i]);
-              reverseFrom(base);
-              break;
-            }
-            case "date": {
-              MapSet(seen, v, nextID++);
-              const t = DateGetTime(v);
-              out[0] = "d"; out[1] = t === t ? t : null;
-              break;
-            }
-            case "typed": {
-              MapSet(seen, v, nextID++);
-              out[0] = "x"; out[1] = typedTag(v);
-              out[2] = bytesOf(typedBuffer(v), typedOffset(v), typedByteLength(v));
-              break;
-            }
-            case "buffer": {
-              MapSet(seen, v, nextID++);
-              out[0] = "b"; out[1] = bytesOf(v, 0, ArrayBufferByteLength(v));
-              break;
-            }
-            case "error": {
-              MapSet(seen, v, nextID++);
-              out[0] = "e";
-              const name = v.name, message = v.message;
-              out[1] = typeof name === "string" ? name : "Error";
-              out[2] = typeof message === "string" ? message : "";
-              break;
-            }
-            case "Proxy": throw cloneError("a Proxy");
-            case "function": throw cloneError("a function");
-            default: throw cloneError(`a ${kind}`);
-          }
-        }
-      }
-      target[key] = out;
-    }
-    return holder[0];
-  };
-
-  const encode = (v, shown) => JSONStringify(encodeTree(v, shown));
-
-  const specialNumbers = { __proto__: null, NaN: NaN, Infinity: 1 / 0, "-Infinity": -1 / 0, "-0": -0 };
-
-  // decodeTree builds values from a wire tree. Containers are built without a
-  // prototype and given their real one at the end, so that no setter user code
-  // placed on a prototype sees the elements as they are written.
-  const decodeTree = (w) => {
-    if (typeof w !== "object" || w === null) return w;
-    const refs = mk();
-    let nref = 0;
-    const fixups = mk(); // [object, prototype] pairs
-    let nfix = 0;
-    const fills = mk(); // [Map or Set, items, isMap] triples
-    let nfill = 0;
-    const holder = mk();
-    const st = mk();
-    let sp = 0;
-    st[sp++] = holder; st[sp++] = 0; st[sp++] = w;
-    while (sp > 0) {
-      const node = st[--sp], key = st[--sp], target = st[--sp];
-      let v;
-      if (typeof node !== "object" || node === null) {
-        v = node;
-      } else {
-        switch (node[0]) {
-          case "u": v = undefined; break;
-          case "n": v = specialNumbers[node[1]]; break;
-          case "i": v = BigIntCtor(node[1]); break;
-          case "r": v = refs[node[1]]; break;
-          case "f": v = hostFunction(node[1], node[2], node[3]); break;
-          case "o": {
-            v = ObjectCreate(null);
-            refs[nref++] = v;
-            fixups[nfix++] = v; fixups[nfix++] = ObjectPrototype;
-            for (let i = node.length - 2; i >= 1; i -= 2) { st[sp++] = v; st[sp++] = node[i]; st[sp++] = node[i + 1]; }
-            break;
-          }
-          case "a": {
-            v = mk();
-            refs[nref++] = v;
-            fixups[nfix++] = v; fixups[nfix++] = ArrayPrototype;
-            for (let i = node.length - 1; i >= 1; i--) { st[sp++] = v; st[sp++] = i - 1; st[sp++] = node[i]; }
-            break;
-          }
-          case "h": {
-            v = mk();
-            v.length = node[1];
-            refs[nref++] = v;
-            fixups[nfix++] = v; fixups[nfix++] = ArrayPrototype;
-            for (let i = node.length - 2; i >= 2; i -= 2) { st[sp++] = v; st[sp++] = node[i]; st[sp++] = node[i + 1]; }
-            break;
-          }
-          case "m": case "s": {
-            v = node[0] === "m" ? new MapCtor() : new SetCtor();
-            refs[nref++] = v;
-            const items = mk();
-            fills[nfill++] = v; fills[nfill++] = items; fills[nfill++] = node[0] === "m";
-            for (let i = node.length - 1; i >= 1; i--) { st[sp++] = items; st[sp++] = i - 1; st[sp++] = node[i]; }
-            break;
-          }
-          case "d": v = new DateCtor(node[1] === null ? NaN : node[1]); refs[nref++] = v; break;
-          case "x": {
-            const C = typedCtors[node[1]];
-            const bytes = Uint8ArrayFromBase64(node[2]);
-            v = C === Uint8ArrayCtor ? bytes : new C(bytes.buffer, 0, bytes.length / C.BYTES_PER_ELEMENT);
-            refs[nref++] = v;
-            break;
-          }
-          case "b": v = Uint8ArrayFromBase64(node[1]).buffer; refs[nref++] = v; break;
-          case "e": {
-            v = new ErrorCtor(node[2]);
-            if (node[1] !== "Error") ObjectDefineProperty(v, "name", { value: node[1], writable: true, configurable: true });
-            refs[nref++] = v;
-            break;
-          }
-          default: throw new TypeErrorCtor("airlock: malformed value on the wire");
-        }
-      }
-      target[key] = v;
-    }
-    for (let i = nfill - 3; i >= 0; i -= 3) {
-      const c = fills[i], items = fills[i + 1];
-      if (fills[i + 2]) for (let j = 0; j < items.length; j += 2) MapSet(c, items[j], items[j + 1]);
-      else for (let j = 0; j < items.length; j++) SetAdd(c, items[j]);
-    }
-    for (let i = 0; i < nfix; i += 2) ObjectSetPrototypeOf(fixups[i], fixups[i + 1]);
-    return holder[0];
-  };
-
-  // Wire text that starts with "J" is plain JSON: the engine's own parser
-  // builds it, with own data properties that no setter sees.
-  const decode = (text) =>
-    StringCharCodeAt(text, 0) === 74 ? JSONParse(StringSlice(text, 1)) : decodeTree(JSONParse(text));
+  // Values going to the host are encoded natively (codec.c). Wire text from
+  // the host that starts with "J" is plain JSON: the engine's own parser
+  // builds it, with own data properties that no setter sees; any other
+  // starts with "B", the binary format in base64, which the shim decodes
+  // natively too, building each object with own properties that no setter
+  // sees either.
+  const encode = nativeEncode;
+  const decode = (text) => StringCharCodeAt(text, 0) === 74 ? JSONParse(StringSlice(text, 1)) :
+    nativeDecode(Uint8ArrayFromBase64(StringSlice(text, 1)).buffer, hostFunction);
 
   // --- host functions -----------------------------------------------------
 
@@ -537,7 +292,7 @@
   // parses a synchronous answer, JSON text, itself.
   // json is 2 for a function whose arguments are shown or stored, not
   // computed with (report, final_answer): the codec drops the functions and
-  // symbols in them (see encodeTree).
+  // symbols in them (see codec.c).
   const shownFunctions = new SetCtor();
   const hostFunction = (id, name, json) => {
     if (json === 2) SetAdd(shownFunctions, id);
@@ -549,7 +304,7 @@
   // --- globals the sandbox keeps ------------------------------------------
 
   ObjectDefineProperty(g, "structuredClone", {
-    value: function structuredClone(value) { return decodeTree(encodeTree(value)); },
+    value: function structuredClone(value) { return nativeDecode(nativeEncode(value, false), hostFunction); },
     writable: true, configurable: true,
   });
   ObjectDefineProperty(g, "queueMicrotask", {
@@ -648,7 +403,7 @@
 
   // makeConsole builds the capturing console: each call goes to the host
   // with its arguments encoded as shown values (functions and symbols
-  // inside dropped, see encodeTree). A function or symbol argument is logged
+  // inside dropped, see codec.c). A function or symbol argument is logged
   // as Node prints it, and an argument that cannot cross is logged as a
   // description instead of failing the program.
   const makeConsole = () => {

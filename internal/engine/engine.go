@@ -256,7 +256,7 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		return 0
 	}
 	text := func(i int) string {
-		if i < len(args) && args[i].Kind == wasmvm.String {
+		if i < len(args) && (args[i].Kind == wasmvm.String || args[i].Kind == wasmvm.Bytes) {
 			return args[i].Text
 		}
 		return ""

@@ -15,7 +15,7 @@ func runSource(t *testing.T, src string) Outcome {
 	defer v.Close()
 	stop := make(chan struct{})
 	j := &Job{
-		Entry: "/main.js", Fn: "default", Args: `["a"]`, Globals: `[]`, Imports: `["a"]`,
+		Entry: "/main.js", Fn: "default", Args: `J[]`, Globals: `[]`, Imports: `J[]`,
 		Resolve: func(base, spec string) (string, error) {
 			if strings.HasPrefix(spec, "airlock:") || spec == "/main.js" {
 				return spec, nil

@@ -63,18 +63,19 @@ CFLAGS="--target=wasm32-wasi --sysroot=$WORK/sysroot -mbulk-memory -mnontrapping
 	-D_GNU_SOURCE -DCONFIG_VERSION=\"$(cat "$SRC/VERSION")\" -D_WASI_EMULATED_SIGNAL -DNDEBUG
 	-ffile-prefix-map=$WORK=. -fno-ident -Wno-everything -I$SRC -I$HERE/shim/compat"
 mkdir -p "$WORK/obj"
-# Optimised for size, the regexp engine for speed: the module's size is what
+# Optimised for size, the regexp engine and the value codec for speed: the module's size is what
 # a process pays to load it (RATIONALE.md, "Optimised for size").
 for f in quickjs libunicode cutils dtoa; do
 	$CC $CFLAGS -Os -c "$SRC/$f.c" -o "$WORK/obj/$f.o"
 done
 $CC $CFLAGS -O2 -c "$SRC/libregexp.c" -o "$WORK/obj/libregexp.o"
 $CC $CFLAGS -Os -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
+$CC $CFLAGS -O2 -c "$HERE/shim/codec.c" -o "$WORK/obj/codec.o"
 $CC --target=wasm32-wasi --sysroot="$WORK/sysroot" -Os -mexec-model=reactor \
 	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first \
 	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
 	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
-	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" \
+	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" "$WORK/obj/codec.o" \
 	-o "$WORK/raw.wasm"
 (cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} "$WORK/raw.wasm" "$OUT")
 ls -l "$OUT"

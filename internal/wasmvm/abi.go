@@ -31,6 +31,8 @@ const (
 	tagReplyWire  = 8
 	tagReplyError = 9
 	tagReplyAsync = 10
+	// guest -> host only: an ArrayBuffer's bytes
+	tagBytes = 11
 )
 
 // kernelFn is the host function number of the kernel's __airlock_host.

@@ -50,14 +50,17 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 			v = Value{Kind: Bool, Bool: tag == tagTrue}
 		case tagNumber:
 			v = Value{Kind: Number, Number: math.Float64frombits(binary.LittleEndian.Uint64(sl[8:]))}
-		case tagString, tagJSON:
+		case tagString, tagJSON, tagBytes:
 			b, ok := mem.Read(binary.LittleEndian.Uint32(sl[8:]), n)
 			if !ok {
 				return
 			}
 			v = Value{Kind: String, Text: string(b)}
-			if tag == tagJSON {
+			switch tag {
+			case tagJSON:
 				v.Kind = JSON
+			case tagBytes:
+				v.Kind = Bytes
 			}
 		default:
 			return

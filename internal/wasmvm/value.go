@@ -10,7 +10,7 @@ const (
 	Null
 	Bool
 	Number
-	String // UTF-8 text (lone surrogates become U+FFFD)
+	String // UTF-8 text; from JavaScript, a lone surrogate as WTF-8 (its three bytes)
 	JSON   // any other value, as JSON text (objects, arrays, BigInt throws)
 
 	// The kernel's replies (see Sandbox.SetKernel), answers of its host
@@ -18,6 +18,10 @@ const (
 	KernelWire  // wire text of a value the kernel decodes
 	KernelError // the message of an Error to throw
 	KernelAsync // the id of a pending asynchronous call: a promise
+
+	// Bytes is an ArrayBuffer's bytes, in Text (JavaScript to Go only):
+	// the kernel's encoded values (internal/qjs/shim/codec.c).
+	Bytes
 )
 
 // Value is a value crossing between Go and JavaScript: a primitive, or

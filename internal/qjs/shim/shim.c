@@ -48,6 +48,8 @@ enum {
     TAG_REPLY_WIRE = 8,
     TAG_REPLY_ERROR = 9,
     TAG_REPLY_ASYNC = 10,
+    TAG_BYTES = 11, /* guest -> host only: an ArrayBuffer's bytes, ptr/len (the
+                       kernel's encoded values, codec.c) */
 };
 
 struct slot {
@@ -590,6 +592,8 @@ EXPORT(qjs_gc) void qjs_gc(JSContext *ctx)
    RangeError (wasmvm.MaxHostArgs). */
 #define MAX_SLOTS 16
 
+int codec_is_bytes(JSContext *ctx, JSValueConst v, const uint8_t **p, size_t *len); /* codec.c */
+
 /* encode_args writes argv[0:n] as slots; strs[i] keeps the text of slot i
    until free_args. -1 with an exception pending. */
 static int encode_args(JSContext *ctx, int n, JSValueConst *argv, struct slot *slots, const char **strs)
@@ -622,6 +626,13 @@ static int encode_args(JSContext *ctx, int n, JSValueConst *argv, struct slot *s
         default: {
             size_t len;
             JSValue str;
+            const uint8_t *bytes;
+            if (codec_is_bytes(ctx, a, &bytes, &len)) {
+                s->tag = TAG_BYTES;
+                s->len = (uint32_t)len;
+                s->u.ptr = (uint32_t)(uintptr_t)bytes;
+                break;
+            }
             if (JS_IsString(a)) {
                 s->tag = TAG_STRING;
                 str = JS_DupValue(ctx, a);
@@ -842,6 +853,7 @@ static int is_primitive(JSValueConst v)
     case JS_TAG_NULL:
     case JS_TAG_UNDEFINED:
     case JS_TAG_STRING:
+    case JS_TAG_STRING_ROPE: /* a concatenation, a string all the same */
         return 1;
     }
     return 0;
@@ -961,10 +973,13 @@ static JSValue js_take_kernel(JSContext *ctx, JSValueConst this_val, int argc, J
 /* qjs_kernel_hooks defines __airlock_host and __airlock_kernel for the
    kernel's script, which the host runs next (see qjs_set_strip). Returns 0,
    or -1. */
+int codec_hooks(JSContext *ctx, JSValueConst global); /* codec.c */
+
 EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
 {
     JSValue global = JS_GetGlobalObject(ctx);
     int err = 0;
+    err |= codec_hooks(ctx, global);
     err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_host",
                                      JS_NewCFunction(ctx, js_kernel_host, "host", 0),
                                      JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
