@@ -68,6 +68,10 @@ type ExecutorOptions struct {
 	// MemoryLimitBytes bounds the sandbox's heap for its whole life, the
 	// state steps keep included. Default 256 MiB.
 	MemoryLimitBytes int64
+	// Sloppy runs steps as sloppy global code, as Node's REPL does:
+	// `x = 5; x` makes a global x and gives 5. Steps are strict by
+	// default, as seed 001's. The agent's sandboxes set it.
+	Sloppy bool
 
 	noGuards bool // steps compiled without the operation budget: for measuring its cost only
 }

@@ -351,6 +351,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 			Log:      st.log,
 			Stop:     st.stop,
 			OpsSpent: func() { st.halt(stopOps, nil) },
+			Sloppy:   opts.Sloppy,
 		}
 		st.async.job(job)
 		st.job.Store(job)
