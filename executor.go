@@ -58,6 +58,10 @@ type ExecutorOptions struct {
 	// functions, as [Options].Imports. An authorized name without a module
 	// fails when imported.
 	Modules map[string]Module
+	// SourceModules are authorized imports that resolve to ES modules of
+	// JavaScript source, such as a library, by name. A name may not be in
+	// both Modules and SourceModules.
+	SourceModules map[string]string
 	// MaxLogBytes bounds the logs of one step; what is over is cut and
 	// "...[TRUNCATED]" appended. Default 256 KiB, at least 1024.
 	MaxLogBytes int

@@ -188,3 +188,18 @@ func TestExecutor_Sloppy(t *testing.T) {
 	_, err = strict.Run(ctx, `z = 5; z`)
 	wantCode(t, err, "ERR_RUNTIME_EXCEPTION")
 }
+
+// SourceModules are authorized imports of JavaScript source.
+func TestExecutor_SourceModules(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{
+		AuthorizedImports: []string{"text", "math"},
+		Modules:           map[string]airlock.Module{"math": {"two": 2}},
+		SourceModules:     map[string]string{"text": `import m from "math"; export const shout = (s) => s.toUpperCase() + m.two;`, "secret": `export default 1`},
+	})
+	out := mustRun(t, ex, `const { shout } = await import("text"); shout("hi")`)
+	if out.Output != "HI2" {
+		t.Errorf("got %#v", out.Output)
+	}
+	_, err := ex.Run(context.Background(), `await import("secret")`)
+	wantCode(t, err, "ERR_IMPORT_NOT_ALLOWED")
+}

@@ -110,6 +110,15 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 		}
 		s.modules[modulePrefix+spec] = src.String()
 	}
+	for spec, src := range opts.SourceModules {
+		if !slices.Contains(opts.AuthorizedImports, spec) {
+			continue
+		}
+		if _, dup := s.modules[modulePrefix+spec]; dup {
+			return fmt.Errorf("module %q is both a Go module and a source module", spec)
+		}
+		s.modules[modulePrefix+spec] = src
+	}
 	return nil
 }
 
