@@ -218,7 +218,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 					return tr.failStep(step, run, ctx.Err())
 				}
 				step.Error = err.Error()
-				step.Observation = errorObservation(err, code, smap, edits)
+				step.Observation = errorObservation(err, code, smap, edits, x)
 				if s.ex.State() == airlock.StateDirty || s.ex.State() == airlock.StateDead {
 					step.Observation += "\nThe sandbox was reset after this error: variables from earlier steps are gone."
 					_ = s.ex.Cleanup(ctx)
@@ -275,7 +275,8 @@ func (a *CodeAgent) sandbox(run *tracker, state *State) (*execution, map[string]
 // stepSource is the script a CodeAgent step runs: its TypeScript erased
 // (the executor would erase it too, but the calls whose promise the code
 // uses are found in JavaScript), and those calls made to call their
-// twins (asyncSource). smap and edits map positions back to the step.
+// twins, and each throw statement made to tell its position (as in code
+// mode's scripts). smap and edits map positions back to the step.
 func stepSource(code string, asyncable func(string) bool) (string, *source.StepMap, sourceEdits) {
 	js, smap := code, (*source.StepMap)(nil)
 	if !instrument.Parses(code) {
@@ -283,7 +284,7 @@ func stepSource(code string, asyncable func(string) bool) (string, *source.StepM
 			js, smap = erased, m
 		}
 	}
-	src, edits := asyncSource(js, asyncable)
+	src, edits := editSource(js, asyncable, false)
 	return src, smap, edits
 }
 
@@ -378,7 +379,7 @@ func outputLimit(n int) int {
 
 // errorObservation tells the model what failed, where, and the line of its
 // code there, with the logs before the failure.
-func errorObservation(err error, code string, smap *source.StepMap, edits sourceEdits) string {
+func errorObservation(err error, code string, smap *source.StepMap, edits sourceEdits, x *execution) string {
 	var b strings.Builder
 	var ee *airlock.ExecutorError
 	if errors.As(err, &ee) {
@@ -388,6 +389,10 @@ func errorObservation(err error, code string, smap *source.StepMap, edits source
 		fmt.Fprintf(&b, "Error (%s): %s", ee.Code, ee.Message)
 		if line, col := errorPosition(ee); line > 0 {
 			line, col = smap.Position(line, edits.column(line, col))
+			fmt.Fprintf(&b, "\nat line %d, column %d: %s", line, col, sourceLine(code, line))
+		} else if line, col := x.thrownAt(); line > 0 && ee.Code == airlock.CodeRuntimeException {
+			// A thrown value that is not an Error: its throw statement's.
+			line, col = smap.Position(line, col)
 			fmt.Fprintf(&b, "\nat line %d, column %d: %s", line, col, sourceLine(code, line))
 		}
 		return b.String()

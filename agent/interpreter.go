@@ -472,27 +472,6 @@ func editSource(code string, asyncable func(string) bool, completion bool) (stri
 	return b.String(), ins
 }
 
-// asyncSource is prepareSource's edit of the calls whose promise the code
-// uses, alone: a CodeAgent step's (the executor finds the value itself).
-func asyncSource(code string, asyncable func(string) bool) (string, sourceEdits) {
-	offs := instrument.AsyncCalls(code, asyncable)
-	if len(offs) == 0 {
-		return code, nil
-	}
-	var b strings.Builder
-	ins := make(sourceEdits, 0, len(offs))
-	last := 0
-	for _, off := range offs {
-		ins = append(ins, insertion{off: off, text: asyncPrefix, n: len(asyncPrefix),
-			line: 1 + strings.Count(code[:off], "\n"), col: off - strings.LastIndexByte(code[:off], '\n')})
-		b.WriteString(code[last:off])
-		b.WriteString(asyncPrefix)
-		last = off
-	}
-	b.WriteString(code[last:])
-	return b.String(), ins
-}
-
 // column maps a column of the edited code back to the user's code.
 func (es sourceEdits) column(line, col int) int {
 	shift := 0

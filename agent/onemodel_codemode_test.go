@@ -76,3 +76,13 @@ func TestOneModel_CodeModeModules(t *testing.T) {
 		t.Fatalf("logs = %+v", e.Logs)
 	}
 }
+
+// Item 9 in a TypeScript script: a thrown string's line is the line as
+// written, through the erasure.
+func TestOneModel_CodeModeThrowLineTS(t *testing.T) {
+	it := agent.NewInterpreter(agent.Config{})
+	e := execute(t, it, "type T = number;\n\nconst a: T = 1;\nif (a) throw 'in TS';", agent.ExecuteOptions{})
+	if e.Error != "Error: in TS" || e.Line != 4 || e.Column != 14 || e.Context != "if (a) throw 'in TS';" {
+		t.Fatalf("%+v", e)
+	}
+}

@@ -101,3 +101,19 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// Item 9 in the CodeAgent too: a thrown value that is not an Error gets
+// the line of its throw, in JavaScript and in TypeScript.
+func TestOneModel_CodeAgentThrowLine(t *testing.T) {
+	for code, want := range map[string]string{
+		"const a = 1;\nif (a) throw 'a string';":                       "at line 2, column 14: if (a) throw 'a string';",
+		"type T = number;\n\nconst a: T = 1;\nif (a) throw 'in TS';": "at line 4, column 14: if (a) throw 'in TS';",
+	} {
+		m := &fakeModel{script: []agent.Completion{codeReply(code), codeReply(`final_answer(1)`)}}
+		a := &agent.CodeAgent{Model: m, Tools: oneModelTools(t), Executor: airlock.ExecutorOptions{Timeout: 5 * time.Second}}
+		tr, err := a.Run(context.Background(), "t")
+		if err != nil || len(tr.Steps) != 2 || !strings.Contains(tr.Steps[0].Observation, want) {
+			t.Errorf("%q: %+v, %v", code, tr.Steps, err)
+		}
+	}
+}

@@ -141,7 +141,8 @@ func (it *Interpreter) executeScript(ctx context.Context, code, js string, erase
 		e.Line, e.Column = erased.Position(line, edit.column(line, col))
 		e.Context = sourceLine(code, e.Line)
 	} else if line, col := x.thrownAt(); line > 0 && !failedCall(e) {
-		e.Line, e.Column, e.Context = line, col, sourceLine(code, line)
+		e.Line, e.Column = erased.Position(line, col)
+		e.Context = sourceLine(code, e.Line)
 	}
 	return e
 }
