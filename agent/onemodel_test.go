@@ -106,7 +106,7 @@ func jsonString(s string) string {
 // the line of its throw, in JavaScript and in TypeScript.
 func TestOneModel_CodeAgentThrowLine(t *testing.T) {
 	for code, want := range map[string]string{
-		"const a = 1;\nif (a) throw 'a string';":                       "at line 2, column 14: if (a) throw 'a string';",
+		"const a = 1;\nif (a) throw 'a string';":                     "at line 2, column 14: if (a) throw 'a string';",
 		"type T = number;\n\nconst a: T = 1;\nif (a) throw 'in TS';": "at line 4, column 14: if (a) throw 'in TS';",
 	} {
 		m := &fakeModel{script: []agent.Completion{codeReply(code), codeReply(`final_answer(1)`)}}
