@@ -449,7 +449,7 @@ func (st *step) stopError(logs string) *ExecutorError {
 	default:
 		e = newExecError(CodeExecTimeout, map[string]any{"timeoutMs": st.opts.Timeout.Milliseconds()}, "Execution timed out after %dms", st.opts.Timeout.Milliseconds())
 	}
-	e.Logs = logs
+	e.Logs, e.LogEntries = logs, st.logEntries()
 	return e
 }
 
@@ -460,7 +460,7 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 	dirty := res.discarded
 	fail := func(code ErrorCode, details map[string]any, format string, args ...any) (*CodeOutput, bool, error) {
 		e := newExecError(code, details, format, args...)
-		e.Logs = logs
+		e.Logs, e.LogEntries = logs, st.logEntries()
 		return nil, dirty, e
 	}
 	select {
@@ -681,6 +681,13 @@ func (st *step) truncate() {
 		st.cut = true
 		st.logs.WriteString(truncatedMark)
 	}
+}
+
+// logEntries are the console calls kept so far.
+func (st *step) logEntries() []LogEntry {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return slices.Clone(st.entries)
 }
 
 func (st *step) logText() string {

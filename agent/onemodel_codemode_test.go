@@ -86,3 +86,12 @@ func TestOneModel_CodeModeThrowLineTS(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 }
+
+// A failed script keeps its console output with its levels.
+func TestOneModel_CodeModeFailedLogs(t *testing.T) {
+	it := agent.NewInterpreter(agent.Config{})
+	e := execute(t, it, `console.error("bad"); log("mine"); null.f()`, agent.ExecuteOptions{})
+	if e.OK() || len(e.Logs) != 2 || e.Logs[0].Level != airlock.LevelError || e.Logs[0].Message() != "bad" || e.Logs[1].Message() != "mine" {
+		t.Fatalf("%+v", e)
+	}
+}

@@ -93,14 +93,13 @@ func (it *Interpreter) executeScript(ctx context.Context, code, js string, erase
 		e.Status, e.Error = airlock.StatusError, err.Error()
 		return e
 	}
-	if ee.Logs != "" {
-		// The step failed: its console output is text, one call a line.
+	if len(ee.LogEntries) > 0 {
 		var failed []airlock.Log
-		for _, l := range strings.Split(ee.Logs, "\n") {
-			failed = append(failed, airlock.Log{Level: airlock.LevelLog, Args: []any{l}})
+		for _, l := range ee.LogEntries {
+			failed = append(failed, airlock.Log{Level: l.Level, Args: []any{l.Message}, Time: l.Time})
 		}
 		x.mu.Lock()
-		e.Logs = append(failed, x.logs...)
+		e.Logs = mergeLogs(failed, x.logs)
 		x.mu.Unlock()
 	}
 	e.Status = airlock.StatusError
