@@ -238,7 +238,8 @@
 // step is JavaScript or TypeScript (its types erased as [Run] erases a
 // module's), validated ([ValidateCode], [PrepareProgram]) and then
 // evaluated as it was written, as strict global code of the executor's one
-// realm, with top-level await and return. The engine keeps what a step
+// realm (sloppy with [ExecutorOptions].Sloppy, as Node's REPL runs code:
+// `x = 5` then makes a global), with top-level await and return. The engine keeps what a step
 // declares: top-level let, const and class stay in the realm's global
 // scope, var and function declarations on the global object, for every
 // later step. const stays constant and the temporal dead zone holds.

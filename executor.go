@@ -58,6 +58,10 @@ type ExecutorOptions struct {
 	// functions, as [Options].Imports. An authorized name without a module
 	// fails when imported.
 	Modules map[string]Module
+	// SourceModules are authorized imports that resolve to ES modules of
+	// JavaScript source, such as a library, by name. A name may not be in
+	// both Modules and SourceModules.
+	SourceModules map[string]string
 	// MaxLogBytes bounds the logs of one step; what is over is cut and
 	// "...[TRUNCATED]" appended. Default 256 KiB, at least 1024.
 	MaxLogBytes int
@@ -68,6 +72,10 @@ type ExecutorOptions struct {
 	// MemoryLimitBytes bounds the sandbox's heap for its whole life, the
 	// state steps keep included. Default 256 MiB.
 	MemoryLimitBytes int64
+	// Sloppy runs steps as sloppy global code, as Node's REPL does:
+	// `x = 5; x` makes a global x and gives 5. Steps are strict by
+	// default, as seed 001's. The agent's sandboxes set it.
+	Sloppy bool
 
 	noGuards bool // steps compiled without the operation budget: for measuring its cost only
 }

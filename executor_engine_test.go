@@ -144,3 +144,62 @@ func TestExecutor_ValueSetterOnObjectPrototype(t *testing.T) {
 		t.Errorf("the setter ran: %v", out.Output)
 	}
 }
+
+// With Sloppy a step is sloppy global code, as Node's REPL runs it: an
+// assignment to an undeclared name makes a global that later steps see.
+// What the sandbox guards stays guarded: a tool cannot be replaced, a
+// function's caller is not reachable, and the budget still counts.
+func TestExecutor_Sloppy(t *testing.T) {
+	ctx := context.Background()
+	ex := newExecutor(t, airlock.ExecutorOptions{Sloppy: true, MaxOperations: 100})
+	if out := mustRun(t, ex, `x = 5; x`); out.Output != 5.0 {
+		t.Errorf("x = 5; x: %#v", out.Output)
+	}
+	if out := mustRun(t, ex, `x + 1`); out.Output != 6.0 {
+		t.Errorf("the global stays: %#v", out.Output)
+	}
+	if out := mustRun(t, ex, `(function () { return this === globalThis })()`); out.Output != true {
+		t.Errorf("sloppy this: %#v", out.Output)
+	}
+	// Top-level await, return and the last expression as in strict steps.
+	if out := mustRun(t, ex, `y = await Promise.resolve(2); ({x, y})`); fmt.Sprint(out.Output) != "map[x:5 y:2]" {
+		t.Errorf("object literal: %#v", out.Output)
+	}
+	if out := mustRun(t, ex, `(async () => 5)()`); out.Output != 5.0 {
+		t.Errorf("async IIFE: %#v", out.Output)
+	}
+	if out := mustRun(t, ex, `if (x) return "r"; 1`); out.Output != "r" {
+		t.Errorf("return: %#v", out.Output)
+	}
+	// A tool is not writable: sloppy code fails silently, and the tool stays.
+	if out := mustRun(t, ex, `readTool = 1; typeof readTool`); out.Output != "function" {
+		t.Errorf("a tool was replaced: %#v", out.Output)
+	}
+	// A sloppy function's caller is not the kernel's function: QuickJS
+	// has no caller property.
+	out := mustRun(t, ex, `function f() { try { return typeof f.caller + ":" + typeof arguments.callee.caller } catch (e) { return e.name } } [1].map(f)[0]`)
+	if out.Output != "undefined:undefined" {
+		t.Errorf("caller: %#v", out.Output)
+	}
+	_, err := ex.Run(ctx, `for (;;) {}`)
+	wantCode(t, err, "ERR_MAX_OPS_EXCEEDED")
+	// Strict steps are the default.
+	strict := newExecutor(t, airlock.ExecutorOptions{})
+	_, err = strict.Run(ctx, `z = 5; z`)
+	wantCode(t, err, "ERR_RUNTIME_EXCEPTION")
+}
+
+// SourceModules are authorized imports of JavaScript source.
+func TestExecutor_SourceModules(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{
+		AuthorizedImports: []string{"text", "math"},
+		Modules:           map[string]airlock.Module{"math": {"two": 2}},
+		SourceModules:     map[string]string{"text": `import m from "math"; export const shout = (s) => s.toUpperCase() + m.two;`, "secret": `export default 1`},
+	})
+	out := mustRun(t, ex, `const { shout } = await import("text"); shout("hi")`)
+	if out.Output != "HI2" {
+		t.Errorf("got %#v", out.Output)
+	}
+	_, err := ex.Run(context.Background(), `await import("secret")`)
+	wantCode(t, err, "ERR_IMPORT_NOT_ALLOWED")
+}

@@ -48,6 +48,8 @@ type ExecutorError struct {
 	Details map[string]any
 	// Logs are the step's console output up to the error.
 	Logs string
+	// LogEntries are the console calls Logs holds, with their levels.
+	LogEntries []LogEntry
 	// Err is the underlying Go error, if any (a context's error, a
 	// creation failure).
 	Err error

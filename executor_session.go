@@ -110,6 +110,15 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 		}
 		s.modules[modulePrefix+spec] = src.String()
 	}
+	for spec, src := range opts.SourceModules {
+		if !slices.Contains(opts.AuthorizedImports, spec) {
+			continue
+		}
+		if _, dup := s.modules[modulePrefix+spec]; dup {
+			return fmt.Errorf("module %q is both a Go module and a source module", spec)
+		}
+		s.modules[modulePrefix+spec] = src
+	}
 	return nil
 }
 
@@ -351,6 +360,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 			Log:      st.log,
 			Stop:     st.stop,
 			OpsSpent: func() { st.halt(stopOps, nil) },
+			Sloppy:   opts.Sloppy,
 		}
 		st.async.job(job)
 		st.job.Store(job)
@@ -439,7 +449,7 @@ func (st *step) stopError(logs string) *ExecutorError {
 	default:
 		e = newExecError(CodeExecTimeout, map[string]any{"timeoutMs": st.opts.Timeout.Milliseconds()}, "Execution timed out after %dms", st.opts.Timeout.Milliseconds())
 	}
-	e.Logs = logs
+	e.Logs, e.LogEntries = logs, st.logEntries()
 	return e
 }
 
@@ -450,7 +460,7 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 	dirty := res.discarded
 	fail := func(code ErrorCode, details map[string]any, format string, args ...any) (*CodeOutput, bool, error) {
 		e := newExecError(code, details, format, args...)
-		e.Logs = logs
+		e.Logs, e.LogEntries = logs, st.logEntries()
 		return nil, dirty, e
 	}
 	select {
@@ -671,6 +681,13 @@ func (st *step) truncate() {
 		st.cut = true
 		st.logs.WriteString(truncatedMark)
 	}
+}
+
+// logEntries are the console calls kept so far.
+func (st *step) logEntries() []LogEntry {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return slices.Clone(st.entries)
 }
 
 func (st *step) logText() string {

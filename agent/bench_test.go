@@ -60,3 +60,24 @@ func BenchmarkParallel(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExecute compares an execution of a plain script (a step of a
+// fresh executor) with the same code as a module (airlock.Run), a tool
+// call in each, in the same run.
+func BenchmarkExecute(b *testing.B) {
+	echo := agent.NewTool("bench.echo", "echo", func(_ context.Context, in pointIn) (pointIn, error) { return in, nil })
+	tb := toolbox(b, echo)
+	it := agent.NewInterpreter(agent.Config{})
+	for _, c := range []struct{ name, code string }{
+		{"script", `const r = benchEcho({ n: 1, tag: "x" }); r.n + 1`},
+		{"module", `const r = benchEcho({ n: 1, tag: "x" }); export default r.n + 1`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if e := it.Execute(context.Background(), c.code, agent.ExecuteOptions{Tools: tb}); !e.OK() || e.Result != 2.0 {
+					b.Fatal(e.Error)
+				}
+			}
+		})
+	}
+}

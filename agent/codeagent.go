@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +12,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/instrument"
+	"github.com/airlockrun/airlock/internal/source"
 )
 
 // DefaultMaxSteps is how many steps a loop takes when none is set.
@@ -51,6 +52,11 @@ type CodeAgent struct {
 	// Budget bounds the tokens and the llm()/llmJson() calls of one Run
 	// (of each Session.Run); the zero Budget bounds nothing.
 	Budget Budget
+	// Interpreter gives the sandbox the functions registered on it (a
+	// plugin's, such as the artifacts'), and its Config the limits of
+	// parallel() and the Completer of llm() (Model when it has none). Nil
+	// means none registered.
+	Interpreter *Interpreter
 }
 
 // SystemPrompt is the agent's system prompt: Appendix D's text with the
@@ -115,6 +121,7 @@ type CodeSession struct {
 func (a *CodeAgent) NewSession(history []Message) *CodeSession {
 	opts := a.Executor
 	opts.RunConcurrency = airlock.RunReject
+	opts.Sloppy = true // plain scripts, as code mode's: x = 5 makes a global
 	return &CodeSession{a: a, messages: append([]Message(nil), history...), opts: opts, state: NewState()}
 }
 
@@ -142,7 +149,10 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 		return tr.fail(errors.New("agent: CodeAgent.Model is nil"))
 	}
 	run := newTracker(a.Policy, a.Budget, nil)
-	tools := a.executorTools(run, s.state)
+	x, tools, err := a.sandbox(run, s.state)
+	if err != nil {
+		return tr.fail(err)
+	}
 	if len(s.messages) == 0 {
 		system, err := a.SystemPrompt()
 		if err != nil {
@@ -186,21 +196,29 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 			return tr.failStep(step, run, err)
 		} else {
 			step.Code = code
-			src, edits := asyncSource(code, a.asyncable)
+			src, smap, edits := stepSource(code, x.asyncable)
+			x.reset()
 			out, err := s.ex.Run(ctx, src)
+			output, done, logs := x.take()
 			switch {
 			case err == nil && out.IsFinalAnswer:
 				step.Final = true
-				step.Observation = observation(out.Logs, out.Output)
+				step.Observation = observation(stepLogs(out, logs), out.Output)
 				tr.FinalAnswer, tr.Outcome = out.Output, OutcomeFinalAnswer
+			case err == nil && done:
+				// complete() or done(): the text given to output() and
+				// complete() is the answer, as in code mode.
+				step.Final = true
+				step.Observation = observation(stepLogs(out, logs), out.Output)
+				tr.FinalAnswer, tr.Outcome = output, OutcomeFinalAnswer
 			case err == nil:
-				step.Observation = observation(out.Logs, out.Output)
+				step.Observation = observation(stepLogs(out, logs), out.Output)
 			default:
 				if ctx.Err() != nil {
 					return tr.failStep(step, run, ctx.Err())
 				}
 				step.Error = err.Error()
-				step.Observation = errorObservation(err, code, edits)
+				step.Observation = errorObservation(err, code, smap, edits, x)
 				if s.ex.State() == airlock.StateDirty || s.ex.State() == airlock.StateDead {
 					step.Observation += "\nThe sandbox was reset after this error: variables from earlier steps are gone."
 					_ = s.ex.Cleanup(ctx)
@@ -231,49 +249,72 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 
 var objectSchema = jsonschema.Schema{Type: "object"}
 
-// executorTools are the sandbox's functions: the tools, and the helpers
-// parallel, llm and llmJson of code mode (store and recall over the
-// session's state), governed and counted by run.
-func (a *CodeAgent) executorTools(run *tracker, state *State) map[string]any {
-	tools := map[string]any{}
-	for _, t := range a.Tools.Tools() {
-		tools[FunctionName(t.ID)] = airlock.JSONFunc(toolFunc(run, a.Tools.lookup(t.ID)))
+// sandbox is what a turn's sandbox has: the tools, the functions
+// registered on the agent's Interpreter and the helpers of code mode
+// (parallel, llm, llmJson, complete, output, done, log, store, recall,
+// toolSchema), with the promise-returning twins of those a step may await
+// concurrently, governed and counted by run, store and recall over the
+// session's state.
+func (a *CodeAgent) sandbox(run *tracker, state *State) (*execution, map[string]any, error) {
+	it := a.Interpreter
+	if it == nil {
+		it = NewInterpreter(Config{Completer: a.Model})
+	} else if it.cfg.Completer == nil {
+		it = it.Clone()
+		it.cfg.Completer = a.Model
 	}
-	x := &execution{it: NewInterpreter(Config{Completer: a.Model}), tools: a.Tools, state: state, tr: run}
-	for name, fn := range map[string]func(context.Context, json.RawMessage) (json.RawMessage, error){
-		"parallel": x.parallel, "llm": x.llm, "llmJson": x.llmJSON, "store": x.store, "recall": x.recall,
-	} {
-		tools[name] = airlock.JSONFunc(fn)
+	x := &execution{it: it, tools: a.Tools, state: state, tr: run}
+	g, err := x.globals(nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	// The promise-returning twins, for the calls a step awaits or gives to
-	// Promise.all (see asyncSource).
-	twins := map[string]any{}
-	for name, fn := range tools {
-		if name != "store" && name != "recall" {
-			twins[asyncPrefix+name] = airlock.Async(fn)
-		}
-	}
-	for name, fn := range twins {
-		tools[name] = fn
-	}
-	return tools
+	delete(g, "input") // the CodeAgent's task is in the prompt
+	return x, g, nil
 }
 
-// asyncable reports whether a CodeAgent sandbox function has a twin.
-func (a *CodeAgent) asyncable(name string) bool {
-	switch name {
-	case "parallel", "llm", "llmJson":
-		return true
+// stepSource is the script a CodeAgent step runs: its TypeScript erased
+// (the executor would erase it too, but the calls whose promise the code
+// uses are found in JavaScript), and those calls made to call their
+// twins, and each throw statement made to tell its position (as in code
+// mode's scripts). smap and edits map positions back to the step.
+func stepSource(code string, asyncable func(string) bool) (string, *source.StepMap, sourceEdits) {
+	js, smap := code, (*source.StepMap)(nil)
+	if !instrument.Parses(code) {
+		if erased, m, lf := source.EraseStep(code); lf == nil && instrument.Parses(erased) {
+			js, smap = erased, m
+		}
 	}
-	return a.Tools.lookup(name) != nil && a.Tools.lookup(name).name == name
+	src, edits := editSource(js, asyncable, false)
+	return src, smap, edits
+}
+
+// stepLogs are a step's console output and its log() calls, in time
+// order, one line each.
+func stepLogs(out *airlock.CodeOutput, logs []airlock.Log) string {
+	if len(logs) == 0 {
+		return out.Logs
+	}
+	all := make([]airlock.Log, 0, len(out.LogEntries)+len(logs))
+	for _, e := range out.LogEntries {
+		all = append(all, airlock.Log{Level: e.Level, Args: []any{e.Message}, Time: e.Time})
+	}
+	all = mergeLogs(all, logs)
+	lines := make([]string, len(all))
+	for i, l := range all {
+		lines[i] = l.Message()
+	}
+	return strings.Join(lines, "\n")
 }
 
 // codeAgentHelpers tells the model of the helpers beside the tools.
 const codeAgentHelpers = "Besides the tools, these functions are available: " +
 	"parallel([{tool, input}]) runs tool calls (by tool ID) concurrently and returns their results in order, a failure as {error}; " +
-	"await Promise.all([...]) over tool calls runs them concurrently too; " +
+	"await Promise.all([...]) over tool calls runs them concurrently too (tools may be called with or without await); " +
 	"llm(prompt) asks a language model for text; llmJson(prompt, schema?) asks it for JSON; " +
-	"store(key, value) and recall(key) keep values for later steps and turns."
+	"store(key, value) and recall(key) keep values for later steps and turns; " +
+	"toolSchema(toolId) gives a tool's input schema; log(...values) writes to the logs as console.log does; " +
+	"complete({ response, data?, followUp? }) gives the response as the final answer when the code ends, as output(text) and then done() do. " +
+	"A step is a script, as in Node's REPL: TypeScript types are allowed, `x = 5` makes a global, and the value of the last expression is the step's output."
 
 func (a *CodeAgent) startExecutor(ctx context.Context, ex *airlock.Executor, tools map[string]any) error {
 	if err := ex.Init(ctx); err != nil {
@@ -338,7 +379,7 @@ func outputLimit(n int) int {
 
 // errorObservation tells the model what failed, where, and the line of its
 // code there, with the logs before the failure.
-func errorObservation(err error, code string, edits sourceEdits) string {
+func errorObservation(err error, code string, smap *source.StepMap, edits sourceEdits, x *execution) string {
 	var b strings.Builder
 	var ee *airlock.ExecutorError
 	if errors.As(err, &ee) {
@@ -347,7 +388,12 @@ func errorObservation(err error, code string, edits sourceEdits) string {
 		}
 		fmt.Fprintf(&b, "Error (%s): %s", ee.Code, ee.Message)
 		if line, col := errorPosition(ee); line > 0 {
-			fmt.Fprintf(&b, "\nat line %d, column %d: %s", line, edits.column(line, col), sourceLine(code, line))
+			line, col = smap.Position(line, edits.column(line, col))
+			fmt.Fprintf(&b, "\nat line %d, column %d: %s", line, col, sourceLine(code, line))
+		} else if line, col := x.thrownAt(); line > 0 && ee.Code == airlock.CodeRuntimeException {
+			// A thrown value that is not an Error: its throw statement's.
+			line, col = smap.Position(line, col)
+			fmt.Fprintf(&b, "\nat line %d, column %d: %s", line, col, sourceLine(code, line))
 		}
 		return b.String()
 	}

@@ -30,13 +30,20 @@
 //
 // # Code mode
 //
-// Interpreter.Execute runs code in a fresh sandbox each time. The code is
-// an ES module; its value is its default export, else the value of its last
-// statement when that is an expression statement (a script's completion
-// value for the common case: `results.join("\n")` at the end). Tools and
-// helpers return their values directly, so code written for a synchronous
-// sandbox works unchanged, and `await` on them works as well; parallel() and
-// `await Promise.all([...])` run tool calls concurrently. The helpers:
+// Interpreter.Execute runs code in a fresh sandbox each time, by the rules
+// of a CodeAgent step (one code model): a plain script, as Node's REPL runs
+// it, is sloppy global code of a fresh executor (airlock.ExecutorOptions
+// Sloppy), with top-level await, TypeScript erased, and its completion
+// value as its result (`x = 5; x` gives 5, `({a, b})` an object,
+// `results.join("\n")` at the end its text). Code with an import or export
+// declaration is an ES module, strict as modules are (Node's module
+// detection decides the same way), whose value is its default export, else
+// its last expression statement's. An Interpreter whose Config.Runtime is
+// set runs all code as modules on that Runtime (its worker processes, if
+// it has them). Tools and helpers return their values directly, so code
+// written for a synchronous sandbox works unchanged, and `await` on them
+// works as well; parallel() and `await Promise.all([...])` run tool calls
+// concurrently. The CodeAgent's steps have the same helpers. The helpers:
 //
 //	parallel([{tool, input}])  concurrent tool calls by ID; a failure is {error} in its slot
 //	llm(prompt), llmJson(prompt, schema?)  completions through Config.Completer (NewOpenAI: any

@@ -95,6 +95,22 @@ func (x *execution) globals(input any) (map[string]any, error) {
 	return g, nil
 }
 
+// reset starts a CodeAgent step, whose sandbox keeps its functions from
+// step to step: nothing given to output() or log() yet, not done.
+func (x *execution) reset() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.output, x.done, x.logs, x.throwLine, x.throwCol = nil, false, nil, 0, 0
+}
+
+// take returns what a step gave output() (one line each), whether it
+// called done() or complete(), and its log() calls.
+func (x *execution) take() (string, bool, []airlock.Log) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return strings.Join(x.output, "\n"), x.done, x.logs
+}
+
 // thrownAt is the position of the last throw statement that ran.
 func (x *execution) thrownAt() (int, int) {
 	x.mu.Lock()

@@ -24,8 +24,11 @@ const defaultMaxParallel = 128
 
 // Config configures an Interpreter.
 type Config struct {
-	// Runtime runs the code; nil means a default one whose safety cap on
-	// wall time is 10 minutes (timeouts beyond it end there).
+	// Runtime, if set, runs all code as ES modules on it (its worker
+	// processes, if it has them): strict code, where a plain script's
+	// `x = 5` fails. Nil runs plain scripts as sloppy steps of a fresh
+	// executor in process, and modules on a default Runtime whose safety
+	// cap on wall time is 10 minutes (timeouts beyond it end there).
 	Runtime *airlock.Runtime
 	// Completer answers llm() and llmJson(); nil makes them throw.
 	Completer Completer
@@ -211,8 +214,9 @@ type Execution struct {
 	// Status is the sandbox's status: success, error, memory, terminated or
 	// link_error.
 	Status airlock.Status `json:"status"`
-	// Result is the value of the code: its default export if it has one,
-	// else the value of its last expression statement.
+	// Result is the value of the code: a script's completion value (its
+	// last expression statement's, as a REPL shows it); a module's default
+	// export if it has one, else its last expression statement's.
 	Result any `json:"result,omitempty"`
 	// Output is the text given to output() and complete(), one line each.
 	Output string `json:"output,omitempty"`
@@ -314,10 +318,13 @@ func (it *Interpreter) runtime() *airlock.Runtime {
 }
 
 // Execute runs code in a fresh sandbox and returns its outcome; it fails
-// only inside the Execution. The code is an ES module: it may import the
-// registered modules and use top-level await, and its value is its default
-// export or its last expression statement. Tools and helpers return their
-// values directly; awaiting them works too.
+// only inside the Execution. A plain script runs as a CodeAgent step does:
+// sloppy global code (as in Node's REPL) with top-level await, its value
+// its completion value; it imports the registered modules with import().
+// Code with an import or export declaration is an ES module, whose value
+// is its default export or its last expression statement; so is all code
+// when Config.Runtime is set. TypeScript is erased first. Tools and
+// helpers return their values directly; awaiting them works too.
 func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOptions) *Execution {
 	start := time.Now()
 	timeout := opts.Timeout
@@ -350,6 +357,9 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 		if out, smap, lf := source.EraseModule(code); lf == nil {
 			js, erased = out, smap
 		}
+	}
+	if it.cfg.Runtime == nil && !instrument.ModuleSyntax(js) {
+		return it.executeScript(ctx, code, js, erased, x, globals, timeout, start)
 	}
 	src, edit := prepareSource(js, x.asyncable)
 	it.mu.RLock()
@@ -428,6 +438,12 @@ const completionOpen = "export default ("
 // promise the code uses (awaited, in Promise.all) call their
 // promise-returning twins, by edits that keep every line where it was.
 func prepareSource(code string, asyncable func(string) bool) (string, sourceEdits) {
+	return editSource(code, asyncable, true)
+}
+
+// editSource makes prepareSource's edits; the completion's only with
+// completion.
+func editSource(code string, asyncable func(string) bool, completion bool) (string, sourceEdits) {
 	var ins []insertion
 	for _, off := range instrument.AsyncCalls(code, asyncable) {
 		ins = append(ins, insertion{off: off, text: asyncPrefix})
@@ -437,7 +453,7 @@ func prepareSource(code string, asyncable func(string) bool) (string, sourceEdit
 		col := sp[0] - strings.LastIndexByte(code[:sp[0]], '\n')
 		ins = append(ins, insertion{off: sp[0], text: fmt.Sprintf("(%s(%d, %d), ", throwAtName, line, col)}, insertion{off: sp[1], text: ")"})
 	}
-	if s, e, ok := instrument.Completion(code); ok {
+	if s, e, ok := instrument.Completion(code); completion && ok {
 		ins = append(ins, insertion{off: s, text: completionOpen}, insertion{off: e, text: ")"})
 	}
 	sort.SliceStable(ins, func(i, j int) bool { return ins[i].off < ins[j].off })
@@ -451,27 +467,6 @@ func prepareSource(code string, asyncable func(string) bool) (string, sourceEdit
 		b.WriteString(code[last:in.off])
 		b.WriteString(in.text)
 		last = in.off
-	}
-	b.WriteString(code[last:])
-	return b.String(), ins
-}
-
-// asyncSource is prepareSource's edit of the calls whose promise the code
-// uses, alone: a CodeAgent step's (the executor finds the value itself).
-func asyncSource(code string, asyncable func(string) bool) (string, sourceEdits) {
-	offs := instrument.AsyncCalls(code, asyncable)
-	if len(offs) == 0 {
-		return code, nil
-	}
-	var b strings.Builder
-	ins := make(sourceEdits, 0, len(offs))
-	last := 0
-	for _, off := range offs {
-		ins = append(ins, insertion{off: off, text: asyncPrefix, n: len(asyncPrefix),
-			line: 1 + strings.Count(code[:off], "\n"), col: off - strings.LastIndexByte(code[:off], '\n')})
-		b.WriteString(code[last:off])
-		b.WriteString(asyncPrefix)
-		last = off
 	}
 	b.WriteString(code[last:])
 	return b.String(), ins

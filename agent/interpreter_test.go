@@ -424,7 +424,7 @@ func TestResultForms(t *testing.T) {
 		`1; 2; 3`:                             3.0,
 		"const f = () => 5;\nf()\n// trailer": 5.0,
 		`await Promise.resolve(9)`:            9.0,
-		`if (true) { 1 }`:                     nil,
+		`if (true) { 1 }`:                     1.0, // a script's completion value, as Node's REPL shows it
 	} {
 		e := execute(t, it, code, agent.ExecuteOptions{})
 		wantOK(t, e)

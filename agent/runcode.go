@@ -50,7 +50,7 @@ func runCodeTool(it *Interpreter, tools *Toolbox, state *State, run *tracker) To
 	schema := &jsonschema.Schema{
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
-			"code":  {Type: "string", MinLength: &min, Description: "JavaScript to run, as an ES module. The value of the last expression is the result. Tools and helpers return values directly."},
+			"code":  {Type: "string", MinLength: &min, Description: "JavaScript or TypeScript to run as a script, as in Node's REPL (top-level await works). The value of the last expression is the result. Tools and helpers return values directly."},
 			"input": {Description: "A JSON value the code reads as `input`."},
 			"timeout": {Type: "integer", Minimum: ptr(1.0), Maximum: ptr(float64(10 * time.Minute / time.Millisecond)),
 				Description: fmt.Sprintf("Time limit in milliseconds; default %d.", timeoutOf(it).Milliseconds())},

@@ -79,6 +79,10 @@ type Job struct {
 	// GlobalNames are the globals' names, in the order of Globals: the
 	// exports of the globals module (see VM.GlobalsModule).
 	GlobalNames []string
+	// Sloppy makes a step (VM.Step) sloppy global code, as Node's REPL
+	// runs it: an assignment to an undeclared name makes a global.
+	// Steps are strict otherwise.
+	Sloppy bool
 
 	// Resolve maps an import specifier, seen in module base, to a module name.
 	Resolve func(base, spec string) (string, error)

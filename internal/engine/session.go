@@ -62,8 +62,8 @@ func (v *VM) DefineValue(name, wire string) error {
 	return nil
 }
 
-// Step evaluates script as strict global code of the session's realm (see
-// qjs_kernel_step in the shim): its top-level let, const and class stay in
+// Step evaluates script as strict global code of the session's realm, or
+// sloppy with Job.Sloppy (see qjs_kernel_step in the shim): its top-level let, const and class stay in
 // the realm's global lexical scope, its var and function declarations on
 // the global object; await and return are allowed at its top level. Its
 // value is what it returns, else its completion value (the last
@@ -107,7 +107,7 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 	} else {
 		v.sb.SetOpBudget(int64(ops))
 	}
-	_, err := v.sb.Step(ctx, script, "<eval>", ops >= 0)
+	_, err := v.sb.Step(ctx, script, "<eval>", ops >= 0, j.Sloppy)
 	return v.loop(j, err), false
 }
 

@@ -140,3 +140,24 @@ func parenBalance(s string) int {
 	}
 	return n
 }
+
+// ModuleSyntax reports whether code, which parses, has an import or an
+// export declaration at its top level: then it is a module, as Node's
+// module detection decides; else a script. Code that does not parse is
+// not a module.
+func ModuleSyntax(code string) bool {
+	if nesting.Check(code) != nil {
+		return false
+	}
+	prog, err := parseFile(forAwait(code), true)
+	if err != nil || prog == nil {
+		return false
+	}
+	for _, s := range prog.Body {
+		switch s.(type) {
+		case *ast.ImportDeclaration, *ast.ExportDeclaration:
+			return true
+		}
+	}
+	return false
+}

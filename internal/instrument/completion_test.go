@@ -35,3 +35,21 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+func TestModuleSyntax(t *testing.T) {
+	for code, want := range map[string]bool{
+		`x = 5; x`:                         false,
+		`const m = await import("a"); m`:   false,
+		`import a from "a"; a`:             true,
+		`import "a"`:                       true,
+		`export default 1`:                 true,
+		"const a = 1;\nexport { a }":       true,
+		`if (x) { import("a") }`:           false,
+		`const s = "import a from 'b'"; s`: false,
+		`not code (`:                       false,
+	} {
+		if got := ModuleSyntax(code); got != want {
+			t.Errorf("%q: %v, want %v", code, got, want)
+		}
+	}
+}

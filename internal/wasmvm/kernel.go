@@ -83,11 +83,17 @@ func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) 
 	return s.run(ctx, s.fKernelCall, buf)
 }
 
-// Step evaluates src as strict global code named filename, with top-level
-// await and return, and hands its promise to the kernel's exec (or what
-// its compilation threw to the kernel's compileFailed). With budget, its
-// operations count against SetOpBudget. No job runs.
-func (s *Sandbox) Step(ctx context.Context, src, filename string, budget bool) (Result, error) {
+// The flags of qjs_kernel_step (QJS_STEP_* in the shim).
+const (
+	stepBudget = 1
+	stepSloppy = 2
+)
+
+// Step evaluates src as global code named filename, strict unless sloppy,
+// with top-level await and return, and hands its promise to the kernel's
+// exec (or what its compilation threw to the kernel's compileFailed).
+// With budget, its operations count against SetOpBudget. No job runs.
+func (s *Sandbox) Step(ctx context.Context, src, filename string, budget, sloppy bool) (Result, error) {
 	if err := s.ready(ctx); err != nil {
 		return Result{}, err
 	}
@@ -99,7 +105,10 @@ func (s *Sandbox) Step(ctx context.Context, src, filename string, budget bool) (
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
 	st[4] = 0
 	if budget {
-		st[4] = 1
+		st[4] |= stepBudget
+	}
+	if sloppy {
+		st[4] |= stepSloppy
 	}
 	return s.run(ctx, s.fKernelStep, buf)
 }
