@@ -336,6 +336,11 @@ func convertArg(a any, t reflect.Type) (reflect.Value, error) {
 	if v.Kind() == t.Kind() && v.Type().ConvertibleTo(t) && isScalar(t.Kind()) {
 		return v.Convert(t), nil
 	}
+	// A typed array (Float64Array, BigInt64Array …) to a slice of its
+	// element type: []float64, []int64, a named slice type of the user's.
+	if t.Kind() == reflect.Slice && v.Kind() == reflect.Slice && t.Elem() == v.Type().Elem() && typedName(v.Type()) != "" {
+		return v.Convert(t), nil
+	}
 	// Composite targets (structs, typed slices and maps) go through JSON,
 	// with encoding/json's rules for field names and types.
 	b, err := json.Marshal(JSONValue(a))

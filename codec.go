@@ -475,7 +475,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 				continue
 			}
 			if typ.Kind() == reflect.Slice {
-				if name := typedWire[typ.Elem().Kind()]; name != "" {
+				if name := typedWire[typ]; name != "" {
 					container(identity{}, false)
 					*t.dst = []any{"x", name, typedBytes(v)}
 					continue
@@ -952,7 +952,8 @@ func num(node []any, i int) (float64, bool) {
 
 // typedArrays is, for each typed array, the Go slice type it arrives as
 // (the package documentation's table) and the size of its element. The
-// decoder and Inspect's typed array names both read it.
+// decoder, the encoder (typedWire), Inspect's typed array names and the
+// bridge's argument conversion read it.
 var typedArrays = []struct {
 	name string
 	typ  reflect.Type
@@ -960,16 +961,16 @@ var typedArrays = []struct {
 }{
 	{"Uint8Array", reflect.TypeFor[[]byte](), 1},
 	{"Uint8ClampedArray", typeClamped, 1},
-	{"Int8Array", reflect.TypeFor[[]int8](), 1},
-	{"Int16Array", reflect.TypeFor[[]int16](), 2},
-	{"Uint16Array", reflect.TypeFor[[]uint16](), 2},
+	{"Int8Array", reflect.TypeFor[Int8Array](), 1},
+	{"Int16Array", reflect.TypeFor[Int16Array](), 2},
+	{"Uint16Array", reflect.TypeFor[Uint16Array](), 2},
 	{"Float16Array", typeFloat16, 2},
-	{"Int32Array", reflect.TypeFor[[]int32](), 4},
-	{"Uint32Array", reflect.TypeFor[[]uint32](), 4},
-	{"Float32Array", reflect.TypeFor[[]float32](), 4},
-	{"Float64Array", reflect.TypeFor[[]float64](), 8},
-	{"BigInt64Array", reflect.TypeFor[[]int64](), 8},
-	{"BigUint64Array", reflect.TypeFor[[]uint64](), 8},
+	{"Int32Array", reflect.TypeFor[Int32Array](), 4},
+	{"Uint32Array", reflect.TypeFor[Uint32Array](), 4},
+	{"Float32Array", reflect.TypeFor[Float32Array](), 4},
+	{"Float64Array", reflect.TypeFor[Float64Array](), 8},
+	{"BigInt64Array", reflect.TypeFor[BigInt64Array](), 8},
+	{"BigUint64Array", reflect.TypeFor[BigUint64Array](), 8},
 }
 
 func typedArray(kind string, b []byte) (any, error) {
@@ -990,19 +991,19 @@ func typedArray(kind string, b []byte) (any, error) {
 	case "Uint8ClampedArray":
 		return Uint8ClampedArray(b), nil
 	case "Int8Array":
-		out := make([]int8, n)
+		out := make(Int8Array, n)
 		for i := range out {
 			out[i] = int8(b[i])
 		}
 		return out, nil
 	case "Int16Array":
-		out := make([]int16, n)
+		out := make(Int16Array, n)
 		for i := range out {
 			out[i] = int16(ne.Uint16(b[2*i:]))
 		}
 		return out, nil
 	case "Uint16Array":
-		out := make([]uint16, n)
+		out := make(Uint16Array, n)
 		for i := range out {
 			out[i] = ne.Uint16(b[2*i:])
 		}
@@ -1014,37 +1015,37 @@ func typedArray(kind string, b []byte) (any, error) {
 		}
 		return out, nil
 	case "Int32Array":
-		out := make([]int32, n)
+		out := make(Int32Array, n)
 		for i := range out {
 			out[i] = int32(ne.Uint32(b[4*i:]))
 		}
 		return out, nil
 	case "Uint32Array":
-		out := make([]uint32, n)
+		out := make(Uint32Array, n)
 		for i := range out {
 			out[i] = ne.Uint32(b[4*i:])
 		}
 		return out, nil
 	case "Float32Array":
-		out := make([]float32, n)
+		out := make(Float32Array, n)
 		for i := range out {
 			out[i] = math.Float32frombits(ne.Uint32(b[4*i:]))
 		}
 		return out, nil
 	case "Float64Array":
-		out := make([]float64, n)
+		out := make(Float64Array, n)
 		for i := range out {
 			out[i] = math.Float64frombits(ne.Uint64(b[8*i:]))
 		}
 		return out, nil
 	case "BigInt64Array":
-		out := make([]int64, n)
+		out := make(BigInt64Array, n)
 		for i := range out {
 			out[i] = int64(ne.Uint64(b[8*i:]))
 		}
 		return out, nil
 	default: // BigUint64Array
-		out := make([]uint64, n)
+		out := make(BigUint64Array, n)
 		for i := range out {
 			out[i] = ne.Uint64(b[8*i:])
 		}
@@ -1052,17 +1053,23 @@ func typedArray(kind string, b []byte) (any, error) {
 	}
 }
 
-// typedWire names the typed array a Go slice of each element kind crosses
-// into the sandbox as (the package documentation's table); []byte is a
-// Uint8Array, Uint8ClampedArray and Float16Array are types of their own.
-var typedWire = map[reflect.Kind]string{
-	reflect.Int8: "Int8Array", reflect.Int16: "Int16Array", reflect.Uint16: "Uint16Array",
-	reflect.Int32: "Int32Array", reflect.Uint32: "Uint32Array", reflect.Float32: "Float32Array",
-	reflect.Float64: "Float64Array", reflect.Int64: "BigInt64Array", reflect.Uint64: "BigUint64Array",
-}
+// typedWire names the typed array each of the package's typed array types
+// crosses into the sandbox as (the package documentation's table); []byte
+// is a Uint8Array, Uint8ClampedArray and Float16Array have cases of their
+// own. Only these exact types: a plain []float64 or a user's named slice
+// type is an Array of numbers, as encoding/json writes it.
+var typedWire = func() map[reflect.Type]string {
+	m := map[reflect.Type]string{}
+	for _, a := range typedArrays {
+		if a.typ.Elem().Kind() != reflect.Uint8 && a.typ != typeFloat16 {
+			m[a.typ] = a.name
+		}
+	}
+	return m
+}()
 
 // typedBytes is the little-endian bytes of a slice of one of typedWire's
-// element kinds.
+// types.
 func typedBytes(v reflect.Value) []byte {
 	n := v.Len()
 	size := int(v.Type().Elem().Size())

@@ -120,7 +120,7 @@ func TestDecodeBinary(t *testing.T) {
 func TestBinaryWriterRoundTrip(t *testing.T) {
 	shared := []any{1.0}
 	in := map[string]any{
-		"m":    &Map{Entries: []MapEntry{{Key: "k", Value: []int16{-1, 2}}}},
+		"m":    &Map{Entries: []MapEntry{{Key: "k", Value: Int16Array{-1, 2}}}},
 		"s":    &Set{Values: []any{true, nil, Undefined{}}},
 		"d":    time.UnixMilli(-5).UTC(),
 		"inv":  time.Time{},

@@ -79,12 +79,12 @@ export const describe = (v) => {
 // table.
 func crossingWant() map[string]any {
 	return map[string]any{
-		"i8": []int8{-1, 2}, "u8": []byte{1, 255}, "u8c": airlock.Uint8ClampedArray{0, 255},
-		"i16": []int16{-300, 7}, "u16": []uint16{65535}, "f16": airlock.Float16Array{0x3E00},
-		"i32": []int32{-5, 1 << 30}, "u32": []uint32{4294967295},
-		"f32": []float32{0.5, float32(math.Inf(-1))}, "f64": []float64{math.Pi, math.NaN(), math.Copysign(0, -1)},
-		"b64": []int64{math.MinInt64, 5}, "bu64": []uint64{math.MaxUint64},
-		"sub": []int16{2, 3},
+		"i8": airlock.Int8Array{-1, 2}, "u8": []byte{1, 255}, "u8c": airlock.Uint8ClampedArray{0, 255},
+		"i16": airlock.Int16Array{-300, 7}, "u16": airlock.Uint16Array{65535}, "f16": airlock.Float16Array{0x3E00},
+		"i32": airlock.Int32Array{-5, 1 << 30}, "u32": airlock.Uint32Array{4294967295},
+		"f32": airlock.Float32Array{0.5, float32(math.Inf(-1))}, "f64": airlock.Float64Array{math.Pi, math.NaN(), math.Copysign(0, -1)},
+		"b64": airlock.BigInt64Array{math.MinInt64, 5}, "bu64": airlock.BigUint64Array{math.MaxUint64},
+		"sub": airlock.Int16Array{2, 3},
 		"dv":  airlock.DataView{2, 3},
 		"num": &airlock.Boxed{Value: 1.5}, "str": &airlock.Boxed{Value: "s\xed\xa0\x80"},
 		"bool": &airlock.Boxed{Value: false}, "big": &airlock.Boxed{Value: big.NewInt(10)},
@@ -212,15 +212,96 @@ func TestCrossing_GoToSandbox(t *testing.T) {
 	}
 }
 
-// Typed Go slices become the typed arrays they arrive as; other slices stay
-// arrays.
+// Scores is a user's own named slice type of a numeric kind.
+type Scores []float64
+
+// Plain Go slices of every numeric kind, and a user's named slice type of
+// one, reach the sandbox as Arrays of numbers, as encoding/json writes them
+// (int64 and uint64 elements as numbers, as int64 scalars are); []byte
+// stays a Uint8Array; the package's typed array types are typed arrays.
 func TestCrossing_GoSlices(t *testing.T) {
-	res := runOpts(t, `export default [f64 instanceof Float64Array, i64 instanceof BigInt64Array && i64[0] === -2n,
-		Array.isArray(ints), Array.isArray(strs), Array.isArray(arr3) && arr3.length];`,
+	globals := map[string]any{
+		"i8": []int8{-1, 2}, "i16": []int16{-1, 2}, "u16": []uint16{1, 2}, "i32": []int32{-1, 2},
+		"u32": []uint32{1, 2}, "f32": []float32{-1, 2}, "f64": []float64{-1, 2}, "i64": []int64{-1, 2},
+		"u64": []uint64{1, 2}, "ints": []int{-1, 2}, "uints": []uint{1, 2}, "scores": Scores{-1, 2},
+		"arr3": [3]float64{-1, 2},
+	}
+	names := make([]string, 0, len(globals))
+	for k := range globals {
+		names = append(names, k)
+	}
+	globals["bytes"] = []byte{1, 2}
+	globals["typed64"] = airlock.Float64Array{1.5}
+	globals["typedBig"] = airlock.BigInt64Array{-2}
+	res := runOpts(t, `
+		const out = {};
+		for (const [k, v] of Object.entries({ `+strings.Join(names, ", ")+` })) {
+			const ok = Array.isArray(v) && Object.getPrototypeOf(v) === Array.prototype &&
+				v.every((x) => typeof x === "number") && v[0] + 1 === (k[0] === "u" ? 2 : 0) &&
+				v.slice(0, 2).map(String).join() === (k[0] === "u" ? "1,2" : "-1,2") &&
+				v.push(3) === (k === "arr3" ? 4 : 3) &&
+				JSON.stringify(v.slice(0, 2)) === (k[0] === "u" ? "[1,2]" : "[-1,2]");
+			if (!ok) out[k] = Object.prototype.toString.call(v) + " " + JSON.stringify(v);
+		}
+		out.bytes = bytes instanceof Uint8Array;
+		out.typed64 = typed64 instanceof Float64Array && typed64[0] === 1.5;
+		out.typedBig = typedBig instanceof BigInt64Array && typedBig[0] === -2n;
+		out.ids = i64[0] + 1;
+		export default out;`,
+		airlock.Options{Language: airlock.JavaScript, Globals: globals})
+	wantResult(t, res, map[string]any{"bytes": true, "typed64": true, "typedBig": true, "ids": 0.0})
+}
+
+// A host function returning a plain numeric slice gives the program an
+// Array it can push to, stringify and map: what a Go tool returns.
+func TestCrossing_GoSliceFromHostFunction(t *testing.T) {
+	res := runOpts(t, `
+		const xs = scores(), ids = userIDs();
+		xs.push(4);
+		export default [Array.isArray(xs), JSON.stringify(xs), xs.map(String).join(" "), ids[0] + 1, typeof ids[1], JSON.stringify(named())];`,
 		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
-			"f64": []float64{1}, "i64": []int64{-2}, "ints": []int{1}, "strs": []string{"a"}, "arr3": [3]float64{},
+			"scores":  func() []float64 { return []float64{1.5, 2, 3} },
+			"userIDs": func() []int64 { return []int64{41, 1 << 53} },
+			"named":   func() Scores { return Scores{0.5} },
 		}})
-	wantResult(t, res, []any{true, true, true, true, 3.0})
+	wantResult(t, res, []any{true, "[1.5,2,3,4]", "1.5 2 3 4", 42.0, "number", "[0.5]"})
+}
+
+// A typed array passed to a host function whose parameter is the plain
+// slice of its element type (or a user's named slice type of it) arrives
+// as that slice, NaN kept; a plain Array of numbers converts to it as
+// before.
+func TestCrossing_TypedArrayToSliceParameter(t *testing.T) {
+	var gotF []float64
+	var gotI []int64
+	var gotS Scores
+	var gotB []byte
+	res := runOpts(t, `
+		const a = sum(new Float64Array([1.5, 2.5])), b = sum([1, 2]);
+		const c = ids(new BigInt64Array([-(2n ** 63n), 7n]));
+		const d = scores(new Float64Array([0.25, NaN]));
+		const e = bytes(new Uint8Array([9]));
+		export default [a, b, c, d, e];`,
+		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
+			"sum": func(x []float64) float64 {
+				if gotF == nil {
+					gotF = x
+				}
+				s := 0.0
+				for _, v := range x {
+					s += v
+				}
+				return s
+			},
+			"ids":    func(x []int64) int { gotI = x; return len(x) },
+			"scores": func(x Scores) int { gotS = x; return len(x) },
+			"bytes":  func(x []byte) int { gotB = x; return len(x) },
+		}})
+	wantResult(t, res, []any{4.0, 3.0, 2.0, 2.0, 1.0})
+	if !reflect.DeepEqual(gotF, []float64{1.5, 2.5}) || !reflect.DeepEqual(gotI, []int64{math.MinInt64, 7}) ||
+		len(gotS) != 2 || gotS[0] != 0.25 || !math.IsNaN(gotS[1]) || !reflect.DeepEqual(gotB, []byte{9}) {
+		t.Errorf("got %#v %#v %#v %#v", gotF, gotI, gotS, gotB)
+	}
 }
 
 // structuredClone inside the sandbox keeps the same types.
@@ -248,6 +329,12 @@ func TestCrossing_ShownAsNode(t *testing.T) {
 		{&airlock.Boxed{Value: false}, "[Boolean: false]"},
 		{&airlock.Boxed{Value: big.NewInt(1)}, "[BigInt: 1n]"},
 		{&airlock.Array{Elements: []any{1.0, 2.0}, Props: map[string]any{"total": 3.0}}, "[ 1, 2, total: 3 ]"},
+		{airlock.Float64Array{1.5, math.NaN()}, "Float64Array(2) [ 1.5, NaN ]"},
+		{airlock.BigInt64Array{-1}, "BigInt64Array(1) [ -1n ]"},
+		{airlock.Int8Array{-1}, "Int8Array(1) [ -1 ]"},
+		{[]float64{1.5, 2}, "[ 1.5, 2 ]"},
+		{[]int64{-1}, "[ -1 ]"},
+		{Scores{1}, "[ 1 ]"},
 		{airlock.DataView{1, 2}, "DataView { byteLength: 2, byteOffset: 0, buffer: ArrayBuffer { [Uint8Contents]: <01 02>, byteLength: 2 } }"},
 	} {
 		if got := airlock.Inspect(c.v); got != c.want {
@@ -256,9 +343,10 @@ func TestCrossing_ShownAsNode(t *testing.T) {
 	}
 	b, err := json.Marshal(airlock.JSONValue(map[string]any{
 		"b": &airlock.Boxed{Value: math.NaN()}, "a": &airlock.Array{Elements: []any{1.0}, Props: map[string]any{"x": 1.0}},
-		"d": time.Time{},
+		"d": time.Time{}, "f64": airlock.Float64Array{1, math.NaN()}, "f32": airlock.Float32Array{float32(math.Inf(1))},
+		"i64": airlock.BigInt64Array{-1},
 	}))
-	if err != nil || string(b) != `{"a":[1],"b":null,"d":null}` {
+	if err != nil || string(b) != `{"a":[1],"b":null,"d":null,"f32":[null],"f64":[1,null],"i64":[-1]}` {
 		t.Errorf("JSONValue = %s, %v", b, err)
 	}
 }
@@ -309,7 +397,7 @@ func TestCrossing_HugeTypedArrays(t *testing.T) {
 		const b = echo(a);
 		export default [b instanceof Float64Array, b.length, b[b.length - 1]];
 	`, airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 256 << 20, Globals: map[string]any{
-		"echo": func(v []float64) []float64 { got = len(v); return v },
+		"echo": func(v []float64) airlock.Float64Array { got = len(v); return v },
 	}})
 	wantResult(t, res, []any{true, float64(1 << 20), 1.5})
 	if got != 1<<20 {

@@ -111,9 +111,12 @@
 //	Date                       time.Time, UTC, ms precision, all of ±8.64e15 ms
 //	                           (invalid: the zero Time)
 //	Uint8Array                 []byte
-//	Int8Array … Float64Array   []int8, []int16, []uint16, []int32, []uint32, []float32, []float64
-//	BigInt64Array, BigUint64Array []int64, []uint64
-//	Uint8ClampedArray, Float16Array Uint8ClampedArray, Float16Array
+//	other typed arrays         the type of the same name: Int8Array ([]int8),
+//	                           Uint8ClampedArray ([]byte), Int16Array,
+//	                           Uint16Array, Float16Array ([]uint16, the
+//	                           half-precision bits), Int32Array, Uint32Array,
+//	                           Float32Array, Float64Array ([]float64),
+//	                           BigInt64Array ([]int64), BigUint64Array
 //	ArrayBuffer                ArrayBuffer
 //	DataView                   DataView (the bytes it views)
 //	new Number(1), new String("s"), new Boolean(b), Object(1n)
@@ -131,17 +134,19 @@
 //	Proxy, WeakMap, WeakSet, WeakRef, Promise, a Symbol object
 //	                           not transferable: a DataCloneError
 //
-// Every value in the table comes back as it was when it returns from Go:
-// a Float64Array handed to a host function and returned is a Float64Array
-// again, an invalid Date is invalid again, an *Array keeps its names. What
-// Go cannot hold is lost: a class of the program's own (an Error subclass
-// included, which keeps its name), holes (undefined when they come back),
-// and the order of object and named array keys (Go maps keep none). A
-// string with a lone surrogate (half of a UTF-16 pair, which UTF-8 cannot
-// encode) arrives as WTF-8: each lone surrogate as the three bytes of its
-// code point in UTF-8's scheme (U+D800 is "\xed\xa0\x80"), and those
-// bytes in a Go string become the lone surrogate again in the sandbox;
-// any other byte that is not UTF-8 becomes U+FFFD.
+// Every value in the table comes back as it was when it returns from Go: a
+// Float64Array handed to a host function taking any and returned is a
+// Float64Array again (a parameter of type []float64 receives its elements,
+// but a []float64 returned is an Array), an invalid Date is invalid again,
+// an *Array keeps its names. What Go cannot hold is lost: a class of the
+// program's own (an Error subclass included, which keeps its name), holes
+// (undefined when they come back), and the order of object and named array
+// keys (Go maps keep none). A string with a lone surrogate (half of a
+// UTF-16 pair, which UTF-8 cannot encode) arrives as WTF-8: each lone
+// surrogate as the three bytes of its code point in UTF-8's scheme (U+D800
+// is "\xed\xa0\x80"), and those bytes in a Go string become the lone
+// surrogate again in the sandbox; any other byte that is not UTF-8 becomes
+// U+FFFD.
 //
 // A function or symbol in a value that is shown or stored never fails the
 // run, whose host calls may already have happened: as in JSON.stringify, an
@@ -157,12 +162,12 @@
 // Go values reach the sandbox as: nil → null; Undefined{} → undefined; bool,
 // strings and all numeric kinds → boolean, string, number (NaN, ±Inf and -0
 // kept); *big.Int → bigint; time.Time → Date (the zero Time → an invalid
-// Date); []byte and byte arrays → Uint8Array; slices of int8, int16,
-// uint16, int32, uint32, float32, float64, int64 and uint64 → the typed
-// array that arrives as that slice (Int8Array … Float64Array,
-// BigInt64Array, BigUint64Array); ArrayBuffer, DataView, *Boxed, *RegExp,
-// *Array → what arrives as them; other slices ([]int, []string, []any) and
-// arrays → Array; maps
+// Date); []byte and byte arrays → Uint8Array; the typed array types
+// (Float64Array, BigInt64Array …), ArrayBuffer, DataView, *Boxed, *RegExp,
+// *Array → what arrives as them; other slices and arrays → Array, numeric
+// ones included ([]float64, []int64, a named type such as
+// type Scores []float64), their elements numbers, as encoding/json writes
+// them and as an int64 alone arrives; maps
 // with string keys → plain objects; other maps and *Map → Map; *Set → Set;
 // structs → plain objects of their exported fields, named and omitted as
 // encoding/json does; json.Marshaler values → what their JSON decodes to;
@@ -189,13 +194,15 @@
 // A Go function anywhere in Globals, Imports or Execute.Args becomes a
 // function in the sandbox. Its arguments are converted to its parameter
 // types: numbers to integer kinds only when integral and in range, missing
-// arguments and null to zero values, structs, typed slices and maps through
-// encoding/json. A first context.Context parameter receives the run's
-// context, which is cancelled when the run ends or is stopped. It may return
-// nothing, a value, an error, or a value and an error; a non-nil error is
-// thrown in the sandbox as an Error with the error's message only. A function
-// wrapped with [Async] returns a Promise and runs on its own goroutine, at
-// most [RuntimeConfig].MaxAsyncCalls of a run at once; the calls beyond wait,
+// arguments and null to zero values, a typed array to a slice of its
+// element type ([]float64, a named type of the user's) as it is, structs,
+// other typed slices and maps through encoding/json. A first
+// context.Context parameter receives the run's context, which is cancelled
+// when the run ends or is stopped. It may return nothing, a value, an
+// error, or a value and an error; a non-nil error is thrown in the sandbox
+// as an Error with the error's message only. A function wrapped with
+// [Async] returns a Promise and runs on its own goroutine, at most
+// [RuntimeConfig].MaxAsyncCalls of a run at once; the calls beyond wait,
 // without a goroutine, for one of them to return.
 //
 // A stop (Terminate, the context, the safety cap) does not wait for host

@@ -774,7 +774,7 @@ func TestHostile_TypedArrayCodecTampering(t *testing.T) {
 		export default [new Uint8Array([1, 2, 3]), new Int16Array([-1, 300])]`,
 		airlock.Options{Language: airlock.JavaScript})
 	wantStatus(t, res, airlock.StatusSuccess)
-	want := []any{[]byte{1, 2, 3}, []int16{-1, 300}}
+	want := []any{[]byte{1, 2, 3}, airlock.Int16Array{-1, 300}}
 	if !reflect.DeepEqual(res.Result, want) {
 		t.Fatalf("got %#v, want %#v", res.Result, want)
 	}

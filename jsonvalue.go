@@ -92,6 +92,10 @@ func JSONValue(v any) any {
 			*f.dst = finiteFloats(x)
 		case []float32:
 			*f.dst = finiteFloats(x)
+		case Float64Array:
+			*f.dst = finiteFloats(x)
+		case Float32Array:
+			*f.dst = finiteFloats(x)
 		case map[string]any:
 			if !first(x) {
 				continue

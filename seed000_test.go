@@ -327,8 +327,8 @@ func TestSeed_3_5_SandboxToHost(t *testing.T) {
 		"arr": []any{1.0, "two"},
 		"m":   &airlock.Map{Entries: []airlock.MapEntry{{Key: "k", Value: 1.0}, {Key: 2.0, Value: "v"}}},
 		"set": &airlock.Set{Values: []any{1.0, 2.0}},
-		"d":   time.UnixMilli(86400000).UTC(), "u8": []byte{1, 2, 3}, "f64": []float64{0.5},
-		"i32": []int32{-1}, "ab": airlock.ArrayBuffer{9, 8},
+		"d":   time.UnixMilli(86400000).UTC(), "u8": []byte{1, 2, 3}, "f64": airlock.Float64Array{0.5},
+		"i32": airlock.Int32Array{-1}, "ab": airlock.ArrayBuffer{9, 8},
 		"err": &airlock.ErrorValue{Name: "TypeError", Message: "e"},
 	}
 	for k, want := range checks {

@@ -62,6 +62,24 @@ type ArrayBuffer []byte
 // Uint8ClampedArray is a JavaScript Uint8ClampedArray on the Go side.
 type Uint8ClampedArray []byte
 
+// The typed arrays other than Uint8Array arrive in Go as these types, one
+// per kind, and each goes back into the sandbox as the typed array it
+// stands for. A plain slice of the same element type ([]float64, []int64)
+// is an Array of numbers in the sandbox, as encoding/json writes it; a
+// host function's parameter of the plain slice type receives the typed
+// array's elements.
+type (
+	Int8Array      []int8    // a JavaScript Int8Array
+	Int16Array     []int16   // a JavaScript Int16Array
+	Uint16Array    []uint16  // a JavaScript Uint16Array
+	Int32Array     []int32   // a JavaScript Int32Array
+	Uint32Array    []uint32  // a JavaScript Uint32Array
+	Float32Array   []float32 // a JavaScript Float32Array
+	Float64Array   []float64 // a JavaScript Float64Array
+	BigInt64Array  []int64   // a JavaScript BigInt64Array
+	BigUint64Array []uint64  // a JavaScript BigUint64Array
+)
+
 // Float16Array is a JavaScript Float16Array on the Go side: the IEEE 754
 // half-precision bits of each element.
 type Float16Array []uint16
