@@ -169,7 +169,7 @@ func TestWorkers_StuckWorkerKilled(t *testing.T) {
 	start := time.Now()
 	res := ex.Wait()
 	if res.Status != airlock.StatusTerminated || !strings.Contains(res.Error.Message, "terminated: budget") ||
-		!strings.Contains(res.Error.Message, "killed") || time.Since(start) > 5*time.Second {
+		!strings.Contains(res.Error.Message, "killed") || time.Since(start) > 30*time.Second { // the worker never stops by itself
 		t.Fatalf("%s %v after %v", res.Status, res.Error, time.Since(start))
 	}
 }

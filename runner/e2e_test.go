@@ -247,7 +247,7 @@ func TestTimeoutKillsChildren(t *testing.T) {
 			session := "fork-" + rt
 			start := time.Now()
 			res, err := r.Run(context.Background(), runner.CodeRequest{Code: programs[rt]["fork"], Runtime: rt, SessionID: session, Timeout: 3 * time.Second}, tools)
-			if err != nil || res.ExitCode != -1 || !strings.Contains(res.Error, "timed out") || time.Since(start) > 10*time.Second {
+			if err != nil || res.ExitCode != -1 || !strings.Contains(res.Error, "timed out") || time.Since(start) > 45*time.Second { // the program sleeps 60 s
 				t.Fatalf("%+v, %v after %v", res, err, time.Since(start))
 			}
 			// The beat file stops changing.
@@ -490,10 +490,14 @@ func TestReferenceProtocol(t *testing.T) {
 		close(done)
 	}()
 	<-started
-	start := time.Now()
 	status, m = post("/execute", `{"code":"setResult(1)","runtime":"javascript"}`)
-	if status != 503 || m["error"] != "server busy" || time.Since(start) > time.Second {
-		t.Fatalf("busy: %d %v after %v", status, m, time.Since(start))
+	if status != 503 || m["error"] != "server busy" {
+		t.Fatalf("busy: %d %v", status, m)
+	}
+	select {
+	case <-done:
+		t.Fatal("busy was answered only after the first execution ended: the request queued")
+	default:
 	}
 	<-done
 	// /v1/execute adds status and the structured error.
