@@ -3,6 +3,7 @@ package airlock_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -202,4 +203,41 @@ func TestExecutor_SourceModules(t *testing.T) {
 	}
 	_, err := ex.Run(context.Background(), `await import("secret")`)
 	wantCode(t, err, "ERR_IMPORT_NOT_ALLOWED")
+}
+
+// TestExecutor_StateNeverReachesTheNext: a closed executor's instance is
+// rewound and used again, by the next executor or run; nothing of its
+// steps (declarations, globals, prototype pollution, tools, variables)
+// reaches them.
+func TestExecutor_StateNeverReachesTheNext(t *testing.T) {
+	ctx := context.Background()
+	probe := `[typeof secret, typeof leak, [].polluted, ({}).evil, typeof myTool, typeof myVar]`
+	for i := 0; i < 3; i++ {
+		ex, err := airlock.NewExecutor(airlock.ExecutorOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ex.Init(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := ex.SendTools(ctx, map[string]any{"myTool": func() int { return 1 }}); err != nil {
+			t.Fatal(err)
+		}
+		if err := ex.SendVariables(ctx, map[string]any{"myVar": 1}); err != nil {
+			t.Fatal(err)
+		}
+		out := mustRun(t, ex, "return "+probe)
+		want := []any{"undefined", "undefined", airlock.Undefined{}, airlock.Undefined{}, "function", "number"}
+		if !reflect.DeepEqual(out.Output, want) {
+			t.Fatalf("executor %d saw %v", i, out.Output)
+		}
+		mustRun(t, ex, `let secret = 1; globalThis.leak = 2; Array.prototype.polluted = 3; Object.prototype.evil = 4`)
+		if err := ex.Cleanup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		res := evalJS(t, "export default "+probe)
+		if !reflect.DeepEqual(res, []any{"undefined", "undefined", airlock.Undefined{}, airlock.Undefined{}, "undefined", "undefined"}) {
+			t.Fatalf("a run after executor %d saw %v", i, res)
+		}
+	}
 }

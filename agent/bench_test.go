@@ -62,7 +62,7 @@ func BenchmarkParallel(b *testing.B) {
 }
 
 // BenchmarkExecute compares an execution of a plain script (a step of a
-// fresh executor) with the same code as a module (airlock.Run), a tool
+// new executor) with the same code as a module (airlock.Run), a tool
 // call in each, in the same run.
 func BenchmarkExecute(b *testing.B) {
 	echo := agent.NewTool("bench.echo", "echo", func(_ context.Context, in pointIn) (pointIn, error) { return in, nil })

@@ -197,9 +197,10 @@ func (v *VM) Close() {
 	if v.abandoned {
 		return // its instance may be mid-call: it is left to the process
 	}
-	if v.sess {
-		v.sb.Discard() // a session's realm is not the snapshot's any more
-	}
+	// A session's instance goes back to the pool as a run's does: the
+	// rewind copies the image over every page the session wrote, its
+	// globals and heap limit are set again by the next start (wasmvm's
+	// isolation argument, RATIONALE.md "A pool of rewound instances").
 	v.sb.Close(context.Background())
 }
 

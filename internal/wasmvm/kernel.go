@@ -185,8 +185,6 @@ func (s *Sandbox) SetHeapLimit(n uint64) bool {
 	return n <= room
 }
 
-// Discard marks the sandbox spent: Close does not keep its instance.
-func (s *Sandbox) Discard() { s.spent = true }
 
 // OutOfMemory reports whether the sandbox's out-of-memory mark is set: an
 // allocation was refused for its memory limit. It is set by the engine's
