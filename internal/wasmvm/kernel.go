@@ -186,3 +186,47 @@ func (s *Sandbox) OutOfMemory() bool {
 	v, _ := s.mod.Memory().ReadUint32Le(s.ctl + ctlOOM)
 	return v != 0
 }
+
+// InspectStep compiles src as Step would, without running it, and returns
+// the shim's report (qjs_inspect_step): JSON of the syntax error, or of
+// the globals the step declares and names, its local bindings and its
+// import() calls. Nothing runs in the realm, and no object of it is read.
+// Errors as for Eval (an out-of-memory or a stop spends the sandbox).
+func (s *Sandbox) InspectStep(ctx context.Context, src, filename string) (string, error) {
+	if err := s.ready(ctx); err != nil {
+		return "", err
+	}
+	buf, err := s.writeSource(ctx, src, filename)
+	if err != nil {
+		return "", err
+	}
+	var disarm func() bool
+	if ctx.Done() != nil {
+		disarm = context.AfterFunc(ctx, s.Terminate)
+	}
+	st := s.stack[:]
+	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
+	err = s.fInspectStep.CallWithStack(context.WithValue(ctx, sandboxKey{}, s), st)
+	if disarm != nil {
+		disarm()
+	}
+	if err != nil || loadWord(s.stopWord) != 0 || s.fault != nil {
+		return "", s.outcomeErr(ctx, err, "inspect")
+	}
+	out := uint32(st[0]) // before free, which uses the same stack
+	s.free(ctx, buf)
+	if out == 0 {
+		s.spent = true
+		return "", ErrMemoryLimit
+	}
+	mem := s.mod.Memory()
+	n, ok := mem.ReadUint32Le(out)
+	b, ok2 := mem.Read(out+4, n)
+	if !ok || !ok2 {
+		s.spent = true
+		return "", &TrapError{Err: errors.New("inspection out of range")}
+	}
+	text := string(b)
+	s.free(ctx, out)
+	return text, nil
+}
