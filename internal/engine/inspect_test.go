@@ -124,12 +124,12 @@ func TestInspectStep_StaticImport(t *testing.T) {
 // Syntax errors keep their positions; the end of input is told apart.
 func TestInspectStep_SyntaxErrors(t *testing.T) {
 	for code, want := range map[string]string{
-		"q +":                  "Unexpected end of input@1:4",
+		"q +":                   "Unexpected end of input@1:4",
 		"const a = 1;\nlet = ;": "@2:",
-		"function f() {":       "Unexpected end of input@1:15",
-		"x })":                 "Unexpected token '}'@1:3",
-		"/* c":                 "@1:1",
-		"`abc":                 "@1:1",
+		"function f() {":        "Unexpected end of input@1:15",
+		"x })":                  "Unexpected token '}'@1:3",
+		"/* c":                  "@1:1",
+		"`abc":                  "@1:1",
 	} {
 		in := inspect(t, code)
 		got := fmt.Sprintf("%s@%d:%d", in.Err, in.Line, in.Column)
