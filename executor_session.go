@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
-	"github.com/airlockrun/airlock/internal/instrument"
 )
 
 // session is an executor's sandbox: one VM owned by one goroutine, which
@@ -92,7 +91,7 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 			continue
 		}
 		m := opts.Modules[spec]
-		hidden := fmt.Sprintf("%smod_%d", instrument.Reserved, i)
+		hidden := fmt.Sprintf("%smod_%d", reservedPrefix, i)
 		text, err := encodeWire(map[string]any(m), s.register(""))
 		if err != nil {
 			return fmt.Errorf("module %q: %w", spec, err)
@@ -211,7 +210,7 @@ func checkGlobalName(name, what string) error {
 	switch {
 	case !IsIdentifier(name):
 		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is not a JavaScript identifier", what, name)
-	case name == "final_answer" || name == "console" || name == "globalThis" || strings.HasPrefix(name, instrument.Reserved):
+	case name == "final_answer" || name == "console" || name == "globalThis" || strings.HasPrefix(name, reservedPrefix):
 		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is reserved", what, name)
 	}
 	return nil
