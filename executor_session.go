@@ -314,7 +314,19 @@ type stepResult struct {
 
 // run runs one step. dirty reports that the executor must become DIRTY.
 func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_ *CodeOutput, dirty bool, _ error) {
-	prep := prepare(code, opts)
+	ops := opts.MaxOperations
+	if opts.noGuards {
+		ops = -1
+	}
+	// The session's engine validates the step and keeps what it compiled
+	// for the run: a step is compiled once.
+	var prep *PreparedProgram
+	if err := s.do(context.WithoutCancel(ctx), func(vm *engine.VM) error {
+		prep = prepareWith(code, opts, func(js string) (*engine.Inspection, error) { return vm.PrepareStep(js, ops) })
+		return nil
+	}); err != nil {
+		return nil, true, newExecError(CodeRuntimeException, nil, "Runtime exception: %s", err)
+	}
 	if prep.HasErrors() {
 		return nil, false, validationError(prep.Diagnostics)
 	}
@@ -353,10 +365,6 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		}
 		st.async.job(job)
 		st.job.Store(job)
-		ops := opts.MaxOperations
-		if opts.noGuards {
-			ops = -1
-		}
 		out, discarded := vm.Step(job, prep.TransformedCode, ops)
 		sent = true
 		results <- stepResult{out, discarded}

@@ -90,9 +90,15 @@ func PrepareProgram(code string, opts ExecutorOptions) *PreparedProgram {
 }
 
 func prepare(code string, opts ExecutorOptions) *PreparedProgram {
+	return prepareWith(code, opts, engine.InspectStep)
+}
+
+// prepareWith prepares a step with the engine's inspection (a pooled VM's,
+// or a session's, which keeps the compiled step for its run).
+func prepareWith(code string, opts ExecutorOptions, inspect func(string) (*engine.Inspection, error)) *PreparedProgram {
 	p := &PreparedProgram{OriginalCode: code, Diagnostics: optionDiagnostics(opts)}
 	js := code
-	ds, erased, smap := stepDiagnostics(code, opts.AuthorizedImports)
+	ds, erased, smap := stepDiagnostics(code, opts.AuthorizedImports, inspect)
 	if erased != "" {
 		js, p.smap = erased, smap
 	}
@@ -142,7 +148,7 @@ type finding struct {
 // refers to (engine.InspectStep): no second parser reads it. A step the
 // engine cannot compile is read as TypeScript: erased reports the code
 // that runs instead, whose positions smap maps back.
-func stepDiagnostics(code string, allowed []string) (ds []finding, erased string, smap *source.StepMap) {
+func stepDiagnostics(code string, allowed []string, inspect func(string) (*engine.Inspection, error)) (ds []finding, erased string, smap *source.StepMap) {
 	if strings.TrimSpace(code) == "" {
 		return []finding{{rule: "code_non_empty", severity: DiagnosticError, message: "the code is empty",
 			fix: "write the code to run"}}, "", nil
@@ -152,7 +158,7 @@ func stepDiagnostics(code string, allowed []string) (ds []finding, erased string
 		return []finding{{rule: "nesting_depth", severity: DiagnosticError, message: e.Error(), line: e.Line, col: e.Column,
 			fix: fmt.Sprintf("nest at most %d levels: split deep expressions into named steps", nesting.Max)}}, "", nil
 	}
-	in, err := engine.InspectStep(code)
+	in, err := inspect(code)
 	if err != nil {
 		return []finding{{rule: "syntax_valid", severity: DiagnosticError,
 			message: fmt.Sprintf("the code could not be compiled: %v", err), fix: "make the code smaller"}}, "", nil
@@ -167,7 +173,7 @@ func stepDiagnostics(code string, allowed []string) (ds []finding, erased string
 			return []finding{{rule: "syntax_valid", severity: DiagnosticError, message: lf.Message,
 				line: lf.Line, col: lf.Col, fix: "fix the syntax error"}}, "", nil
 		}
-		if in, err = engine.InspectStep(js); err != nil {
+		if in, err = inspect(js); err != nil {
 			return []finding{{rule: "syntax_valid", severity: DiagnosticError,
 				message: fmt.Sprintf("the code could not be compiled: %v", err), fix: "make the code smaller"}}, "", nil
 		}

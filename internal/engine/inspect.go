@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
 // InspectKind is what an item of an Inspection is.
@@ -48,7 +50,27 @@ type Inspection struct {
 // read: the report is the compiler's, so a step of a session inspects
 // the next step as it inspects the first.
 func (v *VM) InspectStep(script string) (*Inspection, error) {
-	text, err := v.sb.InspectStep(context.Background(), script, "<eval>")
+	return v.inspect(script, wasmvm.KeepNone)
+}
+
+// PrepareStep inspects script as InspectStep does and keeps what it
+// compiled: the next Step of the same script, with a budget as ops says
+// (ops < 0: none), runs it without compiling it again.
+func (v *VM) PrepareStep(script string, ops int) (*Inspection, error) {
+	keep := wasmvm.KeepBudgeted
+	if ops < 0 {
+		keep = wasmvm.KeepStep
+	}
+	v.kept = ""
+	in, err := v.inspect(script, keep)
+	if err == nil && in.Err == "" {
+		v.kept, v.keptBudget = script, ops >= 0
+	}
+	return in, err
+}
+
+func (v *VM) inspect(script string, keep int) (*Inspection, error) {
+	text, err := v.sb.InspectStep(context.Background(), script, "<eval>", keep)
 	if err != nil {
 		return nil, err
 	}

@@ -313,3 +313,52 @@ func TestStep_DeepFunctionsFailToCompile(t *testing.T) {
 		t.Fatalf("after: %+v", out)
 	}
 }
+
+// A step is compiled once: PrepareStep keeps what it compiled for the next
+// Step of the same script and budget. Another script, another budget, or a
+// second Step compiles afresh.
+func TestPrepareStep_CompiledOnce(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if err := v.StartSession(0); err != nil {
+		t.Fatal(err)
+	}
+	step := func(script string, ops int) Outcome {
+		out, _ := v.Step(&Job{Stop: make(chan struct{}), OpsSpent: func() {}}, script, ops)
+		return out
+	}
+	if in, err := v.PrepareStep("let n = 1; n + 1", 10); err != nil || in.Err != "" {
+		t.Fatal(in, err)
+	}
+	if out := step("let n = 1; n + 1", 10); out.Kind != OK || out.Value != 2.0 {
+		t.Fatalf("kept step: %+v", out)
+	}
+	// Kept once: the same script again is compiled again (and n is taken).
+	if out := step("let n = 1; n + 1", 10); out.Kind != LinkFailed {
+		t.Fatalf("second run: %+v", out)
+	}
+	// Another script than the one kept.
+	if _, err := v.PrepareStep("n + 10", 10); err != nil {
+		t.Fatal(err)
+	}
+	if out := step("n + 20", 10); out.Kind != OK || out.Value != 21.0 {
+		t.Fatalf("other script: %+v", out)
+	}
+	// The budget it was compiled with is the one that counts.
+	loop := "for (let i = 0; i < 100; i++) {}"
+	if _, err := v.PrepareStep(loop, -1); err != nil {
+		t.Fatal(err)
+	}
+	if out := step(loop, 10); out.Kind == OK {
+		t.Fatalf("a step kept without a budget ran with one: %+v", out)
+	}
+	if _, err := v.PrepareStep(loop, 10); err != nil {
+		t.Fatal(err)
+	}
+	if out := step(loop, 10); out.Kind == OK {
+		t.Fatalf("the kept step spent no budget: %+v", out)
+	}
+}

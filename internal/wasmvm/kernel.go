@@ -104,6 +104,17 @@ func (s *Sandbox) Step(ctx context.Context, src, filename string, budget bool) (
 	return s.run(ctx, s.fKernelStep, buf)
 }
 
+// StepKept runs the step the last InspectStep kept, as Step runs a step
+// (the budget as it was compiled); a step is taken once.
+func (s *Sandbox) StepKept(ctx context.Context) (Result, error) {
+	if err := s.ready(ctx); err != nil {
+		return Result{}, err
+	}
+	st := s.stack[:]
+	st[0], st[1], st[2], st[3], st[4] = uint64(s.ctxPtr), 0, 0, 0, 2
+	return s.run(ctx, s.fKernelStep, 0)
+}
+
 // DropJobs drops every pending job without running it.
 func (s *Sandbox) DropJobs(ctx context.Context) error {
 	if err := s.ready(ctx); err != nil {
@@ -187,12 +198,21 @@ func (s *Sandbox) OutOfMemory() bool {
 	return v != 0
 }
 
+// Keep modes of InspectStep.
+const (
+	KeepNone     = 0 // the compiled step is dropped
+	KeepStep     = 1 // kept for StepKept, compiled without the budget
+	KeepBudgeted = 2 // kept for StepKept, compiled with the operation budget
+)
+
 // InspectStep compiles src as Step would, without running it, and returns
 // the shim's report (qjs_inspect_step): JSON of the syntax error, or of
 // the globals the step declares and names, its local bindings and its
 // import() calls. Nothing runs in the realm, and no object of it is read.
-// Errors as for Eval (an out-of-memory or a stop spends the sandbox).
-func (s *Sandbox) InspectStep(ctx context.Context, src, filename string) (string, error) {
+// keep (KeepStep, KeepBudgeted) keeps the compiled step for StepKept, so
+// that a step is compiled once. Errors as for Eval (an out-of-memory or a
+// stop spends the sandbox).
+func (s *Sandbox) InspectStep(ctx context.Context, src, filename string, keep int) (string, error) {
 	if err := s.ready(ctx); err != nil {
 		return "", err
 	}
@@ -206,6 +226,7 @@ func (s *Sandbox) InspectStep(ctx context.Context, src, filename string) (string
 	}
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
+	st[4] = uint64(keep)
 	err = s.fInspectStep.CallWithStack(context.WithValue(ctx, sandboxKey{}, s), st)
 	if disarm != nil {
 		disarm()

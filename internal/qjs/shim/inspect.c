@@ -125,28 +125,47 @@ static void put_error(JSContext *ctx, DynBuf *b)
     JS_FreeValue(ctx, e);
 }
 
+/* The step qjs_inspect_step kept, for qjs_kernel_step to run: a step is
+   compiled once, validated and run. */
+static JSValue kept_step = JS_UNDEFINED;
+
+/* inspect_take_step hands over the kept step (JS_UNDEFINED if none) */
+JSValue inspect_take_step(void)
+{
+    JSValue fn = kept_step;
+    kept_step = JS_UNDEFINED;
+    return fn;
+}
+
 /* qjs_inspect_step compiles src[0:len] (NUL after it), named filename, as
    a step and returns a buffer the host frees (qjs_free): its text's length
    (uint32, little endian), then the text, JSON:
      {"ok":true,"items":[[kind,name,line,column],...]}   (kinds: JS_INSPECT_*)
      {"ok":false,"message":"...","line":1,"column":4,
       "importModule":"x"}    (importModule: patch 0007's static import, or null)
-   NULL when memory ran out. */
-EXPORT(qjs_inspect_step) uint8_t *qjs_inspect_step(JSContext *ctx, const char *src, uint32_t len, const char *filename)
+   NULL when memory ran out. keep non-zero keeps the compiled step for
+   qjs_kernel_step (keep 2: compiled with the operation budget, as
+   qjs_kernel_step's budget does); any step kept before is dropped. */
+EXPORT(qjs_inspect_step) uint8_t *qjs_inspect_step(JSContext *ctx, const char *src, uint32_t len, const char *filename,
+                                                   int32_t keep)
 {
     DynBuf b;
     JSValue fn;
     int r;
     dbuf_init(&b);
     dbuf_put_u32(&b, 0);
+    JS_FreeValue(ctx, inspect_take_step());
     fn = JS_Eval(ctx, src, len, filename,
                  JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_STRICT | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_STEP |
-                     JS_EVAL_FLAG_COMPILE_ONLY);
+                     JS_EVAL_FLAG_COMPILE_ONLY | (keep == 2 ? JS_EVAL_FLAG_BUDGET : 0));
     if (!JS_IsException(fn)) {
         struct inspection in = {ctx, &b, 0};
         dbuf_putstr(&b, "{\"ok\":true,\"items\":[");
         r = JS_InspectStep(ctx, fn, inspected, &in);
-        JS_FreeValue(ctx, fn);
+        if (r == 0 && keep)
+            kept_step = fn;
+        else
+            JS_FreeValue(ctx, fn);
         if (r == 0) {
             dbuf_putstr(&b, "]}");
             goto done;

@@ -1046,12 +1046,16 @@ EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *meth
    counted against qjs_ctl.ops (patch 0006). It hands the script's promise (of { value }) to the
    kernel's exec, or what its compilation threw to the kernel's
    compileFailed. Outcome as for qjs_kernel_call. */
+JSValue inspect_take_step(void); /* inspect.c */
+
 EXPORT(qjs_kernel_step) int32_t qjs_kernel_step(JSContext *ctx, const char *src, uint32_t len, const char *filename,
                                                 int32_t budget)
 {
-    JSValue fn = JS_Eval(ctx, src, len, filename,
-                         JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_STRICT | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_STEP |
-                         (budget ? JS_EVAL_FLAG_BUDGET : 0)), r;
+    /* budget 2: the step qjs_inspect_step compiled and kept */
+    JSValue fn = budget == 2 ? JS_EvalFunction(ctx, inspect_take_step())
+                             : JS_Eval(ctx, src, len, filename,
+                                       JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_STRICT | JS_EVAL_FLAG_ASYNC |
+                                       JS_EVAL_FLAG_STEP | (budget ? JS_EVAL_FLAG_BUDGET : 0)), r;
     if (JS_IsException(fn)) {
         JSValue e = JS_GetException(ctx);
         if (qjs_ctl.stop || qjs_ctl.soft) { /* interrupted, or out of memory */
