@@ -30,13 +30,18 @@ const (
 // executor), nesting_depth (the code nests deeper than 1000 levels of
 // brackets or nested expressions, refused before it is parsed; the location
 // is the token that went too deep) and options_valid are errors;
-// forbidden_global_access (a name such as process, require, fetch or
-// setTimeout that the sandbox does not have) is a warning;
-// log_budget_too_small (MaxLogBytes below the default) is information.
+// forbidden_global_access (a global such as process, require, fetch or
+// setTimeout that the sandbox does not have, named by the step or one of
+// its functions and not declared by it: reported once, where first used)
+// is a warning; log_budget_too_small (MaxLogBytes below the default) is
+// information.
 //
-// A step that is not JavaScript is read as TypeScript: its types are
-// erased and the rules apply to what remains, with locations in the code
-// as written; a syntax error is then esbuild's.
+// The engine that runs the step answers the rules: it compiles the step
+// without running it and reports what it declares and refers to. A step it
+// cannot compile is read as TypeScript: its types are erased and the rules
+// apply to what remains, with locations in the code as written; a syntax
+// error is then esbuild's. Only the first static import of a step is
+// reported.
 type Diagnostic struct {
 	Rule     string             `json:"rule"`
 	Severity DiagnosticSeverity `json:"severity"`
