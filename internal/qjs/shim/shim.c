@@ -1043,7 +1043,8 @@ EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *meth
 /* qjs_kernel_step evaluates a step of a session, src[0:len] (NUL after
    it), as strict global code of the realm named filename: top-level await
    and return allowed; with budget non-zero, its loops and callbacks
-   counted against qjs_ctl.ops (patch 0006). It hands the script's promise (of { value }) to the
+   counted against qjs_ctl.ops (patch 0006); budget 2 runs instead the
+   step qjs_inspect_step compiled and kept (inspect.c). It hands the script's promise (of { value }) to the
    kernel's exec, or what its compilation threw to the kernel's
    compileFailed. Outcome as for qjs_kernel_call. */
 JSValue inspect_take_step(void); /* inspect.c */
