@@ -319,13 +319,20 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		ops = -1
 	}
 	// The session's engine validates the step and keeps what it compiled
-	// for the run: a step is compiled once.
+	// for the run: a step is compiled once. The compile has the step's
+	// time: one that runs out stops the VM for good, as a step's would.
 	var prep *PreparedProgram
+	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), opts.Timeout)
+	defer ccancel()
 	if err := s.do(context.WithoutCancel(ctx), func(vm *engine.VM) error {
-		prep = prepareWith(code, opts, func(js string) (*engine.Inspection, error) { return vm.PrepareStep(js, ops) })
+		prep = prepareWith(code, opts, func(js string) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops) })
 		return nil
 	}); err != nil {
 		return nil, true, newExecError(CodeRuntimeException, nil, "Runtime exception: %s", err)
+	}
+	if cctx.Err() != nil {
+		e := newExecError(CodeExecTimeout, map[string]any{"timeoutMs": opts.Timeout.Milliseconds()}, "Execution timed out after %dms", opts.Timeout.Milliseconds())
+		return nil, true, e
 	}
 	if prep.HasErrors() {
 		return nil, false, validationError(prep.Diagnostics)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlockrun/airlock"
 )
@@ -78,4 +79,35 @@ func TestExecutor_ValidationNotBlindedByRealm(t *testing.T) {
 	wantCode(t, err, "ERR_IMPORT_NOT_ALLOWED")
 	_, err = ex.Run(context.Background(), `let __smol_ops = 1`)
 	wantCode(t, err, "ERR_VALIDATION_FAILED")
+}
+
+// The compile of the validation has the step's time: a step that takes
+// the engine's compiler quadratic time (200,000 distinct globals named in
+// a closure: each is looked up among those before it) is stopped by the
+// timeout, ERR_EXEC_TIMEOUT and DIRTY as a step's run would be, and the
+// executor recovers after cleanup and init. Before, the validation had no
+// time limit and such a step held Run for minutes.
+func TestExecutor_ValidationHasTheStepsTime(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("(() => {")
+	for i := 0; i < 200000; i++ {
+		fmt.Fprintf(&b, "g%d;", i)
+	}
+	b.WriteString("})")
+	ex := newExecutor(t, airlock.ExecutorOptions{Timeout: 50 * time.Millisecond})
+	ctx := context.Background()
+	_, err := ex.Run(ctx, b.String())
+	wantCode(t, err, "ERR_EXEC_TIMEOUT")
+	if ex.State() != airlock.StateDirty {
+		t.Fatalf("state %v", ex.State())
+	}
+	if err := ex.Cleanup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, ex, "1 + 1"); out.Output != 2.0 {
+		t.Fatalf("after recovery: %v", out.Output)
+	}
 }

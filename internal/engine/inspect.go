@@ -50,27 +50,28 @@ type Inspection struct {
 // read: the report is the compiler's, so a step of a session inspects
 // the next step as it inspects the first.
 func (v *VM) InspectStep(script string) (*Inspection, error) {
-	return v.inspect(script, wasmvm.KeepNone)
+	return v.inspect(context.Background(), script, wasmvm.KeepNone)
 }
 
 // PrepareStep inspects script as InspectStep does and keeps what it
 // compiled: the next Step of the same script, with a budget as ops says
-// (ops < 0: none), runs it without compiling it again.
-func (v *VM) PrepareStep(script string, ops int) (*Inspection, error) {
+// (ops < 0: none), runs it without compiling it again. A done ctx stops
+// the compile for good (the VM is then spent).
+func (v *VM) PrepareStep(ctx context.Context, script string, ops int) (*Inspection, error) {
 	keep := wasmvm.KeepBudgeted
 	if ops < 0 {
 		keep = wasmvm.KeepStep
 	}
 	v.kept = ""
-	in, err := v.inspect(script, keep)
+	in, err := v.inspect(ctx, script, keep)
 	if err == nil && in.Err == "" {
 		v.kept, v.keptBudget = script, ops >= 0
 	}
 	return in, err
 }
 
-func (v *VM) inspect(script string, keep int) (*Inspection, error) {
-	text, err := v.sb.InspectStep(context.Background(), script, "<eval>", keep)
+func (v *VM) inspect(ctx context.Context, script string, keep int) (*Inspection, error) {
+	text, err := v.sb.InspectStep(ctx, script, "<eval>", keep)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // benchStep is a typical step of a code agent (no tool: a session with
 // none), in a block so that its declarations do not stay.
@@ -51,7 +54,7 @@ func BenchmarkStepValidation(b *testing.B) {
 		v := session(b)
 		defer v.Close()
 		for i := 0; i < b.N; i++ {
-			if in, err := v.PrepareStep(benchStep, 1000); err != nil || in.Err != "" {
+			if in, err := v.PrepareStep(context.Background(), benchStep, 1000); err != nil || in.Err != "" {
 				b.Fatal(in, err)
 			}
 			run(b, v)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -330,7 +331,7 @@ func TestPrepareStep_CompiledOnce(t *testing.T) {
 		out, _ := v.Step(&Job{Stop: make(chan struct{}), OpsSpent: func() {}}, script, ops)
 		return out
 	}
-	if in, err := v.PrepareStep("let n = 1; n + 1", 10); err != nil || in.Err != "" {
+	if in, err := v.PrepareStep(context.Background(), "let n = 1; n + 1", 10); err != nil || in.Err != "" {
 		t.Fatal(in, err)
 	}
 	if out := step("let n = 1; n + 1", 10); out.Kind != OK || out.Value != 2.0 {
@@ -341,7 +342,7 @@ func TestPrepareStep_CompiledOnce(t *testing.T) {
 		t.Fatalf("second run: %+v", out)
 	}
 	// Another script than the one kept.
-	if _, err := v.PrepareStep("n + 10", 10); err != nil {
+	if _, err := v.PrepareStep(context.Background(), "n + 10", 10); err != nil {
 		t.Fatal(err)
 	}
 	if out := step("n + 20", 10); out.Kind != OK || out.Value != 21.0 {
@@ -349,13 +350,13 @@ func TestPrepareStep_CompiledOnce(t *testing.T) {
 	}
 	// The budget it was compiled with is the one that counts.
 	loop := "for (let i = 0; i < 100; i++) {}"
-	if _, err := v.PrepareStep(loop, -1); err != nil {
+	if _, err := v.PrepareStep(context.Background(), loop, -1); err != nil {
 		t.Fatal(err)
 	}
 	if out := step(loop, 10); out.Kind == OK {
 		t.Fatalf("a step kept without a budget ran with one: %+v", out)
 	}
-	if _, err := v.PrepareStep(loop, 10); err != nil {
+	if _, err := v.PrepareStep(context.Background(), loop, 10); err != nil {
 		t.Fatal(err)
 	}
 	if out := step(loop, 10); out.Kind == OK {
