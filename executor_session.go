@@ -14,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
-	"github.com/airlockrun/airlock/internal/instrument"
 )
 
 // session is an executor's sandbox: one VM owned by one goroutine, which
@@ -92,7 +91,7 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 			continue
 		}
 		m := opts.Modules[spec]
-		hidden := fmt.Sprintf("%smod_%d", instrument.Reserved, i)
+		hidden := fmt.Sprintf("%smod_%d", reservedPrefix, i)
 		text, err := encodeWire(map[string]any(m), s.register(""))
 		if err != nil {
 			return fmt.Errorf("module %q: %w", spec, err)
@@ -220,7 +219,7 @@ func checkGlobalName(name, what string) error {
 	switch {
 	case !IsIdentifier(name):
 		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is not a JavaScript identifier", what, name)
-	case name == "final_answer" || name == "console" || name == "globalThis" || strings.HasPrefix(name, instrument.Reserved):
+	case name == "final_answer" || name == "console" || name == "globalThis" || strings.HasPrefix(name, reservedPrefix):
 		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is reserved", what, name)
 	}
 	return nil
@@ -324,7 +323,26 @@ type stepResult struct {
 
 // run runs one step. dirty reports that the executor must become DIRTY.
 func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_ *CodeOutput, dirty bool, _ error) {
-	prep := prepare(code, opts)
+	ops := opts.MaxOperations
+	if opts.noGuards {
+		ops = -1
+	}
+	// The session's engine validates the step and keeps what it compiled
+	// for the run: a step is compiled once. The compile has the step's
+	// time: one that runs out stops the VM for good, as a step's would.
+	var prep *PreparedProgram
+	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), opts.Timeout)
+	defer ccancel()
+	if err := s.do(context.WithoutCancel(ctx), func(vm *engine.VM) error {
+		prep = prepareWith(code, opts, func(js string) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, opts.Sloppy) })
+		return nil
+	}); err != nil {
+		return nil, true, newExecError(CodeRuntimeException, nil, "Runtime exception: %s", err)
+	}
+	if cctx.Err() != nil {
+		e := newExecError(CodeExecTimeout, map[string]any{"timeoutMs": opts.Timeout.Milliseconds()}, "Execution timed out after %dms", opts.Timeout.Milliseconds())
+		return nil, true, e
+	}
 	if prep.HasErrors() {
 		return nil, false, validationError(prep.Diagnostics)
 	}
@@ -364,10 +382,6 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		}
 		st.async.job(job)
 		st.job.Store(job)
-		ops := opts.MaxOperations
-		if opts.noGuards {
-			ops = -1
-		}
 		out, discarded := vm.Step(job, prep.TransformedCode, ops)
 		sent = true
 		results <- stepResult{out, discarded}

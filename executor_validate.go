@@ -1,10 +1,15 @@
 package airlock
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
-	"github.com/airlockrun/airlock/internal/instrument"
+	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/airlockrun/airlock/internal/source"
 )
 
@@ -25,13 +30,18 @@ const (
 // executor), nesting_depth (the code nests deeper than 1000 levels of
 // brackets or nested expressions, refused before it is parsed; the location
 // is the token that went too deep) and options_valid are errors;
-// forbidden_global_access (a name such as process, require, fetch or
-// setTimeout that the sandbox does not have) is a warning;
-// log_budget_too_small (MaxLogBytes below the default) is information.
+// forbidden_global_access (a global such as process, require, fetch or
+// setTimeout that the sandbox does not have, named by the step or one of
+// its functions and not declared by it: reported once, where first used)
+// is a warning; log_budget_too_small (MaxLogBytes below the default) is
+// information.
 //
-// A step that is not JavaScript is read as TypeScript: its types are
-// erased and the rules apply to what remains, with locations in the code
-// as written; a syntax error is then esbuild's.
+// The engine that runs the step answers the rules: it compiles the step
+// without running it and reports what it declares and refers to. A step it
+// cannot compile is read as TypeScript: its types are erased and the rules
+// apply to what remains, with locations in the code as written; a syntax
+// error is then esbuild's. Only the first static import of a step is
+// reported.
 type Diagnostic struct {
 	Rule     string             `json:"rule"`
 	Severity DiagnosticSeverity `json:"severity"`
@@ -85,28 +95,25 @@ func PrepareProgram(code string, opts ExecutorOptions) *PreparedProgram {
 }
 
 func prepare(code string, opts ExecutorOptions) *PreparedProgram {
+	return prepareWith(code, opts, func(js string) (*engine.Inspection, error) { return engine.InspectStep(js, opts.Sloppy) })
+}
+
+// prepareWith prepares a step with the engine's inspection (a pooled VM's,
+// or a session's, which keeps the compiled step for its run).
+func prepareWith(code string, opts ExecutorOptions, inspect func(string) (*engine.Inspection, error)) *PreparedProgram {
 	p := &PreparedProgram{OriginalCode: code, Diagnostics: optionDiagnostics(opts)}
-	iopts := instrument.Options{AuthorizedImports: opts.AuthorizedImports}
-	prog := instrument.Prepare(code, iopts)
 	js := code
-	if syntaxOnly(prog.Diagnostics) {
-		// Not JavaScript: TypeScript, erased as airlock.Run erases it, is
-		// validated and run in its place, with positions in the step.
-		erased, smap, lf := source.EraseStep(code)
-		if lf != nil {
-			for i, d := range prog.Diagnostics {
-				if d.Rule == "syntax_valid" {
-					prog.Diagnostics[i].Message, prog.Diagnostics[i].Line, prog.Diagnostics[i].Column = lf.Message, lf.Line, lf.Col
-				}
-			}
-		} else {
-			prog, js, p.smap = instrument.Prepare(erased, iopts), erased, smap
-		}
+	ds, erased, smap := stepDiagnostics(code, opts.AuthorizedImports, inspect)
+	if erased != "" {
+		js, p.smap = erased, smap
 	}
-	for _, d := range prog.Diagnostics {
-		nd := Diagnostic{Rule: d.Rule, Severity: DiagnosticSeverity(d.Severity), Message: d.Message, Fix: d.Fix}
-		if d.Line > 0 {
-			l, c := p.position(d.Line, d.Column)
+	for _, d := range ds {
+		nd := Diagnostic{Rule: d.rule, Severity: d.severity, Message: d.message, Fix: d.fix}
+		if d.line > 0 {
+			l, c := d.line, d.col
+			if d.mapped {
+				l, c = p.position(l, c)
+			}
 			nd.Location = &Location{Line: l, Column: c}
 		}
 		p.Diagnostics = append(p.Diagnostics, nd)
@@ -118,18 +125,159 @@ func prepare(code string, opts ExecutorOptions) *PreparedProgram {
 	return p
 }
 
-// syntaxOnly reports whether the one error of the rules is a syntax error.
-func syntaxOnly(ds []instrument.Diagnostic) bool {
-	syntax := false
-	for _, d := range ds {
-		if d.Severity == instrument.Error {
-			if d.Rule != "syntax_valid" {
-				return false
+// reservedPrefix starts the executor's own identifiers; a step may not
+// use one.
+const reservedPrefix = "__smol_"
+
+// forbiddenGlobals are the names of host capabilities the sandbox does not
+// have: a step that names one as a global gets a warning, since it will
+// fail.
+var forbiddenGlobals = map[string]bool{
+	"process": true, "require": true, "module": true, "exports": true, "global": true, "fetch": true,
+	"window": true, "document": true, "Deno": true, "Bun": true, "XMLHttpRequest": true, "WebSocket": true,
+	"importScripts": true, "__dirname": true, "__filename": true, "setTimeout": true, "setInterval": true,
+	"setImmediate": true, "clearTimeout": true, "clearInterval": true, "eval": true,
+}
+
+// finding is a diagnostic of the code rules; mapped: its position is in
+// the erased code, to be mapped to the step.
+type finding struct {
+	rule, message, fix string
+	severity           DiagnosticSeverity
+	line, col          int
+	mapped             bool
+}
+
+// stepDiagnostics applies the rules on a step's code. The engine that runs
+// the step compiles it without running it and says what it declares and
+// refers to (engine.InspectStep): no second parser reads it. A step the
+// engine cannot compile is read as TypeScript: erased reports the code
+// that runs instead, whose positions smap maps back.
+func stepDiagnostics(code string, allowed []string, inspect func(string) (*engine.Inspection, error)) (ds []finding, erased string, smap *source.StepMap) {
+	if strings.TrimSpace(code) == "" {
+		return []finding{{rule: "code_non_empty", severity: DiagnosticError, message: "the code is empty",
+			fix: "write the code to run"}}, "", nil
+	}
+	// No real step nests this deep; esbuild recurses on the Go stack.
+	if e := nesting.Check(code); e != nil {
+		return []finding{{rule: "nesting_depth", severity: DiagnosticError, message: e.Error(), line: e.Line, col: e.Column,
+			fix: fmt.Sprintf("nest at most %d levels: split deep expressions into named steps", nesting.Max)}}, "", nil
+	}
+	in, err := inspect(code)
+	if err != nil {
+		return []finding{{rule: "syntax_valid", severity: DiagnosticError,
+			message: fmt.Sprintf("the code could not be compiled: %v", err), fix: "make the code smaller"}}, "", nil
+	}
+	mapped := false
+	src := code
+	if in.Err != "" && !in.Import {
+		// Not JavaScript: TypeScript, erased as airlock.Run erases it, is
+		// validated and run in its place, with positions in the step.
+		js, m, lf := source.EraseStep(code)
+		if lf != nil {
+			return []finding{{rule: "syntax_valid", severity: DiagnosticError, message: lf.Message,
+				line: lf.Line, col: lf.Col, fix: "fix the syntax error"}}, "", nil
+		}
+		if in, err = inspect(js); err != nil {
+			return []finding{{rule: "syntax_valid", severity: DiagnosticError,
+				message: fmt.Sprintf("the code could not be compiled: %v", err), fix: "make the code smaller"}}, "", nil
+		}
+		src, erased, smap, mapped = js, js, m, true
+	}
+	switch {
+	case in.Import:
+		fix := "remove the import"
+		if slices.Contains(allowed, in.ImportModule) {
+			fix = fmt.Sprintf("use a dynamic import instead: const m = await import(%q)", in.ImportModule)
+		}
+		return []finding{{rule: "static_import_in_script_mode", severity: DiagnosticError,
+			message: fmt.Sprintf("static import of %q: code runs as a script, where static imports are not allowed", in.ImportModule),
+			line:    in.Line, col: in.Column, mapped: mapped, fix: fix}}, erased, smap
+	case in.Err != "":
+		return []finding{{rule: "syntax_valid", severity: DiagnosticError, message: in.Err,
+			line: in.Line, col: in.Column, mapped: mapped, fix: "fix the syntax error"}}, erased, smap
+	}
+	reserved := map[string]bool{}
+	for _, it := range in.Items {
+		at := func(f finding) finding {
+			f.line, f.col, f.mapped = it.Line, it.Column, mapped
+			return f
+		}
+		switch {
+		case it.Kind == engine.ImportCall && !it.Literal:
+			ds = append(ds, at(finding{rule: "import_allowed", severity: DiagnosticError,
+				message: "a dynamic import must name its module with a string literal", fix: allowedFix(allowed)}))
+		case it.Kind == engine.ImportCall && !slices.Contains(allowed, it.Name):
+			ds = append(ds, at(finding{rule: "import_allowed", severity: DiagnosticError,
+				message: fmt.Sprintf("import of %q is not allowed", it.Name), fix: allowedFix(allowed)}))
+		case it.Kind == engine.ImportCall:
+		case strings.HasPrefix(it.Name, reservedPrefix) && !reserved[it.Name]:
+			reserved[it.Name] = true
+			f := finding{rule: "reserved_identifier", severity: DiagnosticError,
+				message: fmt.Sprintf("identifiers that start with %s are reserved: %s", reservedPrefix, it.Name),
+				fix:     "rename the identifier"}
+			if it.Kind == engine.GlobalRef {
+				f = at(f)
+			} else {
+				// The engine keeps no place for a declaration: the first
+				// place the name is written.
+				f.line, f.col = firstWord(src, it.Name)
+				f.mapped = mapped
 			}
-			syntax = true
+			ds = append(ds, f)
+		case it.Kind == engine.GlobalRef && forbiddenGlobals[it.Name]:
+			ds = append(ds, at(finding{rule: "forbidden_global_access", severity: DiagnosticWarning,
+				message: fmt.Sprintf("%s is not available in the sandbox", it.Name), fix: fixFor(it.Name)}))
 		}
 	}
-	return syntax
+	// In the order of the code; those without a place last.
+	slices.SortStableFunc(ds, func(a, b finding) int {
+		if (a.line == 0) != (b.line == 0) {
+			return cmp.Compare(b.line, a.line)
+		}
+		return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.col, b.col))
+	})
+	return ds, erased, smap
+}
+
+// firstWord is the 1-based line and column (in characters) of the first
+// occurrence of name in src as a word of its own, or 0, 0.
+func firstWord(src, name string) (int, int) {
+	isIdent := func(c byte) bool {
+		return c == '_' || c == '$' || c >= 0x80 || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	for off := 0; off <= len(src)-len(name); {
+		i := strings.Index(src[off:], name)
+		if i < 0 {
+			break
+		}
+		i += off
+		if (i == 0 || !isIdent(src[i-1])) && (i+len(name) == len(src) || !isIdent(src[i+len(name)])) {
+			start := strings.LastIndexByte(src[:i], '\n') + 1
+			return strings.Count(src[:i], "\n") + 1, utf8.RuneCountInString(src[start:i]) + 1
+		}
+		off = i + 1
+	}
+	return 0, 0
+}
+
+func fixFor(name string) string {
+	switch name {
+	case "setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval":
+		return "wait through a tool the host provides"
+	case "require":
+		return "use a dynamic import of an authorized module"
+	case "eval":
+		return "write the code directly"
+	}
+	return "use the tools and variables the host provides"
+}
+
+func allowedFix(allowed []string) string {
+	if len(allowed) == 0 {
+		return "no module may be imported; do without the import"
+	}
+	return "import only one of: " + strings.Join(allowed, ", ")
 }
 
 // position maps a line and column of the evaluated script to the step.

@@ -131,7 +131,7 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			step.WriteString("\n")
 			continue
 		}
-		code, wrapped := withValue(step.String())
+		code := step.String()
 		step.Reset()
 		// Drain a Ctrl-C that came before the step.
 		select {
@@ -147,7 +147,7 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			case <-done:
 			}
 		}()
-		ok := replStep(stepCtx, ex, tools, code, wrapped, stdout)
+		ok := replStep(stepCtx, ex, tools, code, stdout)
 		close(done)
 		cancel()
 		if !ok {
@@ -157,9 +157,9 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 }
 
 // replStep runs a step and prints its logs, then its value or error. It
-// reports whether the session can go on.
-// wrapped is the line withValue changed, whose columns it shifted.
-func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, code string, wrapped int, w io.Writer) bool {
+// reports whether the session can go on. The value is the step's: what it
+// returns, else its last expression's (the engine's completion value).
+func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, code string, w io.Writer) bool {
 	out, err := ex.Run(ctx, code)
 	var e *airlock.ExecutorError
 	switch {
@@ -183,11 +183,7 @@ func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, c
 			fmt.Fprintf(w, "%s: %s\n", e.Code, e.Message)
 		}
 		if line, ok := e.Details["line"].(int); ok {
-			col := e.Details["column"]
-			if c, ok := col.(int); ok && line == wrapped && c > len(valueWrapper) {
-				col = c - len(valueWrapper)
-			}
-			fmt.Fprintf(w, "  at line %d, column %v\n", line, col)
+			fmt.Fprintf(w, "  at line %d, column %v\n", line, e.Details["column"])
 		}
 		if ds, ok := e.Details["diagnostics"].([]airlock.Diagnostic); ok {
 			for _, d := range ds {

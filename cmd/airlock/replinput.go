@@ -7,13 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/nesting"
+	"github.com/airlockrun/airlock/internal/source"
 	"github.com/ergochat/readline"
-	"github.com/grafana/sobek/parser"
 	"golang.org/x/term"
 )
 
@@ -91,50 +91,36 @@ func defaultHistory() string {
 	return filepath.Join(home, ".airlock_repl_history")
 }
 
-// asBody is code as the body of an async function, as the executor runs
-// a step, and the number of lines before the code.
-func asBody(code string) (string, int) {
-	return "(async () => {\n" + code + "\n})", 1
-}
-
-// parseErr parses code as the body of an async function (with the sobek
-// parser, which knows JavaScript; the REPL's steps are JavaScript).
-func parseErr(code string) (err error) {
-	if e := nesting.Check(code); e != nil {
-		return e // too deep to parse here: the step's validation reports it
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("the code does not parse (%v)", p)
-		}
-	}()
-	body, _ := asBody(code)
-	_, err = parser.ParseFile(nil, "", body, 0)
-	return err
-}
-
-var errLine = regexp.MustCompile(`Line (\d+):\d+ (.*)`)
-
 // incomplete reports whether code ends in the middle of a statement (an
-// open bracket, string or comment, a trailing operator): the REPL then
-// reads another line. It is when the parser fails only at the end of the
-// code: at the end of input, or in the closing of the function around it.
+// open bracket, a trailing operator, an open template literal or comment):
+// the REPL then reads another line. The engine that runs the step says so:
+// it compiles the code without running it (engine.InspectStep), and the
+// code is incomplete when the compiler stopped at the end of the input. A
+// step that is TypeScript is asked of esbuild, which erases its types
+// before it runs.
 func incomplete(code string) bool {
-	err := parseErr(code)
-	if err == nil {
+	if nesting.Check(code) != nil {
+		return false // too deep to compile here: the step's validation reports it
+	}
+	in, err := engine.InspectStep(code, false)
+	if err != nil || in.Err == "" || in.Import {
 		return false
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "Unexpected end of input") {
+	switch {
+	case in.Err == "Unexpected end of input", in.Err == "unexpected end of comment":
+		return true
+	case in.Err == "Invalid or unexpected token" && openTemplate(code, in.Line, in.Column):
 		return true
 	}
-	m := errLine.FindStringSubmatch(msg)
-	if m == nil {
-		return false
+	// TypeScript, and what the compiler reports elsewhere than at the end
+	// (a template's open substitution): esbuild erases the step inside a
+	// function, and stops at the end of the input or in the function's
+	// closing line after it.
+	if _, _, lf := source.EraseStep(code); lf != nil {
+		return strings.Contains(lf.Message, "end of file") ||
+			lf.Line > strings.Count(code, "\n")+1 && depth(code) >= 0 // not a bracket that closes the function
 	}
-	line, _ := strconv.Atoi(m[1])
-	_, before := asBody(code)
-	return line > before+strings.Count(code, "\n")+1 && depth(code) >= 0
+	return false
 }
 
 // depth is how many brackets code leaves open, outside strings and
@@ -171,54 +157,31 @@ func depth(code string) int {
 	return d
 }
 
-// parses reports whether code is valid as the body of an async function.
-func parses(code string) bool { return parseErr(code) == nil }
-
-// valueWrapper is what withValue puts before the final expression.
-const valueWrapper = "return ("
-
-// withValue is the step as the REPL runs it: when it ends with an
-// expression statement, that expression is returned, so that its value is
-// printed (`a + 1` prints 21). Declarations (function, class) stay
-// statements. line is the 1-based line where valueWrapper was put (0: the
-// code is unchanged), whose columns past it are len(valueWrapper) further
-// right than the user typed them.
-func withValue(code string) (out string, line int) {
-	trimmed := strings.TrimRight(code, " \t\r\n;")
-	if trimmed == "" || !parses(code) {
-		return code, 0
+// openTemplate reports whether a template literal starts at line:col
+// (1-based, in characters) of code and no backquote closes it.
+func openTemplate(code string, line, col int) bool {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(code[off:], '\n')
+		if i < 0 {
+			return false
+		}
+		off += i + 1
 	}
-	// The split points: after each ';' or newline, the last ones first,
-	// then the start; the first split whose tail is an expression wins.
-	cuts := []int{}
-	for i := len(trimmed) - 1; i >= 0 && len(cuts) < 64; i-- {
-		if trimmed[i] == ';' || trimmed[i] == '\n' {
-			cuts = append(cuts, i+1)
+	for c := 1; c < col && off < len(code); c++ {
+		_, n := utf8.DecodeRuneInString(code[off:])
+		off += n
+	}
+	if off >= len(code) || code[off] != '`' {
+		return false
+	}
+	for i := off + 1; i < len(code); i++ {
+		switch code[i] {
+		case '\\':
+			i++
+		case '`':
+			return false
 		}
 	}
-	cuts = append(cuts, 0)
-	for _, c := range cuts {
-		head, tail := trimmed[:c], trimmed[c:]
-		t := strings.TrimSpace(tail)
-		if t == "" || isDeclaration(t) {
-			continue
-		}
-		// The wrapper goes where the expression starts, so lines keep
-		// their numbers.
-		lead := len(tail) - len(strings.TrimLeft(tail, " \t\r\n"))
-		rewritten := head + tail[:lead] + valueWrapper + t + "\n);"
-		if parses(rewritten) && parses(head) {
-			return rewritten, strings.Count(head+tail[:lead], "\n") + 1
-		}
-	}
-	return code, 0
-}
-
-func isDeclaration(s string) bool {
-	for _, kw := range []string{"function", "async function", "class", "{"} {
-		if strings.HasPrefix(s, kw) {
-			return true
-		}
-	}
-	return false
+	return true
 }

@@ -45,6 +45,10 @@ type VM struct {
 	// abandoned is set when a runtime.Goexit went up through the engine
 	// from a host call: the engine may not run anything more.
 	abandoned bool
+	// kept is the script PrepareStep compiled and the shim keeps for the
+	// next Step ("" none), keptFlags how it was compiled (stepFlags).
+	kept       string
+	keptFlags  int
 }
 
 // The one engine and snapshot of the process, made at the first New.

@@ -107,7 +107,13 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 	} else {
 		v.sb.SetOpBudget(int64(ops))
 	}
-	_, err := v.sb.Step(ctx, script, "<eval>", ops >= 0, j.Sloppy)
+	var err error
+	if v.kept != "" && v.kept == script && v.keptFlags == stepFlags(ops >= 0, j.Sloppy) {
+		_, err = v.sb.StepKept(ctx) // compiled by PrepareStep
+	} else {
+		_, err = v.sb.Step(ctx, script, "<eval>", ops >= 0, j.Sloppy)
+	}
+	v.kept = ""
 	return v.loop(j, err), false
 }
 

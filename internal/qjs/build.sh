@@ -71,11 +71,12 @@ done
 $CC $CFLAGS -O2 -c "$SRC/libregexp.c" -o "$WORK/obj/libregexp.o"
 $CC $CFLAGS -Os -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
 $CC $CFLAGS -O2 -c "$HERE/shim/codec.c" -o "$WORK/obj/codec.o"
+$CC $CFLAGS -Os -c "$HERE/shim/inspect.c" -o "$WORK/obj/inspect.o"
 $CC --target=wasm32-wasi --sysroot="$WORK/sysroot" -Os -mexec-model=reactor \
 	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first \
 	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
 	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
-	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" "$WORK/obj/codec.o" \
+	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" "$WORK/obj/codec.o" "$WORK/obj/inspect.o" \
 	-o "$WORK/raw.wasm"
 (cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} "$WORK/raw.wasm" "$OUT")
 ls -l "$OUT"

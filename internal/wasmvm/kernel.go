@@ -83,10 +83,12 @@ func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) 
 	return s.run(ctx, s.fKernelCall, buf)
 }
 
-// The flags of qjs_kernel_step (QJS_STEP_* in the shim).
+// The flags of a step (QJS_STEP_* in the shim), for InspectStep; Step
+// takes them as its arguments.
 const (
-	stepBudget = 1
-	stepSloppy = 2
+	StepBudget = 1 // its loops and callbacks count against SetOpBudget
+	StepSloppy = 2 // sloppy global code, as Node's REPL runs it
+	StepKeep   = 4 // InspectStep keeps the compiled step for StepKept
 )
 
 // Step evaluates src as global code named filename, strict unless sloppy,
@@ -105,12 +107,23 @@ func (s *Sandbox) Step(ctx context.Context, src, filename string, budget, sloppy
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
 	st[4] = 0
 	if budget {
-		st[4] |= stepBudget
+		st[4] |= StepBudget
 	}
 	if sloppy {
-		st[4] |= stepSloppy
+		st[4] |= StepSloppy
 	}
 	return s.run(ctx, s.fKernelStep, buf)
+}
+
+// StepKept runs the step the last InspectStep kept, as Step runs a step
+// (its budget and mode as it was compiled); a step is taken once.
+func (s *Sandbox) StepKept(ctx context.Context) (Result, error) {
+	if err := s.ready(ctx); err != nil {
+		return Result{}, err
+	}
+	st := s.stack[:]
+	st[0], st[1], st[2], st[3], st[4] = uint64(s.ctxPtr), 0, 0, 0, StepKeep // QJS_STEP_KEPT
+	return s.run(ctx, s.fKernelStep, 0)
 }
 
 // DropJobs drops every pending job without running it.
@@ -192,4 +205,52 @@ func (s *Sandbox) SetHeapLimit(n uint64) bool {
 func (s *Sandbox) OutOfMemory() bool {
 	v, _ := s.mod.Memory().ReadUint32Le(s.ctl + ctlOOM)
 	return v != 0
+}
+
+// InspectStep compiles src as Step would, without running it, and returns
+// the shim's report (qjs_inspect_step): JSON of the syntax error, or of
+// the globals the step declares and names, its local bindings and its
+// import() calls. Nothing runs in the realm, and no object of it is read.
+// flags are StepBudget and StepSloppy as Step's arguments, and StepKeep,
+// which keeps the compiled step for StepKept, so that a step is compiled
+// once. Errors as for Eval (an out-of-memory or a
+// stop spends the sandbox).
+func (s *Sandbox) InspectStep(ctx context.Context, src, filename string, flags int) (string, error) {
+	if err := s.ready(ctx); err != nil {
+		return "", err
+	}
+	buf, err := s.writeSource(ctx, src, filename)
+	if err != nil {
+		return "", err
+	}
+	var disarm func() bool
+	if ctx.Done() != nil {
+		disarm = context.AfterFunc(ctx, s.Terminate)
+	}
+	st := s.stack[:]
+	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
+	st[4] = uint64(flags)
+	err = s.fInspectStep.CallWithStack(context.WithValue(ctx, sandboxKey{}, s), st)
+	if disarm != nil {
+		disarm()
+	}
+	if err != nil || loadWord(s.stopWord) != 0 || s.fault != nil {
+		return "", s.outcomeErr(ctx, err, "inspect")
+	}
+	out := uint32(st[0]) // before free, which uses the same stack
+	s.free(ctx, buf)
+	if out == 0 {
+		s.spent = true
+		return "", ErrMemoryLimit
+	}
+	mem := s.mod.Memory()
+	n, ok := mem.ReadUint32Le(out)
+	b, ok2 := mem.Read(out+4, n)
+	if !ok || !ok2 {
+		s.spent = true
+		return "", &TrapError{Err: errors.New("inspection out of range")}
+	}
+	text := string(b)
+	s.free(ctx, out)
+	return text, nil
 }

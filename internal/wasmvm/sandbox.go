@@ -58,6 +58,7 @@ type exports struct {
 
 	fEval, fRunJobs, fMalloc, fFree, fDefHost, fHasJobs api.Function
 	fKernelCall, fKernelStep, fDropJobs                 api.Function
+	fInspectStep                                        api.Function
 }
 
 func (s *Sandbox) bind() {
@@ -71,6 +72,7 @@ func (s *Sandbox) bind() {
 		s.fKernelCall = m.ExportedFunction("qjs_kernel_call")
 		s.fKernelStep = m.ExportedFunction("qjs_kernel_step")
 		s.fDropJobs = m.ExportedFunction("qjs_drop_jobs")
+		s.fInspectStep = m.ExportedFunction("qjs_inspect_step")
 		s.fHasJobs = m.ExportedFunction("qjs_has_jobs")
 		s.sp = m.ExportedGlobal("__stack_pointer").(api.MutableGlobal)
 		s.tick = m.ExportedGlobal("qjs_tick").(api.MutableGlobal)

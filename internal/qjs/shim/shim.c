@@ -1058,21 +1058,28 @@ EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *meth
 /* The flags of qjs_kernel_step. */
 #define QJS_STEP_BUDGET 1 /* count loops and callbacks against qjs_ctl.ops */
 #define QJS_STEP_SLOPPY 2 /* sloppy global code, as Node's REPL runs it */
+#define QJS_STEP_KEPT 4   /* the step qjs_inspect_step kept (inspect.c) */
 
 /* qjs_kernel_step evaluates a step of a session, src[0:len] (NUL after
    it), as global code of the realm named filename, strict unless flags
    has QJS_STEP_SLOPPY: top-level await and return allowed; with
    QJS_STEP_BUDGET, its loops and callbacks counted against qjs_ctl.ops
-   (patch 0006). It hands the script's promise (of { value }) to the
+   (patch 0006); with QJS_STEP_KEPT, it runs instead the step
+   qjs_inspect_step compiled and kept (inspect.c). It hands the script's promise (of { value }) to the
    kernel's exec, or what its compilation threw to the kernel's
    compileFailed. Outcome as for qjs_kernel_call. */
+JSValue inspect_take_step(void); /* inspect.c */
+
 EXPORT(qjs_kernel_step) int32_t qjs_kernel_step(JSContext *ctx, const char *src, uint32_t len, const char *filename,
                                                 int32_t flags)
 {
-    JSValue fn = JS_Eval(ctx, src, len, filename,
-                         JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_STEP |
-                         ((flags & QJS_STEP_SLOPPY) ? 0 : JS_EVAL_FLAG_STRICT) |
-                         ((flags & QJS_STEP_BUDGET) ? JS_EVAL_FLAG_BUDGET : 0)), r;
+    JSValue fn = (flags & QJS_STEP_KEPT)
+                     ? JS_EvalFunction(ctx, inspect_take_step())
+                     : JS_Eval(ctx, src, len, filename,
+                               JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_ASYNC | JS_EVAL_FLAG_STEP |
+                                   ((flags & QJS_STEP_SLOPPY) ? 0 : JS_EVAL_FLAG_STRICT) |
+                                   ((flags & QJS_STEP_BUDGET) ? JS_EVAL_FLAG_BUDGET : 0)),
+            r;
     if (JS_IsException(fn)) {
         JSValue e = JS_GetException(ctx);
         if (qjs_ctl.stop || qjs_ctl.soft) { /* interrupted, or out of memory */
