@@ -47,8 +47,8 @@ type VM struct {
 	abandoned bool
 	// kept is the script PrepareStep compiled and the shim keeps for the
 	// next Step ("" none), keptFlags how it was compiled (stepFlags).
-	kept       string
-	keptFlags  int
+	kept      string
+	keptFlags int
 }
 
 // The one engine and snapshot of the process, made at the first New.

@@ -198,7 +198,6 @@ func (s *Sandbox) SetHeapLimit(n uint64) bool {
 	return n <= room
 }
 
-
 // OutOfMemory reports whether the sandbox's out-of-memory mark is set: an
 // allocation was refused for its memory limit. It is set by the engine's
 // allocator, outside any program's reach, and stays set.
