@@ -184,10 +184,20 @@ func TestExecutor_Sloppy(t *testing.T) {
 	}
 	_, err := ex.Run(ctx, `for (;;) {}`)
 	wantCode(t, err, "ERR_MAX_OPS_EXCEEDED")
+	// The step is validated and compiled as sloppy code too: syntax only
+	// sloppy code has compiles.
+	if out := mustRun(t, ex, `with ({ w: 7 }) { w }`); out.Output != 7.0 {
+		t.Errorf("with: %#v", out.Output)
+	}
 	// Strict steps are the default.
 	strict := newExecutor(t, airlock.ExecutorOptions{})
 	_, err = strict.Run(ctx, `z = 5; z`)
 	wantCode(t, err, "ERR_RUNTIME_EXCEPTION")
+	_, err = strict.Run(ctx, `with ({ w: 7 }) { w }`)
+	wantCode(t, err, "ERR_VALIDATION_FAILED")
+	if d := airlock.ValidateCode(`with ({ w: 7 }) { w }`, airlock.ExecutorOptions{Sloppy: true}); len(d) != 0 {
+		t.Errorf("ValidateCode, sloppy: %v", d)
+	}
 }
 
 // SourceModules are authorized imports of JavaScript source.
