@@ -1,21 +1,34 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
-// TestRunWritesFewImagePages: a small program run in a new VM (the kernel
+// TestRunWritesFewImagePages: a small program run in a fresh VM (the kernel
 // and Intl in its image) writes few of the image's pages: a copy's new
 // blocks land together in the headroom (RATIONALE.md, "What a run writes
 // of the image"). Measured on Linux: 41 pages, 59 when the snapshot is
 // captured with its allocators' holes in reach; the bound is generous.
 func TestRunWritesFewImagePages(t *testing.T) {
-	v, err := New()
+	// A fresh instance, not a pooled one: a rewound instance keeps as its
+	// own every page its earlier runs wrote. The pool holds instances of
+	// linearLimit only.
+	sn, err := snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	sb, err := sn.NewSandbox(context.Background(), &wasmvm.SandboxOptions{MemoryLimit: linearLimit + 64<<20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &VM{sb: sb, key: randomKey()}
+	v.globalsName = "airlock:globals:" + v.key
+	sb.SetKernel(v.host)
 	defer v.Close()
 	j := &Job{
 		Entry: "/main.js", Fn: "default", Args: `J[]`, Globals: `[]`, Imports: `J[]`,
