@@ -12,7 +12,7 @@ import (
 // TestRunWritesFewImagePages: a small program run in a fresh VM (the kernel
 // and Intl in its image) writes few of the image's pages: a copy's new
 // blocks land together in the headroom (RATIONALE.md, "What a run writes
-// of the image"). Measured on Linux: 41 pages, 59 when the snapshot is
+// of the image"). Measured on Linux: 40 pages, 59 when the snapshot is
 // captured with its allocators' holes in reach; the bound is generous.
 func TestRunWritesFewImagePages(t *testing.T) {
 	// A fresh instance, not a pooled one: a rewound instance keeps as its

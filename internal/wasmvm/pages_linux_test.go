@@ -40,7 +40,7 @@ func writtenBy(t *testing.T, sn *Snapshot, src string) int {
 // image holding the Intl script writes few of the image's pages, because
 // the snapshot is captured with its allocator's holes out of reach
 // (snapPrepare; RATIONALE.md, "What a run writes of the image"). Measured:
-// 28 pages prepared, 50 without (the hot pages a new sandbox has
+// 27 pages prepared, 50 without (the hot pages a new sandbox has
 // populated included); the bound is generous, and below the unprepared
 // count.
 func TestRunWritesFewImagePages(t *testing.T) {
