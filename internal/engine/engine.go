@@ -158,6 +158,10 @@ func randomKey() string {
 // HeapBytes is the engine's current heap size in bytes.
 func (v *VM) HeapBytes() int64 { return int64(v.sb.MemoryUsed()) }
 
+// WrittenPages is the number of the snapshot image's pages the VM's
+// sandbox has written (wasmvm.Sandbox.WrittenPages).
+func (v *VM) WrittenPages() (int, bool) { return v.sb.WrittenPages() }
+
 // LimitHit reports whether the engine refused an allocation because of the
 // memory limit: the host's signal for an out-of-memory, which no JavaScript
 // can forge.

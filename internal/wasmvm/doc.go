@@ -5,7 +5,11 @@
 // cached on disk between processes). A [Snapshot] is a VM made and hardened
 // once, its linear memory captured; every [Sandbox] starts from it, mapping
 // the image copy-on-write on Linux (a plain copy elsewhere), and can be
-// rewound to it ([Sandbox.Reset]) for reuse.
+// rewound to it ([Sandbox.Reset]) for reuse. The image is captured with
+// the free blocks of both allocators (QuickJS's arenas, malloc's chunks)
+// out of reach, so that what a sandbox allocates lands together in the
+// headroom instead of on the image's scattered holes, a written page each
+// ([Sandbox.WrittenPages] counts them).
 //
 // Start-up: the pages a first hello eval touches are populated when a
 // sandbox's memory is mapped (learned once per snapshot); closing a

@@ -271,3 +271,20 @@ func (m *linearMemory) learnHot() {
 	}
 	m.im.hot, m.im.warm = hot, warm
 }
+
+// writtenPages is the number of the image's pages the sandbox has written
+// (its own copies), or false without pagemap.
+func (m *linearMemory) writtenPages() (int, bool) {
+	buf, ok := m.pagemap()
+	if !ok {
+		return 0, false
+	}
+	defer pagemapBufs.Put(buf)
+	n := 0
+	for e := *buf; len(e) >= 8; e = e[8:] {
+		if private(e) {
+			n++
+		}
+	}
+	return n, true
+}

@@ -87,3 +87,5 @@ func loadWord(p *uint32) uint32     { return atomic.LoadUint32(p) }
 
 // learnHot: elsewhere than Linux there is nothing to prefault.
 func (m *linearMemory) learnHot() {}
+
+func (m *linearMemory) writtenPages() (int, bool) { return 0, false }

@@ -179,6 +179,12 @@ func (s *Sandbox) MemoryUsed() uint64 {
 	return uint64(v)
 }
 
+// WrittenPages is the number of the image's 4 KiB pages the sandbox has
+// written, each its own copy now (RATIONALE.md, "What a run writes of the
+// image"); false where that cannot be read (no /proc/self/pagemap, or not
+// Linux, where every page is the sandbox's own).
+func (s *Sandbox) WrittenPages() (int, bool) { return s.mem.writtenPages() }
+
 // Reset rewinds the sandbox to its snapshot: memory, stack pointer and
 // host functions as they were when it started, a fresh Math.random seed,
 // and not spent. It reports false if the sandbox cannot be rewound (its

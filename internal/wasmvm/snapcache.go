@@ -15,7 +15,7 @@ import (
 //
 // The file's name is a key over everything the image depends on: the
 // module's bytes (QuickJS, the shim, the stop checks), the hardening and
-// setup scripts, the headroom, and snapFormat, the version of what the Go
+// setup scripts, the headroom, snapPrepare, and snapFormat, the version of what the Go
 // side captures. Its content ends with the SHA-256 of what precedes it,
 // and every field is checked against the image's size on loading; a file
 // that fails any check (corrupt, truncated, of another format) is ignored
@@ -46,6 +46,8 @@ func (e *Engine) snapshotPath(o *SnapshotOptions) string {
 		h.Write([]byte(s))
 	}
 	binary.LittleEndian.PutUint64(n[:], uint64(o.Headroom))
+	h.Write(n[:])
+	binary.LittleEndian.PutUint64(n[:], uint64(snapPrepare))
 	h.Write(n[:])
 	return filepath.Join(e.snapDir, hex.EncodeToString(h.Sum(nil)[:16])+".snap")
 }

@@ -182,6 +182,9 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 	if _, err := call("qjs_free", p); err != nil {
 		return nil, err
 	}
+	if _, err := call("qjs_prepare_snapshot", uint64(sn.ctxPtr), uint64(snapPrepare), p); err != nil {
+		return nil, err
+	}
 	size := mem.Size()
 	b, _ := mem.Read(0, size)
 	used, _ := mem.ReadUint32Le(sn.ctl + ctlHeapUsed)
@@ -203,6 +206,13 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 	}
 	return sn, nil
 }
+
+// snapPrepare is what qjs_prepare_snapshot does before the capture: 1
+// takes the image's small-block arenas off QuickJS's lists (patch 0009),
+// 2 takes malloc's free chunks below the headroom, so that a run's new
+// blocks land together in the headroom (RATIONALE.md, "What a run writes
+// of the image"). The page-count test and BenchmarkIdlePSS compare them.
+var snapPrepare = 3
 
 // learnHot runs a hello eval in a fresh copy of the image and records the
 // pages it touched, which every new sandbox then has populated at once

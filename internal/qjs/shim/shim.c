@@ -586,6 +586,37 @@ EXPORT(qjs_gc) void qjs_gc(JSContext *ctx)
     JS_SetGCThreshold(rt, (size_t)qjs_ctl.heap_used + qjs_ctl.heap_used / 2);
 }
 
+/* qjs_prepare_snapshot readies the heap to be captured, so that what a
+   copy allocates lands together in the headroom instead of on the
+   image's scattered holes, a written page each (RATIONALE.md, "What a
+   run writes of the image"). Flag 1: the image's small-block arenas are
+   taken off QuickJS's lists (JS_PrepareSnapshot, patch 0009). Flag 2:
+   every free chunk of malloc's below top (the headroom, just freed: the
+   top chunk) is taken for good, so that a copy's new arenas and large
+   blocks come from the top, one after another, and carving them touches
+   no free chunk of the image. It returns the bytes so taken. */
+EXPORT(qjs_prepare_snapshot) uint32_t qjs_prepare_snapshot(JSContext *ctx, int32_t flags, uintptr_t top)
+{
+    uint32_t taken = 0, size;
+    if (flags & 1)
+        JS_PrepareSnapshot(JS_GetRuntime(ctx));
+    if (!(flags & 2))
+        return 0;
+    for (size = 1u << 20; size >= 8; size /= 2) {
+        for (;;) {
+            void *p = malloc(size);
+            if (!p)
+                break;
+            if ((uintptr_t)p >= top) {
+                free(p);
+                break;
+            }
+            taken += size;
+        }
+    }
+    return taken;
+}
+
 /* ---- host calls ---- */
 
 /* MAX_SLOTS is the most arguments a host function takes; more is a
