@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/airlockrun/airlock/internal/childtest"
 )
 
 // exitCode runs cmd (this test binary as `airlock ...`) with its own
@@ -168,7 +170,7 @@ func TestReplInput(t *testing.T) {
 // unchecked and could take the REPL down with a fatal stack overflow; it now
 // goes to the executor as it is, whose validation reports the depth.
 func TestReplInput_Deep(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	for _, code := range []string{

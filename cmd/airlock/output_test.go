@@ -6,41 +6,20 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/childtest"
 )
-
-// inChild reports whether the test runs its body here: in a child process
-// of the test binary, which the same test in the parent starts and fails
-// on if it fails or dies.
-func inChild(t *testing.T) bool {
-	t.Helper()
-	if os.Getenv("AIRLOCK_TEST_CHILD") == t.Name() {
-		return true
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
-	cmd.Env = append(os.Environ(), "AIRLOCK_TEST_CHILD="+t.Name())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
-		if len(out) > 4000 {
-			out = out[:4000]
-		}
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	return false
-}
 
 // TestAgent_CyclicAnswer: a final answer with a cycle crashed `airlock
 // agent` when it printed the answer (fmt.Sprint recursed without end), and
 // its --json transcript failed to encode. Now the answer is shown as Node
 // shows it, and the JSON has null where the cycle closes.
 func TestAgent_CyclicAnswer(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	step := "```js\nconst o = { n: NaN, tree: { kids: [] } };\no.self = o;\no.tree.kids.push({ parent: o.tree });\nconsole.log(o);\nfinal_answer(o)\n```"

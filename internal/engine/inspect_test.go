@@ -3,11 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/airlockrun/airlock/internal/childtest"
 )
 
 // items lists an inspection's items of kind k as name@line:col.
@@ -180,32 +180,13 @@ func TestInspectStep_RealmCannotInterfere(t *testing.T) {
 	}
 }
 
-// inChild reruns the test in a child process of the test binary and
-// reports whether this is the child: a crash of the host is a failed test.
-func inChild(t *testing.T) bool {
-	t.Helper()
-	if os.Getenv("AIRLOCK_TEST_CHILD") == t.Name() {
-		return true
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
-	cmd.Env = append(os.Environ(), "AIRLOCK_TEST_CHILD="+t.Name())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
-		if len(out) > 4000 {
-			out = out[:4000]
-		}
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	return false
-}
-
 // Hostile steps: deep nesting of brackets, expressions, functions and
 // blocks, huge flat code, and malformed input. The engine answers each
 // (a syntax error such as a stack overflow, or a report); the host does
 // not crash. Each step also runs through a session's VM afterwards, which
 // must still answer.
 func TestInspectStep_Hostile(t *testing.T) {
-	if !inChild(t) {
+	if !childtest.InChild(t) {
 		return
 	}
 	deep := func(open, mid, close string, n int) string {
