@@ -10,16 +10,17 @@ import (
 
 // callArgs decodes the arguments of a host call: raw primitives as they
 // are, or wire text paid for by spend; spent is the error when it cannot.
+// Raw arguments are converted in place: the engine makes raw for each call
+// and hands it over (engine.Job.Call), so the slice is the call's own.
 func callArgs(raw []any, wire string, encoded bool, spend func(int) bool, spent error, limit int) ([]any, error) {
 	if !encoded {
 		if !spend(rawCost(raw)) {
 			return nil, spent
 		}
-		args := make([]any, len(raw))
 		for i, a := range raw {
-			args[i] = fromRaw(a)
+			raw[i] = fromRaw(a)
 		}
-		return args, nil
+		return raw, nil
 	}
 	if !spend(wireCost(wire)) {
 		return nil, spent

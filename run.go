@@ -297,22 +297,17 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
-	invoke := func() engine.Reply {
-		v, err, panicked := h.call(r.ctx, args)
-		if panicked {
-			r.halt(StatusError, err.Error())
-		}
-		return r.reply(v, err)
-	}
 	if h.async {
-		return r.async.start(invoke)
+		return r.async.start(func() engine.Reply { return r.invoke(h, args) })
 	}
 	r.inCall.Store(true)
 	if r.stopped.Load() {
 		r.inCall.Store(false)
 		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
 	}
-	rep := invoke()
+	// Called directly, not through a closure: one the asynchronous branch
+	// may keep would be allocated for every synchronous call too.
+	rep := r.invoke(h, args)
 	r.inCall.Store(false)
 	if r.stopped.Load() {
 		// The run may have settled without this call, which returned too
@@ -324,6 +319,16 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
 	}
 	return rep
+}
+
+// invoke calls host function h with args and makes its reply; a panic in
+// it ends the run with an error.
+func (r *run) invoke(h *hostFunc, args []any) engine.Reply {
+	v, err, panicked := h.call(r.ctx, args)
+	if panicked {
+		r.halt(StatusError, err.Error())
+	}
+	return r.reply(v, err)
 }
 
 var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing between the sandbox and the host (RuntimeConfig.MaxValueBytes) is used up")
