@@ -351,8 +351,9 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	st := &step{
 		s: s, ctx: runCtx, opts: opts,
 		stop: make(chan struct{}), ended: make(chan struct{}),
-		budget: byteBudget{left: defaultValueBytes}, async: newAsyncCalls(0),
+		async: newAsyncCalls(0),
 	}
+	st.budget.init(defaultValueBytes)
 	timer := time.AfterFunc(opts.Timeout, func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
 	if ctx.Done() != nil {

@@ -81,11 +81,11 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		src:      src,
 		fnID:     opts.Execute.Fn,
 		memLimit: opts.MemoryLimitBytes,
-		budget:   byteBudget{left: rt.cfg.MaxValueBytes},
 		async:    newAsyncCalls(rt.cfg.MaxAsyncCalls),
 		stop:     make(chan struct{}),
 		exec:     &Execution{done: make(chan struct{})},
 	}
+	r.budget.init(rt.cfg.MaxValueBytes)
 	if r.memLimit == 0 {
 		r.memLimit = rt.cfg.MemoryLimitBytes
 	}
