@@ -1176,17 +1176,19 @@ func fromRaw(v any) any {
 // toRaw reports whether a Go value can cross as a raw primitive, and its
 // raw form.
 func toRaw(v any) (any, bool) {
+	// v itself is returned where it can be: x, boxed again, would be an
+	// allocation per host call.
 	switch x := v.(type) {
 	case nil, bool:
-		return x, true
+		return v, true
 	case string:
 		// Text that is not UTF-8 (a lone surrogate's WTF-8) crosses
 		// encoded.
-		return x, utf8.ValidString(x)
+		return v, utf8.ValidString(x)
 	case Undefined:
 		return engine.Undefined{}, true
 	case float64:
-		return x, true
+		return v, true
 	case int:
 		if x >= math.MinInt32 && x <= math.MaxInt32 {
 			return x, true

@@ -351,8 +351,9 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	st := &step{
 		s: s, ctx: runCtx, opts: opts,
 		stop: make(chan struct{}), ended: make(chan struct{}),
-		budget: byteBudget{left: defaultValueBytes}, async: newAsyncCalls(0),
+		async: newAsyncCalls(0),
 	}
+	st.budget.init(defaultValueBytes)
 	timer := time.AfterFunc(opts.Timeout, func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
 	if ctx.Done() != nil {
@@ -613,24 +614,26 @@ func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply 
 		return engine.Reply{Kind: engine.ReplyRaw, Value: engine.Undefined{}}
 	}
 	// A tool that panics fails like one that returns an error.
-	invoke := func() engine.Reply {
-		v, err, _ := h.call(st.ctx, args)
-		return st.reply(v, err)
-	}
 	if h.async {
-		return st.async.start(invoke)
+		return st.async.start(func() engine.Reply { return st.invoke(h, args) })
 	}
 	st.inCall.Store(true)
 	if st.stopped.Load() {
 		st.inCall.Store(false)
 		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}
 	}
-	rep := invoke()
+	rep := st.invoke(h, args) // not through a closure, which would be allocated per call
 	st.inCall.Store(false)
 	if st.stopped.Load() {
 		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}
 	}
 	return rep
+}
+
+// invoke calls tool h with args and makes its reply.
+func (st *step) invoke(h *hostFunc, args []any) engine.Reply {
+	v, err, _ := h.call(st.ctx, args)
+	return st.reply(v, err)
 }
 
 // reply turns a tool's result into the engine's reply. A tool's results

@@ -81,11 +81,11 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		src:      src,
 		fnID:     opts.Execute.Fn,
 		memLimit: opts.MemoryLimitBytes,
-		budget:   byteBudget{left: rt.cfg.MaxValueBytes},
 		async:    newAsyncCalls(rt.cfg.MaxAsyncCalls),
 		stop:     make(chan struct{}),
 		exec:     &Execution{done: make(chan struct{})},
 	}
+	r.budget.init(rt.cfg.MaxValueBytes)
 	if r.memLimit == 0 {
 		r.memLimit = rt.cfg.MemoryLimitBytes
 	}
@@ -109,8 +109,8 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		// The built-in report yields to a module's own binding of the name
 		// (an import of a bridged report, say), so that its presence does
 		// not break a program written before it was always there.
-		globals["report"] = shownFunc(func(v any) { r.report(v) })
-		r.yielding = []string{"report"}
+		globals["report"] = nil // encoded by builtinReport
+		r.yielding = reportYielding
 	}
 	// Each global is encoded on its own, so that data globals take the plain
 	// JSON path even when other globals are functions; two globals that share
@@ -121,7 +121,12 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		if n == "console" {
 			r.consoleIndex = i
 		}
-		if texts[i], err = encodeWire(globals[n], r.register); err != nil {
+		if n == "report" && r.yielding != nil {
+			texts[i], err = r.builtinReport()
+		} else {
+			texts[i], err = encodeWire(globals[n], r.register)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("airlock: Globals[%q]: %w", n, err)
 		}
 	}
@@ -155,12 +160,31 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 	return r, nil
 }
 
-// register gives a Go function an id the sandbox can call.
-func (r *run) register(v reflect.Value) (int, error) {
-	h, err := newHostFunc(v)
-	if err != nil {
-		return 0, err
+var reportYielding = []string{"report"}
+
+// builtinReport registers the run's built-in report and returns its wire
+// text. The text depends only on the function's id, and is kept for the
+// usual id, 0 (no function among the arguments): encoding a function
+// through reflection was a tenth of a warm run's time before the engine
+// was entered.
+func (r *run) builtinReport() (string, error) {
+	f := shownFunc(func(v any) { r.report(v) })
+	h := &hostFunc{fn: reflect.ValueOf(f), params: []reflect.Type{typeAny},
+		fast: func(args []any) (any, error) { f(argAt(args, 0)); return Undefined{}, nil }}
+	id := r.add(h)
+	if id == 0 {
+		return reportText0(), nil
 	}
+	return encodeWire(shownFunc(func(any) {}), func(reflect.Value) (int, error) { return id, nil })
+}
+
+var reportText0 = sync.OnceValue(func() string {
+	text, _ := encodeWire(shownFunc(func(any) {}), func(reflect.Value) (int, error) { return 0, nil })
+	return text
+})
+
+// add appends h to the run's host functions and returns its id.
+func (r *run) add(h *hostFunc) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var funcs []*hostFunc
@@ -169,7 +193,16 @@ func (r *run) register(v reflect.Value) (int, error) {
 	}
 	funcs = append(funcs[:len(funcs):len(funcs)], h)
 	r.funcs.Store(&funcs)
-	return len(funcs) - 1, nil
+	return len(funcs) - 1
+}
+
+// register gives a Go function an id the sandbox can call.
+func (r *run) register(v reflect.Value) (int, error) {
+	h, err := newHostFunc(v)
+	if err != nil {
+		return 0, err
+	}
+	return r.add(h), nil
 }
 
 // halt decides how the run ends, once: the decision is sticky whatever the
@@ -297,22 +330,17 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
-	invoke := func() engine.Reply {
-		v, err, panicked := h.call(r.ctx, args)
-		if panicked {
-			r.halt(StatusError, err.Error())
-		}
-		return r.reply(v, err)
-	}
 	if h.async {
-		return r.async.start(invoke)
+		return r.async.start(func() engine.Reply { return r.invoke(h, args) })
 	}
 	r.inCall.Store(true)
 	if r.stopped.Load() {
 		r.inCall.Store(false)
 		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
 	}
-	rep := invoke()
+	// Called directly, not through a closure: one the asynchronous branch
+	// may keep would be allocated for every synchronous call too.
+	rep := r.invoke(h, args)
 	r.inCall.Store(false)
 	if r.stopped.Load() {
 		// The run may have settled without this call, which returned too
@@ -324,6 +352,16 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
 	}
 	return rep
+}
+
+// invoke calls host function h with args and makes its reply; a panic in
+// it ends the run with an error.
+func (r *run) invoke(h *hostFunc, args []any) engine.Reply {
+	v, err, panicked := h.call(r.ctx, args)
+	if panicked {
+		r.halt(StatusError, err.Error())
+	}
+	return r.reply(v, err)
 }
 
 var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing between the sandbox and the host (RuntimeConfig.MaxValueBytes) is used up")

@@ -311,7 +311,8 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 	if err := validate(&opts); err != nil {
 		return nil, err
 	}
-	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}, budget: byteBudget{left: rt.cfg.MaxValueBytes}}
+	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}}
+	r.budget.init(rt.cfg.MaxValueBytes)
 	reg := func(v reflect.Value) (int, error) {
 		h, err := newHostFunc(v)
 		if err != nil {

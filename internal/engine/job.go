@@ -101,6 +101,7 @@ type Job struct {
 	// (log, info, warn, error, debug) and the wire text of the arguments.
 	Log func(level int, wire string)
 	// Call runs host function id with raw args, or with wire text of the args.
+	// raw is made for the call and handed over: Call may keep or change it.
 	Call func(id int, raw []any, wire string, encoded bool) Reply
 	// Take returns the result of an asynchronous host call that has
 	// finished, if there is one; Ready receives a value after one has
