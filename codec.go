@@ -244,7 +244,9 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			}
 			v = v.Elem()
 		}
-		if !v.IsValid() {
+		// A nil pointer is null, whatever it points to (a *big.Int, a *Map,
+		// an error, a json.Marshaler).
+		if !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
 			*t.dst = nil
 			continue
 		}
@@ -273,17 +275,9 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			}
 			continue
 		case typeBigInt:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			*t.dst = []any{"i", v.Interface().(*big.Int).String()}
 			continue
 		case typeMap:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			if ref, ok := container(identity{typ, v.Pointer(), 0}, true); ok {
 				*t.dst = ref
 				continue
@@ -299,10 +293,6 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			push(node, children, 1)
 			continue
 		case typeSet:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			if ref, ok := container(identity{typ, v.Pointer(), 0}, true); ok {
 				*t.dst = ref
 				continue
@@ -338,19 +328,11 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			*t.dst = []any{"v", v.Bytes()}
 			continue
 		case typeRegExp:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			container(identity{}, false)
 			re := v.Interface().(*RegExp)
 			*t.dst = []any{"g", re.Source, re.Flags}
 			continue
 		case typeBoxed:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			container(identity{}, false)
 			x, err := boxedWire(v.Interface().(*Boxed).Value)
 			if err != nil {
@@ -359,10 +341,6 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			*t.dst = []any{"p", x}
 			continue
 		case typeArray:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			if ref, ok := container(identity{typ, v.Pointer(), 0}, true); ok {
 				*t.dst = ref
 				continue
@@ -400,10 +378,6 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			continue
 		}
 		if typ.Implements(typeError) {
-			if v.Kind() == reflect.Pointer && v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			container(identity{}, false)
 			name := "Error"
 			msg := v.Interface().(error).Error()
@@ -413,7 +387,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			*t.dst = []any{"e", name, msg}
 			continue
 		}
-		if typ.Implements(typeJSONMarsh) && !(typ.Kind() == reflect.Pointer && v.IsNil()) {
+		if typ.Implements(typeJSONMarsh) {
 			b, err := v.Interface().(json.Marshaler).MarshalJSON()
 			if err != nil {
 				return nil, err
@@ -454,10 +428,6 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 				*t.dst = []any{"f", id, ""}
 			}
 		case reflect.Pointer:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			id := identity{typ, v.Pointer(), 0}
 			if n, found := seen[id]; found {
 				*t.dst = []any{"r", n}
