@@ -550,6 +550,22 @@ func wireNumber(f float64) any {
 	return f
 }
 
+// specialNumber is the number an "n" node names (wireNumber's names), or
+// false for another name.
+func specialNumber(name string) (float64, bool) {
+	switch name {
+	case "NaN":
+		return math.NaN(), true
+	case "Infinity":
+		return math.Inf(1), true
+	case "-Infinity":
+		return math.Inf(-1), true
+	case "-0":
+		return math.Copysign(0, -1), true
+	}
+	return 0, false
+}
+
 type field struct {
 	name      string
 	index     []int
@@ -723,18 +739,11 @@ func decodeWire(text string, budget int) (any, error) {
 			set(t, Undefined{})
 		case "n":
 			s, _ := str(node, 1)
-			switch s {
-			case "NaN":
-				set(t, math.NaN())
-			case "Infinity":
-				set(t, math.Inf(1))
-			case "-Infinity":
-				set(t, math.Inf(-1))
-			case "-0":
-				set(t, math.Copysign(0, -1))
-			default:
+			f, ok := specialNumber(s)
+			if !ok {
 				return nil, bad()
 			}
+			set(t, f)
 		case "i":
 			s, _ := str(node, 1)
 			if len(s) > budget {
@@ -1105,15 +1114,8 @@ func boxedValue(node any, budget int) (any, error) {
 		switch tag {
 		case "n":
 			s, _ := str(x, 1)
-			switch s {
-			case "NaN":
-				return math.NaN(), nil
-			case "Infinity":
-				return math.Inf(1), nil
-			case "-Infinity":
-				return math.Inf(-1), nil
-			case "-0":
-				return math.Copysign(0, -1), nil
+			if f, ok := specialNumber(s); ok {
+				return f, nil
 			}
 		case "i":
 			s, _ := str(x, 1)

@@ -517,7 +517,7 @@ func (w *binaryWriter) tagged(x []any, depth int) error {
 		w.b = append(w.b, bUndefined)
 		return nil
 	case "n":
-		f := map[string]float64{"NaN": math.NaN(), "Infinity": math.Inf(1), "-Infinity": math.Inf(-1), "-0": math.Copysign(0, -1)}[text(1)]
+		f, _ := specialNumber(text(1))
 		w.b = append(w.b, bF64)
 		w.f64(f)
 		return nil
