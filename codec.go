@@ -707,7 +707,6 @@ func decodeWire(text string, budget int) (any, error) {
 			t.m[t.key] = v
 		}
 	}
-	bad := func() error { return errors.New("airlock: malformed value from the sandbox") }
 	// push queues a child, or sets it at once if it is a primitive: an array
 	// of a million numbers queues nothing.
 	push := func(t decodeTask) {
@@ -728,10 +727,10 @@ func decodeWire(text string, budget int) (any, error) {
 				set(t, t.node)
 				continue
 			}
-			return nil, bad()
+			return nil, errMalformed
 		}
 		if len(node) == 0 {
-			return nil, bad()
+			return nil, errMalformed
 		}
 		tag, _ := node[0].(string)
 		switch tag {
@@ -741,7 +740,7 @@ func decodeWire(text string, budget int) (any, error) {
 			s, _ := str(node, 1)
 			f, ok := specialNumber(s)
 			if !ok {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			set(t, f)
 		case "i":
@@ -751,18 +750,18 @@ func decodeWire(text string, budget int) (any, error) {
 			}
 			n, ok := new(big.Int).SetString(s, 10)
 			if !ok {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			set(t, n)
 		case "r":
 			f, ok := num(node, 1)
 			if !ok || f < 0 || int(f) >= len(refs) {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			set(t, refs[int(f)])
 		case "o":
 			if len(node)%2 != 1 {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			m := make(map[string]any, (len(node)-1)/2)
 			refs = append(refs, m)
@@ -770,7 +769,7 @@ func decodeWire(text string, budget int) (any, error) {
 			for i := len(node) - 2; i >= 1; i -= 2 {
 				k, ok := node[i].(string)
 				if !ok {
-					return nil, bad()
+					return nil, errMalformed
 				}
 				push(decodeTask{node: node[i+1], m: m, key: k, depth: t.depth + 1})
 			}
@@ -784,7 +783,7 @@ func decodeWire(text string, budget int) (any, error) {
 		case "h":
 			f, ok := num(node, 1)
 			if !ok || f < 0 || f != math.Trunc(f) || len(node)%2 != 0 {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			if f*16 > float64(budget) {
 				return nil, fmt.Errorf("%w: a sparse array of length %.0f", errValueTooLarge, f)
@@ -816,13 +815,13 @@ func decodeWire(text string, budget int) (any, error) {
 				}
 				idx, ok := num(node, i)
 				if !ok || idx < 0 || int(idx) >= len(a) {
-					return nil, bad()
+					return nil, errMalformed
 				}
 				push(decodeTask{node: node[i+1], ptr: &a[int(idx)], depth: t.depth + 1})
 			}
 		case "m":
 			if len(node)%2 != 1 {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			m := &Map{Entries: make([]MapEntry, (len(node)-1)/2)}
 			refs = append(refs, m)
@@ -850,7 +849,7 @@ func decodeWire(text string, budget int) (any, error) {
 			b64, _ := str(node, 2)
 			b, err := base64.StdEncoding.DecodeString(b64)
 			if err != nil {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			v, err := typedArray(kind, b)
 			if err != nil {
@@ -862,7 +861,7 @@ func decodeWire(text string, budget int) (any, error) {
 			b64, _ := str(node, 1)
 			b, err := base64.StdEncoding.DecodeString(b64)
 			if err != nil {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			refs = append(refs, ArrayBuffer(b))
 			set(t, ArrayBuffer(b))
@@ -876,7 +875,7 @@ func decodeWire(text string, budget int) (any, error) {
 			b64, _ := str(node, 1)
 			b, err := base64.StdEncoding.DecodeString(b64)
 			if err != nil {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			refs = append(refs, DataView(b))
 			set(t, DataView(b))
@@ -884,14 +883,14 @@ func decodeWire(text string, budget int) (any, error) {
 			src, ok1 := str(node, 1)
 			flags, ok2 := str(node, 2)
 			if !ok1 || !ok2 {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			re := &RegExp{Source: src, Flags: flags}
 			refs = append(refs, re)
 			set(t, re)
 		case "p":
 			if len(node) != 2 {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			x, err := boxedValue(node[1], budget)
 			if err != nil {
@@ -903,11 +902,11 @@ func decodeWire(text string, budget int) (any, error) {
 		case "w":
 			s, ok := unitsString(node)
 			if !ok {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			set(t, s)
 		default:
-			return nil, bad()
+			return nil, errMalformed
 		}
 	}
 	return out, nil
@@ -1105,7 +1104,6 @@ func boxedWire(x any) (any, error) {
 
 // boxedValue decodes the primitive of a boxed primitive.
 func boxedValue(node any, budget int) (any, error) {
-	bad := errors.New("airlock: malformed value from the sandbox")
 	switch x := node.(type) {
 	case bool, string, float64:
 		return x, nil
@@ -1131,7 +1129,7 @@ func boxedValue(node any, budget int) (any, error) {
 			}
 		}
 	}
-	return nil, bad
+	return nil, errMalformed
 }
 
 // fromRaw converts a raw primitive that came out of the engine.

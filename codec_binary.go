@@ -427,7 +427,6 @@ const bFunc = 21
 type binaryWriter struct {
 	b               []byte
 	values, objects uint32
-	typedKind       map[string]byte
 }
 
 var typedKinds = func() map[string]byte {
