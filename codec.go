@@ -116,7 +116,11 @@ func encodeWire(v any, reg funcRegistrar) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "B" + base64.StdEncoding.EncodeToString([]byte(bin)), nil
+	// Encoded straight after the "B": a copy of the text, not three.
+	out := make([]byte, 1+base64.StdEncoding.EncodedLen(len(bin)))
+	out[0] = 'B'
+	base64.StdEncoding.Encode(out[1:], bin)
+	return string(out), nil
 }
 
 // unwrapB64 returns the binary text of a "B" text, or false for another.

@@ -449,15 +449,15 @@ func (w *binaryWriter) str(s string) {
 var errBadTree = errors.New("airlock: a value could not be encoded")
 
 // binaryTree writes a wire tree as binary text: the header and the value.
-func binaryTree(tree any) (string, error) {
+func binaryTree(tree any) ([]byte, error) {
 	w := &binaryWriter{b: make([]byte, 9, 256)}
 	w.b[0] = binaryMagic
 	if err := w.node(tree, 0); err != nil {
-		return "", err
+		return nil, err
 	}
 	binary.LittleEndian.PutUint32(w.b[1:], w.values)
 	binary.LittleEndian.PutUint32(w.b[5:], w.objects)
-	return string(w.b), nil
+	return w.b, nil
 }
 
 func (w *binaryWriter) node(n any, depth int) error {
