@@ -116,7 +116,11 @@ func encodeWire(v any, reg funcRegistrar) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "B" + base64.StdEncoding.EncodeToString([]byte(bin)), nil
+	// Encoded straight after the "B": a copy of the text, not three.
+	out := make([]byte, 1+base64.StdEncoding.EncodedLen(len(bin)))
+	out[0] = 'B'
+	base64.StdEncoding.Encode(out[1:], bin)
+	return string(out), nil
 }
 
 // unwrapB64 returns the binary text of a "B" text, or false for another.
@@ -244,7 +248,9 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			}
 			v = v.Elem()
 		}
-		if !v.IsValid() {
+		// A nil pointer is null, whatever it points to (a *big.Int, a *Map,
+		// an error, a json.Marshaler).
+		if !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
 			*t.dst = nil
 			continue
 		}
@@ -273,17 +279,9 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			}
 			continue
 		case typeBigInt:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			*t.dst = []any{"i", v.Interface().(*big.Int).String()}
 			continue
 		case typeMap:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			if ref, ok := container(identity{typ, v.Pointer(), 0}, true); ok {
 				*t.dst = ref
 				continue
@@ -299,10 +297,6 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			push(node, children, 1)
 			continue
 		case typeSet:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			if ref, ok := container(identity{typ, v.Pointer(), 0}, true); ok {
 				*t.dst = ref
 				continue
@@ -338,19 +332,11 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			*t.dst = []any{"v", v.Bytes()}
 			continue
 		case typeRegExp:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			container(identity{}, false)
 			re := v.Interface().(*RegExp)
 			*t.dst = []any{"g", re.Source, re.Flags}
 			continue
 		case typeBoxed:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			container(identity{}, false)
 			x, err := boxedWire(v.Interface().(*Boxed).Value)
 			if err != nil {
@@ -359,10 +345,6 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			*t.dst = []any{"p", x}
 			continue
 		case typeArray:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			if ref, ok := container(identity{typ, v.Pointer(), 0}, true); ok {
 				*t.dst = ref
 				continue
@@ -400,10 +382,6 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			continue
 		}
 		if typ.Implements(typeError) {
-			if v.Kind() == reflect.Pointer && v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			container(identity{}, false)
 			name := "Error"
 			msg := v.Interface().(error).Error()
@@ -413,7 +391,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			*t.dst = []any{"e", name, msg}
 			continue
 		}
-		if typ.Implements(typeJSONMarsh) && !(typ.Kind() == reflect.Pointer && v.IsNil()) {
+		if typ.Implements(typeJSONMarsh) {
 			b, err := v.Interface().(json.Marshaler).MarshalJSON()
 			if err != nil {
 				return nil, err
@@ -454,10 +432,6 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 				*t.dst = []any{"f", id, ""}
 			}
 		case reflect.Pointer:
-			if v.IsNil() {
-				*t.dst = nil
-				continue
-			}
 			id := identity{typ, v.Pointer(), 0}
 			if n, found := seen[id]; found {
 				*t.dst = []any{"r", n}
@@ -578,6 +552,22 @@ func wireNumber(f float64) any {
 		return []any{"n", "-0"}
 	}
 	return f
+}
+
+// specialNumber is the number an "n" node names (wireNumber's names), or
+// false for another name.
+func specialNumber(name string) (float64, bool) {
+	switch name {
+	case "NaN":
+		return math.NaN(), true
+	case "Infinity":
+		return math.Inf(1), true
+	case "-Infinity":
+		return math.Inf(-1), true
+	case "-0":
+		return math.Copysign(0, -1), true
+	}
+	return 0, false
 }
 
 type field struct {
@@ -721,7 +711,6 @@ func decodeWire(text string, budget int) (any, error) {
 			t.m[t.key] = v
 		}
 	}
-	bad := func() error { return errors.New("airlock: malformed value from the sandbox") }
 	// push queues a child, or sets it at once if it is a primitive: an array
 	// of a million numbers queues nothing.
 	push := func(t decodeTask) {
@@ -742,10 +731,10 @@ func decodeWire(text string, budget int) (any, error) {
 				set(t, t.node)
 				continue
 			}
-			return nil, bad()
+			return nil, errMalformed
 		}
 		if len(node) == 0 {
-			return nil, bad()
+			return nil, errMalformed
 		}
 		tag, _ := node[0].(string)
 		switch tag {
@@ -753,18 +742,11 @@ func decodeWire(text string, budget int) (any, error) {
 			set(t, Undefined{})
 		case "n":
 			s, _ := str(node, 1)
-			switch s {
-			case "NaN":
-				set(t, math.NaN())
-			case "Infinity":
-				set(t, math.Inf(1))
-			case "-Infinity":
-				set(t, math.Inf(-1))
-			case "-0":
-				set(t, math.Copysign(0, -1))
-			default:
-				return nil, bad()
+			f, ok := specialNumber(s)
+			if !ok {
+				return nil, errMalformed
 			}
+			set(t, f)
 		case "i":
 			s, _ := str(node, 1)
 			if len(s) > budget {
@@ -772,18 +754,18 @@ func decodeWire(text string, budget int) (any, error) {
 			}
 			n, ok := new(big.Int).SetString(s, 10)
 			if !ok {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			set(t, n)
 		case "r":
 			f, ok := num(node, 1)
 			if !ok || f < 0 || int(f) >= len(refs) {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			set(t, refs[int(f)])
 		case "o":
 			if len(node)%2 != 1 {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			m := make(map[string]any, (len(node)-1)/2)
 			refs = append(refs, m)
@@ -791,7 +773,7 @@ func decodeWire(text string, budget int) (any, error) {
 			for i := len(node) - 2; i >= 1; i -= 2 {
 				k, ok := node[i].(string)
 				if !ok {
-					return nil, bad()
+					return nil, errMalformed
 				}
 				push(decodeTask{node: node[i+1], m: m, key: k, depth: t.depth + 1})
 			}
@@ -805,7 +787,7 @@ func decodeWire(text string, budget int) (any, error) {
 		case "h":
 			f, ok := num(node, 1)
 			if !ok || f < 0 || f != math.Trunc(f) || len(node)%2 != 0 {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			if f*16 > float64(budget) {
 				return nil, fmt.Errorf("%w: a sparse array of length %.0f", errValueTooLarge, f)
@@ -837,13 +819,13 @@ func decodeWire(text string, budget int) (any, error) {
 				}
 				idx, ok := num(node, i)
 				if !ok || idx < 0 || int(idx) >= len(a) {
-					return nil, bad()
+					return nil, errMalformed
 				}
 				push(decodeTask{node: node[i+1], ptr: &a[int(idx)], depth: t.depth + 1})
 			}
 		case "m":
 			if len(node)%2 != 1 {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			m := &Map{Entries: make([]MapEntry, (len(node)-1)/2)}
 			refs = append(refs, m)
@@ -871,7 +853,7 @@ func decodeWire(text string, budget int) (any, error) {
 			b64, _ := str(node, 2)
 			b, err := base64.StdEncoding.DecodeString(b64)
 			if err != nil {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			v, err := typedArray(kind, b)
 			if err != nil {
@@ -883,7 +865,7 @@ func decodeWire(text string, budget int) (any, error) {
 			b64, _ := str(node, 1)
 			b, err := base64.StdEncoding.DecodeString(b64)
 			if err != nil {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			refs = append(refs, ArrayBuffer(b))
 			set(t, ArrayBuffer(b))
@@ -897,7 +879,7 @@ func decodeWire(text string, budget int) (any, error) {
 			b64, _ := str(node, 1)
 			b, err := base64.StdEncoding.DecodeString(b64)
 			if err != nil {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			refs = append(refs, DataView(b))
 			set(t, DataView(b))
@@ -905,14 +887,14 @@ func decodeWire(text string, budget int) (any, error) {
 			src, ok1 := str(node, 1)
 			flags, ok2 := str(node, 2)
 			if !ok1 || !ok2 {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			re := &RegExp{Source: src, Flags: flags}
 			refs = append(refs, re)
 			set(t, re)
 		case "p":
 			if len(node) != 2 {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			x, err := boxedValue(node[1], budget)
 			if err != nil {
@@ -924,11 +906,11 @@ func decodeWire(text string, budget int) (any, error) {
 		case "w":
 			s, ok := unitsString(node)
 			if !ok {
-				return nil, bad()
+				return nil, errMalformed
 			}
 			set(t, s)
 		default:
-			return nil, bad()
+			return nil, errMalformed
 		}
 	}
 	return out, nil
@@ -1126,7 +1108,6 @@ func boxedWire(x any) (any, error) {
 
 // boxedValue decodes the primitive of a boxed primitive.
 func boxedValue(node any, budget int) (any, error) {
-	bad := errors.New("airlock: malformed value from the sandbox")
 	switch x := node.(type) {
 	case bool, string, float64:
 		return x, nil
@@ -1135,15 +1116,8 @@ func boxedValue(node any, budget int) (any, error) {
 		switch tag {
 		case "n":
 			s, _ := str(x, 1)
-			switch s {
-			case "NaN":
-				return math.NaN(), nil
-			case "Infinity":
-				return math.Inf(1), nil
-			case "-Infinity":
-				return math.Inf(-1), nil
-			case "-0":
-				return math.Copysign(0, -1), nil
+			if f, ok := specialNumber(s); ok {
+				return f, nil
 			}
 		case "i":
 			s, _ := str(x, 1)
@@ -1159,7 +1133,7 @@ func boxedValue(node any, budget int) (any, error) {
 			}
 		}
 	}
-	return nil, bad
+	return nil, errMalformed
 }
 
 // fromRaw converts a raw primitive that came out of the engine.

@@ -427,7 +427,6 @@ const bFunc = 21
 type binaryWriter struct {
 	b               []byte
 	values, objects uint32
-	typedKind       map[string]byte
 }
 
 var typedKinds = func() map[string]byte {
@@ -450,15 +449,15 @@ func (w *binaryWriter) str(s string) {
 var errBadTree = errors.New("airlock: a value could not be encoded")
 
 // binaryTree writes a wire tree as binary text: the header and the value.
-func binaryTree(tree any) (string, error) {
+func binaryTree(tree any) ([]byte, error) {
 	w := &binaryWriter{b: make([]byte, 9, 256)}
 	w.b[0] = binaryMagic
 	if err := w.node(tree, 0); err != nil {
-		return "", err
+		return nil, err
 	}
 	binary.LittleEndian.PutUint32(w.b[1:], w.values)
 	binary.LittleEndian.PutUint32(w.b[5:], w.objects)
-	return string(w.b), nil
+	return w.b, nil
 }
 
 func (w *binaryWriter) node(n any, depth int) error {
@@ -517,7 +516,7 @@ func (w *binaryWriter) tagged(x []any, depth int) error {
 		w.b = append(w.b, bUndefined)
 		return nil
 	case "n":
-		f := map[string]float64{"NaN": math.NaN(), "Infinity": math.Inf(1), "-Infinity": math.Inf(-1), "-0": math.Copysign(0, -1)}[text(1)]
+		f, _ := specialNumber(text(1))
 		w.b = append(w.b, bF64)
 		w.f64(f)
 		return nil

@@ -210,8 +210,9 @@ func wireCost(text string) int {
 		return binaryCost(text)
 	}
 	if len(text) > 0 && text[0] == 'B' { // base64 of binary text: its header's counts
-		head, _ := base64.StdEncoding.DecodeString(text[1:min(len(text), 13)])
-		return len(text) + binaryCost(string(head)) - len(head)
+		var head [9]byte
+		n, _ := base64.StdEncoding.Decode(head[:], []byte(text[1:min(len(text), 13)]))
+		return len(text) + binaryCost(string(head[:n])) - n
 	}
 	n, inString := len(text), false
 	for i := 0; i < len(text); i++ {
