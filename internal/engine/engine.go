@@ -117,10 +117,15 @@ func New() (*VM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("airlock: the sandbox could not be created: %w", err)
 	}
+	return newVM(sb), nil
+}
+
+// newVM makes a VM of sandbox sb, its host calls answered by the VM.
+func newVM(sb *wasmvm.Sandbox) *VM {
 	v := &VM{sb: sb, key: randomKey()}
 	v.globalsName = "airlock:globals:" + v.key
 	sb.SetKernel(v.host)
-	return v, nil
+	return v
 }
 
 // setMemoryLimit caps the heap at limit bytes. A limit beyond what the
