@@ -345,16 +345,11 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 	return undefined, errBadDispatch
 }
 
-// opsSpent reports whether the step j runs past its operation budget, and
-// then tells the job.
-func (v *VM) opsSpent(j *Job) bool {
-	if !v.sess || v.sb.OpBudget() >= 0 {
-		return false
-	}
-	if j.OpsSpent != nil {
+// opsSpent tells the job when the step j runs past its operation budget.
+func (v *VM) opsSpent(j *Job) {
+	if v.sess && j.OpsSpent != nil && v.sb.OpBudget() < 0 {
 		j.OpsSpent()
 	}
-	return true
 }
 
 // intlCall answers the Intl code's host operation (see intl.Call).
