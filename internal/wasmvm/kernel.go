@@ -216,19 +216,11 @@ func (s *Sandbox) InspectStep(ctx context.Context, src, filename string, flags i
 	if err != nil {
 		return "", err
 	}
-	var disarm func() bool
-	if ctx.Done() != nil {
-		disarm = context.AfterFunc(ctx, s.Terminate)
-	}
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
 	st[4] = uint64(flags)
-	err = s.fInspectStep.CallWithStack(context.WithValue(ctx, sandboxKey{}, s), st)
-	if disarm != nil {
-		disarm()
-	}
-	if err != nil || loadWord(s.stopWord) != 0 || s.fault != nil {
-		return "", s.outcomeErr(ctx, err, "inspect")
+	if err := s.call(ctx, s.fInspectStep, "inspect"); err != nil {
+		return "", err
 	}
 	out := uint32(st[0]) // before free, which uses the same stack
 	s.free(ctx, buf)
