@@ -2,9 +2,8 @@
 // sobek parser: which calls of asynchronous functions a step makes
 // (AsyncCalls), where it throws (Throws), its last expression
 // (Completion), whether it parses (Parses) and whether it is a module
-// (ModuleSyntax). The executor's validation
-// rules are the engine's now (engine.InspectStep): nothing here validates
-// or rewrites a step.
+// (ModuleSyntax). The executor's validation rules are the engine's now
+// (engine.InspectStep): nothing here validates or rewrites a step.
 package instrument
 
 import (
