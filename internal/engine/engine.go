@@ -117,10 +117,15 @@ func New() (*VM, error) {
 	if err != nil {
 		return nil, fmt.Errorf("airlock: the sandbox could not be created: %w", err)
 	}
+	return newVM(sb), nil
+}
+
+// newVM makes a VM of sandbox sb, its host calls answered by the VM.
+func newVM(sb *wasmvm.Sandbox) *VM {
 	v := &VM{sb: sb, key: randomKey()}
 	v.globalsName = "airlock:globals:" + v.key
 	sb.SetKernel(v.host)
-	return v, nil
+	return v
 }
 
 // setMemoryLimit caps the heap at limit bytes. A limit beyond what the
@@ -340,16 +345,11 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 	return undefined, errBadDispatch
 }
 
-// opsSpent reports whether the step j runs past its operation budget, and
-// then tells the job.
-func (v *VM) opsSpent(j *Job) bool {
-	if !v.sess || v.sb.OpBudget() >= 0 {
-		return false
-	}
-	if j.OpsSpent != nil {
+// opsSpent tells the job when the step j runs past its operation budget.
+func (v *VM) opsSpent(j *Job) {
+	if v.sess && j.OpsSpent != nil && v.sb.OpBudget() < 0 {
 		j.OpsSpent()
 	}
-	return true
 }
 
 // intlCall answers the Intl code's host operation (see intl.Call).

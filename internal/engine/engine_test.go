@@ -13,8 +13,13 @@ func runSource(t *testing.T, src string) Outcome {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	stop := make(chan struct{})
-	j := &Job{
+	return v.Run(mainJob(v, src))
+}
+
+// mainJob runs module /main.js of v, src after the import of the globals
+// module, with no tool and no other module.
+func mainJob(v *VM, src string) *Job {
+	return &Job{
 		Entry: "/main.js", Fn: "default", Args: `J[]`, Globals: `[]`, Imports: `J[]`,
 		Resolve: func(base, spec string) (string, error) {
 			if strings.HasPrefix(spec, "airlock:") || spec == "/main.js" {
@@ -30,9 +35,8 @@ func runSource(t *testing.T, src string) Outcome {
 		},
 		Call:    func(id int, raw []any, wire string, encoded bool) Reply { return Reply{} },
 		Pending: func() int { return 0 },
-		Stop:    stop,
+		Stop:    make(chan struct{}),
 	}
-	return v.Run(j)
 }
 
 func TestBootstrapRuns(t *testing.T) {

@@ -28,31 +28,19 @@ return { total, names: Object.keys(byName).length };
 // it kept; "compiled-twice" inspects, then Step compiles again (what
 // validating on another VM costs); "inspect" is the inspection alone.
 func BenchmarkStepValidation(b *testing.B) {
-	session := func(b *testing.B) *VM {
-		v, err := New()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := v.StartSession(0); err != nil {
-			b.Fatal(err)
-		}
-		return v
-	}
 	run := func(b *testing.B, v *VM) {
 		if out, _ := v.Step(&Job{Stop: make(chan struct{}), Log: func(int, string) {}}, benchStep, 1000); out.Kind != OK {
 			b.Fatalf("%+v", out)
 		}
 	}
 	b.Run("step", func(b *testing.B) {
-		v := session(b)
-		defer v.Close()
+		v := newSession(b)
 		for i := 0; i < b.N; i++ {
 			run(b, v)
 		}
 	})
 	b.Run("validated", func(b *testing.B) {
-		v := session(b)
-		defer v.Close()
+		v := newSession(b)
 		for i := 0; i < b.N; i++ {
 			if in, err := v.PrepareStep(context.Background(), benchStep, 1000, false); err != nil || in.Err != "" {
 				b.Fatal(in, err)
@@ -61,8 +49,7 @@ func BenchmarkStepValidation(b *testing.B) {
 		}
 	})
 	b.Run("compiled-twice", func(b *testing.B) {
-		v := session(b)
-		defer v.Close()
+		v := newSession(b)
 		for i := 0; i < b.N; i++ {
 			if in, err := v.InspectStep(benchStep); err != nil || in.Err != "" {
 				b.Fatal(in, err)
@@ -71,8 +58,7 @@ func BenchmarkStepValidation(b *testing.B) {
 		}
 	})
 	b.Run("inspect", func(b *testing.B) {
-		v := session(b)
-		defer v.Close()
+		v := newSession(b)
 		for i := 0; i < b.N; i++ {
 			if in, err := v.InspectStep(benchStep); err != nil || in.Err != "" {
 				b.Fatal(in, err)

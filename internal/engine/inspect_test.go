@@ -144,14 +144,7 @@ func TestInspectStep_SyntaxErrors(t *testing.T) {
 // A session's realm cannot change what the engine reports of the next
 // step: the report is written in C, nothing of the realm is read or run.
 func TestInspectStep_RealmCannotInterfere(t *testing.T) {
-	v, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	if err := v.StartSession(0); err != nil {
-		t.Fatal(err)
-	}
+	v := newSession(t)
 	out, _ := v.Step(&Job{Stop: make(chan struct{})}, `
 		Array.prototype.toJSON = () => [];
 		Object.defineProperty(Array.prototype, 0, {set() {}, get() { return 9 }});
@@ -274,14 +267,7 @@ func FuzzInspectStep(f *testing.F) {
 // state lost). Patch 0007 checks the stack there: a SyntaxError-like
 // stack overflow, and the session goes on.
 func TestStep_DeepFunctionsFailToCompile(t *testing.T) {
-	v, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	if err := v.StartSession(0); err != nil {
-		t.Fatal(err)
-	}
+	v := newSession(t)
 	job := func() *Job { return &Job{Stop: make(chan struct{})} }
 	if out, _ := v.Step(job(), "globalThis.kept = 41", 1000); out.Kind != OK {
 		t.Fatalf("%+v", out)
@@ -300,14 +286,7 @@ func TestStep_DeepFunctionsFailToCompile(t *testing.T) {
 // Step of the same script and budget. Another script, another budget, or a
 // second Step compiles afresh.
 func TestPrepareStep_CompiledOnce(t *testing.T) {
-	v, err := New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	if err := v.StartSession(0); err != nil {
-		t.Fatal(err)
-	}
+	v := newSession(t)
 	step := func(script string, ops int) Outcome {
 		out, _ := v.Step(&Job{Stop: make(chan struct{}), OpsSpent: func() {}}, script, ops)
 		return out
@@ -343,4 +322,18 @@ func TestPrepareStep_CompiledOnce(t *testing.T) {
 	if out := step(loop, 10); out.Kind == OK {
 		t.Fatalf("the kept step spent no budget: %+v", out)
 	}
+}
+
+// newSession is a VM with a session started, closed when the test ends.
+func newSession(tb testing.TB) *VM {
+	tb.Helper()
+	v, err := New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(v.Close)
+	if err := v.StartSession(0); err != nil {
+		tb.Fatal(err)
+	}
+	return v
 }

@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// BenchmarkKernelCall: one call of a kernel method with a string argument,
-// the crossing every run pays a few times (start, settle).
+// BenchmarkKernelCall: one call of a kernel method with string arguments
+// (defineValue, as a session's variables are defined), the crossing every
+// run pays a few times (start, settle).
 func BenchmarkKernelCall(b *testing.B) {
 	v, err := New()
 	if err != nil {
@@ -14,10 +15,10 @@ func BenchmarkKernelCall(b *testing.B) {
 	}
 	defer v.Close()
 	ctx := context.Background()
-	arg := str("__bench_spent")
+	name, wire := str("__bench_value"), str("J1")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := v.sb.KernelCall(ctx, "lendOpsSpent", arg); err != nil {
+		if _, err := v.sb.KernelCall(ctx, "defineValue", name, wire); err != nil {
 			b.Fatal(err)
 		}
 	}

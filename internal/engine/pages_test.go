@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/airlockrun/airlock/internal/wasmvm"
@@ -26,26 +24,9 @@ func TestRunWritesFewImagePages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &VM{sb: sb, key: randomKey()}
-	v.globalsName = "airlock:globals:" + v.key
-	sb.SetKernel(v.host)
+	v := newVM(sb)
 	defer v.Close()
-	j := &Job{
-		Entry: "/main.js", Fn: "default", Args: `J[]`, Globals: `[]`, Imports: `J[]`,
-		Resolve: func(base, spec string) (string, error) {
-			if strings.HasPrefix(spec, "airlock:") || spec == "/main.js" {
-				return spec, nil
-			}
-			return "", fmt.Errorf("cannot find module %q", spec)
-		},
-		Load: func(name string) (string, error) {
-			return `import "` + v.GlobalsModule() + `"; export default JSON.stringify({a: 1, b: [2, 3]})`, nil
-		},
-		Call:    func(id int, raw []any, wire string, encoded bool) Reply { return Reply{} },
-		Pending: func() int { return 0 },
-		Stop:    make(chan struct{}),
-	}
-	if o := v.Run(j); o.Kind != OK {
+	if o := v.Run(mainJob(v, `export default JSON.stringify({a: 1, b: [2, 3]})`)); o.Kind != OK {
 		t.Fatalf("%+v", o)
 	}
 	n, ok := v.WrittenPages()

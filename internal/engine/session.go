@@ -108,10 +108,10 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 		v.sb.SetOpBudget(int64(ops))
 	}
 	var err error
-	if v.kept != "" && v.kept == script && v.keptFlags == stepFlags(ops >= 0, j.Sloppy) {
+	if flags := stepFlags(ops >= 0, j.Sloppy); v.kept != "" && v.kept == script && v.keptFlags == flags {
 		_, err = v.sb.StepKept(ctx) // compiled by PrepareStep
 	} else {
-		_, err = v.sb.Step(ctx, script, "<eval>", ops >= 0, j.Sloppy)
+		_, err = v.sb.Step(ctx, script, "<eval>", flags)
 	}
 	v.kept = ""
 	return v.loop(j, err), false

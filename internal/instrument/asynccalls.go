@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"sort"
 
-	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/grafana/sobek/ast"
 )
 
@@ -19,11 +18,8 @@ import (
 // await allowed); AsyncCalls reports the byte offsets in code of the
 // callees' identifiers, sorted, and nothing when the code does not parse.
 func AsyncCalls(code string, named func(name string) bool) []int {
-	if nesting.Check(code) != nil {
-		return nil // too deep to parse safely: the run's own check reports it
-	}
-	prog, err := parseFile(forAwait(code), true)
-	if err != nil || prog == nil {
+	prog := parseModule(code)
+	if prog == nil {
 		return nil
 	}
 	a := &asyncFinder{named: named, direct: map[*ast.CallExpression]bool{}, found: map[int]bool{}}
@@ -142,11 +138,8 @@ func (a *asyncFinder) node(n ast.Node, inCombinator int) {
 // code does not parse. The host marks where a throw happened with them, as
 // a thrown value that is not an Error (throw "text") carries no position.
 func Throws(code string) [][2]int {
-	if nesting.Check(code) != nil {
-		return nil // too deep to parse safely: the run's own check reports it
-	}
-	prog, err := parseFile(forAwait(code), true)
-	if err != nil || prog == nil {
+	prog := parseModule(code)
+	if prog == nil {
 		return nil
 	}
 	var out [][2]int

@@ -3,18 +3,13 @@ package instrument
 import (
 	"strings"
 
-	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/grafana/sobek/ast"
 )
 
 // Parses reports whether code parses as a JavaScript module (top-level
 // await allowed), and nests shallowly enough to be parsed safely.
 func Parses(code string) bool {
-	if nesting.Check(code) != nil {
-		return false
-	}
-	prog, err := parseFile(forAwait(code), true)
-	return err == nil && prog != nil
+	return parseModule(code) != nil
 }
 
 // Completion finds the expression whose value a module's code would have as
@@ -25,11 +20,8 @@ func Parses(code string) bool {
 // (then the engine reports the error), or nests too deeply to be parsed
 // safely (then the run's own check reports it).
 func Completion(code string) (start, end int, ok bool) {
-	if nesting.Check(code) != nil {
-		return 0, 0, false
-	}
-	prog, err := parseFile(forAwait(code), true)
-	if err != nil || prog == nil || len(prog.Body) == 0 {
+	prog := parseModule(code)
+	if prog == nil || len(prog.Body) == 0 {
 		return 0, 0, false
 	}
 	for _, s := range prog.Body {
@@ -146,11 +138,8 @@ func parenBalance(s string) int {
 // module detection decides; else a script. Code that does not parse is
 // not a module.
 func ModuleSyntax(code string) bool {
-	if nesting.Check(code) != nil {
-		return false
-	}
-	prog, err := parseFile(forAwait(code), true)
-	if err != nil || prog == nil {
+	prog := parseModule(code)
+	if prog == nil {
 		return false
 	}
 	for _, s := range prog.Body {

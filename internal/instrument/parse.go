@@ -1,34 +1,40 @@
 // Package instrument reads the code of the agent's code mode with the
 // sobek parser: which calls of asynchronous functions a step makes
 // (AsyncCalls), where it throws (Throws), its last expression
-// (Completion), and whether it parses (Parses). The executor's validation
-// rules are the engine's now (engine.InspectStep): nothing here validates
-// or rewrites a step.
+// (Completion), whether it parses (Parses) and whether it is a module
+// (ModuleSyntax). The executor's validation rules are the engine's now
+// (engine.InspectStep): nothing here validates or rewrites a step.
 package instrument
 
 import (
-	"fmt"
 	"reflect"
 	"regexp"
 	"strings"
 
+	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/grafana/sobek/ast"
 	"github.com/grafana/sobek/parser"
 )
 
-// parseFile parses a script, or a module. The parser panics on some
-// malformed input (`let[...A(`); that is a syntax error.
-func parseFile(src string, module bool) (prog *ast.Program, err error) {
+// parseModule parses code as an ES module (top-level await allowed), its
+// for-await loops read as for-of; nil when the code does not parse, or
+// nests too deeply to be parsed safely (the run's own check reports it).
+// The parser panics on some malformed input (`let[...A(`); that is a
+// syntax error.
+func parseModule(code string) (prog *ast.Program) {
+	if nesting.Check(code) != nil {
+		return nil
+	}
 	defer func() {
-		if p := recover(); p != nil {
-			prog, err = nil, fmt.Errorf("the code does not parse (%v)", p)
+		if recover() != nil {
+			prog = nil
 		}
 	}()
-	opts := []parser.Option{parser.WithDisableSourceMaps}
-	if module {
-		opts = append(opts, parser.IsModule)
+	prog, err := parser.ParseFile(nil, "", forAwait(code), parser.IgnoreRegExpErrors, parser.WithDisableSourceMaps, parser.IsModule)
+	if err != nil {
+		return nil
 	}
-	return parser.ParseFile(nil, "", src, parser.IgnoreRegExpErrors, opts...)
+	return prog
 }
 
 var forAwaitRE = regexp.MustCompile(`\bfor(\s+)await(\s*)\(`)

@@ -83,8 +83,7 @@ func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) 
 	return s.run(ctx, s.fKernelCall, buf)
 }
 
-// The flags of a step (QJS_STEP_* in the shim), for InspectStep; Step
-// takes them as its arguments.
+// The flags of a step (QJS_STEP_* in the shim), for Step and InspectStep.
 const (
 	StepBudget = 1 // its loops and callbacks count against SetOpBudget
 	StepSloppy = 2 // sloppy global code, as Node's REPL runs it
@@ -94,8 +93,9 @@ const (
 // Step evaluates src as global code named filename, strict unless sloppy,
 // with top-level await and return, and hands its promise to the kernel's
 // exec (or what its compilation threw to the kernel's compileFailed).
-// With budget, its operations count against SetOpBudget. No job runs.
-func (s *Sandbox) Step(ctx context.Context, src, filename string, budget, sloppy bool) (Result, error) {
+// flags are StepBudget (its operations count against SetOpBudget) and
+// StepSloppy. No job runs.
+func (s *Sandbox) Step(ctx context.Context, src, filename string, flags int) (Result, error) {
 	if err := s.ready(ctx); err != nil {
 		return Result{}, err
 	}
@@ -105,13 +105,7 @@ func (s *Sandbox) Step(ctx context.Context, src, filename string, budget, sloppy
 	}
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
-	st[4] = 0
-	if budget {
-		st[4] |= StepBudget
-	}
-	if sloppy {
-		st[4] |= StepSloppy
-	}
+	st[4] = uint64(flags &^ StepKeep)
 	return s.run(ctx, s.fKernelStep, buf)
 }
 
@@ -222,19 +216,11 @@ func (s *Sandbox) InspectStep(ctx context.Context, src, filename string, flags i
 	if err != nil {
 		return "", err
 	}
-	var disarm func() bool
-	if ctx.Done() != nil {
-		disarm = context.AfterFunc(ctx, s.Terminate)
-	}
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
 	st[4] = uint64(flags)
-	err = s.fInspectStep.CallWithStack(context.WithValue(ctx, sandboxKey{}, s), st)
-	if disarm != nil {
-		disarm()
-	}
-	if err != nil || loadWord(s.stopWord) != 0 || s.fault != nil {
-		return "", s.outcomeErr(ctx, err, "inspect")
+	if err := s.call(ctx, s.fInspectStep, "inspect"); err != nil {
+		return "", err
 	}
 	out := uint32(st[0]) // before free, which uses the same stack
 	s.free(ctx, buf)

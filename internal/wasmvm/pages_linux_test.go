@@ -45,11 +45,7 @@ func writtenBy(t *testing.T, sn *Snapshot, src string) int {
 // count.
 func TestRunWritesFewImagePages(t *testing.T) {
 	ctx := context.Background()
-	e, err := NewEngine(ctx, &EngineOptions{NoCache: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
+	e := testEngine(t)
 	const src = "JSON.stringify({a: 1, b: [2, 3], c: 'x'})"
 	count := func(prepare int) int {
 		defer func(p int) { snapPrepare = p }(snapPrepare)
@@ -74,11 +70,7 @@ func TestRunWritesFewImagePages(t *testing.T) {
 // sees the image as it was.
 func TestPreparedImageFreesAndReuses(t *testing.T) {
 	ctx := context.Background()
-	e, err := NewEngine(ctx, &EngineOptions{NoCache: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close(ctx)
+	e := testEngine(t)
 	sn, err := e.NewSnapshot(ctx, &SnapshotOptions{Pool: -1, Setup: `
 		globalThis.keep = [];
 		for (let i = 0; i < 20000; i++) keep.push({i, s: 'v' + i, a: [i]});

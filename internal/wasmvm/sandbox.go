@@ -263,20 +263,11 @@ func (s *Sandbox) free(ctx context.Context, p uint32) {
 // run calls f (its arguments on s.stack) with the sandbox in ctx and the
 // stop armed on ctx, frees buf, and reads the outcome.
 func (s *Sandbox) run(ctx context.Context, f api.Function, buf uint32) (Result, error) {
-	var disarm func() bool
-	if ctx.Done() != nil {
-		disarm = context.AfterFunc(ctx, s.Terminate)
+	if err := s.call(ctx, f, "eval"); err != nil {
+		return Result{}, err
 	}
-	cctx := context.WithValue(ctx, sandboxKey{}, s)
-	err := f.CallWithStack(cctx, s.stack[:])
-	if disarm != nil {
-		disarm()
-	}
-	if err == nil && loadWord(s.stopWord) == 0 && buf != 0 {
+	if buf != 0 {
 		s.free(ctx, buf)
-	}
-	if err != nil || loadWord(s.stopWord) != 0 || s.fault != nil {
-		return Result{}, s.outcomeErr(ctx, err, "eval")
 	}
 	mem := s.mod.Memory()
 	status, _ := mem.ReadUint32Le(s.ctl + ctlResStatus)
@@ -302,6 +293,24 @@ func (s *Sandbox) run(ctx context.Context, f api.Function, buf uint32) (Result, 
 	default:
 		return Result{}, &Exception{Text: text}
 	}
+}
+
+// call calls f with s.stack, which holds its arguments and then its
+// results, stopped by Terminate when ctx is done. A stop, a trap or a
+// host function's fault is the error of outcomeErr.
+func (s *Sandbox) call(ctx context.Context, f api.Function, what string) error {
+	var disarm func() bool
+	if ctx.Done() != nil {
+		disarm = context.AfterFunc(ctx, s.Terminate)
+	}
+	err := f.CallWithStack(context.WithValue(ctx, sandboxKey{}, s), s.stack[:])
+	if disarm != nil {
+		disarm()
+	}
+	if err != nil || loadWord(s.stopWord) != 0 || s.fault != nil {
+		return s.outcomeErr(ctx, err, what)
+	}
+	return nil
 }
 
 // outcomeErr classifies a stop, in this order: a host function's panic,

@@ -34,6 +34,14 @@ func testSnapshot(t testing.TB) *Snapshot {
 	return shared.sn
 }
 
+// testEngine is the engine of testSnapshot, for tests that make
+// snapshots of their own.
+func testEngine(t testing.TB) *Engine {
+	t.Helper()
+	testSnapshot(t)
+	return shared.e
+}
+
 func newSandbox(t testing.TB, opts *SandboxOptions) *Sandbox {
 	t.Helper()
 	s, err := testSnapshot(t).NewSandbox(context.Background(), opts)
