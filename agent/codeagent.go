@@ -294,11 +294,7 @@ func stepLogs(out *airlock.CodeOutput, logs []airlock.Log) string {
 	if len(logs) == 0 {
 		return out.Logs
 	}
-	all := make([]airlock.Log, 0, len(out.LogEntries)+len(logs))
-	for _, e := range out.LogEntries {
-		all = append(all, airlock.Log{Level: e.Level, Args: []any{e.Message}, Time: e.Time})
-	}
-	all = mergeLogs(all, logs)
+	all := mergeLogs(entryLogs(out.LogEntries), logs)
 	lines := make([]string, len(all))
 	for i, l := range all {
 		lines[i] = l.Message()

@@ -73,9 +73,7 @@ func (it *Interpreter) executeScript(ctx context.Context, code, js string, erase
 	e.Calls, e.Usage = x.tr.drain()
 	var logs []airlock.Log
 	if err == nil {
-		for _, l := range out.LogEntries {
-			logs = append(logs, airlock.Log{Level: l.Level, Args: []any{l.Message}, Time: l.Time})
-		}
+		logs = entryLogs(out.LogEntries)
 	}
 	x.mu.Lock()
 	e.Output, e.Done = strings.Join(x.output, "\n"), x.done
@@ -94,12 +92,8 @@ func (it *Interpreter) executeScript(ctx context.Context, code, js string, erase
 		return e
 	}
 	if len(ee.LogEntries) > 0 {
-		var failed []airlock.Log
-		for _, l := range ee.LogEntries {
-			failed = append(failed, airlock.Log{Level: l.Level, Args: []any{l.Message}, Time: l.Time})
-		}
 		x.mu.Lock()
-		e.Logs = mergeLogs(failed, x.logs)
+		e.Logs = mergeLogs(entryLogs(ee.LogEntries), x.logs)
 		x.mu.Unlock()
 	}
 	e.Status = airlock.StatusError
@@ -151,4 +145,13 @@ func (it *Interpreter) executeScript(ctx context.Context, code, js string, erase
 // twins, and each throw statement tells its position first.
 func prepareScript(code string, asyncable func(string) bool) (string, sourceEdits) {
 	return editSource(code, asyncable, false)
+}
+
+// entryLogs are an executor's console entries as code mode's logs.
+func entryLogs(entries []airlock.LogEntry) []airlock.Log {
+	var logs []airlock.Log
+	for _, l := range entries {
+		logs = append(logs, airlock.Log{Level: l.Level, Args: []any{l.Message}, Time: l.Time})
+	}
+	return logs
 }

@@ -155,10 +155,15 @@ func compare(opts, x, y string) int {
 	opts = base.String() + "|" + rest
 	p, ok := collators.Load(opts)
 	if !ok {
-		if collatorFor(opts) == nil {
+		// The collator that tells whether the options are valid is the
+		// pool's first, not made a second time.
+		c := collatorFor(opts)
+		if c == nil {
 			return strings.Compare(x, y)
 		}
-		p, _ = collators.LoadOrStore(opts, &sync.Pool{New: func() any { return collatorFor(opts) }})
+		pool := &sync.Pool{New: func() any { return collatorFor(opts) }}
+		pool.Put(c)
+		p, _ = collators.LoadOrStore(opts, pool)
 	}
 	pool := p.(*sync.Pool)
 	c := pool.Get().(*collate.Collator)
