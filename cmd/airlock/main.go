@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	_ "github.com/airlockrun/airlock/cmd/airlock/internal/early"
 	_ "github.com/airlockrun/airlock/cmd/airlock/internal/prestart" // before the other packages initialise
 )
 

@@ -78,5 +78,5 @@ $CC --target=wasm32-wasi --sysroot="$WORK/sysroot" -Os -mexec-model=reactor \
 	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
 	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" "$WORK/obj/codec.o" "$WORK/obj/inspect.o" \
 	-o "$WORK/raw.wasm"
-(cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} "$WORK/raw.wasm" "$OUT")
-ls -l "$OUT"
+(cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} -data "${OUT%.wasm}.data" "$WORK/raw.wasm" "$OUT")
+ls -l "$OUT" "${OUT%.wasm}.data"

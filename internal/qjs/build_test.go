@@ -7,11 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestBuildReproducible rebuilds the module with build.sh and compares it
-// with the committed qjs.wasm, byte for byte. It needs the toolchain
+// with the committed qjs.wasm and qjs.data, byte for byte. It needs the toolchain
 // (clang-19, wasm-ld-19, wasi-libc, libclang-rt-19-dev-wasm32) and the
 // QuickJS source in QUICKJS_SRC (a git dir holding the pinned commit, or a
 // source directory); without them it is skipped.
@@ -37,17 +38,22 @@ func TestBuildReproducible(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build.sh: %v\n%s", err, b)
 	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, WASM) {
-		t.Errorf("rebuilt module differs from qjs.wasm: sha256 %x, committed %x (%d and %d bytes)",
-			sha256.Sum256(got), sha256.Sum256(WASM), len(got), len(WASM))
+	for _, f := range []struct {
+		path, name string
+		committed  []byte
+	}{{out, "qjs.wasm", WASM}, {strings.TrimSuffix(out, ".wasm") + ".data", "qjs.data", DATA}} {
+		got, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, f.committed) {
+			t.Errorf("rebuilt %s differs from the committed one: sha256 %x, committed %x (%d and %d bytes)",
+				f.name, sha256.Sum256(got), sha256.Sum256(f.committed), len(got), len(f.committed))
+		}
 	}
 }
 
 func ExampleWASM() {
-	fmt.Println(string(WASM[:4]) == "\x00asm")
-	// Output: true
+	fmt.Println(string(WASM[:4]) == "\x00asm", len(DATA) > 0)
+	// Output: true true
 }

@@ -10,7 +10,17 @@ package qjs
 
 import _ "embed"
 
-// WASM is the module, instrumented with stop checks (see stopcheck).
+// WASM is the module, instrumented with stop checks (see stopcheck),
+// without its data section: sandboxes start from a snapshot's memory, and
+// only the instance that makes a snapshot writes the data (DATA) into its
+// memory. The build keeps them apart so that a process does not copy the
+// module to take the data out (RATIONALE.md, "The command's start").
 //
 //go:embed qjs.wasm
 var WASM []byte
+
+// DATA is the contents of the module's data section: its active data
+// segments, as in the binary format.
+//
+//go:embed qjs.data
+var DATA []byte

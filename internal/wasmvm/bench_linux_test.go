@@ -48,15 +48,20 @@ func helloCycle(b *testing.B, sn *Snapshot) {
 	s.Close(ctx)
 }
 
-// variantSandbox: a sandbox of the build /tmp/qjs-<name>.wasm (one of
-// QJS_VARIANTS), on an engine of its own closed at the end of the benchmark.
+// variantSandbox: a sandbox of the build /tmp/qjs-<name>.wasm and .data
+// (one of QJS_VARIANTS, built by build.sh with OUT=/tmp/qjs-<name>.wasm),
+// on an engine of its own closed at the end of the benchmark.
 func variantSandbox(b *testing.B, name string, opts *SandboxOptions) *Sandbox {
 	wasm, err := os.ReadFile("/tmp/qjs-" + name + ".wasm")
 	if err != nil {
 		b.Fatal(err)
 	}
+	data, err := os.ReadFile("/tmp/qjs-" + name + ".data")
+	if err != nil {
+		b.Fatal(err)
+	}
 	ctx := context.Background()
-	e, err := newEngine(ctx, &EngineOptions{NoCache: true}, wasm)
+	e, err := newEngine(ctx, &EngineOptions{NoCache: true}, wasm, data)
 	if err != nil {
 		b.Fatal(err)
 	}

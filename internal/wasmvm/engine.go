@@ -36,7 +36,7 @@ type EngineOptions struct {
 type Engine struct {
 	rt    wazero.Runtime
 	cache wazero.CompilationCache
-	cm    wazero.CompiledModule // without its data section: see splitData
+	cm    wazero.CompiledModule // without its data section: see parseData
 	data  []dataSegment         // the module's data, written by the first instance only
 	cfg   wazero.ModuleConfig
 	// snapDir is where snapshot images are cached ("": not cached), and
@@ -58,12 +58,13 @@ type sandboxKey struct{}
 // NewEngine compiles the engine's module (or loads it from the compilation
 // cache) and registers its host functions.
 func NewEngine(ctx context.Context, opts *EngineOptions) (*Engine, error) {
-	return newEngine(ctx, opts, qjs.WASM)
+	return newEngine(ctx, opts, qjs.WASM, qjs.DATA)
 }
 
 // newEngine is NewEngine with another build of the module (benchmarks
-// compare builds).
-func newEngine(ctx context.Context, opts *EngineOptions, wasm []byte) (*Engine, error) {
+// compare builds): wasm without its data section, data that section's
+// contents (see qjs.WASM).
+func newEngine(ctx context.Context, opts *EngineOptions, wasm, data []byte) (*Engine, error) {
 	var o EngineOptions
 	if opts != nil {
 		o = *opts
@@ -85,19 +86,22 @@ func newEngine(ctx context.Context, opts *EngineOptions, wasm []byte) (*Engine, 
 			}
 		}
 	}
-	e.wasmSum = sha256.Sum256(wasm)
+	h := sha256.New()
+	h.Write(wasm)
+	h.Write(data)
+	h.Sum(e.wasmSum[:0])
 	e.rt = wazero.NewRuntimeWithConfig(ctx, rc)
 	if err := e.instantiateHost(ctx); err != nil {
 		e.Close(ctx)
 		return nil, err
 	}
-	bin, data, err := splitData(wasm)
+	segs, err := parseData(data)
 	if err != nil {
 		e.Close(ctx)
 		return nil, err
 	}
-	e.data = data
-	if e.cm, err = e.rt.CompileModule(ctx, bin); err != nil {
+	e.data = segs
+	if e.cm, err = e.rt.CompileModule(ctx, wasm); err != nil {
 		e.Close(ctx)
 		return nil, fmt.Errorf("wasmvm: compile: %w", err)
 	}
@@ -182,42 +186,11 @@ func (e *Engine) instantiateHost(ctx context.Context) error {
 
 var monoStart = time.Now()
 
-// splitData returns the module without its data section (and the data
-// count section), and the active data segments it held. A copy of a
-// snapshot must not have the data written again over the image (it would
-// both undo the image and dirty its copy-on-write pages), so the engine
-// compiles the module without them and the first instance writes them.
-func splitData(b []byte) ([]byte, []dataSegment, error) {
-	if len(b) < 8 {
-		return nil, nil, errors.New("wasmvm: module too short")
-	}
-	// One allocation of the module's size: growing the copy section by
-	// section would touch twice the memory, and a fresh page costs a fault
-	// that a CLI invocation feels (RATIONALE.md, "Optimised for size").
-	out := append(make([]byte, 0, len(b)), b[:8]...)
-	var segs []dataSegment
-	for i := 8; i < len(b); {
-		id := b[i]
-		n, l := binary.Uvarint(b[i+1:])
-		if l <= 0 || i+1+l+int(n) > len(b) {
-			return nil, nil, errors.New("wasmvm: bad section")
-		}
-		start, end := i+1+l, i+1+l+int(n)
-		switch id {
-		case 11:
-			var err error
-			if segs, err = parseData(b[start:end]); err != nil {
-				return nil, nil, err
-			}
-		case 12: // data count: only valid with the data section
-		default:
-			out = append(out, b[i:end]...)
-		}
-		i = end
-	}
-	return out, segs, nil
-}
-
+// parseData reads the active data segments of a data section's contents.
+// The module comes without them (see qjs.WASM): a copy of a snapshot must
+// not have the data written again over the image (it would both undo the
+// image and dirty its copy-on-write pages), so only the instance that
+// makes a snapshot writes them.
 func parseData(p []byte) ([]dataSegment, error) {
 	bad := errors.New("wasmvm: unsupported data section")
 	n, l := binary.Uvarint(p)

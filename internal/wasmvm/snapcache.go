@@ -114,8 +114,12 @@ func saveSnapshot(path string, sn *Snapshot) {
 // missing or fails a check. The returned snapshot has no engine and pool
 // size yet.
 func loadSnapshot(path string) *Snapshot {
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) < snapHeader+sha256.Size {
+	b, done, err := readFile(path)
+	if err != nil {
+		return nil
+	}
+	defer done() // newImage copies the pages into the image
+	if len(b) < snapHeader+sha256.Size {
 		return nil
 	}
 	body, sum := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]

@@ -26,7 +26,10 @@
 // Go runtime: code running in wasm cannot be preempted, so a garbage
 // collection that stops the world waits until the guest enters Go again.
 //
-// Usage: go run ./internal/qjs/stopcheck in.wasm out.wasm
+// With -data, the module is written without its data section, and the
+// section's contents to the file given (see qjs.WASM).
+//
+// Usage: go run ./internal/qjs/stopcheck [-data out.data] in.wasm out.wasm
 package main
 
 import (
@@ -42,9 +45,10 @@ var skipChecks bool
 
 func main() {
 	noChecks := flag.Bool("nochecks", false, "add qjs_tick but no loop checks (to measure their cost)")
+	dataOut := flag.String("data", "", "write the data section to this file, and the module without it")
 	flag.Parse()
 	if flag.NArg() != 2 {
-		fmt.Fprintln(os.Stderr, "usage: stopcheck [-nochecks] in.wasm out.wasm")
+		fmt.Fprintln(os.Stderr, "usage: stopcheck [-nochecks] [-data out.data] in.wasm out.wasm")
 		os.Exit(2)
 	}
 	skipChecks = *noChecks
@@ -58,11 +62,51 @@ func main() {
 		fmt.Fprintln(os.Stderr, "stopcheck:", err)
 		os.Exit(1)
 	}
+	if *dataOut != "" {
+		var data []byte
+		if out, data, err = split(out); err == nil {
+			err = os.WriteFile(*dataOut, data, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "stopcheck:", err)
+			os.Exit(1)
+		}
+	}
 	if err := os.WriteFile(flag.Arg(1), out, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	fmt.Printf("stopcheck: %d loop headers checked\n", loops)
+}
+
+// split returns the module without its data section (and without the
+// data count section, which is valid only with it), and that section's
+// contents (see qjs.WASM).
+func split(b []byte) (module, data []byte, err error) {
+	if len(b) < 8 {
+		return nil, nil, errors.New("module too short")
+	}
+	module = append(make([]byte, 0, len(b)), b[:8]...)
+	for i := 8; i < len(b); {
+		id := b[i]
+		n, l := binary.Uvarint(b[i+1:])
+		if l <= 0 || n > uint64(len(b)) || i+1+l+int(n) > len(b) {
+			return nil, nil, errors.New("bad section")
+		}
+		start, end := i+1+l, i+1+l+int(n)
+		switch id {
+		case 11:
+			data = b[start:end]
+		case 12: // data count
+		default:
+			module = append(module, b[i:end]...)
+		}
+		i = end
+	}
+	if data == nil {
+		return nil, nil, errors.New("no data section")
+	}
+	return module, data, nil
 }
 
 type reader struct {

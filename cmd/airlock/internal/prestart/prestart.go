@@ -11,30 +11,16 @@ package prestart
 
 import (
 	"os"
-	"runtime/debug"
 
 	"github.com/airlockrun/airlock/internal/engine"
 )
-
-// runGCPercent is the garbage collector's target for `airlock run`: the
-// heap may grow to five times what is live, not twice. A hello run's start
-// (the engine's load, the snapshot, esbuild) then collects no garbage; at
-// 100 it collected twice, ~5-15 ms of the run (BENCHMARKS.md). A
-// one-program command's live Go heap is small: on Linux the program's
-// memory is the sandbox's mapping, not Go's heap. GOGC, when set, wins.
-const runGCPercent = 400
 
 func init() {
 	if len(os.Args) < 2 {
 		return
 	}
 	switch os.Args[1] {
-	case "run":
-		if os.Getenv("GOGC") == "" {
-			debug.SetGCPercent(runGCPercent)
-		}
-		engine.Prestart()
-	case "repl":
+	case "run", "repl":
 		engine.Prestart()
 	}
 }
