@@ -904,10 +904,10 @@ static JSValue kernel_reply(JSContext *ctx, JSValue list, JSValueConst id)
 }
 
 /* js_kernel_host is __airlock_host(op, ...). The kernel calls it with its
-   own operations (op 0-8: see internal/engine), and a host function is it
-   bound to (9, id): the engine passes the arguments as they are. Arguments
+   own operations (op 0-8: see internal/engine), and a host function
+   (js_host_fn) with (9, id, ...args): the engine passes the arguments as they are. Arguments
    that are not primitives go back to the kernel's callHost(id, list),
-   which encodes them. A JSON host function is it bound to (10, id): its
+   which encodes them. A JSON host function calls it with (10, id): its
    arguments cross as the JSON text of their list, and a synchronous
    answer, JSON text, is parsed here. */
 static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
@@ -986,6 +986,44 @@ static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, J
     return ret;
 }
 
+/* js_host_fn is a host function the kernel made (hostFunction in
+   bootstrap.js, with __airlock_hostfn): a C function whose data are its
+   kind (9, or 10 for a JSON host function) and its id. A call is
+   js_kernel_host's with (kind, id, ...args), with no bound function and no
+   JavaScript in between. */
+static JSValue js_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
+{
+    JSValueConst few[MAX_SLOTS], *args = few;
+    JSValue r;
+    int i;
+    (void)magic;
+    if (argc > MAX_SLOTS - 2) {
+        args = js_malloc(ctx, sizeof(*args) * ((size_t)argc + 2));
+        if (!args)
+            return JS_EXCEPTION;
+    }
+    args[0] = data[0];
+    args[1] = data[1];
+    for (i = 0; i < argc; i++)
+        args[i + 2] = argv[i];
+    r = js_kernel_host(ctx, this_val, argc + 2, args);
+    if (args != few)
+        js_free(ctx, args);
+    return r;
+}
+
+/* js_make_host_fn is __airlock_hostfn(kind, id): host function id of kind
+   9 or 10 (see js_host_fn), named "" and of length 0. */
+static JSValue js_make_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    (void)this_val;
+    if (argc < 2 || JS_VALUE_GET_TAG(argv[0]) != JS_TAG_INT ||
+        (JS_VALUE_GET_INT(argv[0]) != 9 && JS_VALUE_GET_INT(argv[0]) != 10) ||
+        JS_VALUE_GET_TAG(argv[1]) != JS_TAG_INT)
+        return JS_ThrowTypeError(ctx, "airlock: bad host function");
+    return JS_NewCFunctionData(ctx, js_host_fn, 0, 0, 2, argv);
+}
+
 /* js_take_kernel is __airlock_kernel(k): it keeps the kernel and removes
    itself. */
 static JSValue js_take_kernel(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
@@ -1013,6 +1051,9 @@ EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
     err |= codec_hooks(ctx, global);
     err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_host",
                                      JS_NewCFunction(ctx, js_kernel_host, "host", 0),
+                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
+    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_hostfn",
+                                     JS_NewCFunction(ctx, js_make_host_fn, "hostfn", 2),
                                      JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
     err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_kernel",
                                      JS_NewCFunction(ctx, js_take_kernel, "kernel", 1),
