@@ -64,19 +64,18 @@ func argCost(in []engine.Arg) int {
 	return n
 }
 
-// typedReply is the reply of a typed call's answer (see hostFunc.typed),
-// paid for by spend: the answer as it is, or, for text that is not UTF-8
-// (a lone surrogate's WTF-8), the same answer encoded as any other value's.
+// typedReply is the reply of a typed call's answer (see hostFunc.typed):
+// the answer as it is, its text paid for by spend (the 8 bytes of any
+// answer were paid with the arguments), or, for text that is not UTF-8 (a
+// lone surrogate's WTF-8), the same answer encoded as any other value's.
 func typedReply(v engine.Arg, reg funcRegistrar, spend func(int) bool, spent error) engine.Reply {
-	if v.Kind == wasmvm.String && !utf8.ValidString(v.Text) {
-		return budgetedReply(hostReply(v.Text, nil, reg), spend, spent)
-	}
-	cost := 8
 	if v.Kind == wasmvm.String {
-		cost += len(v.Text)
-	}
-	if !spend(cost) {
-		return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
+		if !utf8.ValidString(v.Text) {
+			return budgetedReply(hostReply(v.Text, nil, reg), spend, spent)
+		}
+		if len(v.Text) > 0 && !spend(len(v.Text)) {
+			return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
+		}
 	}
 	return engine.Reply{Kind: engine.ReplyArg, Arg: v}
 }

@@ -331,7 +331,9 @@ func (r *run) call(id int, in []engine.Arg, wire string, encoded bool) engine.Re
 	typed := h.typed != nil && !encoded && !h.async
 	var args []any
 	if typed {
-		if !r.budget.spend(argCost(in)) {
+		// The answer's 8 bytes are paid with the arguments: one update
+		// of the budget for a call that answers a number.
+		if !r.budget.spend(argCost(in) + 8) {
 			return engine.Reply{Kind: engine.ReplyError, Value: errRunBudgetSpent.Error()}
 		}
 	} else {

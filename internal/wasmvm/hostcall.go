@@ -12,8 +12,10 @@ import (
 
 // hostCall is env.host_call(fn, argv, argc) -> status: the arguments are
 // argc slots at argv (tag, len, f64 or pointer); the answer goes to the
-// control block's ret slot, its text (if any) waits in the sandbox for
-// host_result. Status 0 is an answer, 1 a failure that spends the sandbox.
+// control block's ret slot. Its text (if any) goes to the buffer the call
+// offered in that slot (pointer and size) when it fits, the pointer left in
+// the payload; otherwise the payload is 0 and the text waits in the sandbox
+// for host_result. Status 0 is an answer, 1 a failure that spends the sandbox.
 func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
 	if s == nil {
@@ -36,6 +38,13 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	if !ok {
 		return
 	}
+	// The buffer the call offers for the answer's text (the shim's
+	// offer_answer), read before the host function runs.
+	offer, ok := mem.Read(s.ctl+ctlRet, slotSize)
+	if !ok {
+		return
+	}
+	offerLen, offerPtr := binary.LittleEndian.Uint32(offer[4:]), binary.LittleEndian.Uint32(offer[8:])
 	args := s.args[:0]
 	for i := uint32(0); i < argc; i++ {
 		sl := raw[i*slotSize:]
@@ -76,10 +85,11 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 		return
 	}
 	var tag uint32
+	var text string
 	s.pending = s.pending[:0]
 	if err != nil {
 		tag = tagError
-		s.pending = append(s.pending, err.Error()...)
+		text = err.Error()
 	} else {
 		switch ret.Kind {
 		case Undefined:
@@ -95,13 +105,30 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 			tag = tagNumber
 		case String, JSON, KernelWire, KernelError:
 			tag = textTags[ret.Kind]
-			s.pending = append(s.pending, ret.Text...)
+			text = ret.Text
 		case KernelAsync:
 			tag = tagReplyAsync
 		default:
 			tag = tagError
-			s.pending = append(s.pending, fmt.Sprintf("host function %q returned a value of unknown kind %d", f.name, ret.Kind)...)
+			text = fmt.Sprintf("host function %q returned a value of unknown kind %d", f.name, ret.Kind)
 		}
+	}
+	var payload uint64
+	switch tag {
+	case tagNumber, tagReplyAsync:
+		payload = math.Float64bits(ret.Number)
+	case tagString, tagJSON, tagError, tagReplyWire, tagReplyError:
+		// Text shorter than the offered buffer goes there with its NUL,
+		// the buffer's address in the payload: the guest needs no second
+		// crossing (host_result) for it. Longer text waits in pending.
+		if offerPtr != 0 && uint64(len(text)) < uint64(offerLen) {
+			if b, ok := mem.Read(offerPtr, uint32(len(text))+1); ok {
+				b[copy(b, text)] = 0
+				payload = uint64(offerPtr)
+				break
+			}
+		}
+		s.pending = append(s.pending, text...)
 	}
 	// The answer is written in place, through a view of the slot: a Go
 	// array handed to mem.Write would escape, an allocation per call.
@@ -110,11 +137,7 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 		return
 	}
 	binary.LittleEndian.PutUint32(slot[0:], tag)
-	binary.LittleEndian.PutUint32(slot[4:], uint32(len(s.pending)))
-	var payload uint64
-	if tag == tagNumber || tag == tagReplyAsync {
-		payload = math.Float64bits(ret.Number)
-	}
+	binary.LittleEndian.PutUint32(slot[4:], uint32(len(text)))
 	binary.LittleEndian.PutUint64(slot[8:], payload)
 	stack[0] = 0
 }

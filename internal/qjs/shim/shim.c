@@ -21,7 +21,8 @@
  * Host calls. qjs_def_host_func defines a global function; calling it
  * encodes the arguments as slots (struct slot) in a guest buffer and calls
  * the import env.host_call(fn, argv, argc). The host answers with a slot in
- * qjs_ctl.ret; strings and JSON of any length are fetched with
+ * qjs_ctl.ret; the text of strings and JSON comes in a buffer the call
+ * offered (answer_buf) when it fits, else it is fetched with
  * env.host_result(ptr) into a buffer the guest allocated.
  */
 #include <stdint.h>
@@ -699,12 +700,29 @@ static void free_args(JSContext *ctx, int n, const char **strs)
 /* take_answer turns the host's answer in qjs_ctl.ret into a value. A reply
    for the kernel (TAG_REPLY_*) becomes the list [kind, value] and *reply is
    set. */
+/* ANSWER_SIZE is the buffer a host call offers the host for its answer's
+   text: text shorter than it comes with the answer, in one crossing,
+   longer text is fetched with host_result. */
+#define ANSWER_SIZE 512
+static char answer_buf[ANSWER_SIZE];
+
+/* offer_answer offers answer_buf for the text of the next host call's
+   answer: its address in qjs_ctl.ret.u.ptr, its size in qjs_ctl.ret.len.
+   The host puts text that fits there, NUL-terminated, and answers with
+   u.ptr still set; otherwise u.ptr is 0 (see take_answer). */
+static void offer_answer(void)
+{
+    qjs_ctl.ret.u.ptr = (uint32_t)(uintptr_t)answer_buf;
+    qjs_ctl.ret.len = ANSWER_SIZE;
+}
+
 static JSValue take_answer(JSContext *ctx, int json, int *reply)
 {
     int tag = qjs_ctl.ret.tag;
     JSValue ret, v;
     uint32_t len;
     char *buf;
+    int inline_text = 0;
 
     *reply = 0;
     switch (tag) {
@@ -730,7 +748,13 @@ static JSValue take_answer(JSContext *ctx, int json, int *reply)
     default:
         return JS_ThrowInternalError(ctx, "host call: bad answer");
     }
-    if (!(buf = host_text(ctx, &len)))
+    /* Text in answer_buf is made into a value before any JavaScript can
+       run, which could make another host call and overwrite it. */
+    if (qjs_ctl.ret.u.ptr == (uint32_t)(uintptr_t)answer_buf && qjs_ctl.ret.len < ANSWER_SIZE) {
+        buf = answer_buf;
+        len = qjs_ctl.ret.len;
+        inline_text = 1;
+    } else if (!(buf = host_text(ctx, &len)))
         return JS_EXCEPTION;
     if (tag == TAG_STRING && json) {
         ret = JS_ParseJSON(ctx, buf, len, "<host reply>");
@@ -760,13 +784,20 @@ static JSValue take_answer(JSContext *ctx, int json, int *reply)
     else if (tag == TAG_JSON)
         ret = JS_ParseJSON(ctx, buf, len, "<host>");
     else {
-        JSValue err = JS_NewError(ctx);
-        if (!JS_IsException(err))
-            JS_DefinePropertyValueStr(ctx, err, "message", JS_NewStringLen(ctx, buf, len),
-                                      JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
-        ret = JS_Throw(ctx, err);
+        JSValue msg = JS_NewStringLen(ctx, buf, len), err;
+        if (JS_IsException(msg))
+            ret = msg;
+        else {
+            err = JS_NewError(ctx);
+            if (!JS_IsException(err))
+                JS_DefinePropertyValueStr(ctx, err, "message", msg, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
+            else
+                JS_FreeValue(ctx, msg);
+            ret = JS_Throw(ctx, err);
+        }
     }
-    js_free(ctx, buf);
+    if (!inline_text)
+        js_free(ctx, buf);
     if (tag != TAG_REPLY_WIRE && tag != TAG_REPLY_ERROR)
         return ret;
     v = ret;
@@ -802,6 +833,7 @@ static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSV
         free_args(ctx, argc, strs);
         return JS_EXCEPTION;
     }
+    offer_answer();
     r = host_call(magic, slots, argc);
     free_args(ctx, argc, strs);
     if (r != 0)
@@ -961,6 +993,7 @@ static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, J
     if (r == 0) {
         if (op == 9)
             slots[0].u.num = 0; /* a call of host function argv[1] */
+        offer_answer();
         r = host_call(KERNEL_FN, slots, n);
         if (r != 0) {
             free_args(ctx, n, strs);
