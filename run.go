@@ -314,10 +314,8 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 
 // call runs a host function for the sandbox, on the VM's goroutine.
 func (r *run) call(id int, in []engine.Arg, wire string, encoded bool) engine.Reply {
-	select {
-	case <-r.stop:
+	if r.stopped.Load() { // set before r.stop is closed
 		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
-	default:
 	}
 	var h *hostFunc
 	if p := r.funcs.Load(); p != nil && id >= 0 && id < len(*p) {
