@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
 // Async marks a Go function as asynchronous: called from the sandbox it
@@ -70,6 +71,10 @@ type hostFunc struct {
 	nOut    int
 	// fast calls the function without reflection, for the common shapes.
 	fast func(args []any) (any, error)
+	// typed calls the function with the sandbox's primitives as the engine
+	// typed them and gives its answer typed, for the common shapes of
+	// numbers, strings and booleans: nothing is boxed, nothing allocated.
+	typed func(args []engine.Arg) (engine.Arg, error)
 	// json is the function of a JSONFunc.
 	json func(ctx context.Context, args json.RawMessage) (json.RawMessage, error)
 }
@@ -128,6 +133,109 @@ func fastPath(fn any) func(args []any) (any, error) {
 		}
 	}
 	return nil
+}
+
+// typedPath returns a caller of the shapes of numbers, strings and
+// booleans that never boxes, or nil. Arguments are converted as fastPath
+// converts them (numberAt, stringAt), with the same errors.
+func typedPath(fn any) func(args []engine.Arg) (engine.Arg, error) {
+	num := func(x float64) engine.Arg { return engine.Arg{Kind: wasmvm.Number, Number: x} }
+	str := func(x string) engine.Arg { return engine.Arg{Kind: wasmvm.String, Text: x} }
+	switch f := fn.(type) {
+	case func(float64) float64:
+		return func(args []engine.Arg) (engine.Arg, error) {
+			n, err := typedNumber(args, 0)
+			if err != nil {
+				return engine.Arg{}, err
+			}
+			return num(f(n)), nil
+		}
+	case func(float64) (float64, error):
+		return func(args []engine.Arg) (engine.Arg, error) {
+			n, err := typedNumber(args, 0)
+			if err != nil {
+				return engine.Arg{}, err
+			}
+			r, err := f(n)
+			return num(r), err
+		}
+	case func(float64, float64) float64:
+		return func(args []engine.Arg) (engine.Arg, error) {
+			a, err := typedNumber(args, 0)
+			if err != nil {
+				return engine.Arg{}, err
+			}
+			b, err := typedNumber(args, 1)
+			if err != nil {
+				return engine.Arg{}, err
+			}
+			return num(f(a, b)), nil
+		}
+	case func(string) string:
+		return func(args []engine.Arg) (engine.Arg, error) {
+			s, err := typedString(args, 0)
+			if err != nil {
+				return engine.Arg{}, err
+			}
+			return str(f(s)), nil
+		}
+	case func(string) (string, error):
+		return func(args []engine.Arg) (engine.Arg, error) {
+			s, err := typedString(args, 0)
+			if err != nil {
+				return engine.Arg{}, err
+			}
+			r, err := f(s)
+			return str(r), err
+		}
+	case func(string) float64:
+		return func(args []engine.Arg) (engine.Arg, error) {
+			s, err := typedString(args, 0)
+			if err != nil {
+				return engine.Arg{}, err
+			}
+			return num(f(s)), nil
+		}
+	case func(string) bool:
+		return func(args []engine.Arg) (engine.Arg, error) {
+			s, err := typedString(args, 0)
+			if err != nil {
+				return engine.Arg{}, err
+			}
+			return engine.Arg{Kind: wasmvm.Bool, Bool: f(s)}, nil
+		}
+	}
+	return nil
+}
+
+// typedNumber is argument i for a float64 parameter, as numberAt.
+func typedNumber(args []engine.Arg, i int) (float64, error) {
+	if i >= len(args) {
+		return 0, nil
+	}
+	switch a := args[i]; a.Kind {
+	case wasmvm.Number:
+		return a.Number, nil
+	case wasmvm.Undefined, wasmvm.Null:
+		return 0, nil
+	default:
+		return 0, fmt.Errorf("argument %d: cannot convert %s to float64", i+1, jsType(fromArg(a)))
+	}
+}
+
+// typedString is argument i for a string parameter, as stringAt.
+func typedString(args []engine.Arg, i int) (string, error) {
+	if i >= len(args) {
+		return "", nil
+	}
+	switch a := args[i]; a.Kind {
+	case wasmvm.String:
+		return a.Text, nil
+	case wasmvm.Undefined, wasmvm.Null:
+		return "", nil
+	default:
+		return "", fmt.Errorf("argument %d: cannot convert %s to string", i+1, jsType(fromArg(a)))
+	}
 }
 
 // argAt is argument i for an any parameter: undefined when missing, as in
@@ -198,6 +306,7 @@ func newHostFunc(v reflect.Value) (*hostFunc, error) {
 	}
 	h.errLast = h.nOut > 0 && t.Out(h.nOut-1) == typeError
 	h.fast = fastPath(v.Interface())
+	h.typed = typedPath(v.Interface())
 	return h, nil
 }
 
@@ -293,6 +402,17 @@ func (h *hostFunc) callFast(args []any) (result any, err error, panicked bool) {
 		}
 	}()
 	result, err = h.fast(args)
+	return result, err, false
+}
+
+// callTyped is call for a function with a typed path (h.typed).
+func (h *hostFunc) callTyped(args []engine.Arg) (result engine.Arg, err error, panicked bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, err, panicked = engine.Arg{}, fmt.Errorf("host function %s failed", funcName(h.fn)), true
+		}
+	}()
+	result, err = h.typed(args)
 	return result, err, false
 }
 

@@ -590,7 +590,7 @@ func (s *session) load(name string) (string, error) {
 }
 
 // call runs a host function for the step, on the VM's goroutine.
-func (st *step) call(id int, raw []any, wire string, encoded bool) engine.Reply {
+func (st *step) call(id int, raw []engine.Arg, wire string, encoded bool) engine.Reply {
 	select {
 	case <-st.stop:
 		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}

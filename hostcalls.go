@@ -5,23 +5,25 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
-// callArgs decodes the arguments of a host call: raw primitives as they
-// are, or wire text paid for by spend; spent is the error when it cannot.
-// Raw arguments are converted in place: the engine makes raw for each call
-// and hands it over (engine.Job.Call), so the slice is the call's own.
-func callArgs(raw []any, wire string, encoded bool, spend func(int) bool, spent error, limit int) ([]any, error) {
+// callArgs decodes the arguments of a host call: primitives as the
+// engine typed them, or wire text, paid for by spend; spent is the error
+// when it cannot.
+func callArgs(in []engine.Arg, wire string, encoded bool, spend func(int) bool, spent error, limit int) ([]any, error) {
 	if !encoded {
-		if !spend(rawCost(raw)) {
+		if !spend(argCost(in)) {
 			return nil, spent
 		}
-		for i, a := range raw {
-			raw[i] = fromRaw(a)
+		args := make([]any, len(in))
+		for i, a := range in {
+			args[i] = fromArg(a)
 		}
-		return raw, nil
+		return args, nil
 	}
 	if !spend(wireCost(wire)) {
 		return nil, spent
@@ -32,6 +34,50 @@ func callArgs(raw []any, wire string, encoded bool, spend func(int) bool, spent 
 	}
 	args, _ := v.([]any)
 	return args, nil
+}
+
+// fromArg is a primitive argument as a bridged function's Go value.
+func fromArg(a engine.Arg) any {
+	switch a.Kind {
+	case wasmvm.Null:
+		return nil
+	case wasmvm.Bool:
+		return a.Bool
+	case wasmvm.Number:
+		return a.Number
+	case wasmvm.String:
+		return a.Text
+	}
+	return Undefined{}
+}
+
+// argCost is what primitive arguments cost the run's budget, as rawCost
+// counts them: a string its bytes, and every value 8.
+func argCost(in []engine.Arg) int {
+	n := 0
+	for i := range in {
+		n += 8
+		if in[i].Kind == wasmvm.String {
+			n += len(in[i].Text)
+		}
+	}
+	return n
+}
+
+// typedReply is the reply of a typed call's answer (see hostFunc.typed):
+// the answer as it is, its text paid for by spend (the 8 bytes of any
+// answer were paid with the arguments), or, for text that is not UTF-8 (a
+// lone surrogate's WTF-8), the same answer encoded as any other value's.
+func typedReply(v engine.Arg, reg funcRegistrar, spend func(int) bool, spent error) engine.Reply {
+	if v.Kind == wasmvm.String {
+		if !utf8.ValidString(v.Text) {
+			return budgetedReply(hostReply(v.Text, nil, reg), spend, spent)
+		}
+		if len(v.Text) > 0 && !spend(len(v.Text)) {
+			return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
+		}
+	}
+	return engine.Reply{Kind: engine.ReplyArg, Arg: v}
 }
 
 // asyncCalls are the asynchronous host calls of a run or a step. At most

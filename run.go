@@ -313,11 +313,9 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 }
 
 // call runs a host function for the sandbox, on the VM's goroutine.
-func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
-	select {
-	case <-r.stop:
+func (r *run) call(id int, in []engine.Arg, wire string, encoded bool) engine.Reply {
+	if r.stopped.Load() { // set before r.stop is closed
 		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
-	default:
 	}
 	var h *hostFunc
 	if p := r.funcs.Load(); p != nil && id >= 0 && id < len(*p) {
@@ -326,12 +324,25 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 	if h == nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
 	}
-	args, err := callArgs(raw, wire, encoded, r.budget.spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
-	if err != nil {
-		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-	}
-	if h.async {
-		return r.async.start(func() engine.Reply { return r.invoke(h, args) })
+	// A synchronous function of numbers, strings and booleans takes the
+	// primitives as the engine typed them (hostFunc.typed): no []any.
+	typed := h.typed != nil && !encoded && !h.async
+	var args []any
+	if typed {
+		// The answer's 8 bytes are paid with the arguments: one update
+		// of the budget for a call that answers a number.
+		if !r.budget.spend(argCost(in) + 8) {
+			return engine.Reply{Kind: engine.ReplyError, Value: errRunBudgetSpent.Error()}
+		}
+	} else {
+		var err error
+		args, err = callArgs(in, wire, encoded, r.budget.spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
+		if err != nil {
+			return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+		}
+		if h.async {
+			return r.async.start(func() engine.Reply { return r.invoke(h, args) })
+		}
 	}
 	r.inCall.Store(true)
 	if r.stopped.Load() {
@@ -340,7 +351,12 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 	}
 	// Called directly, not through a closure: one the asynchronous branch
 	// may keep would be allocated for every synchronous call too.
-	rep := r.invoke(h, args)
+	var rep engine.Reply
+	if typed {
+		rep = r.invokeTyped(h, in)
+	} else {
+		rep = r.invoke(h, args)
+	}
 	r.inCall.Store(false)
 	if r.stopped.Load() {
 		// The run may have settled without this call, which returned too
@@ -352,6 +368,18 @@ func (r *run) call(id int, raw []any, wire string, encoded bool) engine.Reply {
 		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
 	}
 	return rep
+}
+
+// invokeTyped is invoke for a function called through its typed path.
+func (r *run) invokeTyped(h *hostFunc, in []engine.Arg) engine.Reply {
+	v, err, panicked := h.callTyped(in)
+	if panicked {
+		r.halt(StatusError, err.Error())
+	}
+	if err != nil {
+		return r.reply(nil, err)
+	}
+	return typedReply(v, r.register, r.budget.spend, errRunBudgetSpent)
 }
 
 // invoke calls host function h with args and makes its reply; a panic in

@@ -134,6 +134,8 @@ func BenchmarkWarmLatency(b *testing.B) {
 
 // BenchmarkHostCall measures one call from the sandbox to a Go function and
 // back, against a raw RegisterHostFunc call; b.N calls run in one program.
+// cpu-ns/op is the process's CPU time per call (the garbage collector's
+// included), steadier than ns/op when other work shares the machine.
 func BenchmarkHostCall(b *testing.B) {
 	loop := func(call string) string {
 		return `let s = 0; for (let i = 0; i < n; i++) s += ` + call + `; export default s`
@@ -143,9 +145,23 @@ func BenchmarkHostCall(b *testing.B) {
 		defer vm.Close()
 		vm.RegisterHostFunc("f", func(args []any) (any, error) { return args[0], nil })
 		b.ResetTimer()
+		cpu := cpuNanos()
 		if _, err := vm.Eval(fmt.Sprintf(`{ let s = 0; for (let i = 0; i < %d; i++) s += f(i); s }`, b.N), quickjs.EvalGlobal); err != nil {
 			b.Fatal(err)
 		}
+		b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
+	})
+	// The same with a string in and out.
+	b.Run("raw-floor-string", func(b *testing.B) {
+		vm, _ := quickjs.NewVM()
+		defer vm.Close()
+		vm.RegisterHostFunc("f", func(args []any) (any, error) { return args[0], nil })
+		b.ResetTimer()
+		cpu := cpuNanos()
+		if _, err := vm.Eval(fmt.Sprintf(`{ let s = 0; for (let i = 0; i < %d; i++) s += f("hello").length; s }`, b.N), quickjs.EvalGlobal); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 	for _, c := range []struct {
 		name string
@@ -153,6 +169,7 @@ func BenchmarkHostCall(b *testing.B) {
 		fn   any
 	}{
 		{"sync", "f(i)", func(n float64) float64 { return n }},
+		{"sync-string", `f("hello").length`, func(s string) string { return s }},
 		{"sync-object", "f({ n: i, tag: 'x' }).n", func(m map[string]any) map[string]any { return m }},
 		{"async", "await f(i)", airlock.Async(func(n float64) float64 { return n })},
 		{"json-object", "f({ n: i, tag: 'x' }).n", airlock.JSONFunc(func(_ context.Context, args json.RawMessage) (json.RawMessage, error) {
@@ -160,16 +177,32 @@ func BenchmarkHostCall(b *testing.B) {
 		})},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			res := runBench(b, loop(c.call), airlock.Options{Language: airlock.JavaScript,
-				Globals: map[string]any{"f": c.fn, "n": b.N}})
+			cpu := cpuNanos()
+			opts := airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"f": c.fn, "n": b.N}}
+			var res *airlock.Result
+			if c.name == "sync-string" {
+				// 26 bytes of the value budget a call: millions of calls
+				// need more than the default budget.
+				ex, err := stringRuntime.Run(context.Background(), loop(c.call), opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res = ex.Wait()
+			} else {
+				res = runBench(b, loop(c.call), opts)
+			}
 			if res.Status != airlock.StatusSuccess {
 				b.Fatal(res.Error)
 			}
+			b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
 
 var benchRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: time.Minute})
+
+// stringRuntime is benchRuntime with a value budget for millions of string calls.
+var stringRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: time.Minute, MaxValueBytes: 1 << 40})
 
 func runBench(b *testing.B, src string, opts airlock.Options) *airlock.Result {
 	ex, err := benchRuntime.Run(context.Background(), src, opts)

@@ -28,6 +28,10 @@
   // host sent (codec.c); makeFunction(id, name, json) makes a host function.
   const nativeDecode = g.__airlock_decode;
   delete g.__airlock_decode;
+  // makeHostFunction(kind, id) makes host function id, a C function that
+  // calls the host directly with (kind, id, ...args) (shim.c, js_host_fn).
+  const makeHostFunction = g.__airlock_hostfn;
+  delete g.__airlock_hostfn;
 
   const FunctionPrototype = Function.prototype;
   const FunctionPrototypeCall = FunctionPrototype.call;
@@ -282,11 +286,12 @@
     return reply(ReflectApply(host, undefined, list), id);
   };
 
-  // A host function is the host's C function bound to (9, id): the engine
-  // passes the arguments as they are, with no JavaScript in between. The
-  // host converts primitives itself, and comes back to callHost for other
-  // arguments and to reply for answers that are not primitives.
-  // A JSON host function is bound to (10, id): its arguments cross as the
+  // A host function is a C function of the shim that calls the host with
+  // (9, id, ...args): the engine passes the arguments as they are, with no
+  // JavaScript and no bound function in between. The host converts
+  // primitives itself, and comes back to callHost for other arguments and
+  // to reply for answers that are not primitives.
+  // A JSON host function calls it with (10, id, ...args): its arguments cross as the
   // JSON text of their list, far cheaper than the codec, written by the
   // host from plain data or by the engine's JSON.stringify, and the host
   // parses a synchronous answer, JSON text, itself.
@@ -296,7 +301,7 @@
   const shownFunctions = new SetCtor();
   const hostFunction = (id, name, json) => {
     if (json === 2) SetAdd(shownFunctions, id);
-    const f = ReflectApply(FunctionPrototypeBind, host, [undefined, json === true ? 10 : 9, id]);
+    const f = makeHostFunction(json === true ? 10 : 9, id);
     ObjectDefineProperty(f, "name", { value: name });
     return f;
   };

@@ -284,13 +284,13 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		if op == 1 {
 			r = j.Call(num(1), nil, text(2), true)
 		} else {
-			raw := make([]any, len(args)-2)
-			for i, a := range args[2:] {
-				raw[i] = rawOf(a)
-			}
-			r = j.Call(num(1), raw, "", false)
+			// The primitives are handed over typed, as the shim gave them:
+			// no list is made and none is boxed.
+			r = j.Call(num(1), args[2:], "", false)
 		}
 		switch r.Kind {
+		case ReplyArg:
+			return argValue(r.Arg), nil
 		case ReplyRaw, ReplyJSON: // a JSON host function's text is parsed by the shim
 			return valueOf(r.Value), nil
 		case ReplyWire:
@@ -390,6 +390,18 @@ func rawOf(a wasmvm.Value) any {
 		return a.Number
 	}
 	return a.Text
+}
+
+// argValue is a typed primitive answer for the kernel: a primitive as it
+// is, a string as Go reads it, anything else a malformed reply.
+func argValue(a Arg) wasmvm.Value {
+	switch a.Kind {
+	case wasmvm.Undefined, wasmvm.Null, wasmvm.Bool, wasmvm.Number:
+		return a
+	case wasmvm.String:
+		return wasmvm.Value{Kind: wasmvm.String, Text: validUTF8(a.Text)}
+	}
+	return wasmvm.Value{Kind: wasmvm.KernelError, Text: errBadDispatch.Error()}
 }
 
 // valueOf converts a raw primitive for the kernel.

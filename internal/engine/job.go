@@ -52,13 +52,22 @@ const (
 	ReplyError                  // Value is an error message; the call throws an Error
 	ReplyAsync                  // Value is the id of a pending asynchronous call
 	ReplyJSON                   // Value is JSON text, the answer of a JSON host function
+	ReplyArg                    // Arg is a primitive, typed: no Value is boxed for it
 )
 
 // Reply is the answer of a host call.
 type Reply struct {
 	Kind  ReplyKind
 	Value any
+	// Arg is the answer of Kind ReplyArg: undefined, null, a boolean, a
+	// number or a string (UTF-8; other text crosses as wire text).
+	Arg Arg
 }
+
+// Arg is a primitive argument or answer of a host call, typed as the
+// sandbox gave it: its Kind is Undefined, Null, Bool, Number or String
+// (text from JavaScript, a lone surrogate as WTF-8).
+type Arg = wasmvm.Value
 
 // Completion settles an asynchronous host call: Reply is raw, wire, JSON or
 // error.
@@ -100,9 +109,10 @@ type Job struct {
 	// Log records a call of the capturing console: the index of the method
 	// (log, info, warn, error, debug) and the wire text of the arguments.
 	Log func(level int, wire string)
-	// Call runs host function id with raw args, or with wire text of the args.
-	// raw is made for the call and handed over: Call may keep or change it.
-	Call func(id int, raw []any, wire string, encoded bool) Reply
+	// Call runs host function id with primitive args, or with wire text
+	// of the args. args are valid only during the call (their strings are
+	// the call's own and may be kept).
+	Call func(id int, args []Arg, wire string, encoded bool) Reply
 	// Take returns the result of an asynchronous host call that has
 	// finished, if there is one; Ready receives a value after one has
 	// finished. The finished calls wait in the host's queue, never on a
@@ -206,6 +216,8 @@ func (v *VM) loop(j *Job, err error) Outcome {
 func (v *VM) complete(c Completion) error {
 	ok, kind, value := true, 0, valueOf(c.Reply.Value)
 	switch c.Reply.Kind {
+	case ReplyArg:
+		value = argValue(c.Reply.Arg)
 	case ReplyWire:
 		kind = 1
 	case ReplyJSON: // settled as wire text in its plain-JSON form

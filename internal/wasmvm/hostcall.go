@@ -10,12 +10,39 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
+// sandboxCtx is the context of a call into the guest: the caller's, and
+// the sandbox its host functions answer for (sandboxOf).
+type sandboxCtx struct {
+	context.Context
+	s *Sandbox
+}
+
+func (c *sandboxCtx) Value(key any) any {
+	if key == (sandboxKey{}) {
+		return c.s
+	}
+	return c.Context.Value(key)
+}
+
+// sandboxOf is the sandbox a host function answers for: a type assertion
+// where wazero hands the context on as it was given (a lookup through
+// context.Value was 3% of a host call), the lookup otherwise.
+func sandboxOf(ctx context.Context) *Sandbox {
+	if c, ok := ctx.(*sandboxCtx); ok {
+		return c.s
+	}
+	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
+	return s
+}
+
 // hostCall is env.host_call(fn, argv, argc) -> status: the arguments are
 // argc slots at argv (tag, len, f64 or pointer); the answer goes to the
-// control block's ret slot, its text (if any) waits in the sandbox for
-// host_result. Status 0 is an answer, 1 a failure that spends the sandbox.
+// control block's ret slot. Its text (if any) goes to the buffer the call
+// offered in that slot (pointer and size) when it fits, the pointer left in
+// the payload; otherwise the payload is 0 and the text waits in the sandbox
+// for host_result. Status 0 is an answer, 1 a failure that spends the sandbox.
 func hostCall(ctx context.Context, m api.Module, stack []uint64) {
-	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
+	s := sandboxOf(ctx)
 	if s == nil {
 		stack[0] = 1
 		return
@@ -36,6 +63,13 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	if !ok {
 		return
 	}
+	// The buffer the call offers for the answer's text (the shim's
+	// offer_answer), read before the host function runs.
+	offer, ok := mem.Read(s.ctl+ctlRet, slotSize)
+	if !ok {
+		return
+	}
+	offerLen, offerPtr := binary.LittleEndian.Uint32(offer[4:]), binary.LittleEndian.Uint32(offer[8:])
 	args := s.args[:0]
 	for i := uint32(0); i < argc; i++ {
 		sl := raw[i*slotSize:]
@@ -76,10 +110,11 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 		return
 	}
 	var tag uint32
+	var text string
 	s.pending = s.pending[:0]
 	if err != nil {
 		tag = tagError
-		s.pending = append(s.pending, err.Error()...)
+		text = err.Error()
 	} else {
 		switch ret.Kind {
 		case Undefined:
@@ -95,13 +130,30 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 			tag = tagNumber
 		case String, JSON, KernelWire, KernelError:
 			tag = textTags[ret.Kind]
-			s.pending = append(s.pending, ret.Text...)
+			text = ret.Text
 		case KernelAsync:
 			tag = tagReplyAsync
 		default:
 			tag = tagError
-			s.pending = append(s.pending, fmt.Sprintf("host function %q returned a value of unknown kind %d", f.name, ret.Kind)...)
+			text = fmt.Sprintf("host function %q returned a value of unknown kind %d", f.name, ret.Kind)
 		}
+	}
+	var payload uint64
+	switch tag {
+	case tagNumber, tagReplyAsync:
+		payload = math.Float64bits(ret.Number)
+	case tagString, tagJSON, tagError, tagReplyWire, tagReplyError:
+		// Text shorter than the offered buffer goes there with its NUL,
+		// the buffer's address in the payload: the guest needs no second
+		// crossing (host_result) for it. Longer text waits in pending.
+		if offerPtr != 0 && uint64(len(text)) < uint64(offerLen) {
+			if b, ok := mem.Read(offerPtr, uint32(len(text))+1); ok {
+				b[copy(b, text)] = 0
+				payload = uint64(offerPtr)
+				break
+			}
+		}
+		s.pending = append(s.pending, text...)
 	}
 	// The answer is written in place, through a view of the slot: a Go
 	// array handed to mem.Write would escape, an allocation per call.
@@ -110,11 +162,7 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 		return
 	}
 	binary.LittleEndian.PutUint32(slot[0:], tag)
-	binary.LittleEndian.PutUint32(slot[4:], uint32(len(s.pending)))
-	var payload uint64
-	if tag == tagNumber || tag == tagReplyAsync {
-		payload = math.Float64bits(ret.Number)
-	}
+	binary.LittleEndian.PutUint32(slot[4:], uint32(len(text)))
 	binary.LittleEndian.PutUint64(slot[8:], payload)
 	stack[0] = 0
 }
@@ -135,7 +183,7 @@ func callHost(ctx context.Context, fn HostFunc, args []Value) (v Value, err erro
 // hostResult is env.host_result(dst): it copies the pending answer text
 // into dst, a buffer of the announced length the guest allocated.
 func hostResult(ctx context.Context, m api.Module, stack []uint64) {
-	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
+	s := sandboxOf(ctx)
 	if s == nil {
 		return
 	}
@@ -150,7 +198,7 @@ func hostResult(ctx context.Context, m api.Module, stack []uint64) {
 // Status: 0 the text, 1 an error message, 2 the native globals module (the
 // text: its export names, each ended by NUL), 3 none.
 func loadModule(ctx context.Context, m api.Module, stack []uint64) {
-	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
+	s := sandboxOf(ctx)
 	if s == nil {
 		stack[0] = 1
 		return
@@ -202,7 +250,7 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 // the name of the module that name refers to when module base imports it,
 // from the hooks' Normalize, or QuickJS's own rule (see normalizeName).
 func normalizeModule(ctx context.Context, m api.Module, stack []uint64) {
-	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
+	s := sandboxOf(ctx)
 	if s == nil {
 		stack[0] = 1
 		return

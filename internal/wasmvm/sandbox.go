@@ -303,7 +303,7 @@ func (s *Sandbox) call(ctx context.Context, f api.Function, what string) error {
 	if ctx.Done() != nil {
 		disarm = context.AfterFunc(ctx, s.Terminate)
 	}
-	err := f.CallWithStack(context.WithValue(ctx, sandboxKey{}, s), s.stack[:])
+	err := f.CallWithStack(&sandboxCtx{ctx, s}, s.stack[:])
 	if disarm != nil {
 		disarm()
 	}
@@ -347,7 +347,7 @@ const tickEvery = 10000
 // Go runtime can preempt the goroutine running the guest.
 func tick(ctx context.Context, _ api.Module, stack []uint64) {
 	stack[0] = 0
-	s, _ := ctx.Value(sandboxKey{}).(*Sandbox)
+	s := sandboxOf(ctx)
 	if s == nil {
 		return
 	}

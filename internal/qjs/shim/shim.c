@@ -21,7 +21,8 @@
  * Host calls. qjs_def_host_func defines a global function; calling it
  * encodes the arguments as slots (struct slot) in a guest buffer and calls
  * the import env.host_call(fn, argv, argc). The host answers with a slot in
- * qjs_ctl.ret; strings and JSON of any length are fetched with
+ * qjs_ctl.ret; the text of strings and JSON comes in a buffer the call
+ * offered (answer_buf) when it fits, else it is fetched with
  * env.host_result(ptr) into a buffer the guest allocated.
  */
 #include <stdint.h>
@@ -699,12 +700,29 @@ static void free_args(JSContext *ctx, int n, const char **strs)
 /* take_answer turns the host's answer in qjs_ctl.ret into a value. A reply
    for the kernel (TAG_REPLY_*) becomes the list [kind, value] and *reply is
    set. */
+/* ANSWER_SIZE is the buffer a host call offers the host for its answer's
+   text: text shorter than it comes with the answer, in one crossing,
+   longer text is fetched with host_result. */
+#define ANSWER_SIZE 512
+static char answer_buf[ANSWER_SIZE];
+
+/* offer_answer offers answer_buf for the text of the next host call's
+   answer: its address in qjs_ctl.ret.u.ptr, its size in qjs_ctl.ret.len.
+   The host puts text that fits there, NUL-terminated, and answers with
+   u.ptr still set; otherwise u.ptr is 0 (see take_answer). */
+static void offer_answer(void)
+{
+    qjs_ctl.ret.u.ptr = (uint32_t)(uintptr_t)answer_buf;
+    qjs_ctl.ret.len = ANSWER_SIZE;
+}
+
 static JSValue take_answer(JSContext *ctx, int json, int *reply)
 {
     int tag = qjs_ctl.ret.tag;
     JSValue ret, v;
     uint32_t len;
     char *buf;
+    int inline_text = 0;
 
     *reply = 0;
     switch (tag) {
@@ -730,7 +748,13 @@ static JSValue take_answer(JSContext *ctx, int json, int *reply)
     default:
         return JS_ThrowInternalError(ctx, "host call: bad answer");
     }
-    if (!(buf = host_text(ctx, &len)))
+    /* Text in answer_buf is made into a value before any JavaScript can
+       run, which could make another host call and overwrite it. */
+    if (qjs_ctl.ret.u.ptr == (uint32_t)(uintptr_t)answer_buf && qjs_ctl.ret.len < ANSWER_SIZE) {
+        buf = answer_buf;
+        len = qjs_ctl.ret.len;
+        inline_text = 1;
+    } else if (!(buf = host_text(ctx, &len)))
         return JS_EXCEPTION;
     if (tag == TAG_STRING && json) {
         ret = JS_ParseJSON(ctx, buf, len, "<host reply>");
@@ -760,13 +784,20 @@ static JSValue take_answer(JSContext *ctx, int json, int *reply)
     else if (tag == TAG_JSON)
         ret = JS_ParseJSON(ctx, buf, len, "<host>");
     else {
-        JSValue err = JS_NewError(ctx);
-        if (!JS_IsException(err))
-            JS_DefinePropertyValueStr(ctx, err, "message", JS_NewStringLen(ctx, buf, len),
-                                      JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
-        ret = JS_Throw(ctx, err);
+        JSValue msg = JS_NewStringLen(ctx, buf, len), err;
+        if (JS_IsException(msg))
+            ret = msg;
+        else {
+            err = JS_NewError(ctx);
+            if (!JS_IsException(err))
+                JS_DefinePropertyValueStr(ctx, err, "message", msg, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
+            else
+                JS_FreeValue(ctx, msg);
+            ret = JS_Throw(ctx, err);
+        }
     }
-    js_free(ctx, buf);
+    if (!inline_text)
+        js_free(ctx, buf);
     if (tag != TAG_REPLY_WIRE && tag != TAG_REPLY_ERROR)
         return ret;
     v = ret;
@@ -802,6 +833,7 @@ static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSV
         free_args(ctx, argc, strs);
         return JS_EXCEPTION;
     }
+    offer_answer();
     r = host_call(magic, slots, argc);
     free_args(ctx, argc, strs);
     if (r != 0)
@@ -904,10 +936,10 @@ static JSValue kernel_reply(JSContext *ctx, JSValue list, JSValueConst id)
 }
 
 /* js_kernel_host is __airlock_host(op, ...). The kernel calls it with its
-   own operations (op 0-8: see internal/engine), and a host function is it
-   bound to (9, id): the engine passes the arguments as they are. Arguments
+   own operations (op 0-8: see internal/engine), and a host function
+   (js_host_fn) with (9, id, ...args): the engine passes the arguments as they are. Arguments
    that are not primitives go back to the kernel's callHost(id, list),
-   which encodes them. A JSON host function is it bound to (10, id): its
+   which encodes them. A JSON host function calls it with (10, id): its
    arguments cross as the JSON text of their list, and a synchronous
    answer, JSON text, is parsed here. */
 static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
@@ -961,6 +993,7 @@ static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, J
     if (r == 0) {
         if (op == 9)
             slots[0].u.num = 0; /* a call of host function argv[1] */
+        offer_answer();
         r = host_call(KERNEL_FN, slots, n);
         if (r != 0) {
             free_args(ctx, n, strs);
@@ -984,6 +1017,44 @@ static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, J
     if (reply && (op == 9 || op == 10))
         return kernel_reply(ctx, ret, argv[1]);
     return ret;
+}
+
+/* js_host_fn is a host function the kernel made (hostFunction in
+   bootstrap.js, with __airlock_hostfn): a C function whose data are its
+   kind (9, or 10 for a JSON host function) and its id. A call is
+   js_kernel_host's with (kind, id, ...args), with no bound function and no
+   JavaScript in between. */
+static JSValue js_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
+{
+    JSValueConst few[MAX_SLOTS], *args = few;
+    JSValue r;
+    int i;
+    (void)magic;
+    if (argc > MAX_SLOTS - 2) {
+        args = js_malloc(ctx, sizeof(*args) * ((size_t)argc + 2));
+        if (!args)
+            return JS_EXCEPTION;
+    }
+    args[0] = data[0];
+    args[1] = data[1];
+    for (i = 0; i < argc; i++)
+        args[i + 2] = argv[i];
+    r = js_kernel_host(ctx, this_val, argc + 2, args);
+    if (args != few)
+        js_free(ctx, args);
+    return r;
+}
+
+/* js_make_host_fn is __airlock_hostfn(kind, id): host function id of kind
+   9 or 10 (see js_host_fn), named "" and of length 0. */
+static JSValue js_make_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    (void)this_val;
+    if (argc < 2 || JS_VALUE_GET_TAG(argv[0]) != JS_TAG_INT ||
+        (JS_VALUE_GET_INT(argv[0]) != 9 && JS_VALUE_GET_INT(argv[0]) != 10) ||
+        JS_VALUE_GET_TAG(argv[1]) != JS_TAG_INT)
+        return JS_ThrowTypeError(ctx, "airlock: bad host function");
+    return JS_NewCFunctionData(ctx, js_host_fn, 0, 0, 2, argv);
 }
 
 /* js_take_kernel is __airlock_kernel(k): it keeps the kernel and removes
@@ -1013,6 +1084,9 @@ EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
     err |= codec_hooks(ctx, global);
     err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_host",
                                      JS_NewCFunction(ctx, js_kernel_host, "host", 0),
+                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
+    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_hostfn",
+                                     JS_NewCFunction(ctx, js_make_host_fn, "hostfn", 2),
                                      JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
     err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_kernel",
                                      JS_NewCFunction(ctx, js_take_kernel, "kernel", 1),
