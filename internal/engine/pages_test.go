@@ -38,3 +38,49 @@ func TestRunWritesFewImagePages(t *testing.T) {
 		t.Errorf("a small program wrote %d pages of the image, want at most 48", n)
 	}
 }
+
+// TestSessionStepWritesFewImagePages: a session's first step writes few of
+// its image's pages: the session's set-up (the console, final_answer) is
+// in the image NewSession starts from, not written by each session
+// (RATIONALE.md, "Idle executor memory"). Measured on Linux: 29 pages
+// from the session's image, 41 with the set-up run in a VM of the shared
+// snapshot (the hot pages a new sandbox has populated included); the
+// bound is between them.
+func TestSessionStepWritesFewImagePages(t *testing.T) {
+	step := func(v *VM) int {
+		t.Helper()
+		defer v.Close()
+		j := &Job{Stop: make(chan struct{}), Log: func(int, string) {}}
+		if out, _ := v.Step(j, "return 1 + 2", 1e6); out.Kind != OK || out.Value != 3.0 {
+			t.Fatalf("%+v", out)
+		}
+		n, ok := v.WrittenPages()
+		if !ok {
+			t.Skip("the written pages cannot be read here")
+		}
+		return n
+	}
+	// A memory limit beyond the pooled instances' gives fresh instances: a
+	// rewound one keeps as its own every page its earlier runs wrote.
+	const limit = linearLimit + 64<<20
+	s, err := NewSession(limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := step(s)
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.StartSession(limit); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.DefineTool("final_answer", FinalAnswerID, false, true); err != nil {
+		t.Fatal(err)
+	}
+	own := step(v)
+	t.Logf("image pages written by a session's first step: %d from the session's image, %d with its own set-up", shared, own)
+	if shared > 34 {
+		t.Errorf("a session's first step wrote %d pages of its image, want at most 34", shared)
+	}
+}

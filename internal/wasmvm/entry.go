@@ -38,8 +38,10 @@ func (s *Sandbox) enter(ctx context.Context, e entry, st []uint64) error {
 	if s.entered {
 		return s.mod.ExportedFunction("qjs_entry").CallWithStack(ctx, st)
 	}
-	if s.fEntry == nil { // Trim dropped it
+	if s.fEntry == nil { // Trim dropped it, and the pages it gave back
 		s.fEntry = s.mod.ExportedFunction("qjs_entry")
+		s.mem.untrim(s.trimmed)
+		s.trimmed = s.trimmed[:0]
 	}
 	s.entered = true
 	err := s.fEntry.CallWithStack(ctx, st)

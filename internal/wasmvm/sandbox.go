@@ -31,7 +31,8 @@ type Sandbox struct {
 	limit  uint64
 	exports
 	stack   [8]uint64
-	entered bool // a call through fEntry is under way (entry.go)
+	entered bool   // a call through fEntry is under way (entry.go)
+	trimmed []span // what Trim gave back, for the next call to make again
 
 	funcs   []namedFunc
 	modules ModuleHooks
