@@ -30,7 +30,7 @@ type session struct {
 }
 
 // finalAnswerID is the host function id of final_answer.
-const finalAnswerID = 0
+const finalAnswerID = engine.FinalAnswerID
 
 // modulePrefix names the modules authorized imports resolve to.
 const modulePrefix = "airlock:module:"
@@ -41,13 +41,9 @@ func startSession(ctx context.Context, opts ExecutorOptions) (*session, error) {
 	ready := make(chan error, 1)
 	go func() {
 		defer close(s.done)
-		vm, err := engine.New()
+		vm, err := engine.NewSession(uintptr(opts.MemoryLimitBytes))
 		if err == nil {
-			err = vm.StartSession(uintptr(opts.MemoryLimitBytes))
-			if err == nil {
-				err = s.setup(vm, opts)
-			}
-			if err != nil {
+			if err = s.setup(vm, opts); err != nil {
 				vm.Close()
 			}
 		}
@@ -56,9 +52,7 @@ func startSession(ctx context.Context, opts ExecutorOptions) (*session, error) {
 			return
 		}
 		defer vm.Close()
-		for f := range s.tasks {
-			f(vm)
-		}
+		s.serve(vm)
 	}()
 	select {
 	case err := <-ready:
@@ -76,16 +70,43 @@ func startSession(ctx context.Context, opts ExecutorOptions) (*session, error) {
 	}
 }
 
-// setup defines final_answer and the modules, on the VM's goroutine.
+// idleTrim is how long a session waits without a task before it gives
+// back what its VM holds and can make again (engine's VM.Trim): an agent's
+// steps come seconds apart, and the step after a trim pays for the pages
+// it writes again (RATIONALE.md, "Idle executor memory").
+// Nanoseconds; atomic, for the tests that set it.
+var idleTrim atomic.Int64
+
+func init() { idleTrim.Store(int64(time.Second)) }
+
+// serve runs the tasks sent to the session until the channel closes, and
+// trims the VM once the session has been idle for idleTrim.
+func (s *session) serve(vm *engine.VM) {
+	d := time.Duration(idleTrim.Load())
+	idle := time.NewTimer(d)
+	defer idle.Stop()
+	for {
+		select {
+		case f, ok := <-s.tasks:
+			if !ok {
+				return
+			}
+			f(vm)
+			idle.Reset(d)
+		case <-idle.C:
+			vm.Trim()
+		}
+	}
+}
+
+// setup registers final_answer (the VM has it defined: engine.NewSession)
+// and defines the modules, on the VM's goroutine.
 func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 	fa, err := newHostFunc(reflect.ValueOf(func(v any) {}))
 	if err != nil {
 		return err
 	}
 	s.funcs, s.names = []*hostFunc{fa}, []string{""}
-	if err := vm.DefineTool("final_answer", finalAnswerID, false, true); err != nil {
-		return err
-	}
 	for i, spec := range sortedKeys(opts.Modules) {
 		if !slices.Contains(opts.AuthorizedImports, spec) {
 			continue

@@ -1,5 +1,12 @@
 package airlock
 
+import (
+	"context"
+	"time"
+
+	"github.com/airlockrun/airlock/internal/engine"
+)
+
 // WithoutLoopGuards returns opts with steps compiled without the operation
 // budget, for the benchmark that measures what it costs.
 func WithoutLoopGuards(opts ExecutorOptions) ExecutorOptions {
@@ -18,5 +25,32 @@ func SharedMemoryCalls(rt *Runtime) int64 {
 			n += w.calls.served.Load()
 		}
 	}
+	return n
+}
+
+// SetIdleTrim sets how long an executor's session waits idle before it
+// trims its VM, and returns a function that restores it.
+func SetIdleTrim(d time.Duration) func() {
+	old := idleTrim.Swap(int64(d))
+	return func() { idleTrim.Store(old) }
+}
+
+// WrittenPages is the number of its image's pages ex's VM has written.
+func WrittenPages(ex *Executor) int {
+	n := -1
+	ex.sess.do(context.Background(), func(vm *engine.VM) error {
+		n, _ = vm.WrittenPages()
+		return nil
+	})
+	return n
+}
+
+// TrimNow trims ex's VM at once, as an idle session does.
+func TrimNow(ex *Executor) int {
+	n := 0
+	ex.sess.do(context.Background(), func(vm *engine.VM) error {
+		n = vm.Trim()
+		return nil
+	})
 	return n
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -269,26 +270,14 @@ func BenchmarkMarshal1MB(b *testing.B) {
 }
 
 // BenchmarkIdleSandboxMemory holds many idle sandboxes and reports the
-// resident memory each one costs, against raw VMs.
+// resident memory each one costs, against raw VMs. The Go heap's free
+// memory is given back to the system before the first reading: memory
+// that earlier iterations freed would otherwise be reused uncounted
+// (resident before and after), and the figure would depend on the
+// iteration (RATIONALE.md, "Idle executor memory").
 func BenchmarkIdleSandboxMemory(b *testing.B) {
 	const n = 200
-	measure := func(b *testing.B, create func() func()) {
-		for i := 0; i < b.N; i++ {
-			runtime.GC()
-			before, beforePSS := rss(), pss()
-			closers := make([]func(), n)
-			for j := range closers {
-				closers[j] = create()
-			}
-			runtime.GC()
-			after, afterPSS := rss(), pss()
-			for _, c := range closers {
-				c()
-			}
-			b.ReportMetric(float64(after-before)/n/1024, "KiB-RSS/sandbox")
-			b.ReportMetric(float64(afterPSS-beforePSS)/n/1024, "KiB-PSS/sandbox")
-		}
-	}
+	measure := func(b *testing.B, create func() func()) { measureIdle(b, n, 0, create) }
 	b.Run("raw-floor", func(b *testing.B) {
 		measure(b, func() func() {
 			vm, _ := quickjs.NewVM()
@@ -306,23 +295,47 @@ func BenchmarkIdleSandboxMemory(b *testing.B) {
 		})
 	})
 	// An executor that ran one step and waits for the next: its session
-	// holds the sandbox.
-	b.Run("executor", func(b *testing.B) {
-		measure(b, func() func() {
-			ex, err := airlock.NewExecutor(airlock.ExecutorOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx := context.Background()
-			if err := ex.Init(ctx); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := ex.Run(ctx, "return 1 + 2"); err != nil {
-				b.Fatal(err)
-			}
-			return func() { ex.Cleanup(ctx) }
-		})
-	})
+	// holds the sandbox. executor: read at once; executor-idle: read after
+	// the executors waited idle long enough to trim (a second without a
+	// task, then its VM gives back what it can make again).
+	executor := func() func() {
+		ex, err := airlock.NewExecutor(airlock.ExecutorOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		if err := ex.Init(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ex.Run(ctx, "return 1 + 2"); err != nil {
+			b.Fatal(err)
+		}
+		return func() { ex.Cleanup(ctx) }
+	}
+	b.Run("executor", func(b *testing.B) { measure(b, executor) })
+	b.Run("executor-idle", func(b *testing.B) { measureIdle(b, n, 1500*time.Millisecond, executor) })
+}
+
+// measureIdle makes n sandboxes with create, waits settle, and reports
+// the memory each one added.
+func measureIdle(b *testing.B, n int, settle time.Duration, create func() func()) {
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		debug.FreeOSMemory()
+		before, beforePSS := rss(), pss()
+		closers := make([]func(), n)
+		for j := range closers {
+			closers[j] = create()
+		}
+		time.Sleep(settle)
+		runtime.GC()
+		after, afterPSS := rss(), pss()
+		for _, c := range closers {
+			c()
+		}
+		b.ReportMetric(float64(after-before)/float64(n)/1024, "KiB-RSS/sandbox")
+		b.ReportMetric(float64(afterPSS-beforePSS)/float64(n)/1024, "KiB-PSS/sandbox")
+	}
 }
 
 // pss returns the proportional set size of the process in bytes: shared

@@ -49,6 +49,9 @@ type VM struct {
 	// next Step ("" none), keptFlags how it was compiled (stepFlags).
 	kept      string
 	keptFlags int
+	// snap is the snapshot a new sandbox of the VM comes from
+	// (setMemoryLimit): nil the shared one, else the session's (NewSession).
+	snap *wasmvm.Snapshot
 }
 
 // The one engine and snapshot of the process, made at the first New.
@@ -134,9 +137,12 @@ func (v *VM) setMemoryLimit(limit uintptr) error {
 	if v.sb.SetHeapLimit(uint64(limit)) {
 		return nil
 	}
-	sn, err := snapshot()
-	if err != nil {
-		return err
+	sn := v.snap
+	if sn == nil {
+		var err error
+		if sn, err = snapshot(); err != nil {
+			return err
+		}
 	}
 	sb, err := sn.NewSandbox(context.Background(), &wasmvm.SandboxOptions{
 		MemoryLimit: uint64(limit) + sn.ImageSize() + 2<<20,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/airlockrun/airlock/internal/wasmvm"
 )
@@ -15,17 +16,105 @@ import (
 // StartSession prepares v for steps. The capturing console becomes the
 // global console. memoryLimit bounds the heap for the life of the session.
 func (v *VM) StartSession(memoryLimit uintptr) error {
-	ctx := context.Background()
 	if memoryLimit > 0 {
 		if err := v.setMemoryLimit(memoryLimit); err != nil {
 			return err
 		}
 	}
 	v.sess = true
-	if _, err := v.sb.KernelCall(ctx, "installConsole"); err != nil {
+	return v.installSession()
+}
+
+// installSession installs the capturing console.
+func (v *VM) installSession() error {
+	if _, err := v.sb.KernelCall(context.Background(), "installConsole"); err != nil {
 		return fmt.Errorf("airlock: session setup failed: %w", err)
 	}
 	return nil
+}
+
+// FinalAnswerID is the host function id of the final_answer tool that
+// NewSession's VMs have defined.
+const FinalAnswerID = 0
+
+// NewSession makes a VM whose session has started, as New and
+// StartSession make one, with the tool final_answer defined (host
+// function FinalAnswerID, shown: DefineTool(name, FinalAnswerID, false,
+// true)). It starts from a snapshot of that state, made at the first
+// call: what the set-up writes is the image's, shared by every session,
+// not each session's own pages (RATIONALE.md, "Idle executor memory").
+func NewSession(memoryLimit uintptr) (*VM, error) {
+	sn, err := sessionSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	sb, err := sn.NewSandbox(context.Background(), &wasmvm.SandboxOptions{MemoryLimit: linearLimit})
+	if err != nil {
+		return nil, fmt.Errorf("airlock: the sandbox could not be created: %w", err)
+	}
+	v := newVM(sb)
+	v.snap, v.sess = sn, true
+	if memoryLimit > 0 {
+		if err := v.setMemoryLimit(memoryLimit); err != nil {
+			v.Close()
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// The snapshot of a started session, made at the first NewSession.
+var sessionShared struct {
+	once sync.Once
+	sn   *wasmvm.Snapshot
+	err  error
+}
+
+// sessionPool is how many closed sessions' instances the session
+// snapshot keeps, rewound, for the next sessions.
+const sessionPool = wasmvm.DefaultPool
+
+func sessionSnapshot() (*wasmvm.Snapshot, error) {
+	sessionShared.once.Do(func() {
+		sessionShared.sn, sessionShared.err = captureSession()
+	})
+	return sessionShared.sn, sessionShared.err
+}
+
+// captureSession starts a session in a VM of the shared snapshot and
+// captures it. The hot pages are learned from a first step.
+func captureSession() (*wasmvm.Snapshot, error) {
+	ctx := context.Background()
+	base, err := snapshot()
+	if err != nil {
+		return nil, err
+	}
+	sb, err := base.NewSandbox(ctx, &wasmvm.SandboxOptions{MemoryLimit: linearLimit})
+	if err != nil {
+		return nil, fmt.Errorf("airlock: the sandbox could not be created: %w", err)
+	}
+	v := newVM(sb)
+	defer v.Close()
+	v.sess = true
+	if err := v.installSession(); err != nil {
+		return nil, err
+	}
+	if err := v.DefineTool("final_answer", FinalAnswerID, false, true); err != nil {
+		return nil, fmt.Errorf("airlock: session setup failed: %w", err)
+	}
+	sn, err := sb.Capture(ctx, &wasmvm.CaptureOptions{Pool: sessionPool, Learn: func(sb *wasmvm.Sandbox) error {
+		v := newVM(sb)
+		v.sess = true
+		j := &Job{Stop: make(chan struct{}), Log: func(int, string) {}}
+		if out, _ := v.Step(j, "return 1 + 2", -1); out.Kind != OK {
+			return fmt.Errorf("airlock: a first step failed: %s", out.Message)
+		}
+		return nil
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("airlock: the session could not be captured: %w", err)
+	}
+	return sn, nil
 }
 
 var errNoSession = errors.New("airlock: the VM has no session")
@@ -133,4 +222,15 @@ func (v *VM) discard() bool {
 		return false
 	}
 	return v.sb.DropJobs(ctx) == nil
+}
+
+// Trim gives back what the idle VM holds and can make again: the image's
+// pages its runs wrote that hold the image's bytes again, and its call
+// stack (wasmvm's Sandbox.Trim). The next step pays for what it takes
+// again. It returns the pages given back.
+func (v *VM) Trim() int {
+	if v.closed {
+		return 0
+	}
+	return v.sb.Trim()
 }

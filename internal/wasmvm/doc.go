@@ -9,7 +9,11 @@
 // the free blocks of both allocators (QuickJS's arenas, malloc's chunks)
 // out of reach, so that what a sandbox allocates lands together in the
 // headroom instead of on the image's scattered holes, a written page each
-// ([Sandbox.WrittenPages] counts them).
+// ([Sandbox.WrittenPages] counts them). A sandbox set up for many others
+// to start from is captured as a snapshot of its own ([Sandbox.Capture]);
+// an idle sandbox gives back the pages that hold the image's bytes again
+// and its call stack ([Sandbox.Trim]). Every call into the module goes
+// through one export, so that a sandbox holds one native call stack.
 //
 // Start-up: the pages a first hello eval touches are populated when a
 // sandbox's memory is mapped (learned once per snapshot); closing a

@@ -106,8 +106,11 @@ func newEngine(ctx context.Context, opts *EngineOptions, wasm, data []byte) (*En
 		return nil, fmt.Errorf("wasmvm: compile: %w", err)
 	}
 	// No start function: the first instance runs _initialize itself, after
-	// writing the data; copies of a snapshot start from its memory.
-	e.cfg = wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	// writing the data; copies of a snapshot start from its memory. The
+	// random source is one for all instances: unset, wazero gives each
+	// instance a math/rand source of its own (5 KiB), which nothing reads
+	// (random_get is the host module's below).
+	e.cfg = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(rand.Reader)
 	return e, nil
 }
 

@@ -80,7 +80,7 @@ func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) 
 	}
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf)+uint64(len(args)*slotSize), uint64(buf), uint64(len(args))
-	return s.run(ctx, s.fKernelCall, buf)
+	return s.run(ctx, entryKernelCall, buf)
 }
 
 // The flags of a step (QJS_STEP_* in the shim), for Step and InspectStep.
@@ -106,7 +106,7 @@ func (s *Sandbox) Step(ctx context.Context, src, filename string, flags int) (Re
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
 	st[4] = uint64(flags &^ StepKeep)
-	return s.run(ctx, s.fKernelStep, buf)
+	return s.run(ctx, entryKernelStep, buf)
 }
 
 // StepKept runs the step the last InspectStep kept, as Step runs a step
@@ -117,7 +117,7 @@ func (s *Sandbox) StepKept(ctx context.Context) (Result, error) {
 	}
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3], st[4] = uint64(s.ctxPtr), 0, 0, 0, StepKeep // QJS_STEP_KEPT
-	return s.run(ctx, s.fKernelStep, 0)
+	return s.run(ctx, entryKernelStep, 0)
 }
 
 // DropJobs drops every pending job without running it.
@@ -126,7 +126,7 @@ func (s *Sandbox) DropJobs(ctx context.Context) error {
 		return err
 	}
 	s.stack[0] = uint64(s.ctxPtr)
-	if err := s.fDropJobs.CallWithStack(ctx, s.stack[:]); err != nil {
+	if err := s.enter(ctx, entryDropJobs, s.stack[:]); err != nil {
 		return s.outcomeErr(ctx, err, "drop jobs")
 	}
 	return nil
@@ -219,7 +219,7 @@ func (s *Sandbox) InspectStep(ctx context.Context, src, filename string, flags i
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1
 	st[4] = uint64(flags)
-	if err := s.call(ctx, s.fInspectStep, "inspect"); err != nil {
+	if err := s.call(ctx, entryInspectStep, "inspect"); err != nil {
 		return "", err
 	}
 	out := uint32(st[0]) // before free, which uses the same stack

@@ -30,7 +30,9 @@ type Sandbox struct {
 	ctl    uint32
 	limit  uint64
 	exports
-	stack [8]uint64
+	stack   [8]uint64
+	entered bool   // a call through fEntry is under way (entry.go)
+	trimmed []span // what Trim gave back, for the next call to make again
 
 	funcs   []namedFunc
 	modules ModuleHooks
@@ -49,31 +51,20 @@ type namedFunc struct {
 	fn   HostFunc
 }
 
-// exports are the functions and globals of an instance the host uses,
+// exports are the function and globals of an instance the host uses,
 // looked up once per instance (a pooled instance keeps them: wazero makes a
-// new call engine for every ExportedFunction).
+// new call engine, with its own native stack, for every ExportedFunction).
 type exports struct {
 	sp   api.MutableGlobal
 	tick api.MutableGlobal // qjs_tick, the loop countdown to the next env.tick
 
-	fEval, fRunJobs, fMalloc, fFree, fDefHost, fHasJobs api.Function
-	fKernelCall, fKernelStep, fDropJobs                 api.Function
-	fInspectStep                                        api.Function
+	fEntry api.Function // qjs_entry, through which every function is called (entry.go)
 }
 
 func (s *Sandbox) bind() {
 	m := s.mod
-	if s.fEval == nil {
-		s.fEval = m.ExportedFunction("qjs_eval")
-		s.fRunJobs = m.ExportedFunction("qjs_run_jobs")
-		s.fMalloc = m.ExportedFunction("qjs_malloc")
-		s.fFree = m.ExportedFunction("qjs_free")
-		s.fDefHost = m.ExportedFunction("qjs_def_host_func")
-		s.fKernelCall = m.ExportedFunction("qjs_kernel_call")
-		s.fKernelStep = m.ExportedFunction("qjs_kernel_step")
-		s.fDropJobs = m.ExportedFunction("qjs_drop_jobs")
-		s.fInspectStep = m.ExportedFunction("qjs_inspect_step")
-		s.fHasJobs = m.ExportedFunction("qjs_has_jobs")
+	if s.fEntry == nil {
+		s.fEntry = m.ExportedFunction("qjs_entry")
 		s.sp = m.ExportedGlobal("__stack_pointer").(api.MutableGlobal)
 		s.tick = m.ExportedGlobal("qjs_tick").(api.MutableGlobal)
 	}
@@ -111,7 +102,7 @@ func (s *Sandbox) Eval(ctx context.Context, src, filename string, kind SourceKin
 	}
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3], st[4] = uint64(s.ctxPtr), uint64(buf), uint64(len(src)), uint64(buf)+uint64(len(src))+1, mod
-	return s.run(ctx, s.fEval, buf)
+	return s.run(ctx, entryEval, buf)
 }
 
 // writeSource copies src and filename into one guest buffer, src NUL
@@ -141,7 +132,7 @@ func (s *Sandbox) RunJobs(ctx context.Context) error {
 		return err
 	}
 	s.stack[0] = uint64(s.ctxPtr)
-	_, err := s.run(ctx, s.fRunJobs, 0)
+	_, err := s.run(ctx, entryRunJobs, 0)
 	return err
 }
 
@@ -159,7 +150,7 @@ func (s *Sandbox) DefineFunc(ctx context.Context, name string, fn HostFunc) erro
 	mem.WriteByte(p+uint32(len(name)), 0)
 	st := s.stack[:]
 	st[0], st[1], st[2] = uint64(s.ctxPtr), uint64(p), uint64(len(s.funcs))
-	err = s.fDefHost.CallWithStack(ctx, st)
+	err = s.enter(ctx, entryDefHostFunc, st)
 	r := int32(st[0])
 	s.free(ctx, p)
 	if err != nil || r != 0 {
@@ -244,7 +235,7 @@ func (s *Sandbox) ready(ctx context.Context) error {
 func (s *Sandbox) malloc(ctx context.Context, n uint32) (uint32, error) {
 	st := s.stack[:]
 	st[0] = uint64(n)
-	if err := s.fMalloc.CallWithStack(ctx, st); err != nil {
+	if err := s.enter(ctx, entryMalloc, st); err != nil {
 		return 0, s.outcomeErr(ctx, err, "malloc")
 	}
 	if st[0] == 0 {
@@ -257,12 +248,12 @@ func (s *Sandbox) malloc(ctx context.Context, n uint32) (uint32, error) {
 func (s *Sandbox) free(ctx context.Context, p uint32) {
 	st := s.stack[:]
 	st[0] = uint64(p)
-	s.fFree.CallWithStack(ctx, st)
+	s.enter(ctx, entryFree, st)
 }
 
 // run calls f (its arguments on s.stack) with the sandbox in ctx and the
 // stop armed on ctx, frees buf, and reads the outcome.
-func (s *Sandbox) run(ctx context.Context, f api.Function, buf uint32) (Result, error) {
+func (s *Sandbox) run(ctx context.Context, f entry, buf uint32) (Result, error) {
 	if err := s.call(ctx, f, "eval"); err != nil {
 		return Result{}, err
 	}
@@ -298,12 +289,12 @@ func (s *Sandbox) run(ctx context.Context, f api.Function, buf uint32) (Result, 
 // call calls f with s.stack, which holds its arguments and then its
 // results, stopped by Terminate when ctx is done. A stop, a trap or a
 // host function's fault is the error of outcomeErr.
-func (s *Sandbox) call(ctx context.Context, f api.Function, what string) error {
+func (s *Sandbox) call(ctx context.Context, f entry, what string) error {
 	var disarm func() bool
 	if ctx.Done() != nil {
 		disarm = context.AfterFunc(ctx, s.Terminate)
 	}
-	err := f.CallWithStack(&sandboxCtx{ctx, s}, s.stack[:])
+	err := s.enter(&sandboxCtx{ctx, s}, f, s.stack[:])
 	if disarm != nil {
 		disarm()
 	}

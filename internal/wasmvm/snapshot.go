@@ -96,7 +96,10 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 		return nil, err
 	}
 	sn.poolN = poolN
-	sn.learnHot(ctx)
+	sn.learnHot(ctx, func(s *Sandbox) error {
+		_, err := s.Eval(ctx, "1+2", "hello.js", Script)
+		return err
+	})
 	if path != "" {
 		saveSnapshot(path, sn) // best effort: a failure costs the next process a rebuild
 	}
@@ -173,37 +176,107 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 			return nil, fmt.Errorf("wasmvm: the kernel did not hand itself over (%v)", err)
 		}
 	}
-	if _, err := call("qjs_gc", uint64(sn.ctxPtr)); err != nil {
+	sn.sp = mod.ExportedGlobal("__stack_pointer").Get()
+	if err := sn.capture(mem, call, o.Headroom); err != nil {
 		return nil, err
 	}
-	if p, err = call("qjs_malloc", uint64(o.Headroom)); err != nil || p == 0 {
-		return nil, fmt.Errorf("wasmvm: headroom: %v", err)
+	return sn, nil
+}
+
+// capture readies the heap of the instance whose memory is mem and whose
+// functions call calls (a collection; the headroom; the allocators' holes
+// taken out of reach, snapPrepare) and writes its memory as sn's image:
+// its non-zero pages only. sn's ctxPtr must be set.
+func (sn *Snapshot) capture(mem api.Memory, call func(string, ...uint64) (uint64, error), headroom uint32) error {
+	if _, err := call("qjs_gc", uint64(sn.ctxPtr)); err != nil {
+		return err
+	}
+	p, err := call("qjs_malloc", uint64(headroom))
+	if err != nil || p == 0 {
+		return fmt.Errorf("wasmvm: headroom: %v", err)
 	}
 	if _, err := call("qjs_free", p); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := call("qjs_prepare_snapshot", uint64(sn.ctxPtr), uint64(snapPrepare), p); err != nil {
-		return nil, err
+		return err
 	}
 	size := mem.Size()
 	b, _ := mem.Read(0, size)
 	used, _ := mem.ReadUint32Le(sn.ctl + ctlHeapUsed)
 	sn.base = uint64(size) - uint64(used)
 	sn.pages = size / 65536
-	sn.sp = mod.ExportedGlobal("__stack_pointer").Get()
-	// The image is written from the setup instance's memory before it is
-	// closed: its non-zero pages only.
 	var idx []uint32
 	for off := 0; off < len(b); off += pageSize {
 		if !isZero(b[off:min(off+pageSize, len(b))]) {
 			idx = append(idx, uint32(off/pageSize))
 		}
 	}
-	if sn.im, err = newImage(uintptr(size), idx, func(k int) []byte {
+	sn.im, err = newImage(uintptr(size), idx, func(k int) []byte {
 		return b[int(idx[k])*pageSize : int(idx[k]+1)*pageSize]
-	}); err != nil {
+	})
+	return err
+}
+
+// CaptureOptions configures Capture. The zero value (or nil) is the
+// default.
+type CaptureOptions struct {
+	// Headroom and Pool are as in SnapshotOptions.
+	Headroom uint32
+	Pool     int
+	// Learn is run in a fresh copy of the new image, to learn the pages a
+	// new sandbox has populated at once (the snapshot's hot pages): what a
+	// first program of the sandboxes to come does. Nil: a small
+	// evaluation, as NewSnapshot learns.
+	Learn func(*Sandbox) error
+}
+
+// Capture makes a snapshot of the sandbox as it is now: every sandbox of
+// the new snapshot starts where this one is, with what its calls defined
+// in the realm. It is for a set-up shared by many sandboxes (the
+// executor's session), so that what the set-up writes is the image's,
+// shared, and not each sandbox's own pages. The sandbox must have no
+// functions of DefineFunc (their Go side is not in the image) and no call
+// under way; it is spent afterwards. The snapshot is not cached on disk.
+func (s *Sandbox) Capture(ctx context.Context, opts *CaptureOptions) (*Snapshot, error) {
+	if err := s.ready(ctx); err != nil {
 		return nil, err
 	}
+	if len(s.funcs) > 0 {
+		return nil, errors.New("wasmvm: a sandbox with host functions cannot be captured")
+	}
+	var o CaptureOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Headroom == 0 {
+		o.Headroom = 4 << 20
+	}
+	if o.Pool == 0 {
+		o.Pool = DefaultPool
+	}
+	s.spent = true // its heap is readied for the capture, its memory grown
+	st := make([]uint64, 8)
+	call := func(name string, args ...uint64) (uint64, error) {
+		copy(st, args)
+		if err := s.mod.ExportedFunction(name).CallWithStack(ctx, st); err != nil {
+			return 0, fmt.Errorf("wasmvm: %s: %w", name, err)
+		}
+		return st[0], nil
+	}
+	p := s.snap
+	sn := &Snapshot{e: p.e, ctxPtr: p.ctxPtr, ctl: p.ctl, randAddr: p.randAddr, sp: s.sp.Get(), poolN: o.Pool}
+	if err := sn.capture(s.mod.Memory(), call, o.Headroom); err != nil {
+		return nil, err
+	}
+	learn := o.Learn
+	if learn == nil {
+		learn = func(s *Sandbox) error {
+			_, err := s.Eval(ctx, "1+2", "hello.js", Script)
+			return err
+		}
+	}
+	sn.learnHot(ctx, learn)
 	return sn, nil
 }
 
@@ -214,16 +287,16 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 // of the image"). The page-count test and BenchmarkIdlePSS compare them.
 var snapPrepare = 3
 
-// learnHot runs a hello eval in a fresh copy of the image and records the
-// pages it touched, which every new sandbox then has populated at once
-// (see image.hot). A failure only leaves the list empty.
-func (sn *Snapshot) learnHot(ctx context.Context) {
+// learnHot runs learn (a hello eval) in a fresh copy of the image and
+// records the pages it touched, which every new sandbox then has populated
+// at once (see image.hot). A failure only leaves the list empty.
+func (sn *Snapshot) learnHot(ctx context.Context, learn func(*Sandbox) error) {
 	s, err := sn.NewSandbox(ctx, nil)
 	if err != nil {
 		return
 	}
 	defer s.Close(ctx)
-	if _, err := s.Eval(ctx, "1+2", "hello.js", Script); err == nil {
+	if err := learn(s); err == nil {
 		s.mem.learnHot()
 	}
 }

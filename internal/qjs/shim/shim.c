@@ -1257,3 +1257,58 @@ static JSModuleDef *globals_module(JSContext *ctx, const char *name, char *names
     }
     return m;
 }
+
+/* qjs_entry calls the function op names with the arguments before it: the
+   one function the host calls a sandbox's functions through (wasmvm's
+   entry.go). The engine gives every exported function the host calls a
+   native stack of its own, which grows to the deepest call it ran and
+   never shrinks: ten exports, three of them deep, cost an idle sandbox
+   ~250 KiB of host memory, one entry ~60 KiB (RATIONALE.md, "Idle executor
+   memory"). The numbers are wasmvm's entry constants. */
+uint8_t *qjs_inspect_step(JSContext *ctx, const char *src, uint32_t len, const char *filename, int32_t flags);
+
+enum {
+    ENTRY_EVAL = 0,
+    ENTRY_RUN_JOBS = 1,
+    ENTRY_MALLOC = 2,
+    ENTRY_FREE = 3,
+    ENTRY_DEF_HOST_FUNC = 4,
+    ENTRY_HAS_JOBS = 5,
+    ENTRY_KERNEL_CALL = 6,
+    ENTRY_KERNEL_STEP = 7,
+    ENTRY_DROP_JOBS = 8,
+    ENTRY_INSPECT_STEP = 9,
+};
+
+#define P(x) ((void *)(uintptr_t)(x))
+
+EXPORT(qjs_entry) uint32_t qjs_entry(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t e, int32_t op)
+{
+    switch (op) {
+    case ENTRY_EVAL:
+        return (uint32_t)qjs_eval(P(a), P(b), c, P(d), (int32_t)e);
+    case ENTRY_RUN_JOBS:
+        return (uint32_t)qjs_run_jobs(P(a));
+    case ENTRY_MALLOC:
+        return (uint32_t)(uintptr_t)qjs_malloc(a);
+    case ENTRY_FREE:
+        qjs_free(P(a));
+        return 0;
+    case ENTRY_DEF_HOST_FUNC:
+        return (uint32_t)qjs_def_host_func(P(a), P(b), (int32_t)c);
+    case ENTRY_HAS_JOBS:
+        return (uint32_t)qjs_has_jobs(P(a));
+    case ENTRY_KERNEL_CALL:
+        return (uint32_t)qjs_kernel_call(P(a), P(b), P(c), (int32_t)d);
+    case ENTRY_KERNEL_STEP:
+        return (uint32_t)qjs_kernel_step(P(a), P(b), c, P(d), (int32_t)e);
+    case ENTRY_DROP_JOBS:
+        qjs_drop_jobs(P(a));
+        return 0;
+    case ENTRY_INSPECT_STEP:
+        return (uint32_t)(uintptr_t)qjs_inspect_step(P(a), P(b), c, P(d), (int32_t)e);
+    }
+    __builtin_trap();
+}
+
+#undef P

@@ -1,0 +1,50 @@
+package wasmvm
+
+import "context"
+
+// entry names one of the shim's functions a sandbox calls. Every call goes
+// through the shim's one export qjs_entry, its arguments on Sandbox.stack
+// and the entry after them: wazero gives each exported function the host
+// calls a native stack of its own, which grows to the deepest call it ran
+// and never shrinks, so that ten functions, three of them deep, held
+// ~250 KiB of host memory per sandbox where one holds ~60 KiB
+// (RATIONALE.md, "Idle executor memory"). The values are shim.c's
+// ENTRY_* constants.
+type entry uint64
+
+const (
+	entryEval        entry = 0
+	entryRunJobs     entry = 1
+	entryMalloc      entry = 2
+	entryFree        entry = 3
+	entryDefHostFunc entry = 4
+	entryHasJobs     entry = 5
+	entryKernelCall  entry = 6
+	entryKernelStep  entry = 7
+	entryDropJobs    entry = 8
+	entryInspectStep entry = 9
+)
+
+// entryArg is the index of the entry on the stack, after the widest
+// function's five arguments.
+const entryArg = 5
+
+// enter calls the shim's function e with the arguments on st (s.stack, or
+// a stack of the caller's), its result in st[0]. A call made while another
+// is under way (from a host function) gets a call engine of its own: one
+// native stack cannot hold two calls.
+func (s *Sandbox) enter(ctx context.Context, e entry, st []uint64) error {
+	st[entryArg] = uint64(e)
+	if s.entered {
+		return s.mod.ExportedFunction("qjs_entry").CallWithStack(ctx, st)
+	}
+	if s.fEntry == nil { // Trim dropped it, and the pages it gave back
+		s.fEntry = s.mod.ExportedFunction("qjs_entry")
+		s.mem.untrim(s.trimmed)
+		s.trimmed = s.trimmed[:0]
+	}
+	s.entered = true
+	err := s.fEntry.CallWithStack(ctx, st)
+	s.entered = false
+	return err
+}

@@ -1,0 +1,22 @@
+package wasmvm
+
+// Trim gives back what an idle sandbox holds and can make again: its own
+// copies of the image's pages that hold the image's bytes again (on Linux:
+// the pages where a run raised and lowered a reference count, most of those
+// an executor's step writes), which read the shared image again, and the
+// native stack of its calls. The next call makes both again: the pages in
+// one call for each run of them, the stack grown anew (RATIONALE.md, "Idle
+// executor memory"). It returns the pages given back. Not during a call;
+// the sandbox stays usable.
+func (s *Sandbox) Trim() int {
+	if s.mod == nil || s.entered {
+		return 0
+	}
+	s.fEntry = nil // enter makes it again
+	s.trimmed = append(s.trimmed, s.mem.trim()...)
+	n := 0
+	for _, sp := range s.trimmed {
+		n += int(sp.len / pageSize)
+	}
+	return n
+}
