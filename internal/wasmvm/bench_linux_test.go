@@ -52,6 +52,15 @@ func helloCycle(b *testing.B, sn *Snapshot) {
 // (one of QJS_VARIANTS, built by build.sh with OUT=/tmp/qjs-<name>.wasm),
 // on an engine of its own closed at the end of the benchmark.
 func variantSandbox(b *testing.B, name string, opts *SandboxOptions) *Sandbox {
+	s, err := variantSnapshot(b, name).NewSandbox(context.Background(), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// variantSnapshot: the snapshot of the build /tmp/qjs-<name>.wasm.
+func variantSnapshot(b *testing.B, name string) *Snapshot {
 	wasm, err := os.ReadFile("/tmp/qjs-" + name + ".wasm")
 	if err != nil {
 		b.Fatal(err)
@@ -70,11 +79,7 @@ func variantSandbox(b *testing.B, name string, opts *SandboxOptions) *Sandbox {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := sn.NewSandbox(ctx, opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s
+	return sn
 }
 
 // BenchmarkStart: a sandbox ready for a program, and "1+2" in it.
@@ -204,7 +209,10 @@ func pss(b *testing.B) int64 { return int64(procKB(b, "/proc/self/smaps_rollup",
 // machine the minimum is the stable measure, and alternating exposes every
 // build to the same load. The workloads cover the interpreter (fib), the
 // runtime's objects and JSON (data), the parser (parse: a 200 KB script
-// compiled, not run) and the regexp engine (regexp).
+// compiled, not run) and the regexp engine (regexp). QJS_WORKLOADS, a list
+// of those names, runs only them. QJS_FRESH=1 runs each workload in a new
+// sandbox from the build's snapshot, as airlock.Run does (its memory's
+// first touch and growth counted), instead of one sandbox for all.
 func BenchmarkBuildsMin(b *testing.B) {
 	parseSrc := bigScript() // compiled whole (QuickJS parses eagerly), never run
 	workloads := []struct {
@@ -216,19 +224,48 @@ func BenchmarkBuildsMin(b *testing.B) {
 		{"parse", "(function () {\n" + parseSrc + "\n})", minRounds},
 		{"regexp", regexpSrc, minRounds},
 	}
+	if only := strings.Fields(os.Getenv("QJS_WORKLOADS")); len(only) > 0 {
+		workloads = slices.DeleteFunc(workloads, func(w struct {
+			name, src string
+			rounds    int
+		}) bool {
+			return !slices.Contains(only, w.name)
+		})
+	}
 	type runner struct {
 		name string
+		sn   *Snapshot
 		s    *Sandbox
 		best []time.Duration
 	}
+	opts := &SandboxOptions{MemoryLimit: 512 << 20}
+	fresh := os.Getenv("QJS_FRESH") == "1"
+	ctx := context.Background()
 	var rs []*runner
-	rs = append(rs, &runner{name: "wasm", s: newSandbox(b, &SandboxOptions{MemoryLimit: 512 << 20})})
+	rs = append(rs, &runner{name: "wasm", sn: testSnapshot(b)})
 	for _, name := range strings.Fields(os.Getenv("QJS_VARIANTS")) {
-		rs = append(rs, &runner{name: "wasm-" + name, s: variantSandbox(b, name, &SandboxOptions{MemoryLimit: 512 << 20})})
+		rs = append(rs, &runner{name: "wasm-" + name, sn: variantSnapshot(b, name)})
+	}
+	// sandbox: r's sandbox for the next workload run, fib defined in it.
+	sandbox := func(r *runner) *Sandbox {
+		if r.s != nil && !fresh {
+			return r.s
+		}
+		if r.s != nil {
+			r.s.Close(ctx)
+		}
+		s, err := r.sn.NewSandbox(ctx, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		wasmEval(b, s, fibSrc)
+		r.s = s
+		return s
 	}
 	for _, r := range rs {
 		r.best = make([]time.Duration, len(workloads))
-		wasmEval(b, r.s, fibSrc)
+		sandbox(r)
+		b.Cleanup(func() { r.s.Close(ctx) })
 	}
 	// CPU time of this thread, not wall time: the machine's load does not
 	// count, as long as the guest runs on the calling goroutine's thread.
@@ -238,8 +275,9 @@ func BenchmarkBuildsMin(b *testing.B) {
 		for i, w := range workloads {
 			for range w.rounds {
 				for _, r := range rs {
+					s := sandbox(r)
 					t := threadCPU(b)
-					wasmEval(b, r.s, w.src)
+					wasmEval(b, s, w.src)
 					if d := threadCPU(b) - t; r.best[i] == 0 || d < r.best[i] {
 						r.best[i] = d
 					}
