@@ -285,6 +285,10 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		Globals:       r.gnames,
 		Yielding:      r.yielding,
 	})
+	globals := r.globals
+	if graph.Bare() {
+		globals = ""
+	}
 	console := -1
 	if r.builtinConsole {
 		console = r.consoleIndex
@@ -294,7 +298,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		Fn:          r.fnID,
 		FnOptional:  r.fnOpt,
 		Args:        r.args,
-		Globals:     r.globals,
+		Globals:     globals,
 		GlobalNames: r.gnames,
 		Imports:     r.imports,
 		MemoryLimit: uintptr(r.memLimit),

@@ -454,11 +454,15 @@
       let args;
       try {
         args = argsText === "J[]" ? [] : decode(argsText);
-        const texts = JSONParse(globalsText);
-        const globals = mk();
-        for (let i = 0; i < texts.length; i++) globals[i] = decode(texts[i]);
-        if (consoleIndex >= 0) globals[consoleIndex] = capturingConsole;
-        payload = [globals, importsText === "J[]" ? [] : deepFreeze(decode(importsText))];
+        // "": no module imports the globals module (a bare entry), so
+        // there is nothing to hand over.
+        if (globalsText !== "") {
+          const texts = JSONParse(globalsText);
+          const globals = mk();
+          for (let i = 0; i < texts.length; i++) globals[i] = decode(texts[i]);
+          if (consoleIndex >= 0) globals[consoleIndex] = capturingConsole;
+          payload = [globals, importsText === "J[]" ? [] : deepFreeze(decode(importsText))];
+        }
       } catch (e) { fail(0, e); return; }
       PromisePrototypeThen(importModule(entry), (ns) => {
         if (!ReflectHas(ns, fn)) {
