@@ -56,3 +56,28 @@ func TestBareEntryAsAnyOther(t *testing.T) {
 		airlock.Options{Language: airlock.JavaScript})
 	wantResult(t, res, "undefined,undefined")
 }
+
+// TestBuiltinReportShownOnlyInItsRun: the built-in report, host function
+// 0 of a run, is made with the image and marked shown (functions in its
+// values dropped) by the run that takes it; in the next run on the same
+// prepared instance, whose host function 0 is its own, a function in its
+// argument cannot cross, as for any host function.
+func TestBuiltinReportShownOnlyInItsRun(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: 1})
+	defer rt.Close()
+	src := `report({ f: () => 1, v: 1 }); export default 0`
+	for i := 0; i < 3; i++ {
+		res := runOn(t, rt, src, airlock.Options{Language: airlock.JavaScript})
+		wantResult(t, res, 0.0)
+		if len(res.Reports) != 1 || !reflect.DeepEqual(res.Reports[0], map[string]any{"v": 1.0}) {
+			t.Fatalf("builtin report got %s", airlock.Inspect(res.Reports))
+		}
+		called := false
+		res = runOn(t, rt, src, airlock.Options{Language: airlock.JavaScript,
+			Globals: map[string]any{"report": func(v any) { called = true }}})
+		wantStatus(t, res, airlock.StatusError)
+		if called || res.Error.Name != "DataCloneError" {
+			t.Fatalf("the run's own report: called %v, %+v", called, res.Error)
+		}
+	}
+}
