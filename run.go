@@ -97,6 +97,67 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		return nil, fmt.Errorf("airlock: Execute.Args: %w", err)
 	}
 
+	if len(opts.Globals) == 0 {
+		// Only the built-in console and report: their names and texts are
+		// known, unless report is not host function 0.
+		r.builtinConsole, r.consoleIndex, r.yielding = true, 0, reportYielding
+		text, err := r.builtinReport()
+		if err != nil {
+			return nil, fmt.Errorf("airlock: Globals[%q]: %w", "report", err)
+		}
+		r.gnames = builtinNames
+		r.globals = builtinGlobals
+		if text != builtinReportText {
+			b, _ := json.Marshal([]string{consoleText, text})
+			r.globals = string(b)
+		}
+	} else if err := r.encodeGlobals(); err != nil {
+		return nil, err
+	}
+
+	if len(opts.Imports) > 0 {
+		r.specs = sortedKeys(opts.Imports)
+		r.exports = make(map[string][]string, len(r.specs))
+		mods := make([]any, len(r.specs))
+		for i, s := range r.specs {
+			m := opts.Imports[s]
+			r.exports[s] = sortedKeys(m)
+			mods[i] = map[string]any(m)
+		}
+		if r.imports, err = encodeWire(mods, r.register); err != nil {
+			return nil, fmt.Errorf("airlock: Imports: %w", err)
+		}
+	} else {
+		r.imports = emptyArray
+	}
+	// The run's context is cancelled when it settles or is stopped; host
+	// functions get it.
+	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if ctx.Done() != nil {
+		r.unwatch = context.AfterFunc(ctx, func() {
+			r.halt(StatusTerminated, "terminated: "+context.Cause(ctx).Error())
+		})
+	}
+	if d := opts.Timeout; d > 0 {
+		r.timeout = time.AfterFunc(d, func() { r.halt(StatusTerminated, timeoutMessage(d)) })
+	}
+	return r, nil
+}
+
+// The globals of a run given none: the built-in console (made by the
+// kernel, its text null) and report (host function 0), in sorted order.
+var builtinNames = []string{"console", "report"}
+
+const (
+	consoleText    = "Jnull"
+	builtinGlobals = `["` + consoleText + `","` + builtinReportText + `"]`
+)
+
+// encodeGlobals encodes the run's globals, the built-in console and report
+// among them unless the caller gave its own.
+func (r *run) encodeGlobals() error {
+	opts := &r.opts
+	var err error
 	globals := make(map[string]any, len(opts.Globals)+2)
 	for k, v := range opts.Globals {
 		globals[k] = v
@@ -127,37 +188,12 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 			texts[i], err = encodeWire(globals[n], r.register)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("airlock: Globals[%q]: %w", n, err)
+			return fmt.Errorf("airlock: Globals[%q]: %w", n, err)
 		}
 	}
 	b, _ := json.Marshal(texts)
 	r.globals = string(b)
-
-	r.specs = sortedKeys(opts.Imports)
-	r.exports = make(map[string][]string, len(r.specs))
-	mods := make([]any, len(r.specs))
-	for i, s := range r.specs {
-		m := opts.Imports[s]
-		r.exports[s] = sortedKeys(m)
-		mods[i] = map[string]any(m)
-	}
-	if len(mods) == 0 {
-		r.imports = emptyArray
-	} else if r.imports, err = encodeWire(mods, r.register); err != nil {
-		return nil, fmt.Errorf("airlock: Imports: %w", err)
-	}
-	// The run's context is cancelled when it settles or is stopped; host
-	// functions get it.
-	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	if ctx.Done() != nil {
-		r.unwatch = context.AfterFunc(ctx, func() {
-			r.halt(StatusTerminated, "terminated: "+context.Cause(ctx).Error())
-		})
-	}
-	if d := opts.Timeout; d > 0 {
-		r.timeout = time.AfterFunc(d, func() { r.halt(StatusTerminated, timeoutMessage(d)) })
-	}
-	return r, nil
+	return nil
 }
 
 var reportYielding = []string{"report"}
