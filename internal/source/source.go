@@ -1,8 +1,9 @@
 // Package source turns the caller's sources into the modules the engine
 // loads: it resolves specifiers within the supplied module graph only, erases
 // TypeScript types (the only importer of esbuild), adds to each source module
-// the one-line prologue that binds the run's globals at module scope, and maps
-// engine positions back to the user's original source.
+// the one-line prologue that binds the run's globals at module scope (but to
+// a bare entry, which can use none: see Graph.Bare), and maps engine
+// positions back to the user's original source.
 package source
 
 import (
