@@ -260,7 +260,13 @@ func (m *linearMemory) scanWritten(f func(off, end uintptr)) bool {
 			// are the image again, and the full read finds the rest.
 			return false
 		}
+		if n > uintptr(len(vec)) || arg.walkEnd <= arg.start || arg.walkEnd > arg.end {
+			return false // not what the interface promises: the full read decides
+		}
 		for _, r := range vec[:n] {
+			if r.start < base || r.end > base+uint64(m.im.size) || r.start >= r.end {
+				return false
+			}
 			f(uintptr(r.start-base), uintptr(r.end-base))
 		}
 		arg.start = arg.walkEnd
