@@ -97,6 +97,67 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		return nil, fmt.Errorf("airlock: Execute.Args: %w", err)
 	}
 
+	if len(opts.Globals) == 0 {
+		// Only the built-in console and report: their names and texts are
+		// known, unless report is not host function 0.
+		r.builtinConsole, r.consoleIndex, r.yielding = true, 0, reportYielding
+		text, err := r.builtinReport()
+		if err != nil {
+			return nil, fmt.Errorf("airlock: Globals[%q]: %w", "report", err)
+		}
+		r.gnames = builtinNames
+		r.globals = builtinGlobals
+		if text != builtinReportText {
+			b, _ := json.Marshal([]string{consoleText, text})
+			r.globals = string(b)
+		}
+	} else if err := r.encodeGlobals(); err != nil {
+		return nil, err
+	}
+
+	if len(opts.Imports) > 0 {
+		r.specs = sortedKeys(opts.Imports)
+		r.exports = make(map[string][]string, len(r.specs))
+		mods := make([]any, len(r.specs))
+		for i, s := range r.specs {
+			m := opts.Imports[s]
+			r.exports[s] = sortedKeys(m)
+			mods[i] = map[string]any(m)
+		}
+		if r.imports, err = encodeWire(mods, r.register); err != nil {
+			return nil, fmt.Errorf("airlock: Imports: %w", err)
+		}
+	} else {
+		r.imports = emptyArray
+	}
+	// The run's context is cancelled when it settles or is stopped; host
+	// functions get it.
+	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if ctx.Done() != nil {
+		r.unwatch = context.AfterFunc(ctx, func() {
+			r.halt(StatusTerminated, "terminated: "+context.Cause(ctx).Error())
+		})
+	}
+	if d := opts.Timeout; d > 0 {
+		r.timeout = time.AfterFunc(d, func() { r.halt(StatusTerminated, timeoutMessage(d)) })
+	}
+	return r, nil
+}
+
+// The globals of a run given none: the built-in console (made by the
+// kernel, its text null) and report (host function 0), in sorted order.
+var builtinNames = []string{"console", "report"}
+
+const (
+	consoleText    = "Jnull"
+	builtinGlobals = `["` + consoleText + `","` + builtinReportText + `"]`
+)
+
+// encodeGlobals encodes the run's globals, the built-in console and report
+// among them unless the caller gave its own.
+func (r *run) encodeGlobals() error {
+	opts := &r.opts
+	var err error
 	globals := make(map[string]any, len(opts.Globals)+2)
 	for k, v := range opts.Globals {
 		globals[k] = v
@@ -127,61 +188,36 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 			texts[i], err = encodeWire(globals[n], r.register)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("airlock: Globals[%q]: %w", n, err)
+			return fmt.Errorf("airlock: Globals[%q]: %w", n, err)
 		}
 	}
 	b, _ := json.Marshal(texts)
 	r.globals = string(b)
-
-	r.specs = sortedKeys(opts.Imports)
-	r.exports = make(map[string][]string, len(r.specs))
-	mods := make([]any, len(r.specs))
-	for i, s := range r.specs {
-		m := opts.Imports[s]
-		r.exports[s] = sortedKeys(m)
-		mods[i] = map[string]any(m)
-	}
-	if len(mods) == 0 {
-		r.imports = emptyArray
-	} else if r.imports, err = encodeWire(mods, r.register); err != nil {
-		return nil, fmt.Errorf("airlock: Imports: %w", err)
-	}
-	// The run's context is cancelled when it settles or is stopped; host
-	// functions get it.
-	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	if ctx.Done() != nil {
-		r.unwatch = context.AfterFunc(ctx, func() {
-			r.halt(StatusTerminated, "terminated: "+context.Cause(ctx).Error())
-		})
-	}
-	if d := opts.Timeout; d > 0 {
-		r.timeout = time.AfterFunc(d, func() { r.halt(StatusTerminated, timeoutMessage(d)) })
-	}
-	return r, nil
+	return nil
 }
 
 var reportYielding = []string{"report"}
 
 // builtinReport registers the run's built-in report and returns its wire
-// text. The text depends only on the function's id, and is kept for the
-// usual id, 0 (no function among the arguments): encoding a function
-// through reflection was a tenth of a warm run's time before the engine
-// was entered.
+// text. For the usual id, 0 (no function among the arguments), the text is
+// "R", which the kernel knows without decoding: it keeps the function made
+// with the image (bootstrap.js). Encoding a function through reflection
+// was a tenth of a warm run's time before the engine was entered, and
+// decoding it in the kernel ~6 µs of a warm hello's.
 func (r *run) builtinReport() (string, error) {
 	f := shownFunc(func(v any) { r.report(v) })
 	h := &hostFunc{fn: reflect.ValueOf(f), params: []reflect.Type{typeAny},
 		fast: func(args []any) (any, error) { f(argAt(args, 0)); return Undefined{}, nil }}
 	id := r.add(h)
 	if id == 0 {
-		return reportText0(), nil
+		return builtinReportText, nil
 	}
 	return encodeWire(shownFunc(func(any) {}), func(reflect.Value) (int, error) { return id, nil })
 }
 
-var reportText0 = sync.OnceValue(func() string {
-	text, _ := encodeWire(shownFunc(func(any) {}), func(reflect.Value) (int, error) { return 0, nil })
-	return text
-})
+// builtinReportText is the global text of the built-in report as host
+// function 0.
+const builtinReportText = "R"
 
 // add appends h to the run's host functions and returns its id.
 func (r *run) add(h *hostFunc) int {
@@ -285,6 +321,10 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		Globals:       r.gnames,
 		Yielding:      r.yielding,
 	})
+	globals := r.globals
+	if graph.Bare() {
+		globals = ""
+	}
 	console := -1
 	if r.builtinConsole {
 		console = r.consoleIndex
@@ -294,7 +334,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		Fn:          r.fnID,
 		FnOptional:  r.fnOpt,
 		Args:        r.args,
-		Globals:     r.globals,
+		Globals:     globals,
 		GlobalNames: r.gnames,
 		Imports:     r.imports,
 		MemoryLimit: uintptr(r.memLimit),

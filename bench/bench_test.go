@@ -28,6 +28,7 @@ import (
 const (
 	helloJS = `export default "hello, world"`
 	helloTS = `const greeting: string = "hello, world"; export default greeting satisfies string;`
+	logJS   = `console.log("hello, world"); export default 1`
 	// localeJS formats a total, a date in a time zone and sorts names with
 	// the toLocale* methods and localeCompare, which the engine had before
 	// Intl (with its own answers), so that the same program measures both.
@@ -65,6 +66,7 @@ func BenchmarkColdStart(b *testing.B) {
 		{"ts", helloTS, airlock.TypeScript},
 		{"ts-distinct", "", airlock.TypeScript},
 		{"js-locale", localeJS, airlock.JavaScript},
+		{"js-log", logJS, airlock.JavaScript},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			rt := airlock.NewRuntime(airlock.RuntimeConfig{})
@@ -102,6 +104,9 @@ func BenchmarkWarmLatency(b *testing.B) {
 		lang airlock.Language
 	}{{"js", helloJS, airlock.JavaScript}, {"ts", helloTS, airlock.TypeScript},
 		{"js-locale", localeJS, airlock.JavaScript},
+		// A hello that logs: its module imports the globals module, where
+		// the hellos above are bare (source.Graph.Bare).
+		{"js-log", logJS, airlock.JavaScript},
 		// Plain JavaScript in the default language, TypeScript.
 		{"ts-plain", helloJS, airlock.TypeScript}} {
 		b.Run(c.name, func(b *testing.B) {

@@ -299,12 +299,20 @@
   // computed with (report, final_answer): the codec drops the functions and
   // symbols in them (see codec.c).
   const shownFunctions = new SetCtor();
-  const hostFunction = (id, name, json) => {
-    if (json === 2) SetAdd(shownFunctions, id);
+  const boundHost = (id, name, json) => {
     const f = makeHostFunction(json === true ? 10 : 9, id);
     ObjectDefineProperty(f, "name", { value: name });
     return f;
   };
+  const hostFunction = (id, name, json) => {
+    if (json === 2) SetAdd(shownFunctions, id);
+    return boundHost(id, name, json);
+  };
+  // The built-in report as host function 0, what decoding its usual wire
+  // text makes, made once with the kernel: the global text "R" stands for
+  // it (see start), and a run pays nothing to decode it. Its id is marked
+  // shown only by a run that takes it.
+  const builtinReport = boundHost(0, "", 2);
 
   // --- globals the sandbox keeps ------------------------------------------
 
@@ -454,16 +462,28 @@
     __proto__: null,
     // start evaluates the entry module and calls the selected export.
     // An optional export that is missing gives undefined. globalsText is a
-    // JSON array of the wire texts of the globals, one each.
+    // JSON array of the wire texts of the globals, one each ("R": the
+    // built-in report, host function 0), or "" for none.
     start(entry, fn, optional, consoleIndex, argsText, globalsText, importsText) {
       let args;
       try {
         args = argsText === "J[]" ? [] : decode(argsText);
-        const texts = JSONParse(globalsText);
-        const globals = mk();
-        for (let i = 0; i < texts.length; i++) globals[i] = decode(texts[i]);
-        if (consoleIndex >= 0) globals[consoleIndex] = capturingConsole;
-        payload = [globals, importsText === "J[]" ? [] : deepFreeze(decode(importsText))];
+        // "": no module imports the globals module (a bare entry), so
+        // there is nothing to hand over.
+        if (globalsText !== "") {
+          const texts = JSONParse(globalsText);
+          const globals = mk();
+          for (let i = 0; i < texts.length; i++) {
+            if (texts[i] === "R") {
+              SetAdd(shownFunctions, 0);
+              globals[i] = builtinReport;
+            } else {
+              globals[i] = decode(texts[i]);
+            }
+          }
+          if (consoleIndex >= 0) globals[consoleIndex] = capturingConsole;
+          payload = [globals, importsText === "J[]" ? [] : deepFreeze(decode(importsText))];
+        }
       } catch (e) { fail(0, e); return; }
       PromisePrototypeThen(importModule(entry), (ns) => {
         if (!ReflectHas(ns, fn)) {

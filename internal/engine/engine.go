@@ -52,6 +52,9 @@ type VM struct {
 	// snap is the snapshot a new sandbox of the VM comes from
 	// (setMemoryLimit): nil the shared one, else the session's (NewSession).
 	snap *wasmvm.Snapshot
+	// compiled is set once the job's entry module has compiled (the
+	// engine asks for its import.meta.url only then).
+	compiled bool
 }
 
 // The one engine and snapshot of the process, made at the first New.
@@ -323,7 +326,12 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		o := &Outcome{Kind: Thrown}
 		switch num(1) {
 		case 0:
-			o.Kind = LinkFailed
+			// The kernel counts a run as started when the globals module
+			// hands it the globals; a job without it (a bare entry, which
+			// loads no other module) has started once its entry compiled.
+			if j.Globals != "" || !v.compiled {
+				o.Kind = LinkFailed
+			}
 		case 2:
 			o.Kind = ExportMissing
 		}
@@ -445,7 +453,15 @@ func (v *VM) hooks(j *Job) wasmvm.ModuleHooks {
 		Normalize: func(base, name string) (string, error) { return j.Resolve(base, name) },
 		Load:      func(_ context.Context, name string) (string, error) { return j.Load(name) },
 		Fallback:  j.Fallback,
-		URL:       j.URL,
+		URL: func(name string) string {
+			if name == j.Entry {
+				v.compiled = true
+			}
+			if j.URL == nil {
+				return ""
+			}
+			return j.URL(name)
+		},
 		Globals: func(name string) []string {
 			if name != v.globalsName {
 				return nil

@@ -78,11 +78,15 @@ type Completion struct {
 
 // Job is one run of an entry module on a VM.
 type Job struct {
-	Entry       string // the entry module's resolved name
-	Fn          string // the export to select
-	FnOptional  bool   // a missing Fn gives undefined instead of a link error
-	Args        string // wire text of the argument array
-	Globals     string // JSON array of the wire texts of the global values
+	Entry      string // the entry module's resolved name
+	Fn         string // the export to select
+	FnOptional bool   // a missing Fn gives undefined instead of a link error
+	Args       string // wire text of the argument array
+	// Globals is the JSON array of the wire texts of the global values, or
+	// "" when no module of the job imports the globals module (a bare
+	// entry, source.Graph.Bare): nothing is decoded, and a failure after
+	// the entry compiled is the program's, not a link error.
+	Globals     string
 	Imports     string // wire text of the array of bridged module objects
 	MemoryLimit uintptr
 	// GlobalNames are the globals' names, in the order of Globals: the
@@ -144,6 +148,7 @@ func (j *Job) stopped() bool {
 // After Run the VM must be closed.
 func (v *VM) Run(j *Job) (out Outcome) {
 	v.job = j
+	v.compiled = false
 	defer func() { v.conclude(j, &out, recover()) }()
 	if j.MemoryLimit > 0 {
 		if err := v.setMemoryLimit(j.MemoryLimit); err != nil {

@@ -1,8 +1,9 @@
 // Package source turns the caller's sources into the modules the engine
 // loads: it resolves specifiers within the supplied module graph only, erases
 // TypeScript types (the only importer of esbuild), adds to each source module
-// the one-line prologue that binds the run's globals at module scope, and maps
-// engine positions back to the user's original source.
+// the one-line prologue that binds the run's globals at module scope (but to
+// a bare entry, which can use none: see Graph.Bare), and maps engine
+// positions back to the user's original source.
 package source
 
 import (
@@ -54,6 +55,10 @@ type Graph struct {
 
 	globalsModule, importsExport string // see Config
 
+	// bare is set when the entry module can reach nothing the globals
+	// module gives (see Bare).
+	bare bool
+
 	// Failure is set when resolving or loading a module failed: why, and
 	// where, for a link error.
 	Failure *LinkFailure
@@ -103,6 +108,7 @@ func New(c Config) *Graph {
 	for i, s := range c.Order {
 		g.index[s] = i
 	}
+	g.bare = bare(c.Source, c.Globals)
 	entryPath, _ := Clean(c.Filename)
 	g.entry = &File{Name: "/" + entryPath, Display: c.Filename, Specifier: c.Filename, Source: c.Source, Lang: c.Lang}
 	g.files[g.entry.Name] = g.entry
@@ -119,6 +125,29 @@ func New(c Config) *Graph {
 		}
 	}
 	return g
+}
+
+// Bare reports whether the run's entry module is bare: its text holds no
+// "import" and no "from", so that it loads no other module, statically
+// (import, export … from) or dynamically (import()), and the name of no
+// global, so that none of the globals module's bindings could be used.
+// It is a scan of the text, not a parse, and errs towards no. A bare
+// module gets no prologue: it does not import the globals module, the
+// run needs no globals decoded, and the engine skips the work of a
+// second module. Since no other module can load, the whole graph is the
+// entry alone.
+func (g *Graph) Bare() bool { return g.bare }
+
+func bare(src string, globals []string) bool {
+	if strings.Contains(src, "import") || strings.Contains(src, "from") {
+		return false
+	}
+	for _, name := range globals {
+		if strings.Contains(src, name) {
+			return false
+		}
+	}
+	return true
 }
 
 // Entry is the entry module's name.
@@ -344,6 +373,10 @@ func (g *Graph) transformed(f *File) (string, error) {
 }
 
 func (g *Graph) withPrologue(f *File, code string) string {
+	if g.bare && f == g.entry {
+		f.shift = 0
+		return code
+	}
 	prologue := g.prologue(f, code)
 	f.shift = len(prologue)
 	return prologue + code

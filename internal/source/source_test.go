@@ -55,7 +55,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestPrologueKeepsLines(t *testing.T) {
-	g := New(Config{Key: "K", Filename: "a.js", Source: "const x = 1;\nexport default x;", Lang: JavaScript, Globals: []string{"input", "helper"}})
+	g := New(Config{Key: "K", Filename: "a.js", Source: "const x = input;\nexport default x;", Lang: JavaScript, Globals: []string{"input", "helper"}})
 	code, err := g.Load("/a.js")
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +65,36 @@ func TestPrologueKeepsLines(t *testing.T) {
 	}
 	if d, l, c, ok := g.Position("/a.js", 1, len(code[:strings.Index(code, "const")])+1); !ok || d != "a.js" || l != 1 || c != 1 {
 		t.Fatalf("position = %s:%d:%d %v", d, l, c, ok)
+	}
+}
+
+// TestBareEntry: an entry whose text holds no import, no from and no
+// global's name gets no prologue; any of them in it, even in a comment or
+// a string, keeps the prologue.
+func TestBareEntry(t *testing.T) {
+	for src, want := range map[string]bool{
+		`export default "hello, world"`:              true,
+		"const x = 1;\nexport default x * 2;":        true,
+		`export default input`:                       false,
+		`export default 1 // helper`:                 false,
+		`import "./a.js"; export default 1`:          false,
+		`export default await import("./a.js")`:      false,
+		`export * from "./a.js"`:                     false,
+		`export { a } from "./a.js"`:                 false,
+		`export default "imported from somewhere"`:   false,
+		`export default [1, 2].map((v) => v * 2)[0]`: true,
+	} {
+		g := New(Config{Key: "K", Filename: "a.js", Source: src, Lang: JavaScript, Globals: []string{"input", "helper"}})
+		if g.Bare() != want {
+			t.Errorf("Bare(%q) = %v, want %v", src, g.Bare(), want)
+		}
+		code, err := g.Load("/a.js")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prologue := code != src; prologue == want {
+			t.Errorf("%q loaded as %q", src, code)
+		}
 	}
 }
 

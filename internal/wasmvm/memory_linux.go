@@ -184,23 +184,106 @@ var pagemap struct {
 }
 
 // copyDirty copies the image over every page of the memory that is no
-// longer the memfd's own, read from /proc/self/pagemap: bit 61 is set for a
-// page of a file (the image, unwritten), bits 63 and 62 for a page present
-// or swapped. A page neither present nor swapped was never touched.
+// longer the memfd's own. It asks the kernel for those pages' ranges
+// (scanWritten, Linux 6.7 and later) or else reads every page's entry of
+// /proc/self/pagemap: bit 61 is set for a page of a file (the image,
+// unwritten), bits 63 and 62 for a page present or swapped. A page neither
+// present nor swapped was never touched.
 func (m *linearMemory) copyDirty() bool {
+	mem := unsafe.Slice((*byte)(m.base), m.im.size)
+	if m.scanWritten(func(off, end uintptr) { copy(mem[off:end], m.im.src[off:end]) }) {
+		return true
+	}
 	buf, ok := m.pagemap()
 	if !ok {
 		return false
 	}
 	defer pagemapBufs.Put(buf)
 	entries := *buf
-	mem := unsafe.Slice((*byte)(m.base), m.im.size)
 	for i := range uintptr(len(entries) / 8) {
 		if private(entries[i*8:]) {
 			copy(mem[i*pageSize:(i+1)*pageSize], m.im.src[i*pageSize:(i+1)*pageSize])
 		}
 	}
 	return true
+}
+
+// PAGEMAP_SCAN (linux/fs.h, Linux 6.7): an ioctl of /proc/self/pagemap
+// that returns the ranges of pages of the given categories. x/sys/unix
+// does not define it.
+const (
+	pmScanIoctl   = 0xC0606610 // _IOWR('f', 16, struct pm_scan_arg)
+	pageIsFile    = 1 << 2
+	pageIsPresent = 1 << 3
+	pageIsSwapped = 1 << 4
+)
+
+type pmScanArg struct {
+	size, flags, start, end, walkEnd, vec, vecLen, maxPages       uint64
+	categoryInverted, categoryMask, categoryAnyofMask, returnMask uint64
+}
+
+type pageRegion struct{ start, end, categories uint64 }
+
+// scanOK is cleared once PAGEMAP_SCAN fails: the kernel lacks it.
+var scanOK atomic.Bool
+
+func init() { scanOK.Store(true) }
+
+// scanWritten calls f with the offsets of each range of the image's pages
+// the sandbox wrote (present or swapped, and not the file's), found with
+// PAGEMAP_SCAN: the kernel walks the page tables and returns the ranges,
+// instead of an entry per page for the host to read. It reports false
+// where the ioctl is missing, having called f for nothing.
+func (m *linearMemory) scanWritten(f func(off, end uintptr)) bool {
+	if !scanOK.Load() || !pagemapOpen() {
+		return false
+	}
+	var vec [32]pageRegion
+	base := uint64(uintptr(m.base))
+	arg := pmScanArg{
+		size:  uint64(unsafe.Sizeof(pmScanArg{})),
+		start: base, end: base + uint64(m.im.size),
+		vec: uint64(uintptr(unsafe.Pointer(&vec[0]))), vecLen: uint64(len(vec)),
+		categoryInverted: pageIsFile, categoryMask: pageIsFile,
+		categoryAnyofMask: pageIsPresent | pageIsSwapped,
+		returnMask:        pageIsFile | pageIsPresent | pageIsSwapped,
+	}
+	for arg.start < arg.end {
+		n, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(pagemap.fd), pmScanIoctl, uintptr(unsafe.Pointer(&arg)))
+		if errno != 0 {
+			if arg.start == base {
+				scanOK.Store(false)
+				return false
+			}
+			// Failed midway (an ENOMEM, say): the pages already copied
+			// are the image again, and the full read finds the rest.
+			return false
+		}
+		if n > uintptr(len(vec)) || arg.walkEnd <= arg.start || arg.walkEnd > arg.end {
+			return false // not what the interface promises: the full read decides
+		}
+		for _, r := range vec[:n] {
+			if r.start < base || r.end > base+uint64(m.im.size) || r.start >= r.end {
+				return false
+			}
+			f(uintptr(r.start-base), uintptr(r.end-base))
+		}
+		arg.start = arg.walkEnd
+	}
+	return true
+}
+
+// pagemapOpen opens /proc/self/pagemap once; it reports whether it is open.
+func pagemapOpen() bool {
+	pagemap.once.Do(func() {
+		fd, err := unix.Open("/proc/self/pagemap", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			fd = -1
+		}
+		pagemap.fd = fd
+	})
+	return pagemap.fd >= 0
 }
 
 // pagemapBufs keeps the buffers copyDirty read the entries into: a close
@@ -210,14 +293,7 @@ var pagemapBufs sync.Pool
 // pagemap reads the /proc/self/pagemap entries of the image's pages into a
 // buffer from pagemapBufs.
 func (m *linearMemory) pagemap() (*[]byte, bool) {
-	pagemap.once.Do(func() {
-		fd, err := unix.Open("/proc/self/pagemap", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			fd = -1
-		}
-		pagemap.fd = fd
-	})
-	if pagemap.fd < 0 || m.im.src == nil {
+	if !pagemapOpen() || m.im.src == nil {
 		return nil, false
 	}
 	n := int(m.im.size / pageSize * 8)

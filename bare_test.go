@@ -1,0 +1,83 @@
+package airlock_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/airlockrun/airlock"
+)
+
+// TestBareEntryAsAnyOther: a program whose text names no global and
+// imports nothing runs without the globals module (source.Graph.Bare),
+// and every outcome is the one the same program gets with the module,
+// which a global named t (a letter in every program here) keeps.
+// Failures while evaluating stay the program's errors, compile failures
+// stay link errors, with the same names, messages and positions.
+func TestBareEntryAsAnyOther(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		lang airlock.Language
+	}{
+		{`export default "hello, world"`, airlock.JavaScript},
+		{`export default JSON.parse("{")`, airlock.JavaScript},
+		{"const x = 1;\nthrow new TypeError('x is ' + x);", airlock.JavaScript},
+		{"export default (", airlock.JavaScript},
+		{"export { nope };", airlock.JavaScript},
+		{"export const f = 1;", airlock.JavaScript},
+		{"let a = 1;\nlet a = 2;", airlock.JavaScript},
+		{"throw 42", airlock.JavaScript},
+		{"export default await Promise.reject(new RangeError('r'))", airlock.JavaScript},
+		{"export default async () => { await null; throw new Error('later') }", airlock.JavaScript},
+		{"export default function (a, b) { return a + b }", airlock.JavaScript},
+		{"const n: number = 2;\nexport default n * 21;", airlock.TypeScript},
+		{"const n: number = ;", airlock.TypeScript},
+		{"function id<T>(x: T): T { return x }\nexport default id<string>('t');", airlock.TypeScript},
+		{"const n: number = 1;\nthrow new Error('ts ' + n);", airlock.TypeScript},
+	} {
+		opts := airlock.Options{Language: c.lang}
+		if c.src == "export default function (a, b) { return a + b }" {
+			opts.Execute.Args = []any{1, 2}
+		}
+		bare := runOpts(t, c.src, opts)
+		if !strings.Contains(c.src, "t") {
+			t.Fatalf("%q: no t in it", c.src)
+		}
+		opts.Globals = map[string]any{"t": 0}
+		kept := runOpts(t, c.src, opts)
+		if bare.Status != kept.Status || !reflect.DeepEqual(bare.Result, kept.Result) || !reflect.DeepEqual(bare.Error, kept.Error) {
+			t.Errorf("%q:\nbare: %s %#v %#v\nkept: %s %#v %#v", c.src, bare.Status, bare.Result, bare.Error,
+				kept.Status, kept.Result, kept.Error)
+		}
+	}
+	// A bare program cannot reach the globals: they are module bindings,
+	// never properties of the global object.
+	res := runOpts(t, `export default [typeof globalThis["con" + "sole"], typeof globalThis["rep" + "ort"]].join()`,
+		airlock.Options{Language: airlock.JavaScript})
+	wantResult(t, res, "undefined,undefined")
+}
+
+// TestBuiltinReportShownOnlyInItsRun: the built-in report, host function
+// 0 of a run, is made with the image and marked shown (functions in its
+// values dropped) by the run that takes it; in the next run on the same
+// prepared instance, whose host function 0 is its own, a function in its
+// argument cannot cross, as for any host function.
+func TestBuiltinReportShownOnlyInItsRun(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: 1})
+	defer rt.Close()
+	src := `report({ f: () => 1, v: 1 }); export default 0`
+	for i := 0; i < 3; i++ {
+		res := runOn(t, rt, src, airlock.Options{Language: airlock.JavaScript})
+		wantResult(t, res, 0.0)
+		if len(res.Reports) != 1 || !reflect.DeepEqual(res.Reports[0], map[string]any{"v": 1.0}) {
+			t.Fatalf("builtin report got %s", airlock.Inspect(res.Reports))
+		}
+		called := false
+		res = runOn(t, rt, src, airlock.Options{Language: airlock.JavaScript,
+			Globals: map[string]any{"report": func(v any) { called = true }}})
+		wantStatus(t, res, airlock.StatusError)
+		if called || res.Error.Name != "DataCloneError" {
+			t.Fatalf("the run's own report: called %v, %+v", called, res.Error)
+		}
+	}
+}
