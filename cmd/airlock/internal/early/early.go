@@ -2,7 +2,7 @@
 // most packages initialise: it depends on the runtime and syscall alone, so
 // Go initialises it among the first of the command's packages.
 //
-// A hello run's start allocates ~10 MiB of Go heap (the libraries'
+// A hello run's start allocates ~7 MiB of Go heap (the libraries'
 // initialisation, the engine's module decoded, esbuild's first transform)
 // and touched each fresh page of it with a page fault of its own. On the
 // virtual machines sandboxes are often deployed on, a fault costs
@@ -29,7 +29,7 @@ const runGCPercent = 400
 
 // heapPrefault is how much heap is populated ahead of a run's start: a
 // little more than a hello run's heap.
-const heapPrefault = 12 << 20
+const heapPrefault = 8 << 20
 
 // madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14): fault the pages
 // of a range in, writable, in one call. Older kernels refuse it (EINVAL),
