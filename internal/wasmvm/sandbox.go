@@ -193,6 +193,7 @@ func (s *Sandbox) Reset() bool {
 		return false
 	}
 	s.start()
+	s.trimmed = s.trimmed[:0] // the rewound pages are the image's: none to make again
 	s.funcs = s.funcs[:0]
 	s.modules = ModuleHooks{}
 	s.kernel = nil
