@@ -96,10 +96,7 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 		return nil, err
 	}
 	sn.poolN = poolN
-	sn.learnHot(ctx, func(s *Sandbox) error {
-		_, err := s.Eval(ctx, "1+2", "hello.js", Script)
-		return err
-	})
+	sn.learnHot(ctx, nil)
 	if path != "" {
 		saveSnapshot(path, sn) // best effort: a failure costs the next process a rebuild
 	}
@@ -269,14 +266,7 @@ func (s *Sandbox) Capture(ctx context.Context, opts *CaptureOptions) (*Snapshot,
 	if err := sn.capture(s.mod.Memory(), call, o.Headroom); err != nil {
 		return nil, err
 	}
-	learn := o.Learn
-	if learn == nil {
-		learn = func(s *Sandbox) error {
-			_, err := s.Eval(ctx, "1+2", "hello.js", Script)
-			return err
-		}
-	}
-	sn.learnHot(ctx, learn)
+	sn.learnHot(ctx, o.Learn)
 	return sn, nil
 }
 
@@ -287,16 +277,21 @@ func (s *Sandbox) Capture(ctx context.Context, opts *CaptureOptions) (*Snapshot,
 // of the image"). The page-count test and BenchmarkIdlePSS compare them.
 var snapPrepare = 3
 
-// learnHot runs learn (a hello eval) in a fresh copy of the image and
-// records the pages it touched, which every new sandbox then has populated
-// at once (see image.hot). A failure only leaves the list empty.
+// learnHot runs learn (nil: a hello eval) in a fresh copy of the image
+// and records the pages it touched, which every new sandbox then has
+// populated at once (see image.hot). A failure only leaves the list empty.
 func (sn *Snapshot) learnHot(ctx context.Context, learn func(*Sandbox) error) {
 	s, err := sn.NewSandbox(ctx, nil)
 	if err != nil {
 		return
 	}
 	defer s.Close(ctx)
-	if err := learn(s); err == nil {
+	if learn == nil {
+		_, err = s.Eval(ctx, "1+2", "hello.js", Script)
+	} else {
+		err = learn(s)
+	}
+	if err == nil {
 		s.mem.learnHot()
 	}
 }
