@@ -5,7 +5,8 @@
 //
 // A VM is owned by one goroutine at a time. Only [VM.Interrupt] and
 // [VM.InterruptJob] may be called from another goroutine. A VM runs one job
-// and is then closed, or, after [VM.StartSession], runs many steps.
+// and is then closed, or, made by [NewSession] (or after [VM.StartSession]),
+// runs many steps; an idle session's VM may be trimmed ([VM.Trim]).
 package engine
 
 import (
@@ -35,7 +36,7 @@ type VM struct {
 	key         string // random, in the names of the generated modules
 	globalsName string // GlobalsModule
 	job         *Job
-	sess        bool // set by StartSession
+	sess        bool // set by StartSession and NewSession
 	closed      bool
 	limitHit    bool
 	// intrMu guards running, the step of a session that runs, for

@@ -204,11 +204,11 @@ func BenchmarkIdlePSS(b *testing.B) {
 func pss(b *testing.B) int64 { return int64(procKB(b, "/proc/self/smaps_rollup", "Pss")) }
 
 // BenchmarkBuildsMin alternates the builds (the committed one and those in
-// QJS_VARIANTS, /tmp/qjs-<name>.wasm) one workload run at a time and
-// reports each one's fastest run in CPU time of the thread: on a loaded
+// QJS_VARIANTS, /tmp/qjs-<name>.wasm and .data) one workload run at a time
+// and reports each one's fastest run in CPU time of the thread: on a loaded
 // machine the minimum is the stable measure, and alternating exposes every
-// build to the same load. The workloads cover the interpreter (fib), the
-// runtime's objects and JSON (data), the parser (parse: a 200 KB script
+// build to the same load. The workloads cover the interpreter (fib27), the
+// runtime's objects and JSON (data100k), the parser (parse: a 200 KB script
 // compiled, not run) and the regexp engine (regexp). QJS_WORKLOADS, a list
 // of those names, runs only them. QJS_FRESH=1 runs each workload in a new
 // sandbox from the build's snapshot, as airlock.Run does (its memory's

@@ -256,12 +256,17 @@ func (m *linearMemory) scanWritten(f func(off, end uintptr)) bool {
 	arg := pmScanArg{
 		size:  uint64(unsafe.Sizeof(pmScanArg{})),
 		start: base, end: base + uint64(m.im.size),
-		vec: uint64(uintptr(unsafe.Pointer(&vec[0]))), vecLen: uint64(len(vec)),
+		vecLen:           uint64(len(vec)),
 		categoryInverted: pageIsFile, categoryMask: pageIsFile,
 		categoryAnyofMask: pageIsPresent | pageIsSwapped,
 		returnMask:        pageIsFile | pageIsPresent | pageIsSwapped,
 	}
 	for arg.start < arg.end {
+		// vec's address is taken anew for every call: vec is on the
+		// stack, which moves when it grows (in f), and the kernel would
+		// write the next batch where vec was. Nothing between this and the
+		// system call can move it.
+		arg.vec = uint64(uintptr(unsafe.Pointer(&vec[0])))
 		n, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(pagemap.fd), pmScanIoctl, uintptr(unsafe.Pointer(&arg)))
 		if errno != 0 {
 			if arg.start == base {

@@ -152,3 +152,62 @@ func TestScanWrittenMatchesPagemap(t *testing.T) {
 		t.Fatal("the rewound memory is not the image")
 	}
 }
+
+// TestScanWrittenStackMoves: PAGEMAP_SCAN's ranges stay right over more
+// than one batch of them when the caller's stack moves between batches
+// (the callback grows it): the kernel writes each batch where the buffer
+// is now, not where it was.
+func TestScanWrittenStackMoves(t *testing.T) {
+	s := newSandbox(t, nil)
+	mem := unsafe.Slice((*byte)(s.mem.base), s.mem.im.size)
+	// Every other page of the image written: one range each, more than a
+	// batch holds.
+	for p := uintptr(1); p < 200; p += 2 {
+		mem[p*pageSize]++
+		mem[p*pageSize]--
+	}
+	buf, ok := s.mem.pagemap()
+	if !ok {
+		t.Skip("no /proc/self/pagemap")
+	}
+	want := map[uintptr]bool{}
+	for i := uintptr(0); i < uintptr(len(*buf)/8); i++ {
+		if private((*buf)[i*8:]) {
+			want[i] = true
+		}
+	}
+	pagemapBufs.Put(buf)
+	got := map[uintptr]bool{}
+	grown := false
+	if !s.mem.scanWritten(func(off, end uintptr) {
+		if !grown {
+			grown = true
+			growStack(256)
+		}
+		for p := off; p < end; p += pageSize {
+			got[p/pageSize] = true
+		}
+	}) {
+		t.Skip("no PAGEMAP_SCAN (Linux before 6.7)")
+	}
+	if len(want) < 100 || len(got) != len(want) {
+		t.Fatalf("PAGEMAP_SCAN found %d written pages, pagemap %d", len(got), len(want))
+	}
+	for p := range want {
+		if !got[p] {
+			t.Fatalf("page %d written but not scanned", p)
+		}
+	}
+}
+
+// growStack uses n KiB of stack, so that a small goroutine stack is moved.
+//
+//go:noinline
+func growStack(n int) byte {
+	var b [1024]byte
+	b[n%len(b)] = byte(n)
+	if n == 0 {
+		return b[0]
+	}
+	return growStack(n-1) + b[n%len(b)]
+}

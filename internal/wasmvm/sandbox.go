@@ -19,9 +19,9 @@ const (
 )
 
 // Sandbox is one instance of the module started from a snapshot: a fresh
-// realm. It is owned by one goroutine: Eval, RunJobs, DefineFunc, Reset and
-// Close must not run concurrently. Terminate may be called from any
-// goroutine, at any time, also after Close.
+// realm. It is owned by one goroutine: Eval, RunJobs, DefineFunc, Reset,
+// Trim and Close must not run concurrently. Terminate may be called from
+// any goroutine, at any time, also after Close.
 type Sandbox struct {
 	snap   *Snapshot
 	mod    api.Module
@@ -41,7 +41,7 @@ type Sandbox struct {
 	pending []byte
 	fault   error // a host function's panic
 
-	mu       sync.Mutex // guards stopWord against Close
+	mu       sync.Mutex // guards stopWord against Close, the control block against Trim
 	stopWord *uint32    // &qjs_ctl.stop in linear memory; nil once closed
 	spent    bool
 }
@@ -193,6 +193,7 @@ func (s *Sandbox) Reset() bool {
 		return false
 	}
 	s.start()
+	s.trimmed = s.trimmed[:0] // the rewound pages are the image's: none to make again
 	s.funcs = s.funcs[:0]
 	s.modules = ModuleHooks{}
 	s.kernel = nil

@@ -36,6 +36,9 @@ type SnapshotOptions struct {
 	Pool int
 }
 
+// defaultHeadroom is the Headroom of a snapshot whose options set none.
+const defaultHeadroom = 4 << 20
+
 // DefaultPool is the number of rewound instances a snapshot keeps when
 // its options set none.
 const DefaultPool = 8
@@ -78,7 +81,7 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 		o = *opts
 	}
 	if o.Headroom == 0 {
-		o.Headroom = 4 << 20
+		o.Headroom = defaultHeadroom
 	}
 	poolN := o.Pool
 	if poolN == 0 {
@@ -96,10 +99,7 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 		return nil, err
 	}
 	sn.poolN = poolN
-	sn.learnHot(ctx, func(s *Sandbox) error {
-		_, err := s.Eval(ctx, "1+2", "hello.js", Script)
-		return err
-	})
+	sn.learnHot(ctx, nil)
 	if path != "" {
 		saveSnapshot(path, sn) // best effort: a failure costs the next process a rebuild
 	}
@@ -120,14 +120,7 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 			return nil, errors.New("wasmvm: data segment out of range")
 		}
 	}
-	st := make([]uint64, 8)
-	call := func(name string, args ...uint64) (uint64, error) {
-		copy(st, args)
-		if err := mod.ExportedFunction(name).CallWithStack(ctx, st); err != nil {
-			return 0, fmt.Errorf("wasmvm: %s: %w", name, err)
-		}
-		return st[0], nil
-	}
+	call := exportCaller(ctx, mod)
 	if _, err := call("_initialize"); err != nil {
 		return nil, err
 	}
@@ -181,6 +174,19 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 		return nil, err
 	}
 	return sn, nil
+}
+
+// exportCaller calls mod's exports by name, for the snapshot's one-off
+// set-up calls: each call makes a call engine of its own.
+func exportCaller(ctx context.Context, mod api.Module) func(name string, args ...uint64) (uint64, error) {
+	st := make([]uint64, 8)
+	return func(name string, args ...uint64) (uint64, error) {
+		copy(st, args)
+		if err := mod.ExportedFunction(name).CallWithStack(ctx, st); err != nil {
+			return 0, fmt.Errorf("wasmvm: %s: %w", name, err)
+		}
+		return st[0], nil
+	}
 }
 
 // capture readies the heap of the instance whose memory is mem and whose
@@ -250,33 +256,18 @@ func (s *Sandbox) Capture(ctx context.Context, opts *CaptureOptions) (*Snapshot,
 		o = *opts
 	}
 	if o.Headroom == 0 {
-		o.Headroom = 4 << 20
+		o.Headroom = defaultHeadroom
 	}
 	if o.Pool == 0 {
 		o.Pool = DefaultPool
 	}
 	s.spent = true // its heap is readied for the capture, its memory grown
-	st := make([]uint64, 8)
-	call := func(name string, args ...uint64) (uint64, error) {
-		copy(st, args)
-		if err := s.mod.ExportedFunction(name).CallWithStack(ctx, st); err != nil {
-			return 0, fmt.Errorf("wasmvm: %s: %w", name, err)
-		}
-		return st[0], nil
-	}
 	p := s.snap
 	sn := &Snapshot{e: p.e, ctxPtr: p.ctxPtr, ctl: p.ctl, randAddr: p.randAddr, sp: s.sp.Get(), poolN: o.Pool}
-	if err := sn.capture(s.mod.Memory(), call, o.Headroom); err != nil {
+	if err := sn.capture(s.mod.Memory(), exportCaller(ctx, s.mod), o.Headroom); err != nil {
 		return nil, err
 	}
-	learn := o.Learn
-	if learn == nil {
-		learn = func(s *Sandbox) error {
-			_, err := s.Eval(ctx, "1+2", "hello.js", Script)
-			return err
-		}
-	}
-	sn.learnHot(ctx, learn)
+	sn.learnHot(ctx, o.Learn)
 	return sn, nil
 }
 
@@ -287,16 +278,21 @@ func (s *Sandbox) Capture(ctx context.Context, opts *CaptureOptions) (*Snapshot,
 // of the image"). The page-count test and BenchmarkIdlePSS compare them.
 var snapPrepare = 3
 
-// learnHot runs learn (a hello eval) in a fresh copy of the image and
-// records the pages it touched, which every new sandbox then has populated
-// at once (see image.hot). A failure only leaves the list empty.
+// learnHot runs learn (nil: a hello eval) in a fresh copy of the image
+// and records the pages it touched, which every new sandbox then has
+// populated at once (see image.hot). A failure only leaves the list empty.
 func (sn *Snapshot) learnHot(ctx context.Context, learn func(*Sandbox) error) {
 	s, err := sn.NewSandbox(ctx, nil)
 	if err != nil {
 		return
 	}
 	defer s.Close(ctx)
-	if err := learn(s); err == nil {
+	if learn == nil {
+		_, err = s.Eval(ctx, "1+2", "hello.js", Script)
+	} else {
+		err = learn(s)
+	}
+	if err == nil {
 		s.mem.learnHot()
 	}
 }

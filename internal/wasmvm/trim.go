@@ -6,12 +6,25 @@ package wasmvm
 // an executor's step writes), which read the shared image again, and the
 // native stack of its calls. The next call makes both again: the pages in
 // one call for each run of them, the stack grown anew (RATIONALE.md, "Idle
-// executor memory"). It returns the pages given back. Not during a call;
-// the sandbox stays usable.
+// executor memory"). It returns the pages given back since the last call
+// into the sandbox. Not during a call, and on the sandbox's goroutine as
+// Eval is; Terminate and Interrupt may come meanwhile, and are not lost.
+// The sandbox stays usable.
 func (s *Sandbox) Trim() int {
 	if s.mod == nil || s.entered {
 		return 0
 	}
+	sn := s.snap
+	sn.mu.RLock() // trim reads the image: it stays until the trim is done
+	defer sn.mu.RUnlock()
+	if sn.closed {
+		return 0
+	}
+	// Terminate and Interrupt write the control block from other
+	// goroutines: a page compared equal to the image and then dropped
+	// would lose such a write.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.fEntry = nil // enter makes it again
 	s.trimmed = append(s.trimmed, s.mem.trim()...)
 	n := 0

@@ -1,7 +1,7 @@
 /*
  * shim.c: the C side of Airlock's engine. QuickJS compiled to wasm32-wasi
- * (reactor) exports these functions to the Go host in internal/wasmvm; each
- * is named for what the Go side calls.
+ * (reactor) exports these functions to the Go host in internal/wasmvm; a
+ * sandbox calls its functions through one of them, qjs_entry (at the end).
  *
  * Control block. One static struct, qjs_ctl, at an address exported as the
  * global "qjs_ctl". The host reads and writes it directly:

@@ -83,25 +83,19 @@ func main() {
 // data count section, which is valid only with it), and that section's
 // contents (see qjs.WASM).
 func split(b []byte) (module, data []byte, err error) {
-	if len(b) < 8 {
-		return nil, nil, errors.New("module too short")
+	secs, err := sections(b)
+	if err != nil {
+		return nil, nil, err
 	}
 	module = append(make([]byte, 0, len(b)), b[:8]...)
-	for i := 8; i < len(b); {
-		id := b[i]
-		n, l := binary.Uvarint(b[i+1:])
-		if l <= 0 || n > uint64(len(b)) || i+1+l+int(n) > len(b) {
-			return nil, nil, errors.New("bad section")
-		}
-		start, end := i+1+l, i+1+l+int(n)
-		switch id {
+	for _, s := range secs {
+		switch s.id {
 		case 11:
-			data = b[start:end]
+			data = b[s.start:s.end]
 		case 12: // data count
 		default:
-			module = append(module, b[i:end]...)
+			module = append(module, b[s.hdr:s.end]...)
 		}
-		i = end
 	}
 	if data == nil {
 		return nil, nil, errors.New("no data section")
@@ -185,6 +179,24 @@ type section struct {
 	end        int
 }
 
+// sections lists the sections of module mod.
+func sections(mod []byte) ([]section, error) {
+	if len(mod) < 8 || string(mod[:4]) != "\x00asm" {
+		return nil, errors.New("not a wasm module")
+	}
+	var secs []section
+	for i := 8; i < len(mod); {
+		r := &reader{b: mod, i: i + 1}
+		n := int(r.u32())
+		if r.err != nil || n < 0 || r.i+n > len(mod) {
+			return nil, errors.New("bad section header")
+		}
+		secs = append(secs, section{id: mod[i], hdr: i, start: r.i, end: r.i + n})
+		i = r.i + n
+	}
+	return secs, nil
+}
+
 // tickName and tickImport name the counter global stopcheck adds and the
 // host function it calls.
 const (
@@ -197,18 +209,9 @@ const (
 // instrument returns mod with the tick check at every loop header and the
 // number of loops checked.
 func instrument(mod []byte) ([]byte, int, error) {
-	if len(mod) < 8 || string(mod[:4]) != "\x00asm" {
-		return nil, 0, errors.New("not a wasm module")
-	}
-	var secs []section
-	for i := 8; i < len(mod); {
-		r := &reader{b: mod, i: i + 1}
-		n := int(r.u32())
-		if r.err != nil || r.i+n > len(mod) {
-			return nil, 0, errors.New("bad section header")
-		}
-		secs = append(secs, section{id: mod[i], hdr: i, start: r.i, end: r.i + n})
-		i = r.i + n
+	secs, err := sections(mod)
+	if err != nil {
+		return nil, 0, err
 	}
 	var importedGlobals, importedFuncs, globals uint32
 	tickFunc := int64(-1)
