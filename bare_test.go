@@ -27,6 +27,7 @@ func TestBareEntryAsAnyOther(t *testing.T) {
 		{"export const f = 1;", airlock.JavaScript},
 		{"let a = 1;\nlet a = 2;", airlock.JavaScript},
 		{"throw 42", airlock.JavaScript},
+		{`export default typeof \u0063onsole`, airlock.JavaScript},
 		{"export default await Promise.reject(new RangeError('r'))", airlock.JavaScript},
 		{"export default async () => { await null; throw new Error('later') }", airlock.JavaScript},
 		{"export default function (a, b) { return a + b }", airlock.JavaScript},

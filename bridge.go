@@ -219,7 +219,7 @@ func typedNumber(args []engine.Arg, i int) (float64, error) {
 	case wasmvm.Undefined, wasmvm.Null:
 		return 0, nil
 	default:
-		return 0, fmt.Errorf("argument %d: cannot convert %s to float64", i+1, jsType(fromArg(a)))
+		return 0, argError(i, fromArg(a), "float64")
 	}
 }
 
@@ -234,7 +234,7 @@ func typedString(args []engine.Arg, i int) (string, error) {
 	case wasmvm.Undefined, wasmvm.Null:
 		return "", nil
 	default:
-		return "", fmt.Errorf("argument %d: cannot convert %s to string", i+1, jsType(fromArg(a)))
+		return "", argError(i, fromArg(a), "string")
 	}
 }
 
@@ -255,7 +255,7 @@ func numberAt(args []any, i int) (float64, error) {
 	case nil, Undefined:
 		return 0, nil
 	default:
-		return 0, fmt.Errorf("argument %d: cannot convert %s to float64", i+1, jsType(x))
+		return 0, argError(i, x, "float64")
 	}
 }
 
@@ -267,8 +267,14 @@ func stringAt(args []any, i int) (string, error) {
 	case nil, Undefined:
 		return "", nil
 	default:
-		return "", fmt.Errorf("argument %d: cannot convert %s to string", i+1, jsType(x))
+		return "", argError(i, x, "string")
 	}
+}
+
+// argError is the error of argument i, value a, which a parameter of type
+// to cannot take: one text for the fast and the typed paths.
+func argError(i int, a any, to string) error {
+	return fmt.Errorf("argument %d: cannot convert %s to %s", i+1, jsType(a), to)
 }
 
 func newHostFunc(v reflect.Value) (*hostFunc, error) {

@@ -278,7 +278,10 @@
 // ([Executor.SendTools]) are read-only global functions, variables
 // ([Executor.SendVariables]) global copies of Go values, and final_answer(v)
 // ends a step with its answer. The host decides how a step ends, as for
-// Run. Errors are *[ExecutorError] with the contract's ERR_* codes. The
-// agent's system prompt is in the agent package
+// Run. Errors are *[ExecutorError] with the contract's ERR_* codes. An
+// executor idle for a second gives back the memory its sandbox can make
+// again, keeping what its steps declared; its next step pays for making
+// it (BENCHMARKS.md, "Idle executor memory"). The agent's system prompt
+// is in the agent package
 // ([github.com/airlockrun/airlock/agent.RenderCodeAgentPrompt]).
 package airlock

@@ -129,8 +129,10 @@ func New(c Config) *Graph {
 
 // Bare reports whether the run's entry module is bare: its text holds no
 // "import" and no "from", so that it loads no other module, statically
-// (import, export … from) or dynamically (import()), and the name of no
-// global, so that none of the globals module's bindings could be used.
+// (import, export … from) or dynamically (import()), no `\u`, so that no
+// identifier is spelt with an escape (\u0063onsole is console), and the
+// name of no global, so that none of the globals module's bindings could
+// be used.
 // It is a scan of the text, not a parse, and errs towards no. A bare
 // module gets no prologue: it does not import the globals module, the
 // run needs no globals decoded, and the engine skips the work of a
@@ -139,7 +141,7 @@ func New(c Config) *Graph {
 func (g *Graph) Bare() bool { return g.bare }
 
 func bare(src string, globals []string) bool {
-	if strings.Contains(src, "import") || strings.Contains(src, "from") {
+	if strings.Contains(src, "import") || strings.Contains(src, "from") || strings.Contains(src, `\u`) {
 		return false
 	}
 	for _, name := range globals {

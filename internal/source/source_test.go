@@ -68,9 +68,9 @@ func TestPrologueKeepsLines(t *testing.T) {
 	}
 }
 
-// TestBareEntry: an entry whose text holds no import, no from and no
-// global's name gets no prologue; any of them in it, even in a comment or
-// a string, keeps the prologue.
+// TestBareEntry: an entry whose text holds no import, no from, no \u and
+// no global's name gets no prologue; any of them in it, even in a comment
+// or a string, keeps the prologue.
 func TestBareEntry(t *testing.T) {
 	for src, want := range map[string]bool{
 		`export default "hello, world"`:              true,
@@ -83,6 +83,8 @@ func TestBareEntry(t *testing.T) {
 		`export { a } from "./a.js"`:                 false,
 		`export default "imported from somewhere"`:   false,
 		`export default [1, 2].map((v) => v * 2)[0]`: true,
+		`export default \u0069nput`:                  false,
+		`export default \u{68}elper`:                 false,
 	} {
 		g := New(Config{Key: "K", Filename: "a.js", Source: src, Lang: JavaScript, Globals: []string{"input", "helper"}})
 		if g.Bare() != want {
