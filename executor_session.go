@@ -37,6 +37,12 @@ const modulePrefix = "airlock:module:"
 
 // startSession creates and hardens the VM on a new goroutine.
 func startSession(ctx context.Context, opts ExecutorOptions) (*session, error) {
+	// A done context fails the start before anything is made: a session
+	// from the pool can be ready at once, and select would then choose
+	// between the two at random.
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
 	s := &session{tasks: make(chan func(*engine.VM)), done: make(chan struct{}), modules: map[string]string{}}
 	ready := make(chan error, 1)
 	go func() {
