@@ -117,17 +117,7 @@ func TestScanWrittenMatchesPagemap(t *testing.T) {
 	if _, err := s.Eval(ctx, "let a = []; for (let i = 0; i < 5000; i++) a.push({i, s: 'x'.repeat(i % 50)}); a.length", "w.js", Script); err != nil {
 		t.Fatal(err)
 	}
-	buf, ok := s.mem.pagemap()
-	if !ok {
-		t.Skip("no /proc/self/pagemap")
-	}
-	want := map[uintptr]bool{}
-	for i := uintptr(0); i < uintptr(len(*buf)/8); i++ {
-		if private((*buf)[i*8:]) {
-			want[i] = true
-		}
-	}
-	pagemapBufs.Put(buf)
+	want := pagemapWritten(t, s)
 	got := map[uintptr]bool{}
 	if !s.mem.scanWritten(func(off, end uintptr) {
 		for p := off; p < end; p += pageSize {
@@ -166,17 +156,7 @@ func TestScanWrittenStackMoves(t *testing.T) {
 		mem[p*pageSize]++
 		mem[p*pageSize]--
 	}
-	buf, ok := s.mem.pagemap()
-	if !ok {
-		t.Skip("no /proc/self/pagemap")
-	}
-	want := map[uintptr]bool{}
-	for i := uintptr(0); i < uintptr(len(*buf)/8); i++ {
-		if private((*buf)[i*8:]) {
-			want[i] = true
-		}
-	}
-	pagemapBufs.Put(buf)
+	want := pagemapWritten(t, s)
 	got := map[uintptr]bool{}
 	grown := false
 	if !s.mem.scanWritten(func(off, end uintptr) {
@@ -210,4 +190,21 @@ func growStack(n int) byte {
 		return b[0]
 	}
 	return growStack(n-1) + b[n%len(b)]
+}
+
+// pagemapWritten is the set of the sandbox's pages /proc/self/pagemap shows
+// written (private: no longer the image's); the test is skipped without it.
+func pagemapWritten(t *testing.T, s *Sandbox) map[uintptr]bool {
+	buf, ok := s.mem.pagemap()
+	if !ok {
+		t.Skip("no /proc/self/pagemap")
+	}
+	defer pagemapBufs.Put(buf)
+	want := map[uintptr]bool{}
+	for i := uintptr(0); i < uintptr(len(*buf)/8); i++ {
+		if private((*buf)[i*8:]) {
+			want[i] = true
+		}
+	}
+	return want
 }
