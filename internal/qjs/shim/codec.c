@@ -56,6 +56,7 @@
 
 int codec_hooks(JSContext *ctx, JSValueConst global);
 int codec_is_bytes(JSContext *ctx, JSValueConst v, const uint8_t **p, size_t *len);
+int def_global(JSContext *ctx, JSValueConst global, const char *name, JSCFunction *fn, const char *fname, int len); /* shim.c */
 
 #define MAX_DEPTH 10000 /* maxWireDepth on the Go side */
 
@@ -1366,11 +1367,7 @@ static int capture(JSContext *ctx)
 int codec_hooks(JSContext *ctx, JSValueConst global)
 {
     int err = capture(ctx);
-    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_encode",
-                                     JS_NewCFunction(ctx, js_encode, "encode", 2),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
-    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_decode",
-                                     JS_NewCFunction(ctx, js_decode, "decode", 2),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
+    err |= def_global(ctx, global, "__airlock_encode", js_encode, "encode", 2);
+    err |= def_global(ctx, global, "__airlock_decode", js_decode, "decode", 2);
     return err ? -1 : 0;
 }
