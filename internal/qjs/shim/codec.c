@@ -158,11 +158,10 @@ static int put_str(struct out *o, const char *s, size_t n)
     return put(o, s, n);
 }
 
-/* put_jsstr writes a string value (or a value converted by ToString). */
-static int put_jsstr(struct out *o, JSValueConst v)
+/* put_cstr writes s (a C string of QuickJS's, NULL on an exception) and
+   frees it. */
+static int put_cstr(struct out *o, const char *s, size_t n)
 {
-    size_t n;
-    const char *s = JS_ToCStringLen(o->ctx, &n, v);
     int r;
     if (!s)
         return -1;
@@ -171,16 +170,19 @@ static int put_jsstr(struct out *o, JSValueConst v)
     return r;
 }
 
+/* put_jsstr writes a string value (or a value converted by ToString). */
+static int put_jsstr(struct out *o, JSValueConst v)
+{
+    size_t n = 0;
+    const char *s = JS_ToCStringLen(o->ctx, &n, v);
+    return put_cstr(o, s, n);
+}
+
 static int put_atom(struct out *o, JSAtom a)
 {
-    size_t n;
+    size_t n = 0;
     const char *s = JS_AtomToCStringLen(o->ctx, &n, a);
-    int r;
-    if (!s)
-        return -1;
-    r = put_str(o, s, n);
-    JS_FreeCString(o->ctx, s);
-    return r;
+    return put_cstr(o, s, n);
 }
 
 /* ---- objects seen: pointer -> id, each held until the end ---- */
