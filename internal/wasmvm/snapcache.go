@@ -14,12 +14,13 @@ import (
 // instead of built (hardening and setup run as JavaScript: ~50 ms).
 //
 // The file's name is a key over everything the image depends on: the
-// module's bytes (QuickJS, the shim, the stop checks), the hardening and
-// setup scripts, the headroom, snapPrepare, and snapFormat, the version of what the Go
-// side captures. Its content ends with the SHA-256 of what precedes it,
-// and every field is checked against the image's size on loading; a file
-// that fails any check (corrupt, truncated, of another format) is ignored
-// and replaced by a fresh build. See RATIONALE.md, "The snapshot cache".
+// module's bytes and data (QuickJS, the shim, the stop checks), the
+// hardening and setup scripts, the headroom, snapPrepare, and snapFormat,
+// the version of what the Go side captures. Its content ends with the
+// SHA-256 of what precedes it, and every field is checked against the
+// image's size on loading; a file that fails any check (corrupt,
+// truncated, of another format) is ignored and replaced by a fresh build.
+// See RATIONALE.md, "The snapshot cache".
 
 // span is a run of pages of an image, in bytes.
 type span struct{ off, len uintptr }

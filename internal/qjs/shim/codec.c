@@ -56,6 +56,7 @@
 
 int codec_hooks(JSContext *ctx, JSValueConst global);
 int codec_is_bytes(JSContext *ctx, JSValueConst v, const uint8_t **p, size_t *len);
+int def_global(JSContext *ctx, JSValueConst global, const char *name, JSCFunction *fn, const char *fname, int len); /* shim.c */
 
 #define MAX_DEPTH 10000 /* maxWireDepth on the Go side */
 
@@ -157,11 +158,10 @@ static int put_str(struct out *o, const char *s, size_t n)
     return put(o, s, n);
 }
 
-/* put_jsstr writes a string value (or a value converted by ToString). */
-static int put_jsstr(struct out *o, JSValueConst v)
+/* put_cstr writes s (a C string of QuickJS's, NULL on an exception) and
+   frees it. */
+static int put_cstr(struct out *o, const char *s, size_t n)
 {
-    size_t n;
-    const char *s = JS_ToCStringLen(o->ctx, &n, v);
     int r;
     if (!s)
         return -1;
@@ -170,16 +170,19 @@ static int put_jsstr(struct out *o, JSValueConst v)
     return r;
 }
 
+/* put_jsstr writes a string value (or a value converted by ToString). */
+static int put_jsstr(struct out *o, JSValueConst v)
+{
+    size_t n = 0;
+    const char *s = JS_ToCStringLen(o->ctx, &n, v);
+    return put_cstr(o, s, n);
+}
+
 static int put_atom(struct out *o, JSAtom a)
 {
-    size_t n;
+    size_t n = 0;
     const char *s = JS_AtomToCStringLen(o->ctx, &n, a);
-    int r;
-    if (!s)
-        return -1;
-    r = put_str(o, s, n);
-    JS_FreeCString(o->ctx, s);
-    return r;
+    return put_cstr(o, s, n);
 }
 
 /* ---- objects seen: pointer -> id, each held until the end ---- */
@@ -1366,11 +1369,7 @@ static int capture(JSContext *ctx)
 int codec_hooks(JSContext *ctx, JSValueConst global)
 {
     int err = capture(ctx);
-    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_encode",
-                                     JS_NewCFunction(ctx, js_encode, "encode", 2),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
-    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_decode",
-                                     JS_NewCFunction(ctx, js_decode, "decode", 2),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
+    err |= def_global(ctx, global, "__airlock_encode", js_encode, "encode", 2);
+    err |= def_global(ctx, global, "__airlock_decode", js_decode, "decode", 2);
     return err ? -1 : 0;
 }

@@ -323,6 +323,15 @@ static int delete_global(JSContext *ctx, JSValueConst global, const char *name)
     return r < 0 ? -1 : 0;
 }
 
+/* def_global defines globalThis[name] as the C function fn, named fname
+   (what a stack trace shows), of length len, writable and configurable.
+   Returns 0, or -1. codec.c's hooks use it too. */
+int def_global(JSContext *ctx, JSValueConst global, const char *name, JSCFunction *fn, const char *fname, int len)
+{
+    return JS_DefinePropertyValueStr(ctx, global, name, JS_NewCFunction(ctx, fn, fname, len),
+                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0 ? -1 : 0;
+}
+
 /* qjs_vm_new makes a runtime and a context with the ECMAScript intrinsics
    only, string code generation disabled for good, and queueMicrotask. The
    JavaScript part of the hardening runs after it, from the host. Returns the
@@ -362,9 +371,7 @@ EXPORT(qjs_vm_new) JSContext *qjs_vm_new(uint32_t max_stack)
     err |= delete_global(ctx, global, "eval");
     err |= delete_global(ctx, global, "SharedArrayBuffer");
     err |= delete_global(ctx, global, "Atomics");
-    err |= JS_DefinePropertyValueStr(ctx, global, "queueMicrotask",
-                                     JS_NewCFunction(ctx, js_queue_microtask, "queueMicrotask", 1),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
+    err |= def_global(ctx, global, "queueMicrotask", js_queue_microtask, "queueMicrotask", 1);
     JS_FreeValue(ctx, global);
     if (err) {
         JS_FreeContext(ctx);
@@ -1082,15 +1089,9 @@ EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
     JSValue global = JS_GetGlobalObject(ctx);
     int err = 0;
     err |= codec_hooks(ctx, global);
-    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_host",
-                                     JS_NewCFunction(ctx, js_kernel_host, "host", 0),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
-    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_hostfn",
-                                     JS_NewCFunction(ctx, js_make_host_fn, "hostfn", 2),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
-    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_kernel",
-                                     JS_NewCFunction(ctx, js_take_kernel, "kernel", 1),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
+    err |= def_global(ctx, global, "__airlock_host", js_kernel_host, "host", 0);
+    err |= def_global(ctx, global, "__airlock_hostfn", js_make_host_fn, "hostfn", 2);
+    err |= def_global(ctx, global, "__airlock_kernel", js_take_kernel, "kernel", 1);
     JS_FreeValue(ctx, global);
     return err ? -1 : 0;
 }
