@@ -367,8 +367,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		return nil, true, newExecError(CodeRuntimeException, nil, "Runtime exception: %s", err)
 	}
 	if cctx.Err() != nil {
-		e := newExecError(CodeExecTimeout, map[string]any{"timeoutMs": opts.Timeout.Milliseconds()}, "Execution timed out after %dms", opts.Timeout.Milliseconds())
-		return nil, true, e
+		return nil, true, timeoutError(opts.Timeout)
 	}
 	if prep.HasErrors() {
 		return nil, false, validationError(prep.Diagnostics)
@@ -489,10 +488,15 @@ func (st *step) stopError(logs string) *ExecutorError {
 		e = newExecError(CodeExecTimeout, map[string]any{"cause": st.cause.Error()}, "Execution timed out after %dms: %s", st.opts.Timeout.Milliseconds(), st.cause)
 		e.Err = st.cause
 	default:
-		e = newExecError(CodeExecTimeout, map[string]any{"timeoutMs": st.opts.Timeout.Milliseconds()}, "Execution timed out after %dms", st.opts.Timeout.Milliseconds())
+		e = timeoutError(st.opts.Timeout)
 	}
 	e.Logs, e.LogEntries = logs, st.logEntries()
 	return e
+}
+
+// timeoutError is the error of a step that ran out of its time d.
+func timeoutError(d time.Duration) *ExecutorError {
+	return newExecError(CodeExecTimeout, map[string]any{"timeoutMs": d.Milliseconds()}, "Execution timed out after %dms", d.Milliseconds())
 }
 
 // finish turns the engine's outcome into the step's output or error.

@@ -334,7 +334,7 @@ func TestExecutor_LoopBudget(t *testing.T) {
 	}
 }
 
-// Errors in instrumented code point at the user's lines and columns.
+// Errors in a step point at the user's lines and columns.
 func TestExecutor_ErrorPositions(t *testing.T) {
 	ex := newExecutor(t, airlock.ExecutorOptions{})
 	code := "const xs = [1, 2, 3];\nfor (const x of xs) { if (x === 2) nope(x) }\n"

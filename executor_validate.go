@@ -163,10 +163,15 @@ func stepDiagnostics(code string, allowed []string, inspect func(string) (*engin
 		return []finding{{rule: "nesting_depth", severity: DiagnosticError, message: e.Error(), line: e.Line, col: e.Column,
 			fix: fmt.Sprintf("nest at most %d levels: split deep expressions into named steps", nesting.Max)}}, "", nil
 	}
+	// The engine failed to inspect the step: an error of the sandbox, not a
+	// syntax error of the code.
+	uncompiled := func(err error) []finding {
+		return []finding{{rule: "syntax_valid", severity: DiagnosticError,
+			message: fmt.Sprintf("the code could not be compiled: %v", err), fix: "make the code smaller"}}
+	}
 	in, err := inspect(code)
 	if err != nil {
-		return []finding{{rule: "syntax_valid", severity: DiagnosticError,
-			message: fmt.Sprintf("the code could not be compiled: %v", err), fix: "make the code smaller"}}, "", nil
+		return uncompiled(err), "", nil
 	}
 	mapped := false
 	src := code
@@ -179,8 +184,7 @@ func stepDiagnostics(code string, allowed []string, inspect func(string) (*engin
 				line: lf.Line, col: lf.Col, fix: "fix the syntax error"}}, "", nil
 		}
 		if in, err = inspect(js); err != nil {
-			return []finding{{rule: "syntax_valid", severity: DiagnosticError,
-				message: fmt.Sprintf("the code could not be compiled: %v", err), fix: "make the code smaller"}}, "", nil
+			return uncompiled(err), "", nil
 		}
 		src, erased, smap, mapped = js, js, m, true
 	}

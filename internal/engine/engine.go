@@ -120,7 +120,12 @@ func New() (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb, err := sn.NewSandbox(context.Background(), &wasmvm.SandboxOptions{MemoryLimit: linearLimit})
+	return vmOf(context.Background(), sn)
+}
+
+// vmOf makes a VM in a sandbox of snapshot sn, of linearLimit.
+func vmOf(ctx context.Context, sn *wasmvm.Snapshot) (*VM, error) {
+	sb, err := sn.NewSandbox(ctx, &wasmvm.SandboxOptions{MemoryLimit: linearLimit})
 	if err != nil {
 		return nil, fmt.Errorf("airlock: the sandbox could not be created: %w", err)
 	}

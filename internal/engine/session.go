@@ -48,11 +48,10 @@ func NewSession(memoryLimit uintptr) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb, err := sn.NewSandbox(context.Background(), &wasmvm.SandboxOptions{MemoryLimit: linearLimit})
+	v, err := vmOf(context.Background(), sn)
 	if err != nil {
-		return nil, fmt.Errorf("airlock: the sandbox could not be created: %w", err)
+		return nil, err
 	}
-	v := newVM(sb)
 	v.snap, v.sess = sn, true
 	if memoryLimit > 0 {
 		if err := v.setMemoryLimit(memoryLimit); err != nil {
@@ -89,11 +88,10 @@ func captureSession() (*wasmvm.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	sb, err := base.NewSandbox(ctx, &wasmvm.SandboxOptions{MemoryLimit: linearLimit})
+	v, err := vmOf(ctx, base)
 	if err != nil {
-		return nil, fmt.Errorf("airlock: the sandbox could not be created: %w", err)
+		return nil, err
 	}
-	v := newVM(sb)
 	defer v.Close()
 	v.sess = true
 	if err := v.installSession(); err != nil {
@@ -102,7 +100,7 @@ func captureSession() (*wasmvm.Snapshot, error) {
 	if err := v.DefineTool("final_answer", FinalAnswerID, false, true); err != nil {
 		return nil, fmt.Errorf("airlock: session setup failed: %w", err)
 	}
-	sn, err := sb.Capture(ctx, &wasmvm.CaptureOptions{Pool: sessionPool, Learn: func(sb *wasmvm.Sandbox) error {
+	sn, err := v.sb.Capture(ctx, &wasmvm.CaptureOptions{Pool: sessionPool, Learn: func(sb *wasmvm.Sandbox) error {
 		v := newVM(sb)
 		v.sess = true
 		j := &Job{Stop: make(chan struct{}), Log: func(int, string) {}}

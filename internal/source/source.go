@@ -493,23 +493,8 @@ func transform(f *File) (string, *sourcemap.Consumer, *LinkFailure) {
 	if t, ok := transforms.get(key); ok {
 		return t.code, t.smap, nil
 	}
-	// esbuild v0.28.2 never returns from quoting some invalid UTF-8 into a
-	// source map's sourcesContent (TestTransformInvalidUTF8): the map carries
-	// no content, which positions do not need, and the source is made valid
-	// UTF-8 first, as the engine would read it anyway.
-	r := api.Transform(strings.ToValidUTF8(f.Source, "\uFFFD"), api.TransformOptions{
-		Loader:         api.LoaderTS,
-		Format:         api.FormatESModule,
-		Target:         api.ESNext,
-		Sourcemap:      api.SourceMapExternal,
-		SourcesContent: api.SourcesContentExclude,
-		Sourcefile:     f.Display,
-		LogLevel:       api.LogLevelSilent,
-		TsconfigRaw:    `{"compilerOptions":{"verbatimModuleSyntax":false}}`,
-		LegalComments:  api.LegalCommentsNone,
-	})
-	if len(r.Errors) > 0 {
-		m := r.Errors[0]
+	out, smap, m := esbuildTS(f.Source, f.Display, api.FormatESModule, false)
+	if m != nil {
 		lf := &LinkFailure{Specifier: f.Specifier, Message: m.Text, Display: f.Display}
 		if m.Location != nil {
 			lf.Line = m.Location.Line
@@ -517,11 +502,36 @@ func transform(f *File) (string, *sourcemap.Consumer, *LinkFailure) {
 		}
 		return "", nil, lf
 	}
+	transforms.add(key, transformed{out, smap})
+	return out, smap, nil
+}
+
+// esbuildTS erases the TypeScript of src, named file, with esbuild: the
+// code, its source map (nil when it does not parse), or esbuild's first
+// error. verbatim is tsconfig's verbatimModuleSyntax.
+func esbuildTS(src, file string, format api.Format, verbatim bool) (string, *sourcemap.Consumer, *api.Message) {
+	// esbuild v0.28.2 never returns from quoting some invalid UTF-8 into a
+	// source map's sourcesContent (TestTransformInvalidUTF8): the map carries
+	// no content, which positions do not need, and the source is made valid
+	// UTF-8 first, as the engine would read it anyway.
+	r := api.Transform(strings.ToValidUTF8(src, "\uFFFD"), api.TransformOptions{
+		Loader:         api.LoaderTS,
+		Format:         format,
+		Target:         api.ESNext,
+		Sourcemap:      api.SourceMapExternal,
+		SourcesContent: api.SourcesContentExclude,
+		Sourcefile:     file,
+		LogLevel:       api.LogLevelSilent,
+		TsconfigRaw:    fmt.Sprintf(`{"compilerOptions":{"verbatimModuleSyntax":%t}}`, verbatim),
+		LegalComments:  api.LegalCommentsNone,
+	})
+	if len(r.Errors) > 0 {
+		return "", nil, &r.Errors[0]
+	}
 	smap, err := sourcemap.Parse("", r.Map)
 	if err != nil {
 		smap = nil
 	}
-	transforms.add(key, transformed{string(r.Code), smap})
 	return string(r.Code), smap, nil
 }
 

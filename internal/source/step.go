@@ -51,19 +51,8 @@ func erase(code string, step bool) (string, *StepMap, *LinkFailure) {
 	if t, ok := transforms.get(key); ok {
 		return t.code, &StepMap{t.smap, step}, nil
 	}
-	r := api.Transform(head+strings.ToValidUTF8(code, "\uFFFD")+tail, api.TransformOptions{
-		Loader:         api.LoaderTS,
-		Format:         format,
-		Target:         api.ESNext,
-		Sourcemap:      api.SourceMapExternal,
-		SourcesContent: api.SourcesContentExclude,
-		Sourcefile:     "<code>",
-		LogLevel:       api.LogLevelSilent,
-		TsconfigRaw:    `{"compilerOptions":{"verbatimModuleSyntax":true}}`,
-		LegalComments:  api.LegalCommentsNone,
-	})
-	if len(r.Errors) > 0 {
-		m := r.Errors[0]
+	out, smap, m := esbuildTS(head+code+tail, "<code>", format, true)
+	if m != nil {
 		lf := &LinkFailure{Message: m.Text, Display: "<code>"}
 		if m.Location != nil {
 			lf.Line, lf.Col = m.Location.Line, m.Location.Column+1
@@ -76,7 +65,6 @@ func erase(code string, step bool) (string, *StepMap, *LinkFailure) {
 		}
 		return "", nil, lf
 	}
-	out := string(r.Code)
 	if step {
 		// "async function step() {\n" ... "}\n": the body, one line up.
 		if i := strings.IndexByte(out, '\n'); i >= 0 {
@@ -84,10 +72,6 @@ func erase(code string, step bool) (string, *StepMap, *LinkFailure) {
 		}
 		out = strings.TrimRight(out, "\n")
 		out = strings.TrimSuffix(out, "}")
-	}
-	smap, err := sourcemap.Parse("", r.Map)
-	if err != nil {
-		smap = nil
 	}
 	transforms.add(key, transformed{out, smap})
 	return out, &StepMap{smap, step}, nil
