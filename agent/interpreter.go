@@ -453,8 +453,10 @@ func editSource(code string, asyncable func(string) bool, completion bool) (stri
 		col := sp[0] - strings.LastIndexByte(code[:sp[0]], '\n')
 		ins = append(ins, insertion{off: sp[0], text: fmt.Sprintf("(%s(%d, %d), ", throwAtName, line, col)}, insertion{off: sp[1], text: ")"})
 	}
-	if s, e, ok := instrument.Completion(code); completion && ok {
-		ins = append(ins, insertion{off: s, text: completionOpen}, insertion{off: e, text: ")"})
+	if completion {
+		if s, e, ok := instrument.Completion(code); ok {
+			ins = append(ins, insertion{off: s, text: completionOpen}, insertion{off: e, text: ")"})
+		}
 	}
 	sort.SliceStable(ins, func(i, j int) bool { return ins[i].off < ins[j].off })
 	var b strings.Builder
