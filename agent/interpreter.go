@@ -353,12 +353,14 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	// TypeScript is erased first, as airlock.Run would, so that the
 	// preparation reads JavaScript; positions are mapped back.
 	js, erased := code, (*source.StepMap)(nil)
-	if !instrument.Parses(code) {
+	prog := instrument.Parse(code)
+	if prog == nil {
 		if out, smap, lf := source.EraseModule(code); lf == nil {
 			js, erased = out, smap
+			prog = instrument.Parse(js)
 		}
 	}
-	if it.cfg.Runtime == nil && !instrument.ModuleSyntax(js) {
+	if it.cfg.Runtime == nil && !prog.ModuleSyntax() {
 		return it.executeScript(ctx, code, js, erased, x, globals, timeout, start)
 	}
 	src, edit := prepareSource(js, x.asyncable)
@@ -445,16 +447,17 @@ func prepareSource(code string, asyncable func(string) bool) (string, sourceEdit
 // completion.
 func editSource(code string, asyncable func(string) bool, completion bool) (string, sourceEdits) {
 	var ins []insertion
-	for _, off := range instrument.AsyncCalls(code, asyncable) {
+	prog := instrument.Parse(code)
+	for _, off := range prog.AsyncCalls(asyncable) {
 		ins = append(ins, insertion{off: off, text: asyncPrefix})
 	}
-	for _, sp := range instrument.Throws(code) {
+	for _, sp := range prog.Throws() {
 		line := 1 + strings.Count(code[:sp[0]], "\n")
 		col := sp[0] - strings.LastIndexByte(code[:sp[0]], '\n')
 		ins = append(ins, insertion{off: sp[0], text: fmt.Sprintf("(%s(%d, %d), ", throwAtName, line, col)}, insertion{off: sp[1], text: ")"})
 	}
 	if completion {
-		if s, e, ok := instrument.Completion(code); ok {
+		if s, e, ok := prog.Completion(); ok {
 			ins = append(ins, insertion{off: s, text: completionOpen}, insertion{off: e, text: ")"})
 		}
 	}
