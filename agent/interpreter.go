@@ -361,9 +361,9 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 		}
 	}
 	if it.cfg.Runtime == nil && !prog.ModuleSyntax() {
-		return it.executeScript(ctx, code, js, erased, x, globals, timeout, start)
+		return it.executeScript(ctx, code, js, prog, erased, x, globals, timeout, start)
 	}
-	src, edit := prepareSource(js, x.asyncable)
+	src, edit := prepareSource(js, prog, x.asyncable)
 	it.mu.RLock()
 	imports := make(map[string]airlock.Module, len(it.modules))
 	for k, v := range it.modules {
@@ -439,15 +439,15 @@ const completionOpen = "export default ("
 // its default export, and makes the calls of async-able functions whose
 // promise the code uses (awaited, in Promise.all) call their
 // promise-returning twins, by edits that keep every line where it was.
-func prepareSource(code string, asyncable func(string) bool) (string, sourceEdits) {
-	return editSource(code, asyncable, true)
+func prepareSource(code string, prog *instrument.Program, asyncable func(string) bool) (string, sourceEdits) {
+	return editSource(code, prog, asyncable, true)
 }
 
 // editSource makes prepareSource's edits; the completion's only with
-// completion.
-func editSource(code string, asyncable func(string) bool, completion bool) (string, sourceEdits) {
+// completion. prog is code parsed (nil: it does not parse, and nothing is
+// edited).
+func editSource(code string, prog *instrument.Program, asyncable func(string) bool, completion bool) (string, sourceEdits) {
 	var ins []insertion
-	prog := instrument.Parse(code)
 	for _, off := range prog.AsyncCalls(asyncable) {
 		ins = append(ins, insertion{off: off, text: asyncPrefix})
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/instrument"
 	"github.com/airlockrun/airlock/internal/source"
 )
 
@@ -22,10 +23,10 @@ const scriptLogBytes = 64 << 20
 // plain script: a step of a fresh executor, sloppy global code as Node's
 // REPL runs it, with the rules of a CodeAgent step (top-level await, the
 // completion value as the result, TypeScript erased). js is the code with
-// its TypeScript erased, erased the map back to code.
-func (it *Interpreter) executeScript(ctx context.Context, code, js string, erased *source.StepMap, x *execution,
+// its TypeScript erased, prog js parsed, erased the map back to code.
+func (it *Interpreter) executeScript(ctx context.Context, code, js string, prog *instrument.Program, erased *source.StepMap, x *execution,
 	globals map[string]any, timeout time.Duration, start time.Time) *Execution {
-	src, edit := prepareScript(js, x.asyncable)
+	src, edit := prepareScript(js, prog, x.asyncable)
 	it.mu.RLock()
 	modules := make(map[string]airlock.Module, len(it.modules))
 	sources := make(map[string]string, len(it.sources))
@@ -143,8 +144,8 @@ func (it *Interpreter) executeScript(ctx context.Context, code, js string, erase
 // prepareScript is prepareSource for a plain script, whose value the
 // executor finds itself: the calls whose promise the code uses call their
 // twins, and each throw statement tells its position first.
-func prepareScript(code string, asyncable func(string) bool) (string, sourceEdits) {
-	return editSource(code, asyncable, false)
+func prepareScript(code string, prog *instrument.Program, asyncable func(string) bool) (string, sourceEdits) {
+	return editSource(code, prog, asyncable, false)
 }
 
 // entryLogs are an executor's console entries as code mode's logs.

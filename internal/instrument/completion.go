@@ -6,12 +6,6 @@ import (
 	"github.com/grafana/sobek/ast"
 )
 
-// Parses reports whether code parses as a JavaScript module (top-level
-// await allowed), and nests shallowly enough to be parsed safely.
-func Parses(code string) bool {
-	return parseModule(code) != nil
-}
-
 // Completion finds the expression whose value a module's code would have as
 // a script's completion value: the expression of its last top-level
 // statement, when that statement is an expression statement. It reports

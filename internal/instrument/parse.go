@@ -1,7 +1,7 @@
 // Package instrument reads the code of the agent's code mode with the
-// sobek parser, once (Parse): which calls of asynchronous functions a step
-// makes (AsyncCalls), where it throws (Throws), its last expression
-// (Completion), whether it parses (Parses) and whether it is a module
+// sobek parser, once: whether it parses (Parse), which calls of
+// asynchronous functions a step makes (AsyncCalls), where it throws
+// (Throws), its last expression (Completion) and whether it is a module
 // (ModuleSyntax). The executor's validation rules are the engine's now
 // (engine.InspectStep): nothing here validates or rewrites a step.
 package instrument
@@ -24,7 +24,8 @@ type Program struct {
 	prog *ast.Program
 }
 
-// Parse parses code as parseModule does; nil when it does not parse.
+// Parse parses code as a JavaScript module (top-level await allowed); nil
+// when it does not parse, or nests too deeply to be parsed safely.
 func Parse(code string) *Program {
 	prog := parseModule(code)
 	if prog == nil {
