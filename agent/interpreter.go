@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -151,6 +152,14 @@ func (it *Interpreter) ModuleNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// registeredModules are copies of the registered modules: the Go-defined
+// ones and those given as source.
+func (it *Interpreter) registeredModules() (map[string]airlock.Module, map[string]string) {
+	it.mu.RLock()
+	defer it.mu.RUnlock()
+	return maps.Clone(it.modules), maps.Clone(it.sources)
 }
 
 // FunctionNames returns the names of the registered functions, sorted.
@@ -364,16 +373,7 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 		return it.executeScript(ctx, code, js, prog, erased, x, globals, timeout, start)
 	}
 	src, edit := prepareSource(js, prog, x.asyncable)
-	it.mu.RLock()
-	imports := make(map[string]airlock.Module, len(it.modules))
-	for k, v := range it.modules {
-		imports[k] = v
-	}
-	sources := make(map[string]string, len(it.sources))
-	for k, v := range it.sources {
-		sources[k] = v
-	}
-	it.mu.RUnlock()
+	imports, sources := it.registeredModules()
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,20 +28,9 @@ const scriptLogBytes = 64 << 20
 func (it *Interpreter) executeScript(ctx context.Context, code, js string, prog *instrument.Program, erased *source.StepMap, x *execution,
 	globals map[string]any, timeout time.Duration, start time.Time) *Execution {
 	src, edit := prepareScript(js, prog, x.asyncable)
-	it.mu.RLock()
-	modules := make(map[string]airlock.Module, len(it.modules))
-	sources := make(map[string]string, len(it.sources))
-	names := make([]string, 0, len(it.modules)+len(it.sources))
-	for k, v := range it.modules {
-		modules[k] = v
-		names = append(names, k)
-	}
-	for k, v := range it.sources {
-		sources[k] = v
-		names = append(names, k)
-	}
-	it.mu.RUnlock()
-	sort.Strings(names)
+	modules, sources := it.registeredModules()
+	names := append(slices.Collect(maps.Keys(modules)), slices.Collect(maps.Keys(sources))...)
+	slices.Sort(names)
 	fail := func(err error) *Execution {
 		return &Execution{Status: airlock.StatusError, Error: err.Error(), Duration: time.Since(start)}
 	}
