@@ -279,12 +279,15 @@ func (a *CodeAgent) sandbox(run *tracker, state *State) (*execution, map[string]
 // mode's scripts). smap and edits map positions back to the step.
 func stepSource(code string, asyncable func(string) bool) (string, *source.StepMap, sourceEdits) {
 	js, smap := code, (*source.StepMap)(nil)
-	if !instrument.Parses(code) {
-		if erased, m, lf := source.EraseStep(code); lf == nil && instrument.Parses(erased) {
-			js, smap = erased, m
+	prog := instrument.Parse(code)
+	if prog == nil {
+		if erased, m, lf := source.EraseStep(code); lf == nil {
+			if p := instrument.Parse(erased); p != nil {
+				js, smap, prog = erased, m, p
+			}
 		}
 	}
-	src, edits := editSource(js, asyncable, false)
+	src, edits := editSource(js, prog, asyncable, false)
 	return src, smap, edits
 }
 

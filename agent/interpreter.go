@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -151,6 +152,14 @@ func (it *Interpreter) ModuleNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// registeredModules are copies of the registered modules: the Go-defined
+// ones and those given as source.
+func (it *Interpreter) registeredModules() (map[string]airlock.Module, map[string]string) {
+	it.mu.RLock()
+	defer it.mu.RUnlock()
+	return maps.Clone(it.modules), maps.Clone(it.sources)
 }
 
 // FunctionNames returns the names of the registered functions, sorted.
@@ -353,25 +362,18 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	// TypeScript is erased first, as airlock.Run would, so that the
 	// preparation reads JavaScript; positions are mapped back.
 	js, erased := code, (*source.StepMap)(nil)
-	if !instrument.Parses(code) {
+	prog := instrument.Parse(code)
+	if prog == nil {
 		if out, smap, lf := source.EraseModule(code); lf == nil {
 			js, erased = out, smap
+			prog = instrument.Parse(js)
 		}
 	}
-	if it.cfg.Runtime == nil && !instrument.ModuleSyntax(js) {
-		return it.executeScript(ctx, code, js, erased, x, globals, timeout, start)
+	if it.cfg.Runtime == nil && !prog.ModuleSyntax() {
+		return it.executeScript(ctx, code, js, prog, erased, x, globals, timeout, start)
 	}
-	src, edit := prepareSource(js, x.asyncable)
-	it.mu.RLock()
-	imports := make(map[string]airlock.Module, len(it.modules))
-	for k, v := range it.modules {
-		imports[k] = v
-	}
-	sources := make(map[string]string, len(it.sources))
-	for k, v := range it.sources {
-		sources[k] = v
-	}
-	it.mu.RUnlock()
+	src, edit := prepareSource(js, prog, x.asyncable)
+	imports, sources := it.registeredModules()
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -437,24 +439,27 @@ const completionOpen = "export default ("
 // its default export, and makes the calls of async-able functions whose
 // promise the code uses (awaited, in Promise.all) call their
 // promise-returning twins, by edits that keep every line where it was.
-func prepareSource(code string, asyncable func(string) bool) (string, sourceEdits) {
-	return editSource(code, asyncable, true)
+func prepareSource(code string, prog *instrument.Program, asyncable func(string) bool) (string, sourceEdits) {
+	return editSource(code, prog, asyncable, true)
 }
 
 // editSource makes prepareSource's edits; the completion's only with
-// completion.
-func editSource(code string, asyncable func(string) bool, completion bool) (string, sourceEdits) {
+// completion. prog is code parsed (nil: it does not parse, and nothing is
+// edited).
+func editSource(code string, prog *instrument.Program, asyncable func(string) bool, completion bool) (string, sourceEdits) {
 	var ins []insertion
-	for _, off := range instrument.AsyncCalls(code, asyncable) {
+	for _, off := range prog.AsyncCalls(asyncable) {
 		ins = append(ins, insertion{off: off, text: asyncPrefix})
 	}
-	for _, sp := range instrument.Throws(code) {
+	for _, sp := range prog.Throws() {
 		line := 1 + strings.Count(code[:sp[0]], "\n")
 		col := sp[0] - strings.LastIndexByte(code[:sp[0]], '\n')
 		ins = append(ins, insertion{off: sp[0], text: fmt.Sprintf("(%s(%d, %d), ", throwAtName, line, col)}, insertion{off: sp[1], text: ")"})
 	}
-	if s, e, ok := instrument.Completion(code); completion && ok {
-		ins = append(ins, insertion{off: s, text: completionOpen}, insertion{off: e, text: ")"})
+	if completion {
+		if s, e, ok := prog.Completion(); ok {
+			ins = append(ins, insertion{off: s, text: completionOpen}, insertion{off: e, text: ")"})
+		}
 	}
 	sort.SliceStable(ins, func(i, j int) bool { return ins[i].off < ins[j].off })
 	var b strings.Builder

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/instrument"
 	"github.com/airlockrun/airlock/internal/source"
 )
 
@@ -22,24 +24,13 @@ const scriptLogBytes = 64 << 20
 // plain script: a step of a fresh executor, sloppy global code as Node's
 // REPL runs it, with the rules of a CodeAgent step (top-level await, the
 // completion value as the result, TypeScript erased). js is the code with
-// its TypeScript erased, erased the map back to code.
-func (it *Interpreter) executeScript(ctx context.Context, code, js string, erased *source.StepMap, x *execution,
+// its TypeScript erased, prog js parsed, erased the map back to code.
+func (it *Interpreter) executeScript(ctx context.Context, code, js string, prog *instrument.Program, erased *source.StepMap, x *execution,
 	globals map[string]any, timeout time.Duration, start time.Time) *Execution {
-	src, edit := prepareScript(js, x.asyncable)
-	it.mu.RLock()
-	modules := make(map[string]airlock.Module, len(it.modules))
-	sources := make(map[string]string, len(it.sources))
-	names := make([]string, 0, len(it.modules)+len(it.sources))
-	for k, v := range it.modules {
-		modules[k] = v
-		names = append(names, k)
-	}
-	for k, v := range it.sources {
-		sources[k] = v
-		names = append(names, k)
-	}
-	it.mu.RUnlock()
-	sort.Strings(names)
+	src, edit := prepareScript(js, prog, x.asyncable)
+	modules, sources := it.registeredModules()
+	names := append(slices.Collect(maps.Keys(modules)), slices.Collect(maps.Keys(sources))...)
+	slices.Sort(names)
 	fail := func(err error) *Execution {
 		return &Execution{Status: airlock.StatusError, Error: err.Error(), Duration: time.Since(start)}
 	}
@@ -143,8 +134,8 @@ func (it *Interpreter) executeScript(ctx context.Context, code, js string, erase
 // prepareScript is prepareSource for a plain script, whose value the
 // executor finds itself: the calls whose promise the code uses call their
 // twins, and each throw statement tells its position first.
-func prepareScript(code string, asyncable func(string) bool) (string, sourceEdits) {
-	return editSource(code, asyncable, false)
+func prepareScript(code string, prog *instrument.Program, asyncable func(string) bool) (string, sourceEdits) {
+	return editSource(code, prog, asyncable, false)
 }
 
 // entryLogs are an executor's console entries as code mode's logs.

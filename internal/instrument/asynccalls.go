@@ -17,11 +17,11 @@ import (
 // (f(x).field) is not one of them. The code is an ES module (top-level
 // await allowed); AsyncCalls reports the byte offsets in code of the
 // callees' identifiers, sorted, and nothing when the code does not parse.
-func AsyncCalls(code string, named func(name string) bool) []int {
-	prog := parseModule(code)
-	if prog == nil {
+func (p *Program) AsyncCalls(named func(name string) bool) []int {
+	if p == nil {
 		return nil
 	}
+	code, prog := p.code, p.prog
 	a := &asyncFinder{named: named, direct: map[*ast.CallExpression]bool{}, found: map[int]bool{}}
 	a.walk(reflect.ValueOf(prog), 0)
 	out := make([]int, 0, len(a.found))
@@ -137,11 +137,11 @@ func (a *asyncFinder) node(n ast.Node, inCombinator int) {
 // of each one's argument, start and end, in source order; nothing when the
 // code does not parse. The host marks where a throw happened with them, as
 // a thrown value that is not an Error (throw "text") carries no position.
-func Throws(code string) [][2]int {
-	prog := parseModule(code)
-	if prog == nil {
+func (p *Program) Throws() [][2]int {
+	if p == nil {
 		return nil
 	}
+	code, prog := p.code, p.prog
 	var out [][2]int
 	var walk func(v reflect.Value)
 	visit := func(n ast.Node) {

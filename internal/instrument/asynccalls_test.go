@@ -24,7 +24,7 @@ func TestAsyncCalls(t *testing.T) {
 		`await Promise.allSettled([f(1), f(f(2).a)]); f(3)`: {"f(1)", "f(f(2)"},
 	} {
 		var got []string
-		for _, off := range AsyncCalls(code, named) {
+		for _, off := range Parse(code).AsyncCalls(named) {
 			end := strings.IndexByte(code[off:], ')')
 			got = append(got, code[off:off+end+1])
 		}
@@ -37,13 +37,13 @@ func TestAsyncCalls(t *testing.T) {
 func TestThrows(t *testing.T) {
 	code := "if (x) throw 'a string';\nfunction f() { throw { code: 5 } }\nthrow (new Error(\"e\"))"
 	var got []string
-	for _, sp := range Throws(code) {
+	for _, sp := range Parse(code).Throws() {
 		got = append(got, code[sp[0]:sp[1]])
 	}
 	if want := []string{"'a string'", "{ code: 5 }", "new Error(\"e\")"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
-	if Throws("throw (") != nil {
+	if Parse("throw (").Throws() != nil {
 		t.Fatal("found throws in code that does not parse")
 	}
 }

@@ -6,12 +6,6 @@ import (
 	"github.com/grafana/sobek/ast"
 )
 
-// Parses reports whether code parses as a JavaScript module (top-level
-// await allowed), and nests shallowly enough to be parsed safely.
-func Parses(code string) bool {
-	return parseModule(code) != nil
-}
-
 // Completion finds the expression whose value a module's code would have as
 // a script's completion value: the expression of its last top-level
 // statement, when that statement is an expression statement. It reports
@@ -19,11 +13,11 @@ func Parses(code string) bool {
 // the module already has a default export, or when the code does not parse
 // (then the engine reports the error), or nests too deeply to be parsed
 // safely (then the run's own check reports it).
-func Completion(code string) (start, end int, ok bool) {
-	prog := parseModule(code)
-	if prog == nil || len(prog.Body) == 0 {
+func (p *Program) Completion() (start, end int, ok bool) {
+	if p == nil || len(p.prog.Body) == 0 {
 		return 0, 0, false
 	}
+	code, prog := p.code, p.prog
 	for _, s := range prog.Body {
 		if e, isExport := s.(*ast.ExportDeclaration); isExport && e.IsDefault {
 			return 0, 0, false
@@ -137,12 +131,11 @@ func parenBalance(s string) int {
 // export declaration at its top level: then it is a module, as Node's
 // module detection decides; else a script. Code that does not parse is
 // not a module.
-func ModuleSyntax(code string) bool {
-	prog := parseModule(code)
-	if prog == nil {
+func (p *Program) ModuleSyntax() bool {
+	if p == nil {
 		return false
 	}
-	for _, s := range prog.Body {
+	for _, s := range p.prog.Body {
 		switch s.(type) {
 		case *ast.ImportDeclaration, *ast.ExportDeclaration:
 			return true

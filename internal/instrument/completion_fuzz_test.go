@@ -10,7 +10,7 @@ func FuzzCompletion(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, code string) {
-		s, e, ok := Completion(code)
+		s, e, ok := Parse(code).Completion()
 		if ok && (s < 0 || e > len(code) || s >= e) {
 			t.Fatalf("Completion(%q) = %d, %d", code, s, e)
 		}

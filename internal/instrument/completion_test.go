@@ -25,7 +25,7 @@ func TestCompletion(t *testing.T) {
 		{"(\")(\")", "(\")(\")"},
 		{"const r = 1;\n(await f(r)).join(',')", "(await f(r)).join(',')"},
 	} {
-		s, e, ok := Completion(c.code)
+		s, e, ok := Parse(c.code).Completion()
 		got := ""
 		if ok {
 			got = c.code[s:e]
@@ -48,7 +48,7 @@ func TestModuleSyntax(t *testing.T) {
 		`const s = "import a from 'b'"; s`: false,
 		`not code (`:                       false,
 	} {
-		if got := ModuleSyntax(code); got != want {
+		if got := Parse(code).ModuleSyntax(); got != want {
 			t.Errorf("%q: %v, want %v", code, got, want)
 		}
 	}

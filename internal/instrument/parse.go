@@ -1,7 +1,7 @@
 // Package instrument reads the code of the agent's code mode with the
-// sobek parser: which calls of asynchronous functions a step makes
-// (AsyncCalls), where it throws (Throws), its last expression
-// (Completion), whether it parses (Parses) and whether it is a module
+// sobek parser, once: whether it parses (Parse), which calls of
+// asynchronous functions a step makes (AsyncCalls), where it throws
+// (Throws), its last expression (Completion) and whether it is a module
 // (ModuleSyntax). The executor's validation rules are the engine's now
 // (engine.InspectStep): nothing here validates or rewrites a step.
 package instrument
@@ -15,6 +15,24 @@ import (
 	"github.com/grafana/sobek/ast"
 	"github.com/grafana/sobek/parser"
 )
+
+// Program is code parsed once for the readers of this package (AsyncCalls,
+// Throws, Completion, ModuleSyntax); nil is code that does not parse, of
+// which each reader finds nothing.
+type Program struct {
+	code string
+	prog *ast.Program
+}
+
+// Parse parses code as a JavaScript module (top-level await allowed); nil
+// when it does not parse, or nests too deeply to be parsed safely.
+func Parse(code string) *Program {
+	prog := parseModule(code)
+	if prog == nil {
+		return nil
+	}
+	return &Program{code: code, prog: prog}
+}
 
 // parseModule parses code as an ES module (top-level await allowed), its
 // for-await loops read as for-of; nil when the code does not parse, or

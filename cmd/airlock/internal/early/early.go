@@ -6,8 +6,9 @@
 // initialisation, the engine's module decoded, esbuild's first transform)
 // and touched each fresh page of it with a page fault of its own. On the
 // virtual machines sandboxes are often deployed on, a fault costs
-// 15-40 µs, where populating pages in one call costs ~1 µs each
-// (BENCHMARKS.md, "The command's start"); so the heap is grown and
+// 15-45 µs, where populating pages in one call costs ~1 µs each
+// (RATIONALE.md and BENCHMARKS.md, "The command's start: fewer first
+// touches of memory"); so the heap is grown and
 // populated here in one call, and the allocations that follow land on
 // pages that are already there.
 package early
