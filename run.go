@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/source"
@@ -434,7 +435,10 @@ func (r *run) callTyped(h *hostFunc, in []engine.Arg, rep *engine.Reply) {
 	if panicked {
 		r.halt(StatusError, err.Error())
 	}
-	plain := err == nil && v.Kind != wasmvm.String
+	// A string answer's text is paid here (typedReply's work for UTF-8,
+	// without its closures).
+	plain := err == nil && (v.Kind != wasmvm.String ||
+		utf8.ValidString(v.Text) && (v.Text == "" || r.budget.spend(len(v.Text))))
 	if err != nil {
 		*rep = r.reply(nil, err)
 	} else if !plain {

@@ -1029,9 +1029,10 @@ static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, J
 /* host_fn_primitives is js_kernel_host's (9, id, ...args) for arguments
    that are all primitives, written out for the call a program makes most:
    the slots are filled here, the text of string arguments is the only
-   thing freed after the call, and a number answer is made here. It
-   returns 1 with the call's value in *ret, or 0 when an argument is not a
-   primitive: the kernel encodes those (js_kernel_host). */
+   thing freed after the call, and a number answer, or a string answer in
+   answer_buf, is made here. It returns 1 with the call's value in *res,
+   or 0 when an argument is not a primitive: the kernel encodes those
+   (js_kernel_host). */
 static int host_fn_primitives(JSContext *ctx, JSValueConst id, int argc, JSValueConst *argv, JSValue *res)
 {
     struct slot slots[MAX_SLOTS];
@@ -1101,8 +1102,12 @@ static int host_fn_primitives(JSContext *ctx, JSValueConst id, int argc, JSValue
         ret = JS_EXCEPTION;
         goto done;
     }
+    /* the answers of take_answer's that need no list, made here */
     if (qjs_ctl.ret.tag == TAG_NUMBER)
         ret = JS_NewFloat64(ctx, qjs_ctl.ret.u.num);
+    else if (qjs_ctl.ret.tag == TAG_STRING && qjs_ctl.ret.u.ptr == (uint32_t)(uintptr_t)answer_buf &&
+             qjs_ctl.ret.len < ANSWER_SIZE)
+        ret = JS_NewStringLen(ctx, answer_buf, qjs_ctl.ret.len);
     else {
         ret = take_answer(ctx, 0, &reply);
         if (reply)
