@@ -203,3 +203,39 @@ func TestHostCall_TextFreedWhenKernelEncodes(t *testing.T) {
 	wantStatus(t, res, airlock.StatusSuccess)
 	wantResult(t, res, float64(200<<20))
 }
+
+// Replies of every kind follow one another in one run, each its own: the
+// engine keeps one place for a call's reply, written anew by every call.
+func TestHostCall_RepliesInSequence(t *testing.T) {
+	globals := map[string]any{
+		"num":  func(x float64) float64 { return x * 2 },
+		"str":  func(s string) string { return s + "!" },
+		"fail": func(x float64) (float64, error) { return 0, errors.New("failed " + fmt.Sprint(x)) },
+		"any": func(k string) any {
+			switch k {
+			case "obj":
+				return map[string]any{"k": 1.0}
+			case "nil":
+				return nil
+			case "bool":
+				return true
+			}
+			return airlock.Undefined{}
+		},
+		"later": airlock.Async(func(x float64) float64 { return x + 1 }),
+	}
+	src := `const caught = (f) => { try { return f() } catch (e) { return "E " + e.message } };
+	const out = [];
+	for (let i = 0; i < 3; i++) {
+		out.push(num(i), caught(() => fail(i)), any("obj"), str("s" + i), any("nil"), typeof any("undef"), any("bool"), num(i + 10));
+		out.push(await later(i));
+	}
+	export default out`
+	res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript, Globals: globals})
+	var want []any
+	for i := 0; i < 3; i++ {
+		x := float64(i)
+		want = append(want, 2*x, "E failed "+fmt.Sprint(i), map[string]any{"k": 1.0}, "s"+fmt.Sprint(i)+"!", nil, "undefined", true, 2*(x+10), x+1)
+	}
+	wantResult(t, res, want)
+}

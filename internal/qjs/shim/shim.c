@@ -1124,7 +1124,8 @@ done:
    bootstrap.js, with __airlock_hostfn): a C function whose data are its
    kind (9, or 10 for a JSON host function) and its id. A call is
    js_kernel_host's with (kind, id, ...args), with no bound function and no
-   JavaScript in between. */
+   JavaScript in between; a call of kind 9 whose arguments are primitives
+   is host_fn_primitives'. */
 static JSValue js_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
 {
     JSValueConst few[MAX_SLOTS], *args = few;
