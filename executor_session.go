@@ -401,7 +401,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		job := &engine.Job{
 			Resolve:  s.resolve,
 			Load:     s.load,
-			Call:     st.call,
+			Call:     st.answer,
 			Log:      st.log,
 			Stop:     st.stop,
 			OpsSpent: func() { st.halt(stopOps, nil) },
@@ -618,6 +618,11 @@ func (s *session) load(name string) (string, error) {
 		return src, nil
 	}
 	return "", fmt.Errorf("module %q is not available", strings.TrimPrefix(name, modulePrefix))
+}
+
+// answer is engine.Job.Call: call's reply, written to rep.
+func (st *step) answer(id int, raw []engine.Arg, wire string, encoded bool, rep *engine.Reply) {
+	*rep = st.call(id, raw, wire, encoded)
 }
 
 // call runs a host function for the step, on the VM's goroutine.

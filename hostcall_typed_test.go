@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/airlockrun/airlock"
 )
@@ -149,4 +151,91 @@ func TestHostCall_TypedPanicAndStop(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("the host function ran %d times", n)
 	}
+}
+
+// Every argument list reaches a host function the same way, whichever way
+// the sandbox encodes it: primitives only, up to the most that are encoded
+// without the kernel (14), more than that, or primitives before a value
+// that is not one (the kernel encodes the whole list then).
+func TestHostCall_ArgumentPaths(t *testing.T) {
+	describe := func(args ...any) string {
+		b, err := json.Marshal(args)
+		if err != nil {
+			return err.Error()
+		}
+		return fmt.Sprintf("%d %s", len(args), b)
+	}
+	// rope: a concatenation QuickJS keeps as a rope, not flat text.
+	src := `const rope = "a".repeat(3000) + String(Math.random()).slice(0, 0) + "b".repeat(3000);
+	const prims = [1, -0.5, 2 ** 40, true, false, null, "a", "é😀", "x".repeat(600), rope, 7, 8, 9, 10];
+	const out = [];
+	for (let n = 0; n <= 16; n++) out.push(d(...prims.slice(0, n)));
+	out.push(d(...prims, 11, 12, 13));
+	out.push(d("é", 1, {k: 2}), d("é", 1, [3]), d(undefined, 4));
+	export default out`
+	res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"d": describe}})
+	prims := []any{1, -0.5, float64(1 << 40), true, false, nil, "a", "é😀", strings.Repeat("x", 600), strings.Repeat("a", 3000) + strings.Repeat("b", 3000), 7, 8, 9, 10}
+	var want []any
+	for n := 0; n <= 16; n++ {
+		want = append(want, describe(prims[:min(n, len(prims))]...))
+	}
+	want = append(want, describe(append(append([]any{}, prims...), 11, 12, 13)...),
+		describe("é", 1, map[string]any{"k": 2}), describe("é", 1, []any{3}), describe(airlock.Undefined{}, 4))
+	wantResult(t, res, want)
+}
+
+// The text of string arguments is freed when a value after them sends the
+// call through the kernel: a program that makes such calls in a loop does
+// not run out of memory.
+func TestHostCall_TextFreedWhenKernelEncodes(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{MaxValueBytes: 1 << 30, MaxDuration: 60 * time.Second})
+	f := func(s string, _ any) float64 { return float64(len(s)) }
+	// Each call converts 1 MiB of text; 200 calls would hold 200 MiB if
+	// the text were kept, over the 64 MiB heap.
+	ex, err := rt.Run(context.Background(), `const s = "é".repeat(1 << 19); let n = 0;
+		for (let i = 0; i < 200; i++) n += f(s, {});
+		export default n`,
+		airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 64 << 20, Globals: map[string]any{"f": f}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := ex.Wait()
+	wantStatus(t, res, airlock.StatusSuccess)
+	wantResult(t, res, float64(200<<20))
+}
+
+// Replies of every kind follow one another in one run, each its own: the
+// engine keeps one place for a call's reply, written anew by every call.
+func TestHostCall_RepliesInSequence(t *testing.T) {
+	globals := map[string]any{
+		"num":  func(x float64) float64 { return x * 2 },
+		"str":  func(s string) string { return s + "!" },
+		"fail": func(x float64) (float64, error) { return 0, errors.New("failed " + fmt.Sprint(x)) },
+		"any": func(k string) any {
+			switch k {
+			case "obj":
+				return map[string]any{"k": 1.0}
+			case "nil":
+				return nil
+			case "bool":
+				return true
+			}
+			return airlock.Undefined{}
+		},
+		"later": airlock.Async(func(x float64) float64 { return x + 1 }),
+	}
+	src := `const caught = (f) => { try { return f() } catch (e) { return "E " + e.message } };
+	const out = [];
+	for (let i = 0; i < 3; i++) {
+		out.push(num(i), caught(() => fail(i)), any("obj"), str("s" + i), any("nil"), typeof any("undef"), any("bool"), num(i + 10));
+		out.push(await later(i));
+	}
+	export default out`
+	res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript, Globals: globals})
+	var want []any
+	for i := 0; i < 3; i++ {
+		x := float64(i)
+		want = append(want, 2*x, "E failed "+fmt.Sprint(i), map[string]any{"k": 1.0}, "s"+fmt.Sprint(i)+"!", nil, "undefined", true, 2*(x+10), x+1)
+	}
+	wantResult(t, res, want)
 }

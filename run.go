@@ -11,9 +11,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/source"
+	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
 // run is the state of one run, shared by the caller's goroutine, the VM's
@@ -343,13 +345,27 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 		Fallback:    graph.Fallback,
 		URL:         graph.URL,
 		Console:     console,
-		Call:        r.call,
+		Call:        r.answer,
 		Log:         r.log,
 		Stop:        r.stop,
 	}
 	r.async.job(job)
 	out := vm.Run(job)
 	r.finish(res, out, graph)
+}
+
+// answer is engine.Job.Call: it runs a host function for the sandbox, on
+// the VM's goroutine, and writes its reply to rep.
+func (r *run) answer(id int, in []engine.Arg, wire string, encoded bool, rep *engine.Reply) {
+	if !r.stopped.Load() && !encoded { // stopped is set before r.stop is closed
+		if p := r.funcs.Load(); p != nil && id >= 0 && id < len(*p) {
+			if h := (*p)[id]; h != nil && h.typed != nil && !h.async {
+				r.callTyped(h, in, rep)
+				return
+			}
+		}
+	}
+	*rep = r.call(id, in, wire, encoded)
 }
 
 // call runs a host function for the sandbox, on the VM's goroutine.
@@ -364,25 +380,12 @@ func (r *run) call(id int, in []engine.Arg, wire string, encoded bool) engine.Re
 	if h == nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
 	}
-	// A synchronous function of numbers, strings and booleans takes the
-	// primitives as the engine typed them (hostFunc.typed): no []any.
-	typed := h.typed != nil && !encoded && !h.async
-	var args []any
-	if typed {
-		// The answer's 8 bytes are paid with the arguments: one update
-		// of the budget for a call that answers a number.
-		if !r.budget.spend(argCost(in) + 8) {
-			return engine.Reply{Kind: engine.ReplyError, Value: errRunBudgetSpent.Error()}
-		}
-	} else {
-		var err error
-		args, err = callArgs(in, wire, encoded, r.budget.spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
-		if err != nil {
-			return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-		}
-		if h.async {
-			return r.async.start(func() engine.Reply { return r.invoke(h, args) })
-		}
+	args, err := callArgs(in, wire, encoded, r.budget.spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
+	if h.async {
+		return r.async.start(func() engine.Reply { return r.invoke(h, args) })
 	}
 	r.inCall.Store(true)
 	if r.stopped.Load() {
@@ -391,35 +394,65 @@ func (r *run) call(id int, in []engine.Arg, wire string, encoded bool) engine.Re
 	}
 	// Called directly, not through a closure: one the asynchronous branch
 	// may keep would be allocated for every synchronous call too.
-	var rep engine.Reply
-	if typed {
-		rep = r.invokeTyped(h, in)
-	} else {
-		rep = r.invoke(h, args)
-	}
+	rep := r.invoke(h, args)
 	r.inCall.Store(false)
 	if r.stopped.Load() {
-		// The run may have settled without this call, which returned too
-		// late: its result is discarded, and the VM, stopped for good, is
-		// interrupted here, since nothing else interrupts it any more.
-		if vm := r.vm.Load(); vm != nil {
-			vm.Interrupt()
-		}
+		r.late()
 		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
 	}
 	return rep
 }
 
-// invokeTyped is invoke for a function called through its typed path.
-func (r *run) invokeTyped(h *hostFunc, in []engine.Arg) engine.Reply {
+// late interrupts the VM after a host call that returned once the run was
+// stopped: the run may have settled without the call, whose result is
+// discarded, and the VM, stopped for good, is interrupted here, since
+// nothing else interrupts it any more.
+func (r *run) late() {
+	if vm := r.vm.Load(); vm != nil {
+		vm.Interrupt()
+	}
+}
+
+// callTyped is answer for a synchronous function of numbers, strings and
+// booleans (hostFunc.typed): it takes the primitives as the engine typed
+// them, no []any, and writes a number, boolean or empty answer as it came
+// into rep, field by field: a Reply returned and copied whole cost the
+// processor a stall at each copy (it is larger than Go keeps in registers).
+func (r *run) callTyped(h *hostFunc, in []engine.Arg, rep *engine.Reply) {
+	// The answer's 8 bytes are paid with the arguments: one update of
+	// the budget for a call that answers a number.
+	if !r.budget.spend(argCost(in) + 8) {
+		*rep = engine.Reply{Kind: engine.ReplyError, Value: errRunBudgetSpent.Error()}
+		return
+	}
+	r.inCall.Store(true)
+	if r.stopped.Load() {
+		r.inCall.Store(false)
+		*rep = engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+		return
+	}
 	v, err, panicked := h.callTyped(in)
 	if panicked {
 		r.halt(StatusError, err.Error())
 	}
+	// A string answer's text is paid here (typedReply's work for UTF-8,
+	// without its closures).
+	plain := err == nil && (v.Kind != wasmvm.String ||
+		utf8.ValidString(v.Text) && (v.Text == "" || r.budget.spend(len(v.Text))))
 	if err != nil {
-		return r.reply(nil, err)
+		*rep = r.reply(nil, err)
+	} else if !plain {
+		*rep = typedReply(v, r.register, r.budget.spend, errRunBudgetSpent)
 	}
-	return typedReply(v, r.register, r.budget.spend, errRunBudgetSpent)
+	r.inCall.Store(false)
+	if r.stopped.Load() {
+		r.late()
+		*rep = engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+		return
+	}
+	if plain {
+		rep.Kind, rep.Arg = engine.ReplyArg, v
+	}
 }
 
 // invoke calls host function h with args and makes its reply; a panic in

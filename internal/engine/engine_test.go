@@ -33,7 +33,7 @@ func mainJob(v *VM, src string) *Job {
 			}
 			return "", fmt.Errorf("no module %q", name)
 		},
-		Call:    func(id int, args []Arg, wire string, encoded bool) Reply { return Reply{} },
+		Call:    func(id int, args []Arg, wire string, encoded bool, rep *Reply) {},
 		Pending: func() int { return 0 },
 		Stop:    make(chan struct{}),
 	}

@@ -114,9 +114,10 @@ type Job struct {
 	// (log, info, warn, error, debug) and the wire text of the arguments.
 	Log func(level int, wire string)
 	// Call runs host function id with primitive args, or with wire text
-	// of the args. args are valid only during the call (their strings are
-	// the call's own and may be kept).
-	Call func(id int, args []Arg, wire string, encoded bool) Reply
+	// of the args, and writes its reply to rep (a Reply the VM keeps for
+	// this, its zero value at the call). args are valid only during the
+	// call (their strings are the call's own and may be kept).
+	Call func(id int, args []Arg, wire string, encoded bool, rep *Reply)
 	// Take returns the result of an asynchronous host call that has
 	// finished, if there is one; Ready receives a value after one has
 	// finished. The finished calls wait in the host's queue, never on a

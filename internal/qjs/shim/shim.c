@@ -1026,17 +1026,115 @@ static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, J
     return ret;
 }
 
+/* host_fn_primitives is js_kernel_host's (9, id, ...args) for arguments
+   that are all primitives, written out for the call a program makes most:
+   the slots are filled here, the text of string arguments is the only
+   thing freed after the call, and a number answer, or a string answer in
+   answer_buf, is made here. It returns 1 with the call's value in *res,
+   or 0 when an argument is not a primitive: the kernel encodes those
+   (js_kernel_host). */
+static int host_fn_primitives(JSContext *ctx, JSValueConst id, int argc, JSValueConst *argv, JSValue *res)
+{
+    struct slot slots[MAX_SLOTS];
+    const char *strs[MAX_SLOTS];
+    int i, r, reply, nstr = 0;
+    JSValue ret;
+
+    slots[0].tag = TAG_NUMBER;
+    slots[0].len = 0;
+    slots[0].u.num = 0; /* a call of host function id */
+    slots[1].tag = TAG_NUMBER;
+    slots[1].len = 0;
+    slots[1].u.num = JS_VALUE_GET_INT(id);
+    for (i = 0; i < argc; i++) {
+        JSValueConst a = argv[i];
+        struct slot *s = &slots[i + 2];
+        s->len = 0;
+        s->u.ptr = 0;
+        switch (JS_VALUE_GET_NORM_TAG(a)) {
+        case JS_TAG_UNDEFINED:
+            s->tag = TAG_UNDEFINED;
+            break;
+        case JS_TAG_NULL:
+            s->tag = TAG_NULL;
+            break;
+        case JS_TAG_BOOL:
+            s->tag = JS_VALUE_GET_BOOL(a) ? TAG_TRUE : TAG_FALSE;
+            break;
+        case JS_TAG_INT:
+            s->tag = TAG_NUMBER;
+            s->u.num = JS_VALUE_GET_INT(a);
+            break;
+        case JS_TAG_FLOAT64:
+            s->tag = TAG_NUMBER;
+            s->u.num = JS_VALUE_GET_FLOAT64(a);
+            break;
+        case JS_TAG_STRING:
+        case JS_TAG_STRING_ROPE: {
+            size_t len;
+            const char *str = JS_ToCStringLen(ctx, &len, a);
+            if (!str) {
+                ret = JS_EXCEPTION;
+                goto done;
+            }
+            strs[nstr++] = str;
+            s->tag = TAG_STRING;
+            s->len = (uint32_t)len;
+            s->u.ptr = (uint32_t)(uintptr_t)str;
+            break;
+        }
+        default:
+            for (i = 0; i < nstr; i++)
+                JS_FreeCString(ctx, strs[i]);
+            return 0;
+        }
+    }
+    offer_answer();
+    r = host_call(KERNEL_FN, slots, argc + 2);
+    if (r != 0) {
+        ret = JS_ThrowInternalError(ctx, "host call failed");
+        goto done;
+    }
+    if (qjs_ctl.soft || qjs_ctl.stop) {
+        /* as in js_kernel_host */
+        JS_ThrowInternalError(ctx, "interrupted");
+        JS_SetUncatchableException(ctx, 1);
+        ret = JS_EXCEPTION;
+        goto done;
+    }
+    /* the answers of take_answer's that need no list, made here */
+    if (qjs_ctl.ret.tag == TAG_NUMBER)
+        ret = JS_NewFloat64(ctx, qjs_ctl.ret.u.num);
+    else if (qjs_ctl.ret.tag == TAG_STRING && qjs_ctl.ret.u.ptr == (uint32_t)(uintptr_t)answer_buf &&
+             qjs_ctl.ret.len < ANSWER_SIZE)
+        ret = JS_NewStringLen(ctx, answer_buf, qjs_ctl.ret.len);
+    else {
+        ret = take_answer(ctx, 0, &reply);
+        if (reply)
+            ret = kernel_reply(ctx, ret, id);
+    }
+done:
+    for (i = 0; i < nstr; i++)
+        JS_FreeCString(ctx, strs[i]);
+    *res = ret;
+    return 1;
+}
+
 /* js_host_fn is a host function the kernel made (hostFunction in
    bootstrap.js, with __airlock_hostfn): a C function whose data are its
    kind (9, or 10 for a JSON host function) and its id. A call is
    js_kernel_host's with (kind, id, ...args), with no bound function and no
-   JavaScript in between. */
+   JavaScript in between; a call of kind 9 whose arguments are primitives
+   is host_fn_primitives'. */
 static JSValue js_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
 {
     JSValueConst few[MAX_SLOTS], *args = few;
     JSValue r;
     int i;
     (void)magic;
+    if (JS_VALUE_GET_INT(data[0]) == 9 && argc <= MAX_SLOTS - 2 &&
+        host_fn_primitives(ctx, data[1], argc, argv, &r))
+        return r;
     if (argc > MAX_SLOTS - 2) {
         args = js_malloc(ctx, sizeof(*args) * ((size_t)argc + 2));
         if (!args)
