@@ -15,7 +15,7 @@ func TestCycleCollectionStaysAheadOfTheLimit(t *testing.T) {
 	const limit = 48 << 20
 	s := newSandbox(t, &SandboxOptions{MemoryLimit: limit})
 	room := limit - s.snap.base - heapSlack // the heap limit
-	live := room * 5 / 8 // kept: 3 times it is far past the limit
+	live := room * 5 / 8                    // kept: 3 times it is far past the limit
 	src := fmt.Sprintf(`{
 		const keep = [];
 		for (let n = 0; n < %d; n += 8192) keep.push(new Uint8Array(8192 - 256));
