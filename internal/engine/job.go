@@ -160,7 +160,9 @@ func (v *VM) Run(j *Job) (out Outcome) {
 	if j.stopped() {
 		return Outcome{Kind: Stopped}
 	}
-	_, err := v.sb.KernelCall(context.Background(), "start",
+	// The kernel readies the run; the shim then compiles and evaluates
+	// the entry module (wasmvm.Sandbox.KernelRun).
+	_, err := v.sb.KernelRun(context.Background(), "start",
 		str(j.Entry), str(j.Fn), wasmvm.Value{Kind: wasmvm.Bool, Bool: j.FnOptional}, num(j.Console),
 		str(j.Args), str(j.Globals), str(j.Imports))
 	return v.loop(j, err)

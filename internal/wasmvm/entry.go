@@ -23,6 +23,7 @@ const (
 	entryKernelStep  entry = 7
 	entryDropJobs    entry = 8
 	entryInspectStep entry = 9
+	entryKernelRun   entry = 10
 )
 
 // entryArg is the index of the entry on the stack, after the widest

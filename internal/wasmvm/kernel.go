@@ -25,6 +25,20 @@ func (s *Sandbox) SetModuleHooks(h ModuleHooks) { s.modules = h }
 // KernelCall calls the kernel's method with args (primitives, strings and
 // JSON text). No job runs. Errors as for Eval.
 func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) (Result, error) {
+	return s.kernelCall(ctx, entryKernelCall, method, args)
+}
+
+// KernelRun calls the kernel's method as KernelCall does; a string it
+// returns is the name of the entry module, which the shim then loads
+// (through the ModuleHooks), links and evaluates itself, as import()
+// would, and whose evaluation promise and namespace it hands to the
+// kernel's run(promise, namespace), or what loading or linking threw to
+// its loadFailed(error). No job runs.
+func (s *Sandbox) KernelRun(ctx context.Context, method string, args ...Value) (Result, error) {
+	return s.kernelCall(ctx, entryKernelRun, method, args)
+}
+
+func (s *Sandbox) kernelCall(ctx context.Context, f entry, method string, args []Value) (Result, error) {
 	if err := s.ready(ctx); err != nil {
 		return Result{}, err
 	}
@@ -80,7 +94,7 @@ func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) 
 	}
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf)+uint64(len(args)*slotSize), uint64(buf), uint64(len(args))
-	return s.run(ctx, entryKernelCall, buf)
+	return s.run(ctx, f, buf)
 }
 
 // The flags of a step (QJS_STEP_* in the shim), for Step and InspectStep.

@@ -884,12 +884,32 @@ EXPORT(qjs_def_host_func) int32_t qjs_def_host_func(JSContext *ctx, const char *
 
 static JSValue kernel = JS_UNDEFINED;
 
+/* The kernel's methods the host calls on every run, their atoms made with
+   the kernel (js_take_kernel), so in the image: an atom made by a run is
+   looked up in the atom table again by the next, a rewound copy. */
+static const char *const kernel_methods[] = {"start", "run", "loadFailed", "settle"};
+static JSAtom kernel_atoms[sizeof(kernel_methods) / sizeof(kernel_methods[0])];
+
+static JSAtom kernel_atom(JSContext *ctx, const char *method)
+{
+    size_t i;
+    for (i = 0; i < sizeof(kernel_methods) / sizeof(kernel_methods[0]); i++) {
+        if (kernel_atoms[i] != JS_ATOM_NULL && strcmp(method, kernel_methods[i]) == 0)
+            return JS_DupAtom(ctx, kernel_atoms[i]);
+    }
+    return JS_NewAtom(ctx, method);
+}
+
 static JSValue call_kernel(JSContext *ctx, const char *method, int argc, JSValueConst *argv)
 {
     JSValue f, r;
+    JSAtom a;
     if (!JS_IsObject(kernel))
         return JS_ThrowInternalError(ctx, "airlock: no kernel");
-    f = JS_GetPropertyStr(ctx, kernel, method);
+    if ((a = kernel_atom(ctx, method)) == JS_ATOM_NULL)
+        return JS_EXCEPTION;
+    f = JS_GetProperty(ctx, kernel, a);
+    JS_FreeAtom(ctx, a);
     if (JS_IsException(f))
         return f;
     r = JS_Call(ctx, f, JS_UNDEFINED, argc, argv);
@@ -940,6 +960,20 @@ static JSValue kernel_reply(JSContext *ctx, JSValue list, JSValueConst id)
     r = call_kernel(ctx, "reply", 2, a);
     JS_FreeValue(ctx, list);
     return r;
+}
+
+/* throw_stop throws the uncatchable error that ends a program the host
+   stopped during a host call: its text, not an Error, so that no stack
+   trace is built for it (the host reads only the outcome it already has,
+   or the stop). */
+static JSValue throw_stop(JSContext *ctx)
+{
+    JSValue e = JS_NewString(ctx, "InternalError: interrupted");
+    if (JS_IsException(e))
+        return e;
+    JS_Throw(ctx, e);
+    JS_SetUncatchableException(ctx, 1);
+    return JS_EXCEPTION;
 }
 
 /* js_kernel_host is __airlock_host(op, ...). The kernel calls it with its
@@ -1016,9 +1050,7 @@ static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, J
         /* the host stopped the program during the call (a step's budget
            spent, a final answer given): it ends here, not at the next
            interrupt check, thousands of operations later */
-        JS_ThrowInternalError(ctx, "interrupted");
-        JS_SetUncatchableException(ctx, 1);
-        return JS_EXCEPTION;
+        return throw_stop(ctx);
     }
     ret = take_answer(ctx, json, &reply);
     if (reply && (op == 9 || op == 10))
@@ -1069,18 +1101,30 @@ static JSValue js_make_host_fn(JSContext *ctx, JSValueConst this_val, int argc, 
 static JSValue js_take_kernel(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
 {
     JSValue global;
+    size_t i;
     (void)this_val;
     if (argc < 1 || !JS_IsObject(argv[0]) || JS_IsObject(kernel))
         return JS_ThrowTypeError(ctx, "airlock: bad kernel");
     kernel = JS_DupValue(ctx, argv[0]);
+    for (i = 0; i < sizeof(kernel_methods) / sizeof(kernel_methods[0]); i++)
+        kernel_atoms[i] = JS_NewAtom(ctx, kernel_methods[i]);
     global = JS_GetGlobalObject(ctx);
     delete_global(ctx, global, "__airlock_kernel");
     JS_FreeValue(ctx, global);
     return JS_UNDEFINED;
 }
 
-/* qjs_kernel_hooks defines __airlock_host and __airlock_kernel for the
-   kernel's script, which the host runs next (see qjs_set_strip). Returns 0,
+/* js_jobs_pending is __airlock_pending(): whether a job is pending. */
+static JSValue js_jobs_pending(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    (void)this_val;
+    (void)argc;
+    (void)argv;
+    return JS_NewBool(ctx, JS_IsJobPending(JS_GetRuntime(ctx)));
+}
+
+/* qjs_kernel_hooks defines __airlock_host, __airlock_kernel and
+   __airlock_pending for the kernel's script, which the host runs next (see qjs_set_strip). Returns 0,
    or -1. */
 int codec_hooks(JSContext *ctx, JSValueConst global); /* codec.c */
 
@@ -1092,6 +1136,7 @@ EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
     err |= def_global(ctx, global, "__airlock_host", js_kernel_host, "host", 0);
     err |= def_global(ctx, global, "__airlock_hostfn", js_make_host_fn, "hostfn", 2);
     err |= def_global(ctx, global, "__airlock_kernel", js_take_kernel, "kernel", 1);
+    err |= def_global(ctx, global, "__airlock_pending", js_jobs_pending, "pending", 0);
     JS_FreeValue(ctx, global);
     return err ? -1 : 0;
 }
@@ -1137,10 +1182,59 @@ static int decode_slots(JSContext *ctx, int n, struct slot *slots, JSValue *vals
     return 0;
 }
 
-/* qjs_kernel_call calls the kernel's method name with argc arguments in
-   slots (strings and JSON in guest buffers the host allocated), and stores
-   the outcome as qjs_eval does. No job runs. */
-EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *method, struct slot *slots, int32_t argc)
+/* run_entry compiles, links and evaluates the entry module name, as
+   import() would but with no promise job around each step, and hands the
+   kernel's run(promise, namespace, quiet) the module's evaluation promise
+   and namespace, quiet set if the promise is fulfilled and no job is
+   pending (the kernel may then go on at once: no job of the program's
+   could run before it), or the kernel's loadFailed(e) what loading or
+   linking threw.
+   The module is loaded by module_loader, as import() would load it: the
+   host resolves the entry's name to itself, so no normalization is asked
+   for. A stop is returned as the exception it is. */
+static JSValue run_entry(JSContext *ctx, JSValueConst name)
+{
+    JSValue mv, p, ns, e, r;
+    JSValueConst three[3];
+    JSModuleDef *m;
+    const char *cname = JS_ToCString(ctx, name);
+    if (!cname)
+        return JS_EXCEPTION;
+    m = module_loader(ctx, cname, NULL);
+    JS_FreeCString(ctx, cname);
+    if (!m || JS_ResolveModule(ctx, JS_MKPTR(JS_TAG_MODULE, m)) < 0)
+        goto fail;
+    mv = JS_DupValue(ctx, JS_MKPTR(JS_TAG_MODULE, m));
+    p = JS_EvalFunction(ctx, mv); /* takes mv */
+    if (JS_IsException(p))
+        goto fail;
+    ns = JS_GetModuleNamespace(ctx, m);
+    if (JS_IsException(ns)) {
+        JS_FreeValue(ctx, p);
+        goto fail;
+    }
+    three[0] = p;
+    three[1] = ns;
+    three[2] = JS_NewBool(ctx, JS_PromiseState(ctx, p) == JS_PROMISE_FULFILLED &&
+                                   !JS_IsJobPending(JS_GetRuntime(ctx)));
+    r = call_kernel(ctx, "run", 3, three);
+    JS_FreeValue(ctx, p);
+    JS_FreeValue(ctx, ns);
+    return r;
+fail:
+    if (qjs_ctl.stop || qjs_ctl.soft) /* stopped: no JavaScript runs */
+        return JS_EXCEPTION;
+    e = JS_GetException(ctx);
+    r = call_kernel(ctx, "loadFailed", 1, (JSValueConst *)&e);
+    JS_FreeValue(ctx, e);
+    return r;
+}
+
+/* kernel_call calls the kernel's method name with argc arguments in slots
+   (strings and JSON in guest buffers the host allocated), and stores the
+   outcome as qjs_eval does. No job runs. With run set, a string the
+   method returns is the name of the entry module to run (run_entry). */
+static int32_t kernel_call(JSContext *ctx, const char *method, struct slot *slots, int32_t argc, int run)
 {
     JSValue vals[MAX_SLOTS], r;
     int i;
@@ -1153,12 +1247,32 @@ EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *meth
     r = call_kernel(ctx, method, argc, vals);
     for (i = 0; i < argc; i++)
         JS_FreeValue(ctx, vals[i]);
+    if (run && JS_IsString(r)) {
+        JSValue t = run_entry(ctx, r);
+        JS_FreeValue(ctx, r);
+        r = t;
+    }
     if (JS_IsException(r)) {
         set_exception(ctx);
         return qjs_ctl.res_status;
     }
     set_value(ctx, r);
     return qjs_ctl.res_status;
+}
+
+/* qjs_kernel_call calls the kernel's method (kernel_call). */
+EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *method, struct slot *slots, int32_t argc)
+{
+    return kernel_call(ctx, method, slots, argc, 0);
+}
+
+/* qjs_kernel_run calls the kernel's method, its start, which readies a
+   run and returns the entry module's name (or reports a failure and
+   returns undefined), and then runs the entry module (run_entry). No job
+   runs. */
+EXPORT(qjs_kernel_run) int32_t qjs_kernel_run(JSContext *ctx, const char *method, struct slot *slots, int32_t argc)
+{
+    return kernel_call(ctx, method, slots, argc, 1);
 }
 
 /* The flags of qjs_kernel_step. */
@@ -1279,6 +1393,7 @@ enum {
     ENTRY_KERNEL_STEP = 7,
     ENTRY_DROP_JOBS = 8,
     ENTRY_INSPECT_STEP = 9,
+    ENTRY_KERNEL_RUN = 10,
 };
 
 #define P(x) ((void *)(uintptr_t)(x))
@@ -1306,6 +1421,8 @@ EXPORT(qjs_entry) uint32_t qjs_entry(uint32_t a, uint32_t b, uint32_t c, uint32_
     case ENTRY_DROP_JOBS:
         qjs_drop_jobs(P(a));
         return 0;
+    case ENTRY_KERNEL_RUN:
+        return (uint32_t)qjs_kernel_run(P(a), P(b), P(c), (int32_t)d);
     case ENTRY_INSPECT_STEP:
         return (uint32_t)(uintptr_t)qjs_inspect_step(P(a), P(b), c, P(d), (int32_t)e);
     }
