@@ -489,8 +489,8 @@
   let payload = null;
   let started = false;
   // The selected export, its being optional and the arguments of the run
-  // that start readied, until run takes them.
-  let selected = null;
+  // that start readied, for run.
+  let selectedFn = "", selectedOptional = false, selectedArgs = null;
 
   return ObjectFreeze({
     __proto__: null,
@@ -523,9 +523,9 @@
           payload = [globals, importsText === "J[]" ? [] : deepFreeze(decode(importsText))];
         }
       } catch (e) { fail(0, e); return undefined; }
-      const sel = mk();
-      sel[0] = fn; sel[1] = optional; sel[2] = args;
-      selected = sel;
+      selectedFn = fn;
+      selectedOptional = optional;
+      selectedArgs = args;
       return entry;
     },
     // run takes the entry module's evaluation promise and namespace. The
@@ -535,10 +535,8 @@
     // quiet: the module has evaluated and no job is queued, so that
     // nothing could run before the selection, which is made at once.
     run(p, ns, quiet) {
-      // read by index: the program's module has run, and may have
-      // replaced the array iterator
-      const fn = selected[0], optional = selected[1], args = selected[2];
-      selected = null;
+      const fn = selectedFn, optional = selectedOptional, args = selectedArgs;
+      selectedArgs = null;
       if (quiet) {
         select(ns, fn, optional, args, true);
         return;
@@ -548,7 +546,7 @@
     },
     // loadFailed reports what loading or linking the entry module threw.
     loadFailed(e) {
-      selected = null;
+      selectedArgs = null;
       fail(started ? 1 : 0, e);
     },
     // settle resolves or rejects the promise of an asynchronous host call.

@@ -144,6 +144,11 @@ func (j *Job) stopped() bool {
 	}
 }
 
+// Prepare readies v for a job ahead of it, with the work that does not
+// depend on the job (wasmvm.Sandbox.PrepareRun): for a VM made before its
+// job arrives, off the job's path.
+func (v *VM) Prepare() error { return v.sb.PrepareRun(context.Background()) }
+
 // Run runs the job to its end on the calling goroutine, which must own v.
 // After Run the VM must be closed.
 func (v *VM) Run(j *Job) (out Outcome) {

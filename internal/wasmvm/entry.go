@@ -24,6 +24,7 @@ const (
 	entryDropJobs    entry = 8
 	entryInspectStep entry = 9
 	entryKernelRun   entry = 10
+	entryPrepareRun  entry = 11
 )
 
 // entryArg is the index of the entry on the stack, after the widest

@@ -890,26 +890,22 @@ static JSValue kernel = JS_UNDEFINED;
 static const char *const kernel_methods[] = {"start", "run", "loadFailed", "settle"};
 static JSAtom kernel_atoms[sizeof(kernel_methods) / sizeof(kernel_methods[0])];
 
-static JSAtom kernel_atom(JSContext *ctx, const char *method)
-{
-    size_t i;
-    for (i = 0; i < sizeof(kernel_methods) / sizeof(kernel_methods[0]); i++) {
-        if (kernel_atoms[i] != JS_ATOM_NULL && strcmp(method, kernel_methods[i]) == 0)
-            return JS_DupAtom(ctx, kernel_atoms[i]);
-    }
-    return JS_NewAtom(ctx, method);
-}
-
 static JSValue call_kernel(JSContext *ctx, const char *method, int argc, JSValueConst *argv)
 {
     JSValue f, r;
-    JSAtom a;
+    size_t i;
     if (!JS_IsObject(kernel))
         return JS_ThrowInternalError(ctx, "airlock: no kernel");
-    if ((a = kernel_atom(ctx, method)) == JS_ATOM_NULL)
-        return JS_EXCEPTION;
-    f = JS_GetProperty(ctx, kernel, a);
-    JS_FreeAtom(ctx, a);
+    /* an atom of the kernel's is used as it is: the atom's count, in a
+       page of the image, is not written */
+    for (i = 0; i < sizeof(kernel_methods) / sizeof(kernel_methods[0]); i++) {
+        if (kernel_atoms[i] != JS_ATOM_NULL && strcmp(method, kernel_methods[i]) == 0)
+            break;
+    }
+    if (i < sizeof(kernel_methods) / sizeof(kernel_methods[0]))
+        f = JS_GetProperty(ctx, kernel, kernel_atoms[i]);
+    else
+        f = JS_GetPropertyStr(ctx, kernel, method);
     if (JS_IsException(f))
         return f;
     r = JS_Call(ctx, f, JS_UNDEFINED, argc, argv);
@@ -1321,6 +1317,26 @@ EXPORT(qjs_kernel_step) int32_t qjs_kernel_step(JSContext *ctx, const char *src,
     return qjs_ctl.res_status;
 }
 
+/* qjs_prepare_run readies a sandbox for a run before the run arrives:
+   it takes a block of each small size and keeps it until the sandbox is
+   rewound, so that the allocator's arenas the run allocates from exist
+   already (a run otherwise makes a dozen, its first allocation of each
+   size). */
+static void *prepared_blocks[64];
+
+EXPORT(qjs_prepare_run) void qjs_prepare_run(JSContext *ctx)
+{
+    size_t i;
+    for (i = 1; i < sizeof(prepared_blocks) / sizeof(prepared_blocks[0]); i++) {
+        if (prepared_blocks[i])
+            continue;
+        if (!(prepared_blocks[i] = js_malloc(ctx, 8 * i))) {
+            JS_FreeValue(ctx, JS_GetException(ctx)); /* out of memory: the run will say */
+            return;
+        }
+    }
+}
+
 /* qjs_drop_jobs drops every pending job: what a step of a session left
    queued never runs, and its promises stay pending. */
 EXPORT(qjs_drop_jobs) void qjs_drop_jobs(JSContext *ctx) { JS_DropPendingJobs(JS_GetRuntime(ctx)); }
@@ -1394,6 +1410,7 @@ enum {
     ENTRY_DROP_JOBS = 8,
     ENTRY_INSPECT_STEP = 9,
     ENTRY_KERNEL_RUN = 10,
+    ENTRY_PREPARE_RUN = 11,
 };
 
 #define P(x) ((void *)(uintptr_t)(x))
@@ -1423,6 +1440,9 @@ EXPORT(qjs_entry) uint32_t qjs_entry(uint32_t a, uint32_t b, uint32_t c, uint32_
         return 0;
     case ENTRY_KERNEL_RUN:
         return (uint32_t)qjs_kernel_run(P(a), P(b), P(c), (int32_t)d);
+    case ENTRY_PREPARE_RUN:
+        qjs_prepare_run(P(a));
+        return 0;
     case ENTRY_INSPECT_STEP:
         return (uint32_t)(uintptr_t)qjs_inspect_step(P(a), P(b), c, P(d), (int32_t)e);
     }
