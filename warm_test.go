@@ -52,3 +52,22 @@ func TestEntryJobsAsAfterImport(t *testing.T) {
 		}
 	}
 }
+
+// A module whose text never spells "meta" gets no import.meta object (the
+// engine skips its URL); every spelling that reads import.meta has it.
+func TestImportMetaSpellings(t *testing.T) {
+	for _, src := range []string{
+		`export default import.meta.url`,
+		`export default import . meta . url`,
+		"export default import/* c */.\n// c\nmeta.url",
+		`const m = import.meta; export default m["url"]`,
+	} {
+		if got := evalJS(t, src); got != "sandbox:<runCode>" {
+			t.Errorf("%s: %v", src, got)
+		}
+	}
+	res := runOpts(t, `export default import.m\u0065ta.url`, airlock.Options{Language: airlock.JavaScript})
+	if res.Status == airlock.StatusSuccess {
+		t.Fatalf("an escaped meta compiled: %v", res.Result)
+	}
+}
