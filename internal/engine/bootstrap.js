@@ -534,8 +534,10 @@
     // microtasks run in the same order as they would after an import().
     // quiet: the module has evaluated and no job is queued, so that
     // nothing could run before the selection, which is made at once.
-    run(p, ns, quiet) {
-      const fn = selectedFn, optional = selectedOptional, args = selectedArgs;
+    // A run with nothing to ready (no arguments, no globals) has no start:
+    // fn and optional come with run, and the export takes no arguments.
+    run(p, ns, quiet, fn = selectedFn, optional = selectedOptional) {
+      const args = selectedArgs ?? [];
       selectedArgs = null;
       if (quiet) {
         select(ns, fn, optional, args, true);

@@ -32,8 +32,11 @@ func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) 
 // returns is the name of the entry module, which the shim then loads
 // (through the ModuleHooks), links and evaluates itself, as import()
 // would, and whose evaluation promise and namespace it hands to the
-// kernel's run(promise, namespace), or what loading or linking threw to
-// its loadFailed(error). No job runs.
+// kernel's run(promise, namespace, quiet), or what loading or linking
+// threw to its loadFailed(error). With method "" no kernel method is
+// called first: args are the entry module's name, the export to select
+// and whether it is optional, and a quiet run whose export is a primitive
+// is finished by the shim itself. No job runs.
 func (s *Sandbox) KernelRun(ctx context.Context, method string, args ...Value) (Result, error) {
 	return s.kernelCall(ctx, entryKernelRun, method, args)
 }

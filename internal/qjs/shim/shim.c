@@ -1178,21 +1178,60 @@ static int decode_slots(JSContext *ctx, int n, struct slot *slots, JSValue *vals
     return 0;
 }
 
+/* select_at_once reads export fn of namespace ns, for a run with no
+   arguments and no job queued, when the kernel's select would finish the
+   run with it at once: ns has it and it is a primitive (a function would
+   be called; a primitive settles a promise with no code of the
+   program's). Returns 1 with the value in *v, else 0 (the kernel selects:
+   a read that throws, a binding not yet initialized, throws there again).
+   A namespace runs no code of the program's when it is read. */
+static int select_at_once(JSContext *ctx, JSValueConst ns, JSValueConst fn, JSValue *v)
+{
+    JSAtom a;
+    JSValue x = JS_UNDEFINED;
+    int has;
+    if (qjs_ctl.stop || qjs_ctl.soft || !JS_IsString(fn))
+        return 0;
+    a = JS_ValueToAtom(ctx, fn);
+    if (a == JS_ATOM_NULL) {
+        JS_FreeValue(ctx, JS_GetException(ctx));
+        return 0;
+    }
+    has = JS_HasProperty(ctx, ns, a);
+    if (has > 0)
+        x = JS_GetProperty(ctx, ns, a);
+    JS_FreeAtom(ctx, a);
+    if (has < 0 || JS_IsException(x)) {
+        JS_FreeValue(ctx, JS_GetException(ctx));
+        return 0;
+    }
+    if (has == 0 || !is_primitive(x)) {
+        JS_FreeValue(ctx, x);
+        return 0;
+    }
+    *v = x;
+    return 1;
+}
+
 /* run_entry compiles, links and evaluates the entry module name, as
    import() would but with no promise job around each step, and hands the
    kernel's run(promise, namespace, quiet) the module's evaluation promise
    and namespace, quiet set if the promise is fulfilled and no job is
    pending (the kernel may then go on at once: no job of the program's
    could run before it), or the kernel's loadFailed(e) what loading or
-   linking threw.
+   linking threw. The extra values (at most two: the selected export and
+   its being optional, for a run the kernel did not ready) follow the
+   three arguments of run; with them, a quiet run whose export is a
+   primitive is finished here (select_at_once), as the kernel would. 
    The module is loaded by module_loader, as import() would load it: the
    host resolves the entry's name to itself, so no normalization is asked
    for. A stop is returned as the exception it is. */
-static JSValue run_entry(JSContext *ctx, JSValueConst name)
+static JSValue run_entry(JSContext *ctx, JSValueConst name, int extra, JSValueConst *extras)
 {
-    JSValue mv, p, ns, e, r;
-    JSValueConst three[3];
+    JSValue mv, p, ns, e, r, v;
+    JSValueConst a[3 + 2];
     JSModuleDef *m;
+    int i, quiet;
     const char *cname = JS_ToCString(ctx, name);
     if (!cname)
         return JS_EXCEPTION;
@@ -1209,11 +1248,24 @@ static JSValue run_entry(JSContext *ctx, JSValueConst name)
         JS_FreeValue(ctx, p);
         goto fail;
     }
-    three[0] = p;
-    three[1] = ns;
-    three[2] = JS_NewBool(ctx, JS_PromiseState(ctx, p) == JS_PROMISE_FULFILLED &&
-                                   !JS_IsJobPending(JS_GetRuntime(ctx)));
-    r = call_kernel(ctx, "run", 3, three);
+    quiet = JS_PromiseState(ctx, p) == JS_PROMISE_FULFILLED && !JS_IsJobPending(JS_GetRuntime(ctx));
+    if (quiet && extra == 2 && select_at_once(ctx, ns, extras[0], &v)) {
+        /* the kernel's finish of a primitive: host(2, 0, value) */
+        a[0] = JS_NewInt32(ctx, 2);
+        a[1] = JS_NewInt32(ctx, 0);
+        a[2] = v;
+        r = js_kernel_host(ctx, JS_UNDEFINED, 3, a);
+        JS_FreeValue(ctx, v);
+        JS_FreeValue(ctx, p);
+        JS_FreeValue(ctx, ns);
+        return r;
+    }
+    a[0] = p;
+    a[1] = ns;
+    a[2] = JS_NewBool(ctx, quiet);
+    for (i = 0; i < extra && i < 2; i++)
+        a[3 + i] = extras[i];
+    r = call_kernel(ctx, "run", 3 + i, a);
     JS_FreeValue(ctx, p);
     JS_FreeValue(ctx, ns);
     return r;
@@ -1240,14 +1292,20 @@ static int32_t kernel_call(JSContext *ctx, const char *method, struct slot *slot
         set_exception(ctx);
         return qjs_ctl.res_status;
     }
-    r = call_kernel(ctx, method, argc, vals);
+    if (run && method[0] == 0) {
+        /* nothing to ready: the entry (vals[0]) runs at once, with the
+           selected export and its being optional */
+        r = argc == 3 ? run_entry(ctx, vals[0], 2, vals + 1) : JS_ThrowTypeError(ctx, "airlock: bad run");
+    } else {
+        r = call_kernel(ctx, method, argc, vals);
+        if (run && JS_IsString(r)) {
+            JSValue t = run_entry(ctx, r, 0, NULL);
+            JS_FreeValue(ctx, r);
+            r = t;
+        }
+    }
     for (i = 0; i < argc; i++)
         JS_FreeValue(ctx, vals[i]);
-    if (run && JS_IsString(r)) {
-        JSValue t = run_entry(ctx, r);
-        JS_FreeValue(ctx, r);
-        r = t;
-    }
     if (JS_IsException(r)) {
         set_exception(ctx);
         return qjs_ctl.res_status;
@@ -1264,8 +1322,10 @@ EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *meth
 
 /* qjs_kernel_run calls the kernel's method, its start, which readies a
    run and returns the entry module's name (or reports a failure and
-   returns undefined), and then runs the entry module (run_entry). No job
-   runs. */
+   returns undefined), and then runs the entry module (run_entry). With
+   method "", a run with nothing to ready (no arguments, no globals), the
+   arguments are the entry's name, the selected export and its being
+   optional, and the entry runs at once. No job runs. */
 EXPORT(qjs_kernel_run) int32_t qjs_kernel_run(JSContext *ctx, const char *method, struct slot *slots, int32_t argc)
 {
     return kernel_call(ctx, method, slots, argc, 1);
