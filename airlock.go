@@ -232,6 +232,13 @@ func (rt *Runtime) work(first *run) {
 			}
 			continue
 		}
+		if err == nil {
+			// Prepared ahead of its run: what does not depend on the
+			// program is done now, off the run's path.
+			if err = vm.Prepare(); err != nil {
+				vm.Close()
+			}
+		}
 		if err != nil {
 			rt.idle.Add(-1)
 			return

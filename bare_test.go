@@ -18,25 +18,46 @@ func TestBareEntryAsAnyOther(t *testing.T) {
 	for _, c := range []struct {
 		src  string
 		lang airlock.Language
+		fn   string // Execute.Fn
 	}{
-		{`export default "hello, world"`, airlock.JavaScript},
-		{`export default JSON.parse("{")`, airlock.JavaScript},
-		{"const x = 1;\nthrow new TypeError('x is ' + x);", airlock.JavaScript},
-		{"export default (", airlock.JavaScript},
-		{"export { nope };", airlock.JavaScript},
-		{"export const f = 1;", airlock.JavaScript},
-		{"let a = 1;\nlet a = 2;", airlock.JavaScript},
-		{"throw 42", airlock.JavaScript},
-		{`export default typeof \u0063onsole`, airlock.JavaScript},
-		{"export default await Promise.reject(new RangeError('r'))", airlock.JavaScript},
-		{"export default async () => { await null; throw new Error('later') }", airlock.JavaScript},
-		{"export default function (a, b) { return a + b }", airlock.JavaScript},
-		{"const n: number = 2;\nexport default n * 21;", airlock.TypeScript},
-		{"const n: number = ;", airlock.TypeScript},
-		{"function id<T>(x: T): T { return x }\nexport default id<string>('t');", airlock.TypeScript},
-		{"const n: number = 1;\nthrow new Error('ts ' + n);", airlock.TypeScript},
+		{`export default "hello, world"`, airlock.JavaScript, ""},
+		{`export default JSON.parse("{")`, airlock.JavaScript, ""},
+		{"const x = 1;\nthrow new TypeError('x is ' + x);", airlock.JavaScript, ""},
+		{"export default (", airlock.JavaScript, ""},
+		{"export { nope };", airlock.JavaScript, ""},
+		{"export const f = 1;", airlock.JavaScript, ""},
+		{"let a = 1;\nlet a = 2;", airlock.JavaScript, ""},
+		{"throw 42", airlock.JavaScript, ""},
+		{`export default typeof \u0063onsole`, airlock.JavaScript, ""},
+		{"export default await Promise.reject(new RangeError('r'))", airlock.JavaScript, ""},
+		{"export default async () => { await null; throw new Error('later') }", airlock.JavaScript, ""},
+		{"export default function (a, b) { return a + b }", airlock.JavaScript, ""},
+		{"const n: number = 2;\nexport default n * 21;", airlock.TypeScript, ""},
+		{"const n: number = ;", airlock.TypeScript, ""},
+		{"function id<T>(x: T): T { return x }\nexport default id<string>('t');", airlock.TypeScript, ""},
+		{"const n: number = 1;\nthrow new Error('ts ' + n);", airlock.TypeScript, ""},
+		// The value kinds a bare run's export may have: a primitive
+		// finishes the run in the shim (select_at_once), any other goes
+		// through the kernel.
+		{"export default null", airlock.JavaScript, ""},
+		{"export default undefined", airlock.JavaScript, ""},
+		{"export default -0", airlock.JavaScript, ""},
+		{"export default true", airlock.JavaScript, ""},
+		{"export default 'a'.repeat(3) + 'b'", airlock.JavaScript, ""},
+		{"export default 10n ** 20n", airlock.JavaScript, ""},
+		{"export default Symbol('s')", airlock.JavaScript, ""},
+		{"export default { a: [1, 'two'] }", airlock.JavaScript, ""},
+		{"export const v = 'named'", airlock.JavaScript, "v"},
+		{"export const v = 'named'", airlock.JavaScript, "w"},
+		{"export default 1", airlock.JavaScript, "default"},
+		{"export const f = () => 'called'", airlock.JavaScript, "f"},
+		// A live binding a job changes before the export is selected.
+		{"let x = 0; Promise.resolve().then(() => { x = 1 }); export { x as default }", airlock.JavaScript, ""},
+		{"let x = 0; queueMicrotask(() => { x = 2 }); export { x as default }", airlock.JavaScript, ""},
+		{"export let later = 0; await null; later = 3", airlock.JavaScript, "later"},
 	} {
 		opts := airlock.Options{Language: c.lang}
+		opts.Execute.Fn = c.fn
 		if c.src == "export default function (a, b) { return a + b }" {
 			opts.Execute.Args = []any{1, 2}
 		}

@@ -10,12 +10,12 @@
 //     those it receives to the engine's JSON.parse (plain data) or the
 //     shim's native decoder (internal/qjs/shim/codec.c);
 //   - turns host function references into callable proxies;
-//   - runs the entry module and reports its outcome to the host.
+//   - readies the run of the entry module, which the shim compiles and
+//     evaluates, and reports its outcome to the host.
 //
 // The host dispatcher arrives as the global __airlock_host and is removed here.
-// importModule is `(s) => import(s)`, compiled apart: the kernel's bytecode
-// carries no debug information, and import() needs its caller's file name.
-(function (importModule) {
+// The shim runs the entry module itself (start, run, loadFailed).
+(function () {
   "use strict";
   const g = globalThis;
   const host = g.__airlock_host;
@@ -32,6 +32,10 @@
   // calls the host directly with (kind, id, ...args) (shim.c, js_host_fn).
   const makeHostFunction = g.__airlock_hostfn;
   delete g.__airlock_hostfn;
+  // jobsPending() reports whether a job (a promise reaction, a
+  // queueMicrotask callback) is queued (shim.c, js_jobs_pending).
+  const jobsPending = g.__airlock_pending;
+  delete g.__airlock_pending;
 
   const FunctionPrototype = Function.prototype;
   const FunctionPrototypeCall = FunctionPrototype.call;
@@ -453,17 +457,51 @@
   // The console is the same for every run, so it is made with the VM.
   const capturingConsole = makeConsole();
 
+  // select calls or reads export fn of the entry module's namespace ns
+  // and finishes the run with its value once that settles. quiet: no job
+  // is queued, so that a primitive value, which settles a promise with no
+  // code of the program's run, finishes the run at once if the export's
+  // call queued no job either: no job of the program's could have run
+  // before the promise's.
+  const select = (ns, fn, optional, args, quiet) => {
+    if (!ReflectHas(ns, fn)) {
+      if (optional) finish(undefined);
+      else host(3, 2, "ReferenceError", `export '${fn}' not found`, "", "", 0, 0);
+      return;
+    }
+    let v;
+    try {
+      v = ns[fn];
+      if (typeof v === "function") v = ReflectApply(v, undefined, args);
+      else if (args.length > 0) {
+        throw new TypeErrorCtor(`export '${fn}' is not a function, so it takes no arguments`);
+      }
+    } catch (e) { fail(1, e); return; }
+    if (quiet && isRaw(v) && !jobsPending()) {
+      finish(v);
+      return;
+    }
+    PromisePrototypeThen(new PromiseCtor((resolve) => resolve(v)), finish, (e) => fail(1, e));
+  };
+
   // The run's globals and bridged modules, until the globals module takes
   // them: its evaluation, before any source module's body, starts the run.
   let payload = null;
   let started = false;
+  // The selected export, its being optional and the arguments of the run
+  // that start readied, for run.
+  let selectedFn = "", selectedOptional = false, selectedArgs = null;
 
   return ObjectFreeze({
     __proto__: null,
-    // start evaluates the entry module and calls the selected export.
-    // An optional export that is missing gives undefined. globalsText is a
-    // JSON array of the wire texts of the globals, one each ("R": the
-    // built-in report, host function 0), or "" for none.
+    // start readies a run of the entry module and returns its name, for
+    // the shim to compile, link and evaluate it (run_entry in shim.c: no
+    // import(), no job per step) and to hand the outcome to run or
+    // loadFailed; undefined after it reported a failure. The selected
+    // export is called once the module has evaluated; an optional export
+    // that is missing gives undefined. globalsText is a JSON array of the
+    // wire texts of the globals, one each ("R": the built-in report, host
+    // function 0), or "" for none.
     start(entry, fn, optional, consoleIndex, argsText, globalsText, importsText) {
       let args;
       try {
@@ -484,23 +522,34 @@
           if (consoleIndex >= 0) globals[consoleIndex] = capturingConsole;
           payload = [globals, importsText === "J[]" ? [] : deepFreeze(decode(importsText))];
         }
-      } catch (e) { fail(0, e); return; }
-      PromisePrototypeThen(importModule(entry), (ns) => {
-        if (!ReflectHas(ns, fn)) {
-          if (optional) finish(undefined);
-          else host(3, 2, "ReferenceError", `export '${fn}' not found`, "", "", 0, 0);
-          return;
-        }
-        let v;
-        try {
-          v = ns[fn];
-          if (typeof v === "function") v = ReflectApply(v, undefined, args);
-          else if (args.length > 0) {
-            throw new TypeErrorCtor(`export '${fn}' is not a function, so it takes no arguments`);
-          }
-        } catch (e) { fail(1, e); return; }
-        PromisePrototypeThen(new PromiseCtor((resolve) => resolve(v)), finish, (e) => fail(1, e));
-      }, (e) => fail(started ? 1 : 0, e));
+      } catch (e) { fail(0, e); return undefined; }
+      selectedFn = fn;
+      selectedOptional = optional;
+      selectedArgs = args;
+      return entry;
+    },
+    // run takes the entry module's evaluation promise and namespace. The
+    // export is selected two jobs after the module evaluated, as the
+    // promise of import() would give the namespace: a program's own
+    // microtasks run in the same order as they would after an import().
+    // quiet: the module has evaluated and no job is queued, so that
+    // nothing could run before the selection, which is made at once.
+    // A run with nothing to ready (no arguments, no globals) has no start:
+    // fn and optional come with run, and the export takes no arguments.
+    run(p, ns, quiet, fn = selectedFn, optional = selectedOptional) {
+      const args = selectedArgs ?? [];
+      selectedArgs = null;
+      if (quiet) {
+        select(ns, fn, optional, args, true);
+        return;
+      }
+      PromisePrototypeThen(PromisePrototypeThen(p, () => ns), (ns) => select(ns, fn, optional, args, false),
+        (e) => fail(started ? 1 : 0, e));
+    },
+    // loadFailed reports what loading or linking the entry module threw.
+    loadFailed(e) {
+      selectedArgs = null;
+      fail(started ? 1 : 0, e);
     },
     // settle resolves or rejects the promise of an asynchronous host call.
     settle(id, ok, kind, value) {

@@ -67,17 +67,16 @@ var shared struct {
 	err  error
 }
 
-// kernelScript hands the kernel, bootstrap.js applied to its importer, to
-// the shim (see wasmvm.SnapshotOptions.Kernel).
+// kernelScript hands the kernel, bootstrap.js, to the shim (see
+// wasmvm.SnapshotOptions.Kernel).
 //
 // Intl (internal/intl) is evaluated after the kernel, with the host
 // function the kernel removes from the global object: the kernel's objects
 // keep the places they had in the image without it, and the pages a run
 // that uses no Intl touches are as many as before (BENCHMARKS.md, "Intl").
 func kernelScript() string {
-	return "(() => { const i = globalThis.__airlock_importer; delete globalThis.__airlock_importer;\n" +
-		"const h = globalThis.__airlock_host;\n" +
-		"__airlock_kernel((\n" + bootstrapSource + "\n)(i));\n" +
+	return "(() => { const h = globalThis.__airlock_host;\n" +
+		"__airlock_kernel((\n" + bootstrapSource + "\n)());\n" +
 		"(\n" + intl.Source + "\n)(h); })()"
 }
 

@@ -145,6 +145,11 @@ func (j *Job) stopped() bool {
 	}
 }
 
+// Prepare readies v for a job ahead of it, with the work that does not
+// depend on the job (wasmvm.Sandbox.PrepareRun): for a VM made before its
+// job arrives, off the job's path.
+func (v *VM) Prepare() error { return v.sb.PrepareRun(context.Background()) }
+
 // Run runs the job to its end on the calling goroutine, which must own v.
 // After Run the VM must be closed.
 func (v *VM) Run(j *Job) (out Outcome) {
@@ -161,11 +166,22 @@ func (v *VM) Run(j *Job) (out Outcome) {
 	if j.stopped() {
 		return Outcome{Kind: Stopped}
 	}
-	_, err := v.sb.KernelCall(context.Background(), "start",
-		str(j.Entry), str(j.Fn), wasmvm.Value{Kind: wasmvm.Bool, Bool: j.FnOptional}, num(j.Console),
-		str(j.Args), str(j.Globals), str(j.Imports))
+	// The kernel readies the run; the shim then compiles and evaluates
+	// the entry module (wasmvm.Sandbox.KernelRun). A run with no arguments
+	// and no globals (a bare entry) has nothing to ready.
+	optional := wasmvm.Value{Kind: wasmvm.Bool, Bool: j.FnOptional}
+	var err error
+	if j.Args == emptyWire && j.Globals == "" {
+		_, err = v.sb.KernelRun(context.Background(), "", str(j.Entry), str(j.Fn), optional)
+	} else {
+		_, err = v.sb.KernelRun(context.Background(), "start",
+			str(j.Entry), str(j.Fn), optional, num(j.Console), str(j.Args), str(j.Globals), str(j.Imports))
+	}
 	return v.loop(j, err)
 }
+
+// emptyWire is the wire text of an empty list.
+const emptyWire = "J[]"
 
 func str(s string) wasmvm.Value { return wasmvm.Value{Kind: wasmvm.String, Text: s} }
 func num(n int) wasmvm.Value    { return wasmvm.Value{Kind: wasmvm.Number, Number: float64(n)} }

@@ -409,9 +409,16 @@ func (g *Graph) prologue(f *File, code string) string {
 }
 
 // URL is the import.meta.url of a source module, "sandbox:" and the name
-// users see, or "" for the generated modules.
+// users see, or "" for the generated modules and for a module whose text
+// cannot read it.
 func (g *Graph) URL(name string) string {
 	if f, ok := g.files[name]; ok {
+		if !strings.Contains(f.Source, "meta") {
+			// No import.meta can be read in a text that never spells
+			// "meta" (an escape is a syntax error there): the engine
+			// makes no import.meta object for it.
+			return ""
+		}
 		return "sandbox:" + f.Display
 	}
 	return ""

@@ -23,6 +23,8 @@ const (
 	entryKernelStep  entry = 7
 	entryDropJobs    entry = 8
 	entryInspectStep entry = 9
+	entryKernelRun   entry = 10
+	entryPrepareRun  entry = 11
 )
 
 // entryArg is the index of the entry on the stack, after the widest

@@ -25,6 +25,23 @@ func (s *Sandbox) SetModuleHooks(h ModuleHooks) { s.modules = h }
 // KernelCall calls the kernel's method with args (primitives, strings and
 // JSON text). No job runs. Errors as for Eval.
 func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) (Result, error) {
+	return s.kernelCall(ctx, entryKernelCall, method, args)
+}
+
+// KernelRun calls the kernel's method as KernelCall does; a string it
+// returns is the name of the entry module, which the shim then loads
+// (through the ModuleHooks), links and evaluates itself, as import()
+// would, and whose evaluation promise and namespace it hands to the
+// kernel's run(promise, namespace, quiet), or what loading or linking
+// threw to its loadFailed(error). With method "" no kernel method is
+// called first: args are the entry module's name, the export to select
+// and whether it is optional, and a quiet run whose export is a primitive
+// is finished by the shim itself. No job runs.
+func (s *Sandbox) KernelRun(ctx context.Context, method string, args ...Value) (Result, error) {
+	return s.kernelCall(ctx, entryKernelRun, method, args)
+}
+
+func (s *Sandbox) kernelCall(ctx context.Context, f entry, method string, args []Value) (Result, error) {
 	if err := s.ready(ctx); err != nil {
 		return Result{}, err
 	}
@@ -80,7 +97,7 @@ func (s *Sandbox) KernelCall(ctx context.Context, method string, args ...Value) 
 	}
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3] = uint64(s.ctxPtr), uint64(buf)+uint64(len(args)*slotSize), uint64(buf), uint64(len(args))
-	return s.run(ctx, entryKernelCall, buf)
+	return s.run(ctx, f, buf)
 }
 
 // The flags of a step (QJS_STEP_* in the shim), for Step and InspectStep.
@@ -118,6 +135,21 @@ func (s *Sandbox) StepKept(ctx context.Context) (Result, error) {
 	st := s.stack[:]
 	st[0], st[1], st[2], st[3], st[4] = uint64(s.ctxPtr), 0, 0, 0, StepKeep // QJS_STEP_KEPT
 	return s.run(ctx, entryKernelStep, 0)
+}
+
+// PrepareRun readies the sandbox for a run ahead of it, doing what does
+// not depend on the program: the allocator's arenas the run will allocate
+// from are made now (the shim keeps a block of each small size until the
+// sandbox is rewound). It costs the sandbox ~16 KiB of its heap.
+func (s *Sandbox) PrepareRun(ctx context.Context) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	s.stack[0] = uint64(s.ctxPtr)
+	if err := s.enter(ctx, entryPrepareRun, s.stack[:]); err != nil {
+		return s.outcomeErr(ctx, err, "prepare")
+	}
+	return nil
 }
 
 // DropJobs drops every pending job without running it.

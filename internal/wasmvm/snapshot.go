@@ -19,10 +19,9 @@ type SnapshotOptions struct {
 	// as a script. Empty: none.
 	Setup string
 	// Kernel, if set, is the kernel's script, run after Setup (see
-	// kernel.go). It finds __airlock_importer, `(s) => import(s)` named
-	// "<kernel>", __airlock_host, its host function, and __airlock_kernel,
-	// to hand itself to; it removes the first two. Its functions keep no
-	// source and no debug information.
+	// kernel.go). It finds __airlock_host, its host function, and
+	// __airlock_kernel, to hand itself to; it removes the first. Its
+	// functions keep no source and no debug information.
 	Kernel string
 	// Headroom is free heap the image carries, so that a sandbox can
 	// allocate that much before its memory grows (a sandbox whose memory
@@ -149,11 +148,6 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 	if o.Kernel != "" {
 		if r, err := call("qjs_kernel_hooks", uint64(sn.ctxPtr)); err != nil || r != 0 {
 			return nil, fmt.Errorf("wasmvm: kernel hooks: %v", err)
-		}
-		// The importer keeps its debug information (import() resolves
-		// from its caller's file name); the kernel keeps none.
-		if _, err := sb.Eval(ctx, "globalThis.__airlock_importer = (s) => import(s);", "<kernel>", Script); err != nil {
-			return nil, fmt.Errorf("wasmvm: kernel importer: %w", err)
 		}
 		if _, err := call("qjs_set_strip", uint64(sn.ctxPtr), 3); err != nil {
 			return nil, err

@@ -905,12 +905,28 @@ EXPORT(qjs_def_host_func) int32_t qjs_def_host_func(JSContext *ctx, const char *
 
 static JSValue kernel = JS_UNDEFINED;
 
+/* The kernel's methods the host calls on every run, their atoms made with
+   the kernel (js_take_kernel), so in the image: an atom made by a run is
+   looked up in the atom table again by the next, a rewound copy. */
+static const char *const kernel_methods[] = {"start", "run", "loadFailed", "settle"};
+static JSAtom kernel_atoms[sizeof(kernel_methods) / sizeof(kernel_methods[0])];
+
 static JSValue call_kernel(JSContext *ctx, const char *method, int argc, JSValueConst *argv)
 {
     JSValue f, r;
+    size_t i;
     if (!JS_IsObject(kernel))
         return JS_ThrowInternalError(ctx, "airlock: no kernel");
-    f = JS_GetPropertyStr(ctx, kernel, method);
+    /* an atom of the kernel's is used as it is: the atom's count, in a
+       page of the image, is not written */
+    for (i = 0; i < sizeof(kernel_methods) / sizeof(kernel_methods[0]); i++) {
+        if (kernel_atoms[i] != JS_ATOM_NULL && strcmp(method, kernel_methods[i]) == 0)
+            break;
+    }
+    if (i < sizeof(kernel_methods) / sizeof(kernel_methods[0]))
+        f = JS_GetProperty(ctx, kernel, kernel_atoms[i]);
+    else
+        f = JS_GetPropertyStr(ctx, kernel, method);
     if (JS_IsException(f))
         return f;
     r = JS_Call(ctx, f, JS_UNDEFINED, argc, argv);
@@ -961,6 +977,20 @@ static JSValue kernel_reply(JSContext *ctx, JSValue list, JSValueConst id)
     r = call_kernel(ctx, "reply", 2, a);
     JS_FreeValue(ctx, list);
     return r;
+}
+
+/* throw_stop throws the uncatchable error that ends a program the host
+   stopped during a host call: its text, not an Error, so that no stack
+   trace is built for it (the host reads only the outcome it already has,
+   or the stop). */
+static JSValue throw_stop(JSContext *ctx)
+{
+    JSValue e = JS_NewString(ctx, "InternalError: interrupted");
+    if (JS_IsException(e))
+        return e;
+    JS_Throw(ctx, e);
+    JS_SetUncatchableException(ctx, 1);
+    return JS_EXCEPTION;
 }
 
 /* js_kernel_host is __airlock_host(op, ...). The kernel calls it with its
@@ -1037,9 +1067,7 @@ static JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, J
         /* the host stopped the program during the call (a step's budget
            spent, a final answer given): it ends here, not at the next
            interrupt check, thousands of operations later */
-        JS_ThrowInternalError(ctx, "interrupted");
-        JS_SetUncatchableException(ctx, 1);
-        return JS_EXCEPTION;
+        return throw_stop(ctx);
     }
     ret = take_answer(ctx, json, &reply);
     if (reply && (op == 9 || op == 10))
@@ -1188,18 +1216,30 @@ static JSValue js_make_host_fn(JSContext *ctx, JSValueConst this_val, int argc, 
 static JSValue js_take_kernel(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
 {
     JSValue global;
+    size_t i;
     (void)this_val;
     if (argc < 1 || !JS_IsObject(argv[0]) || JS_IsObject(kernel))
         return JS_ThrowTypeError(ctx, "airlock: bad kernel");
     kernel = JS_DupValue(ctx, argv[0]);
+    for (i = 0; i < sizeof(kernel_methods) / sizeof(kernel_methods[0]); i++)
+        kernel_atoms[i] = JS_NewAtom(ctx, kernel_methods[i]);
     global = JS_GetGlobalObject(ctx);
     delete_global(ctx, global, "__airlock_kernel");
     JS_FreeValue(ctx, global);
     return JS_UNDEFINED;
 }
 
-/* qjs_kernel_hooks defines __airlock_host and __airlock_kernel for the
-   kernel's script, which the host runs next (see qjs_set_strip). Returns 0,
+/* js_jobs_pending is __airlock_pending(): whether a job is pending. */
+static JSValue js_jobs_pending(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    (void)this_val;
+    (void)argc;
+    (void)argv;
+    return JS_NewBool(ctx, JS_IsJobPending(JS_GetRuntime(ctx)));
+}
+
+/* qjs_kernel_hooks defines __airlock_host, __airlock_kernel and
+   __airlock_pending for the kernel's script, which the host runs next (see qjs_set_strip). Returns 0,
    or -1. */
 int codec_hooks(JSContext *ctx, JSValueConst global); /* codec.c */
 
@@ -1211,6 +1251,7 @@ EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
     err |= def_global(ctx, global, "__airlock_host", js_kernel_host, "host", 0);
     err |= def_global(ctx, global, "__airlock_hostfn", js_make_host_fn, "hostfn", 2);
     err |= def_global(ctx, global, "__airlock_kernel", js_take_kernel, "kernel", 1);
+    err |= def_global(ctx, global, "__airlock_pending", js_jobs_pending, "pending", 0);
     JS_FreeValue(ctx, global);
     return err ? -1 : 0;
 }
@@ -1256,10 +1297,111 @@ static int decode_slots(JSContext *ctx, int n, struct slot *slots, JSValue *vals
     return 0;
 }
 
-/* qjs_kernel_call calls the kernel's method name with argc arguments in
-   slots (strings and JSON in guest buffers the host allocated), and stores
-   the outcome as qjs_eval does. No job runs. */
-EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *method, struct slot *slots, int32_t argc)
+/* select_at_once reads export fn of namespace ns, for a run with no
+   arguments and no job queued, when the kernel's select would finish the
+   run with it at once: ns has it and it is a primitive (a function would
+   be called; a primitive settles a promise with no code of the
+   program's). Returns 1 with the value in *v, else 0 (the kernel selects:
+   a read that throws, a binding not yet initialized, throws there again).
+   A namespace runs no code of the program's when it is read. */
+static int select_at_once(JSContext *ctx, JSValueConst ns, JSValueConst fn, JSValue *v)
+{
+    JSAtom a;
+    JSValue x = JS_UNDEFINED;
+    int has;
+    if (qjs_ctl.stop || qjs_ctl.soft || !JS_IsString(fn))
+        return 0;
+    a = JS_ValueToAtom(ctx, fn);
+    if (a == JS_ATOM_NULL) {
+        JS_FreeValue(ctx, JS_GetException(ctx));
+        return 0;
+    }
+    has = JS_HasProperty(ctx, ns, a);
+    if (has > 0)
+        x = JS_GetProperty(ctx, ns, a);
+    JS_FreeAtom(ctx, a);
+    if (has < 0 || JS_IsException(x)) {
+        JS_FreeValue(ctx, JS_GetException(ctx));
+        return 0;
+    }
+    if (has == 0 || !is_primitive(x)) {
+        JS_FreeValue(ctx, x);
+        return 0;
+    }
+    *v = x;
+    return 1;
+}
+
+/* run_entry compiles, links and evaluates the entry module name, as
+   import() would but with no promise job around each step, and hands the
+   kernel's run(promise, namespace, quiet) the module's evaluation promise
+   and namespace, quiet set if the promise is fulfilled and no job is
+   pending (the kernel may then go on at once: no job of the program's
+   could run before it), or the kernel's loadFailed(e) what loading or
+   linking threw. The extra values (at most two: the selected export and
+   its being optional, for a run the kernel did not ready) follow the
+   three arguments of run; with them, a quiet run whose export is a
+   primitive is finished here (select_at_once), as the kernel would. 
+   The module is loaded by module_loader, as import() would load it: the
+   host resolves the entry's name to itself, so no normalization is asked
+   for. A stop is returned as the exception it is. */
+static JSValue run_entry(JSContext *ctx, JSValueConst name, int extra, JSValueConst *extras)
+{
+    JSValue mv, p, ns, e, r, v;
+    JSValueConst a[3 + 2];
+    JSModuleDef *m;
+    int i, quiet;
+    const char *cname = JS_ToCString(ctx, name);
+    if (!cname)
+        return JS_EXCEPTION;
+    m = module_loader(ctx, cname, NULL);
+    JS_FreeCString(ctx, cname);
+    if (!m || JS_ResolveModule(ctx, JS_MKPTR(JS_TAG_MODULE, m)) < 0)
+        goto fail;
+    mv = JS_DupValue(ctx, JS_MKPTR(JS_TAG_MODULE, m));
+    p = JS_EvalFunction(ctx, mv); /* takes mv */
+    if (JS_IsException(p))
+        goto fail;
+    ns = JS_GetModuleNamespace(ctx, m);
+    if (JS_IsException(ns)) {
+        JS_FreeValue(ctx, p);
+        goto fail;
+    }
+    quiet = JS_PromiseState(ctx, p) == JS_PROMISE_FULFILLED && !JS_IsJobPending(JS_GetRuntime(ctx));
+    if (quiet && extra == 2 && select_at_once(ctx, ns, extras[0], &v)) {
+        /* the kernel's finish of a primitive: host(2, 0, value) */
+        a[0] = JS_NewInt32(ctx, 2);
+        a[1] = JS_NewInt32(ctx, 0);
+        a[2] = v;
+        r = js_kernel_host(ctx, JS_UNDEFINED, 3, a);
+        JS_FreeValue(ctx, v);
+        JS_FreeValue(ctx, p);
+        JS_FreeValue(ctx, ns);
+        return r;
+    }
+    a[0] = p;
+    a[1] = ns;
+    a[2] = JS_NewBool(ctx, quiet);
+    for (i = 0; i < extra && i < 2; i++)
+        a[3 + i] = extras[i];
+    r = call_kernel(ctx, "run", 3 + i, a);
+    JS_FreeValue(ctx, p);
+    JS_FreeValue(ctx, ns);
+    return r;
+fail:
+    if (qjs_ctl.stop || qjs_ctl.soft) /* stopped: no JavaScript runs */
+        return JS_EXCEPTION;
+    e = JS_GetException(ctx);
+    r = call_kernel(ctx, "loadFailed", 1, (JSValueConst *)&e);
+    JS_FreeValue(ctx, e);
+    return r;
+}
+
+/* kernel_call calls the kernel's method name with argc arguments in slots
+   (strings and JSON in guest buffers the host allocated), and stores the
+   outcome as qjs_eval does. No job runs. With run set, a string the
+   method returns is the name of the entry module to run (run_entry). */
+static int32_t kernel_call(JSContext *ctx, const char *method, struct slot *slots, int32_t argc, int run)
 {
     JSValue vals[MAX_SLOTS], r;
     int i;
@@ -1269,7 +1411,18 @@ EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *meth
         set_exception(ctx);
         return qjs_ctl.res_status;
     }
-    r = call_kernel(ctx, method, argc, vals);
+    if (run && method[0] == 0) {
+        /* nothing to ready: the entry (vals[0]) runs at once, with the
+           selected export and its being optional */
+        r = argc == 3 ? run_entry(ctx, vals[0], 2, vals + 1) : JS_ThrowTypeError(ctx, "airlock: bad run");
+    } else {
+        r = call_kernel(ctx, method, argc, vals);
+        if (run && JS_IsString(r)) {
+            JSValue t = run_entry(ctx, r, 0, NULL);
+            JS_FreeValue(ctx, r);
+            r = t;
+        }
+    }
     for (i = 0; i < argc; i++)
         JS_FreeValue(ctx, vals[i]);
     if (JS_IsException(r)) {
@@ -1278,6 +1431,23 @@ EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *meth
     }
     set_value(ctx, r);
     return qjs_ctl.res_status;
+}
+
+/* qjs_kernel_call calls the kernel's method (kernel_call). */
+EXPORT(qjs_kernel_call) int32_t qjs_kernel_call(JSContext *ctx, const char *method, struct slot *slots, int32_t argc)
+{
+    return kernel_call(ctx, method, slots, argc, 0);
+}
+
+/* qjs_kernel_run calls the kernel's method, its start, which readies a
+   run and returns the entry module's name (or reports a failure and
+   returns undefined), and then runs the entry module (run_entry). With
+   method "", a run with nothing to ready (no arguments, no globals), the
+   arguments are the entry's name, the selected export and its being
+   optional, and the entry runs at once. No job runs. */
+EXPORT(qjs_kernel_run) int32_t qjs_kernel_run(JSContext *ctx, const char *method, struct slot *slots, int32_t argc)
+{
+    return kernel_call(ctx, method, slots, argc, 1);
 }
 
 /* The flags of qjs_kernel_step. */
@@ -1324,6 +1494,26 @@ EXPORT(qjs_kernel_step) int32_t qjs_kernel_step(JSContext *ctx, const char *src,
     }
     set_value(ctx, r);
     return qjs_ctl.res_status;
+}
+
+/* qjs_prepare_run readies a sandbox for a run before the run arrives:
+   it takes a block of each small size and keeps it until the sandbox is
+   rewound, so that the allocator's arenas the run allocates from exist
+   already (a run otherwise makes a dozen, its first allocation of each
+   size). */
+static void *prepared_blocks[64];
+
+EXPORT(qjs_prepare_run) void qjs_prepare_run(JSContext *ctx)
+{
+    size_t i;
+    for (i = 1; i < sizeof(prepared_blocks) / sizeof(prepared_blocks[0]); i++) {
+        if (prepared_blocks[i])
+            continue;
+        if (!(prepared_blocks[i] = js_malloc(ctx, 8 * i))) {
+            JS_FreeValue(ctx, JS_GetException(ctx)); /* out of memory: the run will say */
+            return;
+        }
+    }
 }
 
 /* qjs_drop_jobs drops every pending job: what a step of a session left
@@ -1398,6 +1588,8 @@ enum {
     ENTRY_KERNEL_STEP = 7,
     ENTRY_DROP_JOBS = 8,
     ENTRY_INSPECT_STEP = 9,
+    ENTRY_KERNEL_RUN = 10,
+    ENTRY_PREPARE_RUN = 11,
 };
 
 #define P(x) ((void *)(uintptr_t)(x))
@@ -1424,6 +1616,11 @@ EXPORT(qjs_entry) uint32_t qjs_entry(uint32_t a, uint32_t b, uint32_t c, uint32_
         return (uint32_t)qjs_kernel_step(P(a), P(b), c, P(d), (int32_t)e);
     case ENTRY_DROP_JOBS:
         qjs_drop_jobs(P(a));
+        return 0;
+    case ENTRY_KERNEL_RUN:
+        return (uint32_t)qjs_kernel_run(P(a), P(b), P(c), (int32_t)d);
+    case ENTRY_PREPARE_RUN:
+        qjs_prepare_run(P(a));
         return 0;
     case ENTRY_INSPECT_STEP:
         return (uint32_t)(uintptr_t)qjs_inspect_step(P(a), P(b), c, P(d), (int32_t)e);

@@ -1,0 +1,73 @@
+package airlock_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/airlockrun/airlock"
+)
+
+// logsOf is the first argument of each of res's logs, as text.
+func logsOf(res *airlock.Result) string {
+	s := ""
+	for _, l := range res.Logs {
+		if len(l.Args) > 0 {
+			s += fmt.Sprint(l.Args[0]) + " "
+		}
+	}
+	return s
+}
+
+// The shim runs the entry module itself (no import() around it), and
+// selects the export at once when nothing of the program's is queued. The
+// program's own microtasks run in the order an import() gave them: the
+// export is selected two jobs after the module evaluated, and the run ends
+// a job after the export's value settled. These logs are those the engine
+// gave when it ran the entry through import().
+func TestEntryJobsAsAfterImport(t *testing.T) {
+	const chain = `let p = Promise.resolve(); for (let i = 1; i <= 9; i++) p = p.then(() => console.log(i));`
+	for _, c := range []struct{ src, logs string }{
+		// Jobs queued by the module's body: those of the first four jobs
+		// run before the outcome.
+		{chain + ` export default "r"`, "1 2 3 4 "},
+		{`queueMicrotask(() => console.log("m")); export default 1`, "m "},
+		{`console.log("body"); export default function () { return 1 }`, "body "},
+		// Jobs queued by the selected export's call: two run before the
+		// outcome, whether its value is a primitive or not.
+		{`export default function () { ` + chain + ` return 1 }`, "1 2 "},
+		{`export default function () { ` + chain + ` return {} }`, "1 2 "},
+		{`export default function () { queueMicrotask(() => console.log("x")); return 1 }`, "x "},
+		{`export default async function () { console.log("a"); await null; console.log("b"); return 1 }`, "a b "},
+		{`export default { then(r) { console.log("then"); r(1) } }`, "then "},
+		// A module or an export that awaits.
+		{chain + ` export default async function () { await null; return 1 }`, "1 2 3 4 5 6 "},
+		{chain + ` await null; export default 2`, "1 2 3 4 5 6 "},
+	} {
+		res := runOpts(t, c.src, airlock.Options{Language: airlock.JavaScript})
+		if res.Status != airlock.StatusSuccess {
+			t.Fatalf("%s: %s %v", c.src, res.Status, res.Error)
+		}
+		if got := logsOf(res); got != c.logs {
+			t.Errorf("%s: logs %q, want %q", c.src, got, c.logs)
+		}
+	}
+}
+
+// A module whose text never spells "meta" gets no import.meta object (the
+// engine skips its URL); every spelling that reads import.meta has it.
+func TestImportMetaSpellings(t *testing.T) {
+	for _, src := range []string{
+		`export default import.meta.url`,
+		`export default import . meta . url`,
+		"export default import/* c */.\n// c\nmeta.url",
+		`const m = import.meta; export default m["url"]`,
+	} {
+		if got := evalJS(t, src); got != "sandbox:<runCode>" {
+			t.Errorf("%s: %v", src, got)
+		}
+	}
+	res := runOpts(t, `export default import.m\u0065ta.url`, airlock.Options{Language: airlock.JavaScript})
+	if res.Status == airlock.StatusSuccess {
+		t.Fatalf("an escaped meta compiled: %v", res.Result)
+	}
+}
