@@ -357,29 +357,26 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 // answer is engine.Job.Call: it runs a host function for the sandbox, on
 // the VM's goroutine, and writes its reply to rep.
 func (r *run) answer(id int, in []engine.Arg, wire string, encoded bool, rep *engine.Reply) {
-	if !r.stopped.Load() && !encoded { // stopped is set before r.stop is closed
-		if p := r.funcs.Load(); p != nil && id >= 0 && id < len(*p) {
-			if h := (*p)[id]; h != nil && h.typed != nil && !h.async {
-				r.callTyped(h, in, rep)
-				return
-			}
-		}
-	}
-	*rep = r.call(id, in, wire, encoded)
-}
-
-// call runs a host function for the sandbox, on the VM's goroutine.
-func (r *run) call(id int, in []engine.Arg, wire string, encoded bool) engine.Reply {
 	if r.stopped.Load() { // set before r.stop is closed
-		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+		*rep = engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+		return
 	}
 	var h *hostFunc
 	if p := r.funcs.Load(); p != nil && id >= 0 && id < len(*p) {
 		h = (*p)[id]
 	}
-	if h == nil {
-		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
+	switch {
+	case h == nil:
+		*rep = engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
+	case h.typed != nil && !encoded && !h.async:
+		r.callTyped(h, in, rep)
+	default:
+		*rep = r.call(h, in, wire, encoded)
 	}
+}
+
+// call is answer for any other host function h: its arguments decoded.
+func (r *run) call(h *hostFunc, in []engine.Arg, wire string, encoded bool) engine.Reply {
 	args, err := callArgs(in, wire, encoded, r.budget.spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}

@@ -19,9 +19,12 @@ type SnapshotOptions struct {
 	// as a script. Empty: none.
 	Setup string
 	// Kernel, if set, is the kernel's script, run after Setup (see
-	// kernel.go). It finds __airlock_host, its host function, and
-	// __airlock_kernel, to hand itself to; it removes the first. Its
-	// functions keep no source and no debug information.
+	// kernel.go). It finds the shim's hooks as globals: __airlock_host,
+	// its host function, the others qjs_kernel_hooks and the codec define
+	// (__airlock_hostfn, __airlock_pending, __airlock_encode,
+	// __airlock_decode), and __airlock_kernel, to hand itself to; none is
+	// left on the global object after it. Its functions keep no source and
+	// no debug information.
 	Kernel string
 	// Headroom is free heap the image carries, so that a sandbox can
 	// allocate that much before its memory grows (a sandbox whose memory

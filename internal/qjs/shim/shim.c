@@ -1144,11 +1144,8 @@ static int host_fn_primitives(JSContext *ctx, JSValueConst id, int argc, JSValue
         ret = JS_ThrowInternalError(ctx, "host call failed");
         goto done;
     }
-    if (qjs_ctl.soft || qjs_ctl.stop) {
-        /* as in js_kernel_host */
-        JS_ThrowInternalError(ctx, "interrupted");
-        JS_SetUncatchableException(ctx, 1);
-        ret = JS_EXCEPTION;
+    if (qjs_ctl.soft || qjs_ctl.stop) { /* as in js_kernel_host */
+        ret = throw_stop(ctx);
         goto done;
     }
     /* the answers of take_answer's that need no list, made here */
