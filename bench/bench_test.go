@@ -375,7 +375,8 @@ func rss() int64 {
 // one long native call that allocates as it goes, a loop of the largest
 // BigInt conversions the engine allows, sorts of long arrays with a
 // comparator, and large single fills, copies and zeroings of memory (one
-// 512 MiB ArrayBuffer, fill, set and slice of 128-256 MiB arrays). Each run
+// 512 MiB ArrayBuffer, fill, set and slice of 128-256 MiB arrays, a loop of
+// 256 KiB fills, a loop keeping new 200 KB buffers). Each run
 // is stopped once it is under way (20 ms after it starts, or after its
 // set-up: the given time, or its call of started()); "stop-ms" is the worst
 // case over the iterations.
@@ -394,6 +395,8 @@ func BenchmarkStop(b *testing.B) {
 		{"typed-array-fills", `const d = new Uint8Array(2**28); started(); for (;;) d.fill(1)`, 0},
 		{"typed-array-sets", `const s = new Uint8Array(2**27), d = new Uint8Array(2**27); started(); for (;;) d.set(s)`, 0},
 		{"typed-array-slices", `const s = new Uint8Array(2**27); started(); for (;;) s.slice()`, 0},
+		{"small-fills", `const d = new Uint8Array(2**18); for (;;) d.fill(1)`, 0},
+		{"kept-buffers", `const a = []; for (;;) a.push(new Uint8Array(200000))`, 0},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var worst time.Duration
