@@ -374,9 +374,12 @@ func rss() int64 {
 // for programs that fight it: a tight loop, a loop of long native calls,
 // one long native call that allocates as it goes, a loop of the largest
 // BigInt conversions the engine allows, sorts of long arrays with a
-// comparator. Each run is stopped once it is under way (20 ms after it
-// starts, or after its set-up); "stop-ms" is the worst case over the
-// iterations.
+// comparator, and large single fills, copies and zeroings of memory (one
+// 512 MiB ArrayBuffer, fill, set and slice of 128-256 MiB arrays, a loop of
+// 256 KiB fills, a loop keeping new 200 KB buffers). Each run
+// is stopped once it is under way (20 ms after it starts, or after its
+// set-up: the given time, or its call of started()); "stop-ms" is the worst
+// case over the iterations.
 func BenchmarkStop(b *testing.B) {
 	for _, c := range []struct {
 		name, src string
@@ -388,13 +391,28 @@ func BenchmarkStop(b *testing.B) {
 		{"sparse-stringify", `const a = []; a.length = 2**32 - 1; export default JSON.stringify(a)`, 0},
 		{"largest-bigint-to-string", `const x = 2n ** 1000000n - 1n; for (;;) String(x)`, 0},
 		{"array-sorts", `const a = new Array(2**20).fill(0).map((_, i) => i % 1000); for (;;) a.sort((x, y) => x - y)`, 400 * time.Millisecond},
+		{"large-arraybuffer", `new ArrayBuffer(2**29)`, 0},
+		{"typed-array-fills", `const d = new Uint8Array(2**28); started(); for (;;) d.fill(1)`, 0},
+		{"typed-array-sets", `const s = new Uint8Array(2**27), d = new Uint8Array(2**27); started(); for (;;) d.set(s)`, 0},
+		{"typed-array-slices", `const s = new Uint8Array(2**27); started(); for (;;) s.slice()`, 0},
+		{"small-fills", `const d = new Uint8Array(2**18); for (;;) d.fill(1)`, 0},
+		{"kept-buffers", `const a = []; for (;;) a.push(new Uint8Array(200000))`, 0},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var worst time.Duration
 			for i := 0; i < b.N; i++ {
-				ex, err := benchRuntime.Run(context.Background(), c.src, airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 1 << 30})
+				started := make(chan struct{})
+				ex, err := benchRuntime.Run(context.Background(), c.src, airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 1 << 30,
+					Globals: map[string]any{"started": func() { close(started) }}})
 				if err != nil {
 					b.Fatal(err)
+				}
+				if strings.Contains(c.src, "started()") {
+					select {
+					case <-started:
+					case <-ex.Done():
+						b.Fatalf("ended before started(): %v", ex.Wait().Error)
+					}
 				}
 				time.Sleep(20*time.Millisecond + c.after)
 				start := time.Now()

@@ -59,24 +59,31 @@ mkdir -p "$WORK/sysroot/include" "$WORK/sysroot/lib"
 ln -s /usr/include/wasm32-wasi "$WORK/sysroot/include/wasm32-wasi"
 ln -s /usr/lib/wasm32-wasi "$WORK/sysroot/lib/wasm32-wasi"
 
-CFLAGS="--target=wasm32-wasi --sysroot=$WORK/sysroot -mbulk-memory -mnontrapping-fptoint -msign-ext
+CFLAGS="--target=wasm32-wasi --sysroot=$WORK/sysroot -mnontrapping-fptoint -msign-ext
 	-D_GNU_SOURCE -DCONFIG_VERSION=\"$(cat "$SRC/VERSION")\" -D_WASI_EMULATED_SIGNAL -DNDEBUG
 	-ffile-prefix-map=$WORK=. -fno-ident -Wno-everything -I$SRC -I$HERE/shim/compat"
+# Everything but bulk.c without bulk memory: a variable-size memcpy, memmove or
+# memset then calls bulk.c's, which copies and fills in chunks with a stop
+# check between them (one memory.copy/memory.fill does not stop; RATIONALE.md,
+# "Stops during large copies and fills"). bulk.c itself uses the instructions.
+NOBULK=-mno-bulk-memory
 mkdir -p "$WORK/obj"
 # Optimised for size, the regexp engine and the value codec for speed: the module's size is what
 # a process pays to load it (RATIONALE.md, "Optimised for size").
 for f in quickjs libunicode cutils dtoa; do
-	$CC $CFLAGS -Os -c "$SRC/$f.c" -o "$WORK/obj/$f.o"
+	$CC $CFLAGS $NOBULK -Os -c "$SRC/$f.c" -o "$WORK/obj/$f.o"
 done
-$CC $CFLAGS -O2 -c "$SRC/libregexp.c" -o "$WORK/obj/libregexp.o"
-$CC $CFLAGS -Os -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
-$CC $CFLAGS -O2 -c "$HERE/shim/codec.c" -o "$WORK/obj/codec.o"
-$CC $CFLAGS -Os -c "$HERE/shim/inspect.c" -o "$WORK/obj/inspect.o"
+$CC $CFLAGS $NOBULK -O2 -c "$SRC/libregexp.c" -o "$WORK/obj/libregexp.o"
+$CC $CFLAGS $NOBULK -Os -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
+$CC $CFLAGS $NOBULK -O2 -c "$HERE/shim/codec.c" -o "$WORK/obj/codec.o"
+$CC $CFLAGS -mbulk-memory -fno-builtin -O2 -c "$HERE/shim/bulk.c" -o "$WORK/obj/bulk.o"
+$CC $CFLAGS $NOBULK -Os -c "$HERE/shim/inspect.c" -o "$WORK/obj/inspect.o"
 $CC --target=wasm32-wasi --sysroot="$WORK/sysroot" -Os -mexec-model=reactor \
 	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first \
 	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
 	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
 	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" "$WORK/obj/codec.o" "$WORK/obj/inspect.o" \
+	"$WORK/obj/bulk.o" \
 	-o "$WORK/raw.wasm"
 (cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} -data "${OUT%.wasm}.data" "$WORK/raw.wasm" "$OUT")
 ls -l "$OUT" "${OUT%.wasm}.data"

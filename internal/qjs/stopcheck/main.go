@@ -261,7 +261,7 @@ func instrument(mod []byte) ([]byte, int, error) {
 			return nil, 0, fmt.Errorf("section %d: %w", s.id, r.err)
 		}
 	}
-	skip, err := uncheckedFuncs(mod, secs, importedFuncs)
+	skip, bulk, err := uncheckedFuncs(mod, secs, importedFuncs)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -305,7 +305,7 @@ func instrument(mod []byte) ([]byte, int, error) {
 			p = binary.AppendUvarint(append(p, 0x03), uint64(g))
 			emit(7, p)
 		case 10:
-			code, n, err := instrumentCode(payload, check, skip)
+			code, n, err := instrumentCode(payload, check, skip, bulk)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -326,10 +326,18 @@ func instrument(mod []byte) ([]byte, int, error) {
 // function being run (arguments, variables).
 var unchecked = map[string]bool{"JS_CallInternal": true}
 
+// bulkFuncs names the only functions allowed to use memory.copy and
+// memory.fill (shim/bulk.c): each instruction runs to its end without a
+// stop check, so a large one could not be stopped; these three work in
+// chunks with a check between them. A memory.copy or memory.fill anywhere
+// else (a file compiled with bulk memory) is refused.
+var bulkFuncs = map[string]bool{"memcpy": true, "memmove": true, "memset": true}
+
 // uncheckedFuncs maps the functions named in unchecked to their index in
-// the code section, from the name section; every name must be found.
-func uncheckedFuncs(mod []byte, secs []section, importedFuncs uint32) (map[uint32]bool, error) {
-	skip := map[uint32]bool{}
+// the code section, from the name section; every name must be found. It
+// also returns the indexes of bulkFuncs.
+func uncheckedFuncs(mod []byte, secs []section, importedFuncs uint32) (skip, bulk map[uint32]bool, err error) {
+	skip, bulk = map[uint32]bool{}, map[uint32]bool{}
 	for _, s := range secs {
 		if s.id != 0 {
 			continue
@@ -345,21 +353,25 @@ func uncheckedFuncs(mod []byte, secs []section, importedFuncs uint32) (map[uint3
 			if id == 1 {
 				for k := r.u32(); k > 0 && r.err == nil; k-- {
 					idx := r.u32()
-					if unchecked[r.name()] && idx >= importedFuncs {
+					name := r.name()
+					if unchecked[name] && idx >= importedFuncs {
 						skip[idx-importedFuncs] = true
+					}
+					if bulkFuncs[name] && idx >= importedFuncs {
+						bulk[idx-importedFuncs] = true
 					}
 				}
 			}
 			r.i = end
 		}
 		if r.err != nil {
-			return nil, fmt.Errorf("name section: %w", r.err)
+			return nil, nil, fmt.Errorf("name section: %w", r.err)
 		}
 	}
 	if len(skip) != len(unchecked) {
-		return nil, fmt.Errorf("found %d of the %d functions left unchecked (is the name section stripped?)", len(skip), len(unchecked))
+		return nil, nil, fmt.Errorf("found %d of the %d functions left unchecked (is the name section stripped?)", len(skip), len(unchecked))
 	}
-	return skip, nil
+	return skip, bulk, nil
 }
 
 func appendSleb(b []byte, v int64) []byte {
@@ -373,7 +385,7 @@ func appendSleb(b []byte, v int64) []byte {
 	}
 }
 
-func instrumentCode(payload, check []byte, skip map[uint32]bool) ([]byte, int, error) {
+func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool) ([]byte, int, error) {
 	r := &reader{b: payload}
 	n := r.u32()
 	out := binary.AppendUvarint(nil, uint64(n))
@@ -438,11 +450,14 @@ func instrumentCode(payload, check []byte, skip map[uint32]bool) ([]byte, int, e
 					body.byte1()
 				case sub == 9 || sub == 13 || (sub >= 15 && sub <= 17):
 					body.u32()
-				case sub == 10:
+				case sub == 10 || sub == 11:
+					if !bulk[f] {
+						return nil, 0, fmt.Errorf("function %d: memory.copy or memory.fill outside %v (a file compiled with bulk memory?)", f, bulkFuncs)
+					}
 					body.byte1()
-					body.byte1()
-				case sub == 11:
-					body.byte1()
+					if sub == 10 {
+						body.byte1()
+					}
 				case sub == 12 || sub == 14:
 					body.u32()
 					body.u32()

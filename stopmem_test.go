@@ -1,0 +1,80 @@
+package airlock_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+// stopMemEnv selects the child process of TestHostile_StopDuringLargeZeroing.
+const stopMemEnv = "AIRLOCK_TEST_STOPMEM"
+
+// A run that allocates a 1 GiB ArrayBuffer and is terminated while the
+// buffer is being zeroed settles terminated, and the zeroing stops there:
+// the host's peak RSS grows by far less than the buffer. The zeroing was
+// one memory.fill that wazero runs to its end (seconds of first-touch page
+// faults after Terminate); it now goes in chunks with a stop check between
+// them (RATIONALE.md, "Stops during large copies and fills"). The run is
+// terminated once the RSS has grown 32 MiB past its level at started()
+// (under way, by events), in a child process of the test binary so that a
+// failure does not bloat this one.
+func TestHostile_StopDuringLargeZeroing(t *testing.T) {
+	if os.Getenv(stopMemEnv) == "" {
+		if testing.Short() {
+			t.Skip("the child process may touch a GiB of memory")
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHostile_StopDuringLargeZeroing$", "-test.v")
+		cmd.Env = append(os.Environ(), stopMemEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("child process: %v\n%s", err, out)
+		}
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, "stopmem_test.go") {
+				t.Log(strings.TrimSpace(l))
+			}
+		}
+		return
+	}
+	const buffer = 1 << 30
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: -1, MaxDuration: 10 * time.Minute})
+	defer rt.Close()
+	started := make(chan int64, 1)
+	runtime.GC()
+	ex, err := rt.Run(context.Background(), `started(); new ArrayBuffer(2 ** 30); export default 0`, airlock.Options{
+		Language: airlock.JavaScript, MemoryLimitBytes: buffer + 256<<20,
+		Globals: map[string]any{"started": func() { resetHWM(); started <- vmStatus(t, "VmRSS") }},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before int64
+	select {
+	case before = <-started:
+	case <-ex.Done():
+		t.Fatalf("ended before started(): %v", ex.Wait().Error)
+	}
+	for vmStatus(t, "VmRSS")-before < 32<<20 { // the zeroing is under way
+		select {
+		case <-ex.Done():
+			t.Fatalf("ended before the RSS grew: %s %v", ex.Wait().Status, ex.Wait().Error)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	ex.Terminate("test")
+	res := ex.Wait()
+	peak := vmStatus(t, "VmHWM")
+	t.Logf("%s; RSS %d MiB at started(), peak %d MiB (growth %d MiB of a %d MiB buffer)", res.Status, before>>20, peak>>20, (peak-before)>>20, buffer>>20)
+	if res.Status != airlock.StatusTerminated {
+		t.Errorf("status %s (%v), want terminated", res.Status, res.Error)
+	}
+	if peak-before > buffer/4 {
+		t.Errorf("the host's RSS grew by %d MiB after Terminate: the zeroing of the %d MiB buffer did not stop", (peak-before)>>20, buffer>>20)
+	}
+}
