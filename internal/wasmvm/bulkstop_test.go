@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"runtime"
+	"fmt"
 	"strconv"
 	"testing"
 )
@@ -20,8 +20,9 @@ var bulkMarker = []byte{0xfe, 0x01, 0xa7, 0x5c, 0x33, 0xd0, 0x8b, 0x11, 0x9e, 0x
 // memcpy and memmove (shim/bulk.c) work in chunks with a stop check
 // between them. Each program calls started() before its operation, with
 // the buffer it works on marked; the test finds the buffer, waits until
-// the operation has changed a byte 1 MiB into it (under way), terminates,
-// and when the run has ended checks the buffer's last byte: unchanged means
+// the operation has changed a byte 1 MiB into it (under way; seen at the
+// guest's tick between two chunks), terminates, and when the run has ended
+// checks the buffer's last byte: unchanged means
 // the operation stopped early. With one memory.fill or memory.copy, the
 // operation would have run to its end. Order by events only.
 func TestStopDuringBulkMemory(t *testing.T) {
@@ -63,69 +64,50 @@ func TestStopDuringBulkMemory(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := newSandbox(t, &SandboxOptions{MemoryLimit: 1 << 30})
 			mem := s.mod.Memory()
-			found := make(chan uint32, 1)
-			// all: the memory as started() finds it, read while the guest
-			// runs (through wazero's Memory only while it waits)
+			// all: the memory as started() finds it (a view of it, read on
+			// the guest's goroutine only: in started() and at its ticks)
 			var all []byte
+			var buf uint32
+			byteAt := func(off uint32) byte { return all[buf+off] }
 			err := s.DefineFunc(context.Background(), "started", func(context.Context, []Value) (Value, error) {
 				all, _ = mem.Read(0, mem.Size())
 				at := bytes.Index(all, bulkMarker)
 				if at < 0 || bytes.Index(all[at+1:], bulkMarker) >= 0 {
-					t.Error("the marked buffer is not found once in memory")
-					at = 0
+					return Value{}, errors.New("the marked buffer is not found once in memory")
 				}
-				found <- uint32(at - 64)
+				buf = uint32(at - 64)
+				if !c.copy && byteAt(n-1) != c.from {
+					return Value{}, fmt.Errorf("the buffer's last byte is %d before the operation, want %d", byteAt(n-1), c.from)
+				}
+				// Terminate from the guest's own tick once the operation is
+				// under way (a byte 1 MiB in has changed): an event of the
+				// guest's work, not a race with it. The tick that
+				// terminates answers stop; an operation done in one
+				// instruction would reach its end before any tick.
+				src, seen := buf, !c.copy
+				hook := func(at *Sandbox) {
+					if at != s {
+						return
+					}
+					if !seen { // the copy's first chunk is in the new buffer
+						if i := bytes.Index(all[src+n:src+n+4<<20], bulkMarker); i >= 0 {
+							buf, seen = src+n+uint32(i)-64, true
+						}
+					}
+					if seen && byteAt(1<<20) == c.to {
+						s.Terminate()
+					}
+				}
+				tickHook.Store(&hook)
 				return Value{}, nil
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan error, 1)
-			go func() {
-				_, err := s.Eval(context.Background(), c.src, "bulk.js", Script)
-				done <- err
-			}()
-			var buf uint32
-			select {
-			case buf = <-found:
-			case err := <-done:
-				t.Fatalf("ended before started(): %v", err)
-			}
-			if t.Failed() {
-				s.Terminate()
-				<-done
-				return
-			}
-			byteAt := func(off uint32) byte { return all[buf+off] }
-			if c.copy {
-				src := buf
-				for { // under way: the copy's first chunk is in the new buffer
-					after := all[src+n : src+n+4<<20]
-					if at := bytes.Index(after, bulkMarker); at >= 0 {
-						buf = src + n + uint32(at) - 64
-						break
-					}
-					select {
-					case err := <-done:
-						t.Fatalf("ended before the copy was seen under way: %v", err)
-					default:
-						runtime.Gosched()
-					}
-				}
-			} else if last := byteAt(n - 1); last != c.from {
-				t.Fatalf("the buffer's last byte is %d before the operation, want %d", last, c.from)
-			}
-			for byteAt(1<<20) != c.to { // under way
-				select {
-				case err := <-done:
-					t.Fatalf("ended before the operation was seen under way: %v", err)
-				default:
-					runtime.Gosched()
-				}
-			}
-			s.Terminate()
-			if err := <-done; !errors.Is(err, ErrTerminated) {
-				t.Errorf("err = %v, want ErrTerminated", err)
+			defer tickHook.Store(nil)
+			_, err = s.Eval(context.Background(), c.src, "bulk.js", Script)
+			if !errors.Is(err, ErrTerminated) {
+				t.Fatalf("err = %v, want ErrTerminated", err)
 			}
 			if last := byteAt(n - 1); last != c.from {
 				t.Errorf("the operation ran to its end after Terminate (last byte %d)", last)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero/api"
 )
@@ -334,6 +335,11 @@ func (s *Sandbox) outcomeErr(ctx context.Context, err error, what string) error 
 // call itself nothing; a stop lands within tickEvery iterations.
 const tickEvery = 10000
 
+// tickHook, set only by tests, runs at every env.tick of every sandbox,
+// before the stop word is read: a test can act at a point of the guest's
+// work (between two chunks of a bulk copy) instead of racing it.
+var tickHook atomic.Pointer[func(*Sandbox)]
+
 // tick is env.tick() -> stop: it rearms the loop countdown and reports
 // whether the guest must stop. Being a call into Go, it is also where the
 // Go runtime can preempt the goroutine running the guest.
@@ -344,6 +350,9 @@ func tick(ctx context.Context, _ api.Module, stack []uint64) {
 		return
 	}
 	s.tick.Set(tickEvery)
+	if h := tickHook.Load(); h != nil {
+		(*h)(s)
+	}
 	if loadWord(s.stopWord) != 0 {
 		stack[0] = 1
 	}
