@@ -654,6 +654,34 @@ EXPORT(qjs_prepare_snapshot) uint32_t qjs_prepare_snapshot(JSContext *ctx, int32
 
 int codec_is_bytes(JSContext *ctx, JSValueConst v, const uint8_t **p, size_t *len); /* codec.c */
 
+/* put_plain writes a into s if it is undefined, null, a boolean or a
+   number, and returns 1; 0 for any other value. */
+static inline __attribute__((always_inline)) int put_plain(struct slot *s, JSValueConst a)
+{
+    s->len = 0;
+    s->u.ptr = 0;
+    switch (JS_VALUE_GET_NORM_TAG(a)) {
+    case JS_TAG_UNDEFINED:
+        s->tag = TAG_UNDEFINED;
+        return 1;
+    case JS_TAG_NULL:
+        s->tag = TAG_NULL;
+        return 1;
+    case JS_TAG_BOOL:
+        s->tag = JS_VALUE_GET_BOOL(a) ? TAG_TRUE : TAG_FALSE;
+        return 1;
+    case JS_TAG_INT:
+        s->tag = TAG_NUMBER;
+        s->u.num = JS_VALUE_GET_INT(a);
+        return 1;
+    case JS_TAG_FLOAT64:
+        s->tag = TAG_NUMBER;
+        s->u.num = JS_VALUE_GET_FLOAT64(a);
+        return 1;
+    }
+    return 0;
+}
+
 /* encode_args writes argv[0:n] as slots; strs[i] keeps the text of slot i
    until free_args. -1 with an exception pending. */
 static int encode_args(JSContext *ctx, int n, JSValueConst *argv, struct slot *slots, const char **strs)
@@ -663,57 +691,36 @@ static int encode_args(JSContext *ctx, int n, JSValueConst *argv, struct slot *s
     for (i = 0; i < n; i++) {
         JSValueConst a = argv[i];
         struct slot *s = &slots[i];
-        s->len = 0;
-        s->u.ptr = 0;
-        switch (JS_VALUE_GET_NORM_TAG(a)) {
-        case JS_TAG_UNDEFINED:
-            s->tag = TAG_UNDEFINED;
-            break;
-        case JS_TAG_NULL:
-            s->tag = TAG_NULL;
-            break;
-        case JS_TAG_BOOL:
-            s->tag = JS_VALUE_GET_BOOL(a) ? TAG_TRUE : TAG_FALSE;
-            break;
-        case JS_TAG_INT:
-            s->tag = TAG_NUMBER;
-            s->u.num = JS_VALUE_GET_INT(a);
-            break;
-        case JS_TAG_FLOAT64:
-            s->tag = TAG_NUMBER;
-            s->u.num = JS_VALUE_GET_FLOAT64(a);
-            break;
-        default: {
-            size_t len;
-            JSValue str;
-            const uint8_t *bytes;
-            if (codec_is_bytes(ctx, a, &bytes, &len)) {
-                s->tag = TAG_BYTES;
-                s->len = (uint32_t)len;
-                s->u.ptr = (uint32_t)(uintptr_t)bytes;
-                break;
-            }
-            if (JS_IsString(a)) {
-                s->tag = TAG_STRING;
-                str = JS_DupValue(ctx, a);
-            } else {
-                s->tag = TAG_JSON;
-                str = JS_JSONStringify(ctx, a, JS_UNDEFINED, JS_UNDEFINED);
-                if (JS_IsException(str))
-                    return -1;
-                if (JS_IsUndefined(str)) { /* a function, a symbol */
-                    s->tag = TAG_UNDEFINED;
-                    break;
-                }
-            }
-            strs[i] = JS_ToCStringLen(ctx, &len, str);
-            JS_FreeValue(ctx, str);
-            if (!strs[i])
-                return -1;
+        size_t len;
+        JSValue str;
+        const uint8_t *bytes;
+        if (put_plain(s, a))
+            continue;
+        if (codec_is_bytes(ctx, a, &bytes, &len)) {
+            s->tag = TAG_BYTES;
             s->len = (uint32_t)len;
-            s->u.ptr = (uint32_t)(uintptr_t)strs[i];
+            s->u.ptr = (uint32_t)(uintptr_t)bytes;
+            continue;
         }
+        if (JS_IsString(a)) {
+            s->tag = TAG_STRING;
+            str = JS_DupValue(ctx, a);
+        } else {
+            s->tag = TAG_JSON;
+            str = JS_JSONStringify(ctx, a, JS_UNDEFINED, JS_UNDEFINED);
+            if (JS_IsException(str))
+                return -1;
+            if (JS_IsUndefined(str)) { /* a function, a symbol */
+                s->tag = TAG_UNDEFINED;
+                continue;
+            }
         }
+        strs[i] = JS_ToCStringLen(ctx, &len, str);
+        JS_FreeValue(ctx, str);
+        if (!strs[i])
+            return -1;
+        s->len = (uint32_t)len;
+        s->u.ptr = (uint32_t)(uintptr_t)strs[i];
     }
     return 0;
 }
@@ -1098,26 +1105,9 @@ static int host_fn_primitives(JSContext *ctx, JSValueConst id, int argc, JSValue
     for (i = 0; i < argc; i++) {
         JSValueConst a = argv[i];
         struct slot *s = &slots[i + 2];
-        s->len = 0;
-        s->u.ptr = 0;
+        if (put_plain(s, a))
+            continue;
         switch (JS_VALUE_GET_NORM_TAG(a)) {
-        case JS_TAG_UNDEFINED:
-            s->tag = TAG_UNDEFINED;
-            break;
-        case JS_TAG_NULL:
-            s->tag = TAG_NULL;
-            break;
-        case JS_TAG_BOOL:
-            s->tag = JS_VALUE_GET_BOOL(a) ? TAG_TRUE : TAG_FALSE;
-            break;
-        case JS_TAG_INT:
-            s->tag = TAG_NUMBER;
-            s->u.num = JS_VALUE_GET_INT(a);
-            break;
-        case JS_TAG_FLOAT64:
-            s->tag = TAG_NUMBER;
-            s->u.num = JS_VALUE_GET_FLOAT64(a);
-            break;
         case JS_TAG_STRING:
         case JS_TAG_STRING_ROPE: {
             size_t len;
