@@ -38,17 +38,7 @@ func TestHostMemory_Bounded(t *testing.T) {
 		if testing.Short() {
 			t.Skip("the child process allocates hundreds of MB")
 		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHostMemory_Bounded$", "-test.v")
-		cmd.Env = append(os.Environ(), hostMemEnv+"=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("child process: %v\n%s", err, out)
-		}
-		for _, l := range strings.Split(string(out), "\n") {
-			if strings.Contains(l, "hostmem_test.go") {
-				t.Log(strings.TrimSpace(l))
-			}
-		}
+		runChild(t, hostMemEnv, "hostmem_test.go")
 		return
 	}
 	memLimit, budget, calls, str, times := int64(256<<20), 64<<20, 300000, 1<<20, 2000
@@ -154,3 +144,21 @@ func vmStatus(t *testing.T, field string) int64 {
 
 // resetHWM resets the peak RSS (VmHWM) to the current RSS.
 func resetHWM() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// runChild runs t again in a child process of the test binary, with env set
+// to select its attack there, so that a crash or an exhausted memory is a
+// failed test here; the child's lines logged from file are logged again.
+func runChild(t *testing.T, env, file string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child process: %v\n%s", err, out)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, file) {
+			t.Log(strings.TrimSpace(l))
+		}
+	}
+}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,17 +28,7 @@ func TestHostile_StopDuringLargeZeroing(t *testing.T) {
 		if testing.Short() {
 			t.Skip("the child process may touch a GiB of memory")
 		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHostile_StopDuringLargeZeroing$", "-test.v")
-		cmd.Env = append(os.Environ(), stopMemEnv+"=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("child process: %v\n%s", err, out)
-		}
-		for _, l := range strings.Split(string(out), "\n") {
-			if strings.Contains(l, "stopmem_test.go") {
-				t.Log(strings.TrimSpace(l))
-			}
-		}
+		runChild(t, stopMemEnv, "stopmem_test.go")
 		return
 	}
 	const buffer = 1 << 30

@@ -1,5 +1,5 @@
 // Package early prepares the process of `airlock run` for its start, before
-// most packages initialise: it depends on the runtime and syscall alone, so
+// most packages initialise: it depends on os, runtime and syscall alone, so
 // Go initialises it among the first of the command's packages.
 //
 // A hello run's start allocates ~7 MiB of Go heap (the libraries'
