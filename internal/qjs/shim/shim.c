@@ -208,8 +208,9 @@ static const JSMallocFunctions heap_funcs = {
 size_t js_gc_next_threshold(size_t heap)
 {
     uint64_t h = heap, next = h * GC_GROWTH, lim = qjs_ctl.heap_limit;
-    if (lim && next > h + (lim > h ? (lim - h) / 2 : 0))
-        next = h + (lim > h ? (lim - h) / 2 : 0);
+    uint64_t halfway = h + (lim > h ? (lim - h) / 2 : 0);
+    if (lim && next > halfway)
+        next = halfway;
     if (next < h + h / 2)
         next = h + h / 2;
     return next > SIZE_MAX ? SIZE_MAX : (size_t)next;
