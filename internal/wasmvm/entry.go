@@ -18,7 +18,6 @@ const (
 	entryMalloc      entry = 2
 	entryFree        entry = 3
 	entryDefHostFunc entry = 4
-	entryHasJobs     entry = 5
 	entryKernelCall  entry = 6
 	entryKernelStep  entry = 7
 	entryDropJobs    entry = 8

@@ -208,8 +208,9 @@ static const JSMallocFunctions heap_funcs = {
 size_t js_gc_next_threshold(size_t heap)
 {
     uint64_t h = heap, next = h * GC_GROWTH, lim = qjs_ctl.heap_limit;
-    if (lim && next > h + (lim > h ? (lim - h) / 2 : 0))
-        next = h + (lim > h ? (lim - h) / 2 : 0);
+    uint64_t halfway = h + (lim > h ? (lim - h) / 2 : 0);
+    if (lim && next > halfway)
+        next = halfway;
     if (next < h + h / 2)
         next = h + h / 2;
     return next > SIZE_MAX ? SIZE_MAX : (size_t)next;
@@ -600,9 +601,6 @@ EXPORT(qjs_run_jobs) int32_t qjs_run_jobs(JSContext *ctx)
         set_exception(ctx);
     return qjs_ctl.res_status;
 }
-
-/* qjs_has_jobs reports whether a job is pending. */
-EXPORT(qjs_has_jobs) int32_t qjs_has_jobs(JSContext *ctx) { return JS_IsJobPending(JS_GetRuntime(ctx)); }
 
 /* qjs_gc runs the cycle collector and sets the next collection at 1.5x the
    heap left, as QuickJS does after a collection it triggers itself. A
@@ -1570,7 +1568,6 @@ enum {
     ENTRY_MALLOC = 2,
     ENTRY_FREE = 3,
     ENTRY_DEF_HOST_FUNC = 4,
-    ENTRY_HAS_JOBS = 5,
     ENTRY_KERNEL_CALL = 6,
     ENTRY_KERNEL_STEP = 7,
     ENTRY_DROP_JOBS = 8,
@@ -1595,8 +1592,6 @@ EXPORT(qjs_entry) uint32_t qjs_entry(uint32_t a, uint32_t b, uint32_t c, uint32_
         return 0;
     case ENTRY_DEF_HOST_FUNC:
         return (uint32_t)qjs_def_host_func(P(a), P(b), (int32_t)c);
-    case ENTRY_HAS_JOBS:
-        return (uint32_t)qjs_has_jobs(P(a));
     case ENTRY_KERNEL_CALL:
         return (uint32_t)qjs_kernel_call(P(a), P(b), P(c), (int32_t)d);
     case ENTRY_KERNEL_STEP:
