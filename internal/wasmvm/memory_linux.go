@@ -201,13 +201,14 @@ func (m *linearMemory) word(off uint32) *uint32 {
 	return (*uint32)(unsafe.Add(m.base, off))
 }
 
-// rewind makes the memory the image again: it copies the image's bytes over
-// the pages the sandbox wrote (found in /proc/self/pagemap: private, no
-// longer the memfd's), keeping them mapped, since a copy-on-write fault
-// costs more than the copy (15-70 µs each on the 2-core VM measured, see
-// RATIONALE.md); without pagemap it maps the image again over the memory. The memory
-// must not have grown beyond the image: the guest's allocator would then
-// see more memory than the image knows of.
+// rewind makes the memory the image again: it copies the image's bytes
+// over the pages the sandbox wrote (copyDirty finds them with PAGEMAP_SCAN
+// or /proc/self/pagemap: private, no longer the memfd's), keeping them
+// mapped, since a copy-on-write fault costs more than the copy (15-70 µs
+// each on the 2-core VM measured, see RATIONALE.md); without pagemap it
+// maps the image again over the memory. The memory must not have grown
+// beyond the image: the guest's allocator would then see more memory than
+// the image knows of.
 func (m *linearMemory) rewind(size uintptr) bool {
 	if m.base == nil || m.im == nil || size != m.im.size {
 		return false
