@@ -132,21 +132,21 @@ func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemor
 // first writes it: a grown range is about to be used (the guest's
 // allocator grows the memory when it needs it), and one call costs ~1 µs a
 // page where a fault costs 15-40 µs on the VM measured (the 100k-object
-// workload: 0.95× the floor's time → 0.86-0.92×, BENCHMARKS.md). Bounded,
-// so that one large growth does not hold the host in a system call for
-// long: a stop waits for it (4 MiB: ~1-4 ms).
+// workload: ~0.95× the floor's time → ~0.91×, BENCHMARKS.md, "Populating
+// grown memory"). Bounded, so that one large growth does not hold the host
+// in a system call for long: a stop waits for it (4 MiB: ~1-4 ms).
 const growPopulate = 4 << 20
 
 // Once the memory has grown hugeFrom bytes past the image, a growth maps
 // the reservation read-write up to the next hugeAlign boundary of the
 // address space and asks for transparent huge pages there (MADV_HUGEPAGE):
 // a program that grows its memory this far is allocating in earnest, and
-// its memory is then touched 2 MiB to a fault and a TLB entry instead of
-// 4 KiB (the 100k-object workload: ~12% less CPU time, BENCHMARKS.md,
-// "Huge pages for grown memory"). What is mapped past the guest's size is
-// not the guest's: wazero checks every access against the size. It costs
-// at most hugeAlign of resident memory beyond the size, and nothing below
-// hugeFrom, where most programs stay.
+// its memory is then touched 2 MiB to a fault and a TLB entry instead
+// of 4 KiB (the 100k-object workload: ~12% less CPU time, BENCHMARKS.md,
+// "Compute speed: huge pages and fewer collections"). What is mapped past
+// the guest's size is not the guest's: wazero checks every access against
+// the size. It costs at most hugeAlign of resident memory beyond the size,
+// and nothing below hugeFrom, where most programs stay.
 const (
 	hugeFrom  = 4 << 20
 	hugeAlign = 2 << 20
