@@ -142,24 +142,23 @@ func (s *Sandbox) StepKept(ctx context.Context) (Result, error) {
 // from are made now (the shim keeps a block of each small size until the
 // sandbox is rewound). It costs the sandbox ~16 KiB of its heap.
 func (s *Sandbox) PrepareRun(ctx context.Context) error {
-	if err := s.ready(ctx); err != nil {
-		return err
-	}
-	s.stack[0] = uint64(s.ctxPtr)
-	if err := s.enter(ctx, entryPrepareRun, s.stack[:]); err != nil {
-		return s.outcomeErr(ctx, err, "prepare")
-	}
-	return nil
+	return s.callCtx(ctx, entryPrepareRun, "prepare")
 }
 
 // DropJobs drops every pending job without running it.
 func (s *Sandbox) DropJobs(ctx context.Context) error {
+	return s.callCtx(ctx, entryDropJobs, "drop jobs")
+}
+
+// callCtx calls the shim's function e with the context as its one
+// argument, with no stop armed on ctx (call arms one).
+func (s *Sandbox) callCtx(ctx context.Context, e entry, what string) error {
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
 	s.stack[0] = uint64(s.ctxPtr)
-	if err := s.enter(ctx, entryDropJobs, s.stack[:]); err != nil {
-		return s.outcomeErr(ctx, err, "drop jobs")
+	if err := s.enter(ctx, e, s.stack[:]); err != nil {
+		return s.outcomeErr(ctx, err, what)
 	}
 	return nil
 }

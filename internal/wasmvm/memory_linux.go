@@ -132,21 +132,21 @@ func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemor
 // first writes it: a grown range is about to be used (the guest's
 // allocator grows the memory when it needs it), and one call costs ~1 µs a
 // page where a fault costs 15-40 µs on the VM measured (the 100k-object
-// workload: 0.95× the floor's time → 0.86-0.92×, BENCHMARKS.md). Bounded,
-// so that one large growth does not hold the host in a system call for
-// long: a stop waits for it (4 MiB: ~1-4 ms).
+// workload: ~0.95× the floor's time → ~0.91×, BENCHMARKS.md, "Populating
+// grown memory"). Bounded, so that one large growth does not hold the host
+// in a system call for long: a stop waits for it (4 MiB: ~1-4 ms).
 const growPopulate = 4 << 20
 
 // Once the memory has grown hugeFrom bytes past the image, a growth maps
 // the reservation read-write up to the next hugeAlign boundary of the
 // address space and asks for transparent huge pages there (MADV_HUGEPAGE):
 // a program that grows its memory this far is allocating in earnest, and
-// its memory is then touched 2 MiB to a fault and a TLB entry instead of
-// 4 KiB (the 100k-object workload: ~12% less CPU time, BENCHMARKS.md,
-// "Huge pages for grown memory"). What is mapped past the guest's size is
-// not the guest's: wazero checks every access against the size. It costs
-// at most hugeAlign of resident memory beyond the size, and nothing below
-// hugeFrom, where most programs stay.
+// its memory is then touched 2 MiB to a fault and a TLB entry instead
+// of 4 KiB (the 100k-object workload: ~12% less CPU time, BENCHMARKS.md,
+// "Compute speed: huge pages and fewer collections"). What is mapped past
+// the guest's size is not the guest's: wazero checks every access against
+// the size. It costs at most hugeAlign of resident memory beyond the size,
+// and nothing below hugeFrom, where most programs stay.
 const (
 	hugeFrom  = 4 << 20
 	hugeAlign = 2 << 20
@@ -201,13 +201,14 @@ func (m *linearMemory) word(off uint32) *uint32 {
 	return (*uint32)(unsafe.Add(m.base, off))
 }
 
-// rewind makes the memory the image again: it copies the image's bytes over
-// the pages the sandbox wrote (found in /proc/self/pagemap: private, no
-// longer the memfd's), keeping them mapped, since a copy-on-write fault
-// costs more than the copy (15-70 µs each on the 2-core VM measured, see
-// RATIONALE.md); without pagemap it maps the image again over the memory. The memory
-// must not have grown beyond the image: the guest's allocator would then
-// see more memory than the image knows of.
+// rewind makes the memory the image again: it copies the image's bytes
+// over the pages the sandbox wrote (copyDirty finds them with PAGEMAP_SCAN
+// or /proc/self/pagemap: private, no longer the memfd's), keeping them
+// mapped, since a copy-on-write fault costs more than the copy (15-70 µs
+// each on the 2-core VM measured, see RATIONALE.md); without pagemap it
+// maps the image again over the memory. The memory must not have grown
+// beyond the image: the guest's allocator would then see more memory than
+// the image knows of.
 func (m *linearMemory) rewind(size uintptr) bool {
 	if m.base == nil || m.im == nil || size != m.im.size {
 		return false

@@ -20,7 +20,7 @@ import (
 // SHA-256 of what precedes it, and every field is checked against the
 // image's size on loading; a file that fails any check (corrupt,
 // truncated, of another format) is ignored and replaced by a fresh build.
-// See RATIONALE.md, "The snapshot cache".
+// See RATIONALE.md, "The snapshot image cached on disk".
 
 // span is a run of pages of an image, in bytes.
 type span struct{ off, len uintptr }
