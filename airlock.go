@@ -176,8 +176,12 @@ type Runtime struct {
 	// likeliest to be in a cache.
 	readyMu sync.Mutex
 	ready   []*worker
-	idle    atomic.Int32 // workers preparing or waiting in ready
-	closed  atomic.Bool  // set under readyMu
+	// idle counts the workers preparing a sandbox or waiting in ready; the
+	// idle - len(ready) preparing ones each take a run of waiting, if
+	// any, when their sandbox is ready (see Run).
+	idle    int
+	waiting []*run
+	closed  atomic.Bool // set under readyMu
 	once    sync.Once
 }
 
@@ -211,8 +215,8 @@ func NewRuntime(cfg RuntimeConfig) *Runtime {
 		rt.workers = newWorkerPool(rt)
 		return rt
 	}
+	rt.idle = cfg.Prepared
 	for i := 0; i < cfg.Prepared; i++ {
-		rt.idle.Add(1)
 		go rt.work(nil)
 	}
 	return rt
@@ -225,9 +229,9 @@ func (rt *Runtime) work(first *run) {
 	for {
 		vm, err := engine.New()
 		if first != nil {
-			first.execute(vm, err)
+			again := first.execute(vm, err)
 			first = nil
-			if !rt.wantIdle() {
+			if !again {
 				return
 			}
 			continue
@@ -240,63 +244,105 @@ func (rt *Runtime) work(first *run) {
 			}
 		}
 		if err != nil {
-			rt.idle.Add(-1)
+			rt.quit()
 			return
 		}
 		w := &worker{vm: vm, jobs: make(chan *run, 1)}
-		if !rt.offer(w) {
+		r, ok := rt.offer(w)
+		if !ok {
 			vm.Close()
-			rt.idle.Add(-1)
 			return
 		}
-		r := <-w.jobs
+		if r == nil {
+			r = <-w.jobs
+		}
 		if r == nil {
 			vm.Close()
 			return
 		}
-		r.execute(vm, nil)
-		if !rt.wantIdle() {
+		if !r.execute(vm, nil) {
 			return
 		}
 	}
 }
 
-// offer puts a prepared sandbox in ready, unless the runtime is closed.
-func (rt *Runtime) offer(w *worker) bool {
+// offer puts a prepared sandbox in ready, or returns the run that waits for
+// it. It reports false, having stopped counting the worker, when the
+// runtime is closed and no run waits.
+func (rt *Runtime) offer(w *worker) (*run, bool) {
 	rt.readyMu.Lock()
 	defer rt.readyMu.Unlock()
+	if len(rt.waiting) > 0 {
+		r := rt.waiting[0]
+		rt.waiting[0] = nil
+		rt.waiting = rt.waiting[1:]
+		rt.idle--
+		return r, true
+	}
 	if rt.closed.Load() {
-		return false
+		rt.idle--
+		return nil, false
 	}
 	rt.ready = append(rt.ready, w)
-	return true
+	return nil, true
 }
 
-// take returns the sandbox prepared first, or nil.
-func (rt *Runtime) take() *worker {
+// quit stops counting a preparing worker whose sandbox failed, and gives
+// a run that waited for it a worker of its own.
+func (rt *Runtime) quit() {
 	rt.readyMu.Lock()
-	defer rt.readyMu.Unlock()
-	if len(rt.ready) == 0 {
-		return nil
+	rt.idle--
+	var r *run
+	if len(rt.waiting) > rt.idle-len(rt.ready) {
+		r = rt.waiting[len(rt.waiting)-1]
+		rt.waiting = rt.waiting[:len(rt.waiting)-1]
 	}
-	w := rt.ready[0]
-	rt.ready[0] = nil
-	rt.ready = rt.ready[1:]
-	return w
+	rt.readyMu.Unlock()
+	if r != nil {
+		go rt.work(r)
+	}
+}
+
+// assign hands r to a worker: the sandbox prepared first, else a worker
+// still preparing one that no other run waits for, else a worker of its
+// own. A run waits for a preparing worker rather than making a sandbox of
+// its own because that worker's sandbox is usually the previous run's,
+// being rewound: with one processor, or two callers in turn on two, the
+// workers that yield to their callers after a run fell behind, and a third
+// of the runs made new instances (RATIONALE.md, "Runs wait for the
+// sandbox being prepared").
+func (rt *Runtime) assign(r *run) {
+	rt.readyMu.Lock()
+	var w *worker
+	queued := false
+	if len(rt.ready) > 0 {
+		w = rt.ready[0]
+		rt.ready[0] = nil
+		rt.ready = rt.ready[1:]
+		rt.idle--
+	} else if len(rt.waiting) < rt.idle {
+		rt.waiting = append(rt.waiting, r)
+		queued = true
+	}
+	rt.readyMu.Unlock()
+	switch {
+	case w != nil:
+		w.jobs <- r
+	case !queued:
+		go rt.work(r)
+	}
 }
 
 // wantIdle reports whether a worker that finished a run should prepare the
 // next VM, counting itself as idle if so.
 func (rt *Runtime) wantIdle() bool {
-	for {
-		n := rt.idle.Load()
-		if n >= int32(rt.cfg.Prepared) || rt.closed.Load() {
-			return false
-		}
-		if rt.idle.CompareAndSwap(n, n+1) {
-			return true
-		}
+	rt.readyMu.Lock()
+	defer rt.readyMu.Unlock()
+	if rt.idle >= rt.cfg.Prepared || rt.closed.Load() {
+		return false
 	}
+	rt.idle++
+	return true
 }
 
 // Close stops preparing sandboxes and releases the prepared ones. Runs in
@@ -307,12 +353,12 @@ func (rt *Runtime) Close() error {
 		rt.closed.Store(true)
 		ws := rt.ready
 		rt.ready = nil
+		rt.idle -= len(ws)
 		rt.readyMu.Unlock()
 		if rt.workers != nil {
 			rt.workers.close()
 		}
 		for _, w := range ws {
-			rt.idle.Add(-1)
 			w.jobs <- nil
 		}
 	})
@@ -344,12 +390,7 @@ func (rt *Runtime) Run(ctx context.Context, src string, opts Options) (*Executio
 		return nil, err
 	}
 	r.exec.start = start
-	if w := rt.take(); w != nil {
-		rt.idle.Add(-1)
-		w.jobs <- r
-	} else {
-		go rt.work(r)
-	}
+	rt.assign(r)
 	return r.exec, nil
 }
 

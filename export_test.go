@@ -14,6 +14,10 @@ func WithoutLoopGuards(opts ExecutorOptions) ExecutorOptions {
 	return opts
 }
 
+// NewInstances is how many sandboxes the engine made as new instances
+// rather than from its pool of rewound ones.
+func NewInstances() int64 { return engine.Instances() }
+
 // SharedMemoryCalls is how many host calls rt's workers made through
 // shared memory.
 func SharedMemoryCalls(rt *Runtime) int64 {

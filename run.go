@@ -280,16 +280,22 @@ func (r *run) halt(status Status, msg string) {
 }
 
 // execute runs on the VM's goroutine and settles the Execution.
-func (r *run) execute(vm *engine.VM, vmErr error) {
+//
+// It reports whether the worker prepares another VM (Runtime.wantIdle),
+// which it claims before it yields to the caller: a run that comes while
+// this VM is torn down waits for the worker's next one (Runtime.assign).
+func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 	res := &Result{}
 	defer func() {
-		if res.Status == "" {
+		goexit := res.Status == ""
+		if goexit {
 			// Only runtime.Goexit in a host function leaves the run without
 			// an outcome: the VM's goroutine ends under it.
 			res.Status = StatusError
 			res.Error = &ScriptError{Name: "Error", Message: errGoexit}
 		}
 		r.settle(res)
+		again = !goexit && r.rt.wantIdle()
 		// The caller that waits is now runnable on this goroutine's P, where
 		// it would wait behind the VM's teardown; let it run first.
 		runtime.Gosched()
@@ -352,6 +358,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) {
 	r.async.job(job)
 	out := vm.Run(job)
 	r.finish(res, out, graph)
+	return // again is set by the deferred settle
 }
 
 // answer is engine.Job.Call: it runs a host function for the sandbox, on

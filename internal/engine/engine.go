@@ -96,6 +96,17 @@ func snapshot() (*wasmvm.Snapshot, error) {
 	return shared.sn, shared.err
 }
 
+// Instances is how many sandboxes were made as new instances rather than
+// taken from the shared snapshot's pool (wasmvm.Snapshot.Instances); 0
+// before the snapshot exists.
+func Instances() int64 {
+	sn, err := snapshot()
+	if err != nil {
+		return 0
+	}
+	return sn.Instances()
+}
+
 // Prestart begins making the shared snapshot (compiling the engine's
 // module, or loading it from the compilation cache, and the snapshot) in
 // the background, so that a process about to run a program overlaps that

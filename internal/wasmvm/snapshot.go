@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
@@ -65,6 +66,8 @@ type Snapshot struct {
 	closed bool
 	pool   []pooled // rewound instances, LIFO
 	poolN  int
+
+	instances atomic.Int64 // instantiated by NewSandbox, not taken from the pool
 }
 
 // pooled is the instance of a closed sandbox, rewound to the image.
@@ -346,6 +349,10 @@ func (sn *Snapshot) give(p pooled) bool {
 	return true
 }
 
+// Instances is how many sandboxes NewSandbox made as new instances of the
+// module, rather than from the pool of rewound ones.
+func (sn *Snapshot) Instances() int64 { return sn.instances.Load() }
+
 // ImageSize is the size of the snapshot's linear memory in bytes: the least
 // memory limit a sandbox can have.
 func (sn *Snapshot) ImageSize() uint64 { return uint64(sn.pages) * 65536 }
@@ -393,6 +400,7 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 		s.start()
 		return s, nil
 	}
+	sn.instances.Add(1)
 	a := &allocator{im: sn.im, limit: o.MemoryLimit}
 	mod, err := sn.instantiate(ctx, a)
 	if err != nil {
