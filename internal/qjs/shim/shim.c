@@ -1282,17 +1282,19 @@ static int decode_slots(JSContext *ctx, int n, struct slot *slots, JSValue *vals
     return 0;
 }
 
-/* select_at_once reads export fn of namespace ns, for a run with no
+/* select_at_once reads export fn of the entry module m, for a run with no
    arguments and no job queued, when the kernel's select would finish the
-   run with it at once: ns has it and it is a primitive (a function would
-   be called; a primitive settles a promise with no code of the
+   run with it at once: m exports it and it is a primitive (a function
+   would be called; a primitive settles a promise with no code of the
    program's). Returns 1 with the value in *v, else 0 (the kernel selects:
    a read that throws, a binding not yet initialized, throws there again).
-   A namespace runs no code of the program's when it is read. */
-static int select_at_once(JSContext *ctx, JSValueConst ns, JSValueConst fn, JSValue *v)
+   A binding of m's own is read without m's namespace (JS_GetModuleExport,
+   patch 0012); any other name, from the namespace, which runs no code of
+   the program's when it is read. */
+static int select_at_once(JSContext *ctx, JSModuleDef *m, JSValueConst fn, JSValue *v)
 {
     JSAtom a;
-    JSValue x = JS_UNDEFINED;
+    JSValue ns, x = JS_UNDEFINED;
     int has;
     if (qjs_ctl.stop || qjs_ctl.soft || !JS_IsString(fn))
         return 0;
@@ -1301,9 +1303,14 @@ static int select_at_once(JSContext *ctx, JSValueConst ns, JSValueConst fn, JSVa
         JS_FreeValue(ctx, JS_GetException(ctx));
         return 0;
     }
-    has = JS_HasProperty(ctx, ns, a);
-    if (has > 0)
-        x = JS_GetProperty(ctx, ns, a);
+    has = JS_GetModuleExport(ctx, m, a, &x);
+    if (!has) {
+        ns = JS_GetModuleNamespace(ctx, m);
+        has = JS_IsException(ns) ? -1 : JS_HasProperty(ctx, ns, a);
+        if (has > 0)
+            x = JS_GetProperty(ctx, ns, a);
+        JS_FreeValue(ctx, ns);
+    }
     JS_FreeAtom(ctx, a);
     if (has < 0 || JS_IsException(x)) {
         JS_FreeValue(ctx, JS_GetException(ctx));
@@ -1326,7 +1333,8 @@ static int select_at_once(JSContext *ctx, JSValueConst ns, JSValueConst fn, JSVa
    linking threw. The extra values (at most two: the selected export and
    its being optional, for a run the kernel did not ready) follow the
    three arguments of run; with them, a quiet run whose export is a
-   primitive is finished here (select_at_once), as the kernel would. 
+   primitive is finished here (select_at_once), as the kernel would, and
+   the namespace is not made if that export is a binding of the entry's.
    The module is loaded by module_loader, as import() would load it: the
    host resolves the entry's name to itself, so no normalization is asked
    for. A stop is returned as the exception it is. */
@@ -1347,13 +1355,8 @@ static JSValue run_entry(JSContext *ctx, JSValueConst name, int extra, JSValueCo
     p = JS_EvalFunction(ctx, mv); /* takes mv */
     if (JS_IsException(p))
         goto fail;
-    ns = JS_GetModuleNamespace(ctx, m);
-    if (JS_IsException(ns)) {
-        JS_FreeValue(ctx, p);
-        goto fail;
-    }
     quiet = JS_PromiseState(ctx, p) == JS_PROMISE_FULFILLED && !JS_IsJobPending(JS_GetRuntime(ctx));
-    if (quiet && extra == 2 && select_at_once(ctx, ns, extras[0], &v)) {
+    if (quiet && extra == 2 && select_at_once(ctx, m, extras[0], &v)) {
         /* the kernel's finish of a primitive: host(2, 0, value) */
         a[0] = JS_NewInt32(ctx, 2);
         a[1] = JS_NewInt32(ctx, 0);
@@ -1361,8 +1364,12 @@ static JSValue run_entry(JSContext *ctx, JSValueConst name, int extra, JSValueCo
         r = js_kernel_host(ctx, JS_UNDEFINED, 3, a);
         JS_FreeValue(ctx, v);
         JS_FreeValue(ctx, p);
-        JS_FreeValue(ctx, ns);
         return r;
+    }
+    ns = JS_GetModuleNamespace(ctx, m);
+    if (JS_IsException(ns)) {
+        JS_FreeValue(ctx, p);
+        goto fail;
     }
     a[0] = p;
     a[1] = ns;
