@@ -281,9 +281,11 @@ func (r *run) halt(status Status, msg string) {
 
 // execute runs on the VM's goroutine and settles the Execution.
 //
-// It reports whether the worker prepares another VM (Runtime.wantIdle),
-// which it claims before it yields to the caller: a run that comes while
-// this VM is torn down waits for the worker's next one (Runtime.assign).
+// It reports whether the worker prepares another VM (Runtime.wantIdle) or
+// else, once this one is closed, runs a run that waits if any
+// (Runtime.closed1). It claims either before it yields to the caller: a
+// run that comes while this VM is torn down waits for the worker
+// (Runtime.assign).
 func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 	res := &Result{}
 	defer func() {

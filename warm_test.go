@@ -82,7 +82,7 @@ func TestImportMetaSpellings(t *testing.T) {
 // floor's time per run instead of 0.4x).
 func TestSequentialRunsReuseSandboxes(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	for _, prepared := range []int{1, 2, 4} {
+	for _, prepared := range []int{-1, 1, 2, 4} {
 		rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: prepared})
 		run := func() {
 			ex, err := rt.Run(context.Background(), `export default "hello"`, airlock.Options{Language: airlock.JavaScript})
