@@ -72,6 +72,13 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 	if opts.Filename == "" {
 		opts.Filename = "<runCode>"
 	}
+	if opts.Language == TypeScript && !engine.Started() {
+		// The run will wait for the engine's start-up (a process's first
+		// runs): its entry's TypeScript is transformed meanwhile, on another
+		// goroutine, instead of after it (RATIONALE.md, "The entry is
+		// transformed while the engine starts").
+		source.Pretransform(opts.Filename, src)
+	}
 	fnOpt := opts.Execute.Fn == ""
 	if fnOpt {
 		opts.Execute.Fn = "default"
