@@ -176,10 +176,12 @@ type Runtime struct {
 	// likeliest to be in a cache.
 	readyMu sync.Mutex
 	ready   []*worker
-	// idle counts the workers preparing a sandbox or waiting in ready; the
-	// idle - len(ready) preparing ones each take a run of waiting, if
-	// any, when their sandbox is ready (see Run).
+	// idle counts the workers preparing a sandbox or waiting in ready,
+	// closing those closing the sandbox of a run that settled and then
+	// stopping. The idle - len(ready) preparing ones and the closing ones
+	// each take a run of waiting, if any, when they are done (assign).
 	idle    int
+	closing int
 	waiting []*run
 	closed  atomic.Bool // set under readyMu
 	once    sync.Once
@@ -232,7 +234,9 @@ func (rt *Runtime) work(first *run) {
 			again := first.execute(vm, err)
 			first = nil
 			if !again {
-				return
+				if first = rt.closed1(); first == nil {
+					return
+				}
 			}
 			continue
 		}
@@ -261,7 +265,9 @@ func (rt *Runtime) work(first *run) {
 			return
 		}
 		if !r.execute(vm, nil) {
-			return
+			if first = rt.closed1(); first == nil {
+				return
+			}
 		}
 	}
 }
@@ -293,7 +299,7 @@ func (rt *Runtime) quit() {
 	rt.readyMu.Lock()
 	rt.idle--
 	var r *run
-	if len(rt.waiting) > rt.idle-len(rt.ready) {
+	if len(rt.waiting) > rt.idle-len(rt.ready)+rt.closing {
 		r = rt.waiting[len(rt.waiting)-1]
 		rt.waiting = rt.waiting[:len(rt.waiting)-1]
 	}
@@ -304,13 +310,13 @@ func (rt *Runtime) quit() {
 }
 
 // assign hands r to a worker: the sandbox prepared first, else a worker
-// still preparing one that no other run waits for, else a worker of its
-// own. A run waits for a preparing worker rather than making a sandbox of
-// its own because that worker's sandbox is usually the previous run's,
-// being rewound: with one processor, or two callers in turn on two, the
-// workers that yield to their callers after a run fell behind, and a third
-// of the runs made new instances (RATIONALE.md, "Runs wait for the
-// sandbox being prepared").
+// still preparing one, or closing the sandbox of a run that settled, that
+// no other run waits for, else a worker of its own. A run waits for such a
+// worker rather than making a sandbox of its own because that worker's
+// sandbox is usually the previous run's, being rewound: with one
+// processor, or two callers in turn on two, the workers that yield to
+// their callers after a run fell behind, and a third of the runs made new
+// instances (RATIONALE.md, "Runs wait for the sandbox being prepared").
 func (rt *Runtime) assign(r *run) {
 	rt.readyMu.Lock()
 	var w *worker
@@ -320,7 +326,7 @@ func (rt *Runtime) assign(r *run) {
 		rt.ready[0] = nil
 		rt.ready = rt.ready[1:]
 		rt.idle--
-	} else if len(rt.waiting) < rt.idle {
+	} else if len(rt.waiting) < rt.idle+rt.closing {
 		rt.waiting = append(rt.waiting, r)
 		queued = true
 	}
@@ -334,15 +340,32 @@ func (rt *Runtime) assign(r *run) {
 }
 
 // wantIdle reports whether a worker that finished a run should prepare the
-// next VM, counting itself as idle if so.
+// next VM, counting itself as idle if so, or else as closing: it then
+// calls closed1 once its VM is closed.
 func (rt *Runtime) wantIdle() bool {
 	rt.readyMu.Lock()
 	defer rt.readyMu.Unlock()
 	if rt.idle >= rt.cfg.Prepared || rt.closed.Load() {
+		rt.closing++
 		return false
 	}
 	rt.idle++
 	return true
+}
+
+// closed1 stops counting a closing worker, and returns a run that waits,
+// for the worker to run on a new VM, or nil.
+func (rt *Runtime) closed1() *run {
+	rt.readyMu.Lock()
+	defer rt.readyMu.Unlock()
+	rt.closing--
+	if len(rt.waiting) == 0 {
+		return nil
+	}
+	r := rt.waiting[0]
+	rt.waiting[0] = nil
+	rt.waiting = rt.waiting[1:]
+	return r
 }
 
 // Close stops preparing sandboxes and releases the prepared ones. Runs in

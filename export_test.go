@@ -58,3 +58,6 @@ func TrimNow(ex *Executor) int {
 	})
 	return n
 }
+
+// EngineStarted reports whether the engine's start-up is done.
+func EngineStarted() bool { return engine.Started() }

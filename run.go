@@ -72,6 +72,13 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 	if opts.Filename == "" {
 		opts.Filename = "<runCode>"
 	}
+	if opts.Language == TypeScript && !engine.Started() {
+		// The run will wait for the engine's start-up (a process's first
+		// runs): its entry's TypeScript is transformed meanwhile, on another
+		// goroutine, instead of after it (RATIONALE.md, "The entry is
+		// transformed while the engine starts").
+		source.Pretransform(opts.Filename, src)
+	}
 	fnOpt := opts.Execute.Fn == ""
 	if fnOpt {
 		opts.Execute.Fn = "default"
@@ -281,9 +288,11 @@ func (r *run) halt(status Status, msg string) {
 
 // execute runs on the VM's goroutine and settles the Execution.
 //
-// It reports whether the worker prepares another VM (Runtime.wantIdle),
-// which it claims before it yields to the caller: a run that comes while
-// this VM is torn down waits for the worker's next one (Runtime.assign).
+// It reports whether the worker prepares another VM (Runtime.wantIdle) or
+// else, once this one is closed, runs a run that waits if any
+// (Runtime.closed1). It claims either before it yields to the caller: a
+// run that comes while this VM is torn down waits for the worker
+// (Runtime.assign).
 func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 	res := &Result{}
 	defer func() {

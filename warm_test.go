@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/childtest"
 )
 
 // logsOf is the first argument of each of res's logs, as text.
@@ -82,7 +83,7 @@ func TestImportMetaSpellings(t *testing.T) {
 // floor's time per run instead of 0.4x).
 func TestSequentialRunsReuseSandboxes(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	for _, prepared := range []int{1, 2, 4} {
+	for _, prepared := range []int{-1, 1, 2, 4} {
 		rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: prepared})
 		run := func() {
 			ex, err := rt.Run(context.Background(), `export default "hello"`, airlock.Options{Language: airlock.JavaScript})
@@ -129,6 +130,58 @@ func TestWaitingRunFinishesAfterClose(t *testing.T) {
 			if res := ex.Wait(); res.Status != airlock.StatusSuccess {
 				t.Fatalf("%+v", res)
 			}
+		}
+	}
+}
+
+// A process's first runs, which wait for the engine's start-up, have their
+// TypeScript entries transformed meanwhile (source.Pretransform): their
+// results, logs and error positions are those of later runs.
+func TestFirstRunsOfAProcess(t *testing.T) {
+	if !childtest.InChild(t) {
+		return
+	}
+	if airlock.EngineStarted() {
+		t.Fatal("the engine started before the first run: the test tests nothing")
+	}
+	cases := []struct{ src, want string }{
+		{"interface G { text: string }\nconst g: G = { text: 'hi' };\nconsole.log('computing');\nexport default g.text satisfies string;", "hi"},
+		{"type N = number;\nconst n: N = 1;\n\n  throw new Error('boom ' + n);\nexport default n;", "Error boom 1 at <runCode>:4:13"},
+		{"const f = <T,>(x: T): T => x;\nexport default f<string>('generic');", "generic"},
+	}
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{})
+	defer rt.Close()
+	var exs []*airlock.Execution
+	for _, c := range cases {
+		ex, err := rt.Run(context.Background(), c.src, airlock.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exs = append(exs, ex)
+	}
+	outcome := func(res *airlock.Result) string {
+		if res.Error != nil {
+			return fmt.Sprintf("%s %s at %s:%d:%d", res.Error.Name, res.Error.Message, res.Error.Filename, res.Error.Line, res.Error.Column)
+		}
+		return fmt.Sprint(res.Result)
+	}
+	var first []string
+	for i, ex := range exs {
+		first = append(first, outcome(ex.Wait()))
+		if first[i] != cases[i].want {
+			t.Errorf("first run %d: %s, want %s", i, first[i], cases[i].want)
+		}
+	}
+	if !airlock.EngineStarted() {
+		t.Fatal("the engine did not start")
+	}
+	for i, c := range cases {
+		ex, err := rt.Run(context.Background(), c.src+"\n// again", airlock.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := outcome(ex.Wait()); got != first[i] {
+			t.Errorf("run %d: first %s, later %s", i, first[i], got)
 		}
 	}
 }

@@ -184,7 +184,11 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	opts.Report = func(any) { reportTimes = append(reportTimes, time.Now()) }
 	timeout := flagDuration(fs, "timeout")
 
-	ex, err := airlock.Run(ctx, string(src), opts)
+	// One run, so no sandbox is prepared ahead: the default runtime's two
+	// would be made beside the run's own, on the cores its start needs.
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: -1})
+	defer rt.Close()
+	ex, err := rt.Run(ctx, string(src), opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock: %v\n", err)
 		return 2

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/intl"
@@ -62,9 +63,10 @@ type VM struct {
 
 // The one engine and snapshot of the process, made at the first New.
 var shared struct {
-	once sync.Once
-	sn   *wasmvm.Snapshot
-	err  error
+	once  sync.Once
+	sn    *wasmvm.Snapshot
+	err   error
+	ready atomic.Bool // once has run
 }
 
 // kernelScript hands the kernel, bootstrap.js, to the shim (see
@@ -92,9 +94,14 @@ func snapshot() (*wasmvm.Snapshot, error) {
 		if err != nil {
 			shared.err = fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
 		}
+		shared.ready.Store(true)
 	})
 	return shared.sn, shared.err
 }
+
+// Started reports whether the engine's start-up (the shared snapshot) is
+// done, so that New does not wait for it.
+func Started() bool { return shared.ready.Load() }
 
 // Instances is how many sandboxes were made as new instances rather than
 // taken from the shared snapshot's pool (wasmvm.Snapshot.Instances); 0

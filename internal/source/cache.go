@@ -15,6 +15,9 @@ import (
 type transformCache struct {
 	mu         sync.Mutex
 	young, old map[[32]byte]transformed
+	// flights are the transforms under way, closed when done: a transform
+	// of the same source waits for one rather than doing it again.
+	flights map[[32]byte]chan struct{}
 }
 
 type transformed struct {
@@ -47,6 +50,30 @@ func (c *transformCache) get(k [32]byte) (transformed, bool) {
 		return t, true
 	}
 	return transformed{}, false
+}
+
+// fly returns the flight of key k and whether the caller started it (and
+// must land it), or an existing one to wait for.
+func (c *transformCache) fly(k [32]byte) (chan struct{}, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.flights[k]; ok {
+		return ch, false
+	}
+	if c.flights == nil {
+		c.flights = map[[32]byte]chan struct{}{}
+	}
+	ch := make(chan struct{})
+	c.flights[k] = ch
+	return ch, true
+}
+
+// land ends the flight of key k.
+func (c *transformCache) land(k [32]byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	close(c.flights[k])
+	delete(c.flights, k)
 }
 
 func (c *transformCache) add(k [32]byte, t transformed) {

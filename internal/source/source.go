@@ -497,8 +497,16 @@ func plainJS(code string) bool {
 
 func transform(f *File) (string, *sourcemap.Consumer, *LinkFailure) {
 	key := cacheKey(f.Display, f.Source)
-	if t, ok := transforms.get(key); ok {
-		return t.code, t.smap, nil
+	for {
+		if t, ok := transforms.get(key); ok {
+			return t.code, t.smap, nil
+		}
+		done, mine := transforms.fly(key)
+		if mine {
+			defer transforms.land(key)
+			break
+		}
+		<-done // then the cache has it, or it failed: transformed again
 	}
 	out, smap, m := esbuildTS(f.Source, f.Display, api.FormatESModule, false)
 	if m != nil {
@@ -511,6 +519,34 @@ func transform(f *File) (string, *sourcemap.Consumer, *LinkFailure) {
 	}
 	transforms.add(key, transformed{out, smap})
 	return out, smap, nil
+}
+
+// Pretransform starts, on a goroutine of its own, the TypeScript transform
+// of the entry module src, named filename, so that it is done or under way
+// when a run's Load (or Fallback, for a source tried as plain JavaScript
+// first, which most TypeScript is) asks for it: a run that waits for the
+// engine's start (a process's first) has its entry transformed meanwhile
+// instead of after. A source that compiles as JavaScript does not use it.
+// It does nothing for a source that nests too deep for esbuild (Load
+// refuses it).
+func Pretransform(filename, src string) {
+	if nesting.Check(src) != nil {
+		return
+	}
+	f := &File{Display: filename, Source: src}
+	key := cacheKey(f.Display, f.Source)
+	if _, ok := transforms.get(key); ok {
+		return
+	}
+	if _, mine := transforms.fly(key); !mine {
+		return
+	}
+	go func() {
+		defer transforms.land(key)
+		if out, smap, m := esbuildTS(f.Source, f.Display, api.FormatESModule, false); m == nil {
+			transforms.add(key, transformed{out, smap})
+		}
+	}()
 }
 
 // esbuildTS erases the TypeScript of src, named file, with esbuild: the

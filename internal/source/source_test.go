@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/evanw/esbuild/pkg/api"
 )
 
 func TestClean(t *testing.T) {
@@ -194,5 +196,75 @@ func TestTransformInvalidUTF8(t *testing.T) {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the transform did not return")
+	}
+}
+
+// Pretransform transforms the entry on a goroutine of its own; the Load of
+// a run's graph then finds it done, or waits for it, and gives what it
+// gives without it. A source that nests too deep for esbuild is left
+// alone.
+func TestPretransform(t *testing.T) {
+	const name = "pre.ts"
+	src := "type N<T> = T | number; const n: N<string> = 41; export default n + " + time.Now().Format("150405.000000000")
+	key := cacheKey(name, src)
+	Pretransform(name, src)
+	// The flight is registered before Pretransform returns, and the cache
+	// filled before the flight lands.
+	if done, mine := transforms.fly(key); mine {
+		transforms.land(key)
+		if _, ok := transforms.get(key); !ok {
+			t.Fatal("no transform under way or done after Pretransform")
+		}
+	} else {
+		<-done
+	}
+	g := New(Config{Key: "K", Filename: name, Source: src, Lang: TypeScript})
+	got, err := g.Load(g.Entry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := transforms.get(key); !ok {
+		t.Fatal("the transform is not in the cache")
+	}
+	out, _, m := esbuildTS(src, name, api.FormatESModule, false)
+	if m != nil || !strings.HasSuffix(got, out) {
+		t.Errorf("Load gave %q, the transform alone %q (%v)", got, out, m)
+	}
+
+	deep := "const x: number = " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	Pretransform(name, deep)
+	k := cacheKey(name, deep)
+	if _, mine := transforms.fly(k); !mine {
+		t.Error("a transform was started for a source nested too deep")
+	} else {
+		transforms.land(k)
+	}
+}
+
+// Transforms of one source at once do it once: the others wait for it.
+func TestTransformOnce(t *testing.T) {
+	src := "const s: string = 'x'; export default s + " + time.Now().Format("150405.000000000")
+	f := &File{Display: "once.ts", Source: src}
+	key := cacheKey(f.Display, src)
+	done, mine := transforms.fly(key) // a transform under way
+	if !mine {
+		t.Fatal("a flight already")
+	}
+	got := make(chan string)
+	for range 4 {
+		go func() { code, _, _ := transform(f); got <- code }()
+	}
+	select {
+	case c := <-got:
+		t.Fatalf("a transform returned while another was under way: %q", c)
+	case <-time.After(50 * time.Millisecond):
+	}
+	transforms.add(key, transformed{code: "done"})
+	transforms.land(key)
+	<-done
+	for range 4 {
+		if c := <-got; c != "done" {
+			t.Errorf("got %q, want the result of the transform under way", c)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // The snapshot cache: a snapshot's image, kept on disk next to wazero's
@@ -108,7 +109,9 @@ func saveSnapshot(path string, sn *Snapshot) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
+		return
 	}
+	pruneCache(filepath.Dir(filepath.Dir(path)), time.Now())
 }
 
 // loadSnapshot reads a cached snapshot, or returns nil if the file is

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // cacheSnapshot makes an engine caching in dir and a snapshot with setup.
@@ -132,5 +133,58 @@ func TestSnapshotCacheCorrupt(t *testing.T) {
 				t.Error("the bad file was not replaced by a good one")
 			}
 		})
+	}
+}
+
+// TestCachePruned: saving a new snapshot removes the cache's files that
+// went unread and unwritten for cacheMaxAge (snapshots, leftover
+// temporary files, wazero's compiled modules and their emptied version
+// directories), and keeps those used since, read or written.
+func TestCachePruned(t *testing.T) {
+	dir := t.TempDir()
+	cacheSnapshot(t, dir, "globalThis.marker = 1")
+	saved := snapFiles(t, dir)
+	old := time.Now().Add(-cacheMaxAge - 24*time.Hour)
+	plant := func(rel string, atime, mtime time.Time) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, atime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	gone := []string{
+		plant("snapshots/0123.snap", old, old),
+		plant("snapshots/.snap-123", old, old),
+		plant("wazero-v0.0.1-amd64-linux/abcd", old, old),
+	}
+	kept := []string{
+		plant("snapshots/4567.snap", time.Now(), old), // read lately
+		plant("snapshots/89ab.snap", old, time.Now()), // written lately
+		plant("wazero-v0.0.2-amd64-linux/ef01", time.Now(), old),
+		plant("other/file", old, old), // not the cache's
+	}
+	kept = append(kept, saved...)
+	cacheSnapshot(t, dir, "globalThis.marker = 2") // a new snapshot is saved
+	for _, p := range gone {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s: not removed (%v)", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "wazero-v0.0.1-amd64-linux")); !os.IsNotExist(err) {
+		t.Errorf("the emptied wazero directory stays (%v)", err)
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if n := len(snapFiles(t, dir)); n != 4 {
+		t.Errorf("%d snapshot files, want 4 (two planted, two saved)", n)
 	}
 }

@@ -1,0 +1,46 @@
+package wasmvm
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// cacheMaxAge is how long a file of the cache directory may go unread and
+// unwritten before pruneCache removes it.
+const cacheMaxAge = 30 * 24 * time.Hour
+
+// pruneCache removes the files of the cache directory root that no process
+// has read or written for cacheMaxAge: snapshot images (root/snapshots,
+// with the temporary files of an interrupted save) and wazero's compiled
+// modules (root/wazero-<version>-<platform>, one directory per wazero
+// version), and then the wazero directories left empty. Every engine or
+// configuration change leaves an image and a compiled module behind, a few
+// MB each, that nothing would ever remove. It runs when a snapshot is saved,
+// the rare moment when an older one may have been left behind, and is best
+// effort: a file it cannot judge or remove stays. A file still in use but
+// on a file system that never updates access times costs its next user a
+// rebuild after cacheMaxAge. RATIONALE.md, "The cache directory is pruned".
+func pruneCache(root string, now time.Time) {
+	prune := func(dir string) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if !e.Type().IsRegular() {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			if last, ok := lastUse(p); ok && now.Sub(last) > cacheMaxAge {
+				os.Remove(p)
+			}
+		}
+	}
+	prune(filepath.Join(root, "snapshots"))
+	dirs, _ := filepath.Glob(filepath.Join(root, "wazero-*"))
+	for _, d := range dirs {
+		prune(d)
+		os.Remove(d) // only an empty directory goes
+	}
+}
