@@ -503,11 +503,17 @@ func transform(f *File) (string, *sourcemap.Consumer, *LinkFailure) {
 		}
 		done, mine := transforms.fly(key)
 		if mine {
-			defer transforms.land(key)
 			break
 		}
 		<-done // then the cache has it, or it failed: transformed again
 	}
+	return transformFlight(key, f)
+}
+
+// transformFlight does the transform of f, whose flight (of key) the caller started:
+// it caches the outcome if it succeeds, then lands the flight.
+func transformFlight(key [32]byte, f *File) (string, *sourcemap.Consumer, *LinkFailure) {
+	defer transforms.land(key)
 	out, smap, m := esbuildTS(f.Source, f.Display, api.FormatESModule, false)
 	if m != nil {
 		lf := &LinkFailure{Specifier: f.Specifier, Message: m.Text, Display: f.Display}
@@ -541,12 +547,7 @@ func Pretransform(filename, src string) {
 	if _, mine := transforms.fly(key); !mine {
 		return
 	}
-	go func() {
-		defer transforms.land(key)
-		if out, smap, m := esbuildTS(f.Source, f.Display, api.FormatESModule, false); m == nil {
-			transforms.add(key, transformed{out, smap})
-		}
-	}()
+	go transformFlight(key, f)
 }
 
 // esbuildTS erases the TypeScript of src, named file, with esbuild: the
