@@ -226,48 +226,37 @@ func NewRuntime(cfg RuntimeConfig) *Runtime {
 
 // work prepares a VM, waits for a run, runs it, and prepares the next VM
 // while the runtime keeps fewer than Prepared ready. A first run, if given,
-// is run on a VM made for it.
-func (rt *Runtime) work(first *run) {
+// is run on a VM made for it, as is a run that waits for the worker once
+// it stops preparing (closed1).
+func (rt *Runtime) work(r *run) {
 	for {
 		vm, err := engine.New()
-		if first != nil {
-			again := first.execute(vm, err)
-			first = nil
-			if !again {
-				if first = rt.closed1(); first == nil {
-					return
+		if r == nil {
+			if err == nil {
+				// Prepared ahead of its run: what does not depend on the
+				// program is done now, off the run's path.
+				if err = vm.Prepare(); err != nil {
+					vm.Close()
 				}
 			}
-			continue
-		}
-		if err == nil {
-			// Prepared ahead of its run: what does not depend on the
-			// program is done now, off the run's path.
-			if err = vm.Prepare(); err != nil {
-				vm.Close()
-			}
-		}
-		if err != nil {
-			rt.quit()
-			return
-		}
-		w := &worker{vm: vm, jobs: make(chan *run, 1)}
-		r, ok := rt.offer(w)
-		if !ok {
-			vm.Close()
-			return
-		}
-		if r == nil {
-			r = <-w.jobs
-		}
-		if r == nil {
-			vm.Close()
-			return
-		}
-		if !r.execute(vm, nil) {
-			if first = rt.closed1(); first == nil {
+			if err != nil {
+				rt.quit()
 				return
 			}
+			w := &worker{vm: vm, jobs: make(chan *run, 1)}
+			var ok bool
+			if r, ok = rt.offer(w); ok && r == nil {
+				r = <-w.jobs
+			}
+			if r == nil {
+				vm.Close()
+				return
+			}
+		}
+		if r.execute(vm, err) {
+			r = nil // the next VM is prepared ahead
+		} else if r = rt.closed1(); r == nil {
+			return
 		}
 	}
 }
