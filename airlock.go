@@ -267,10 +267,7 @@ func (rt *Runtime) work(r *run) {
 func (rt *Runtime) offer(w *worker) (*run, bool) {
 	rt.readyMu.Lock()
 	defer rt.readyMu.Unlock()
-	if len(rt.waiting) > 0 {
-		r := rt.waiting[0]
-		rt.waiting[0] = nil
-		rt.waiting = rt.waiting[1:]
+	if r := rt.nextWaiting(); r != nil {
 		rt.idle--
 		return r, true
 	}
@@ -289,8 +286,7 @@ func (rt *Runtime) quit() {
 	rt.idle--
 	var r *run
 	if len(rt.waiting) > rt.idle-len(rt.ready)+rt.closing {
-		r = rt.waiting[len(rt.waiting)-1]
-		rt.waiting = rt.waiting[:len(rt.waiting)-1]
+		r = rt.nextWaiting()
 	}
 	rt.readyMu.Unlock()
 	if r != nil {
@@ -348,6 +344,12 @@ func (rt *Runtime) closed1() *run {
 	rt.readyMu.Lock()
 	defer rt.readyMu.Unlock()
 	rt.closing--
+	return rt.nextWaiting()
+}
+
+// nextWaiting removes and returns the run that has waited longest, or nil.
+// readyMu is held.
+func (rt *Runtime) nextWaiting() *run {
 	if len(rt.waiting) == 0 {
 		return nil
 	}
