@@ -105,13 +105,12 @@ func Started() bool { return shared.ready.Load() }
 
 // Instances is how many sandboxes were made as new instances rather than
 // taken from the shared snapshot's pool (wasmvm.Snapshot.Instances); 0
-// before the snapshot exists.
+// before the snapshot exists, which it does not make.
 func Instances() int64 {
-	sn, err := snapshot()
-	if err != nil {
+	if !Started() || shared.sn == nil {
 		return 0
 	}
-	return sn.Instances()
+	return shared.sn.Instances()
 }
 
 // Prestart begins making the shared snapshot (compiling the engine's
