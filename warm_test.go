@@ -79,8 +79,9 @@ func TestImportMetaSpellings(t *testing.T) {
 // prepares: a run that comes while the previous run's sandbox is being
 // rewound waits for it rather than making a new instance. Before, the
 // workers that yield to their caller after a run fell behind it, and
-// about a third of such runs made a new instance (at 1.5-1.9x the
-// floor's time per run instead of 0.4x).
+// about a third of such runs made a new instance (1.3-1.8x the
+// floor's time per run instead of 0.2x: BENCHMARKS.md, "Sequential
+// runs on one processor").
 func TestSequentialRunsReuseSandboxes(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for _, prepared := range []int{-1, 1, 2, 4} {
