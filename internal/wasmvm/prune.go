@@ -14,7 +14,8 @@ const cacheMaxAge = 30 * 24 * time.Hour
 // has read or written for cacheMaxAge: snapshot images (root/snapshots,
 // with the temporary files of an interrupted save) and wazero's compiled
 // modules (root/wazero-<version>-<platform>, one directory per wazero
-// version), and then the wazero directories left empty. Every engine or
+// version), and then the wazero directories left empty that no file was
+// added to or removed from for cacheMaxAge. Every engine or
 // configuration change leaves an image and a compiled module behind, a few
 // MB each, that nothing would ever remove. It runs when a snapshot is saved,
 // the rare moment when an older one may have been left behind, and is best
@@ -40,7 +41,15 @@ func pruneCache(root string, now time.Time) {
 	prune(filepath.Join(root, "snapshots"))
 	dirs, _ := filepath.Glob(filepath.Join(root, "wazero-*"))
 	for _, d := range dirs {
+		// A directory goes only if no file was added to or removed from it
+		// for cacheMaxAge (its modification time; its access time is the
+		// prunes' own reading): wazero makes its version's directory when
+		// its cache is made and writes the compiled module into it after
+		// the compilation, which fails if the directory is gone by then.
+		fi, err := os.Stat(d)
 		prune(d)
-		os.Remove(d) // only an empty directory goes
+		if err == nil && now.Sub(fi.ModTime()) > cacheMaxAge {
+			os.Remove(d) // only an empty directory goes
+		}
 	}
 }

@@ -163,6 +163,10 @@ func TestCachePruned(t *testing.T) {
 		plant("snapshots/.snap-123", old, old),
 		plant("wazero-v0.0.1-amd64-linux/abcd", old, old),
 	}
+	// Its directory, untouched since its file was written.
+	if err := os.Chtimes(filepath.Join(dir, "wazero-v0.0.1-amd64-linux"), old, old); err != nil {
+		t.Fatal(err)
+	}
 	kept := []string{
 		plant("snapshots/4567.snap", time.Now(), old), // read lately
 		plant("snapshots/89ab.snap", old, time.Now()), // written lately
@@ -186,5 +190,21 @@ func TestCachePruned(t *testing.T) {
 	}
 	if n := len(snapFiles(t, dir)); n != 4 {
 		t.Errorf("%d snapshot files, want 4 (two planted, two saved)", n)
+	}
+}
+
+// A wazero version directory that another process has just made, and not
+// yet written its compiled module into (wazero makes it when its cache is
+// made, and writes the module into it, failing the compilation if it is
+// gone, once it is compiled), is not removed for being empty.
+func TestCachePruneKeepsNewDirectory(t *testing.T) {
+	dir := t.TempDir()
+	d := filepath.Join(dir, "wazero-v9.9.9-amd64-linux")
+	if err := os.Mkdir(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pruneCache(dir, time.Now())
+	if _, err := os.Stat(d); err != nil {
+		t.Fatalf("a new, empty wazero directory was removed: %v", err)
 	}
 }
