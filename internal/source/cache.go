@@ -53,12 +53,19 @@ func (c *transformCache) get(k [32]byte) (transformed, bool) {
 }
 
 // fly returns the flight of key k and whether the caller started it (and
-// must land it), or an existing one to wait for.
+// must land it), or an existing one to wait for, or, when the cache has k
+// already, a flight that has landed: a transform never starts for a key
+// the cache has, whatever landed since the caller's get.
 func (c *transformCache) fly(k [32]byte) (chan struct{}, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ch, ok := c.flights[k]; ok {
 		return ch, false
+	}
+	_, young := c.young[k]
+	_, old := c.old[k]
+	if young || old {
+		return landed, false
 	}
 	if c.flights == nil {
 		c.flights = map[[32]byte]chan struct{}{}
@@ -67,6 +74,9 @@ func (c *transformCache) fly(k [32]byte) (chan struct{}, bool) {
 	c.flights[k] = ch
 	return ch, true
 }
+
+// landed is a flight that has landed.
+var landed = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
 
 // land ends the flight of key k.
 func (c *transformCache) land(k [32]byte) {

@@ -541,13 +541,9 @@ func Pretransform(filename, src string) {
 	}
 	f := &File{Display: filename, Source: src}
 	key := cacheKey(f.Display, f.Source)
-	if _, ok := transforms.get(key); ok {
-		return
+	if _, mine := transforms.fly(key); mine { // neither cached nor under way
+		go transformFlight(key, f)
 	}
-	if _, mine := transforms.fly(key); !mine {
-		return
-	}
-	go transformFlight(key, f)
 }
 
 // esbuildTS erases the TypeScript of src, named file, with esbuild: the
