@@ -132,7 +132,7 @@ func (a *asyncCalls) start(call func() engine.Reply) engine.Reply {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+		return stoppedReply
 	}
 	if a.pending >= maxPendingCalls {
 		return engine.Reply{Kind: engine.ReplyError, Value: errTooManyPending}

@@ -374,7 +374,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 // the VM's goroutine, and writes its reply to rep.
 func (r *run) answer(id int, in []engine.Arg, wire string, encoded bool, rep *engine.Reply) {
 	if r.stopped.Load() { // set before r.stop is closed
-		*rep = engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+		*rep = stoppedReply
 		return
 	}
 	var h *hostFunc
@@ -400,30 +400,46 @@ func (r *run) call(h *hostFunc, in []engine.Arg, wire string, encoded bool) engi
 	if h.async {
 		return r.async.start(func() engine.Reply { return r.invoke(h, args) })
 	}
-	r.inCall.Store(true)
-	if r.stopped.Load() {
-		r.inCall.Store(false)
-		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+	if !r.begin() {
+		return stoppedReply
 	}
 	// Called directly, not through a closure: one the asynchronous branch
 	// may keep would be allocated for every synchronous call too.
 	rep := r.invoke(h, args)
-	r.inCall.Store(false)
-	if r.stopped.Load() {
-		r.late()
-		return engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+	if !r.end() {
+		return stoppedReply
 	}
 	return rep
 }
 
-// late interrupts the VM after a host call that returned once the run was
-// stopped: the run may have settled without the call, whose result is
-// discarded, and the VM, stopped for good, is interrupted here, since
-// nothing else interrupts it any more.
-func (r *run) late() {
-	if vm := r.vm.Load(); vm != nil {
-		vm.Interrupt()
+// stoppedReply is a host call's answer once its run is stopped.
+var stoppedReply = engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+
+// begin marks a synchronous host call under way (inCall: halt then
+// settles the run without waiting for the VM), and reports false, the
+// call not to be made, if the run was stopped.
+func (r *run) begin() bool {
+	r.inCall.Store(true)
+	if r.stopped.Load() {
+		r.inCall.Store(false)
+		return false
 	}
+	return true
+}
+
+// end marks the call begun done, and reports false if the run was
+// stopped meanwhile: it may have settled without the call, whose answer
+// is discarded, and the VM, stopped for good, is interrupted here, since
+// nothing else interrupts it any more.
+func (r *run) end() bool {
+	r.inCall.Store(false)
+	if r.stopped.Load() {
+		if vm := r.vm.Load(); vm != nil {
+			vm.Interrupt()
+		}
+		return false
+	}
+	return true
 }
 
 // callTyped is answer for a synchronous function of numbers, strings and
@@ -438,10 +454,8 @@ func (r *run) callTyped(h *hostFunc, in []engine.Arg, rep *engine.Reply) {
 		*rep = engine.Reply{Kind: engine.ReplyError, Value: errRunBudgetSpent.Error()}
 		return
 	}
-	r.inCall.Store(true)
-	if r.stopped.Load() {
-		r.inCall.Store(false)
-		*rep = engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+	if !r.begin() {
+		*rep = stoppedReply
 		return
 	}
 	v, err, panicked := h.callTyped(in)
@@ -457,10 +471,8 @@ func (r *run) callTyped(h *hostFunc, in []engine.Arg, rep *engine.Reply) {
 	} else if !plain {
 		*rep = typedReply(v, r.register, r.budget.spend, errRunBudgetSpent)
 	}
-	r.inCall.Store(false)
-	if r.stopped.Load() {
-		r.late()
-		*rep = engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+	if !r.end() {
+		*rep = stoppedReply
 		return
 	}
 	if plain {
