@@ -307,9 +307,7 @@ func (rt *Runtime) assign(r *run) {
 	var w *worker
 	queued := false
 	if len(rt.ready) > 0 {
-		w = rt.ready[0]
-		rt.ready[0] = nil
-		rt.ready = rt.ready[1:]
+		w = popFront(&rt.ready)
 		rt.idle--
 	} else if len(rt.waiting) < rt.idle+rt.closing {
 		rt.waiting = append(rt.waiting, r)
@@ -353,10 +351,16 @@ func (rt *Runtime) nextWaiting() *run {
 	if len(rt.waiting) == 0 {
 		return nil
 	}
-	r := rt.waiting[0]
-	rt.waiting[0] = nil
-	rt.waiting = rt.waiting[1:]
-	return r
+	return popFront(&rt.waiting)
+}
+
+// popFront removes and returns the first of the non-empty *s, leaving no
+// reference to it behind.
+func popFront[T any](s *[]*T) *T {
+	x := (*s)[0]
+	(*s)[0] = nil
+	*s = (*s)[1:]
+	return x
 }
 
 // Close stops preparing sandboxes and releases the prepared ones. Runs in
