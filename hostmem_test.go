@@ -3,7 +3,6 @@ package airlock_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -12,10 +11,8 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/childtest"
 )
-
-// hostMemEnv selects the child process of TestHostMemory_Bounded.
-const hostMemEnv = "AIRLOCK_TEST_HOSTMEM"
 
 // One run costs the host a bounded amount of memory and goroutines,
 // whatever the program does: about its heap limit, plus about three times
@@ -34,11 +31,10 @@ const hostMemEnv = "AIRLOCK_TEST_HOSTMEM"
 // times larger: the detector's shadow memory multiplies the host's memory,
 // and the engine runs about 40 times slower.
 func TestHostMemory_Bounded(t *testing.T) {
-	if os.Getenv(hostMemEnv) == "" {
-		if testing.Short() {
-			t.Skip("the child process allocates hundreds of MB")
-		}
-		runChild(t, hostMemEnv, "hostmem_test.go")
+	if testing.Short() {
+		t.Skip("the child process allocates hundreds of MB")
+	}
+	if !childtest.InChild(t) {
 		return
 	}
 	memLimit, budget, calls, str, times := int64(256<<20), 64<<20, 300000, 1<<20, 2000
@@ -144,21 +140,3 @@ func vmStatus(t *testing.T, field string) int64 {
 
 // resetHWM resets the peak RSS (VmHWM) to the current RSS.
 func resetHWM() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
-
-// runChild runs t again in a child process of the test binary, with env set
-// to select its attack there, so that a crash or an exhausted memory is a
-// failed test here; the child's lines logged from file are logged again.
-func runChild(t *testing.T, env, file string) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
-	cmd.Env = append(os.Environ(), env+"=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child process: %v\n%s", err, out)
-	}
-	for _, l := range strings.Split(string(out), "\n") {
-		if strings.Contains(l, file) {
-			t.Log(strings.TrimSpace(l))
-		}
-	}
-}

@@ -3,16 +3,13 @@ package airlock_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/childtest"
 )
-
-// stopMemEnv selects the child process of TestHostile_StopDuringLargeZeroing.
-const stopMemEnv = "AIRLOCK_TEST_STOPMEM"
 
 // A run that allocates a 1 GiB ArrayBuffer and is terminated while the
 // buffer is being zeroed settles terminated, and the zeroing stops there:
@@ -24,11 +21,10 @@ const stopMemEnv = "AIRLOCK_TEST_STOPMEM"
 // (under way, by events), in a child process of the test binary so that a
 // failure does not bloat this one.
 func TestHostile_StopDuringLargeZeroing(t *testing.T) {
-	if os.Getenv(stopMemEnv) == "" {
-		if testing.Short() {
-			t.Skip("the child process may touch a GiB of memory")
-		}
-		runChild(t, stopMemEnv, "stopmem_test.go")
+	if testing.Short() {
+		t.Skip("the child process may touch a GiB of memory")
+	}
+	if !childtest.InChild(t) {
 		return
 	}
 	const buffer = 1 << 30

@@ -7,6 +7,7 @@ package childtest
 import (
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -16,8 +17,8 @@ const env = "AIRLOCK_NESTING_CHILD"
 
 // InChild runs the calling top-level test in a child process of the test
 // binary and reports false in the parent, which fails if the child does
-// (a fatal stack overflow included); in the child it reports true, and the
-// test goes on there:
+// (a fatal stack overflow included) and logs again what the child's test
+// logged; in the child it reports true, and the test goes on there:
 //
 //	if !childtest.InChild(t) {
 //		return
@@ -37,5 +38,14 @@ func InChild(t *testing.T) bool {
 		}
 		t.Fatalf("the child process failed (%v):\n%s", err, s)
 	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if logged.MatchString(l) {
+			t.Log(strings.TrimSpace(l))
+		}
+	}
 	return false
 }
+
+// logged matches a line of -test.v output that a test logged: its file and
+// line, then the text.
+var logged = regexp.MustCompile(`^\s+\S+\.go:\d+: `)
