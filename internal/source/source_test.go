@@ -205,7 +205,7 @@ func TestTransformInvalidUTF8(t *testing.T) {
 // alone.
 func TestPretransform(t *testing.T) {
 	const name = "pre.ts"
-	src := "type N<T> = T | number; const n: N<string> = 41; export default n + " + time.Now().Format("150405.000000000")
+	src := "type N<T> = T | number; const n: N<string> = 41; export default n + \"" + time.Now().Format("150405.000000000") + "\""
 	key := cacheKey(name, src)
 	Pretransform(name, src)
 	// The flight is registered before Pretransform returns, and the cache
