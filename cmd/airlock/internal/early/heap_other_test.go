@@ -1,0 +1,5 @@
+//go:build !linux
+
+package early
+
+func childMemory(string) string { return "" }
