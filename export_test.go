@@ -43,7 +43,9 @@ func SetIdleTrim(d time.Duration) func() {
 func WrittenPages(ex *Executor) int {
 	n := -1
 	ex.sess.do(context.Background(), func(vm *engine.VM) error {
-		n, _ = vm.WrittenPages()
+		if w, ok := vm.WrittenPages(); ok { // without pagemap: -1, unknown
+			n = w
+		}
 		return nil
 	})
 	return n

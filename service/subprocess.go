@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -262,7 +261,7 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	if argsR != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, argsR) // fd 4
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inGroup(cmd)
 	cmd.WaitDelay = time.Second // a descendant holding the output open does not hold the response
 	if err := cmd.Start(); err != nil {
 		resultW.Close()
@@ -281,17 +280,17 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	select {
 	case werr = <-waited:
 	case quotaErr = <-overQuota:
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 		werr = <-waited
 	case <-tooBig: // the code would block on a pipe no one reads
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(cmd)
 		werr = <-waited
 	case <-runCtx.Done():
 		timedOut = errors.Is(runCtx.Err(), context.DeadlineExceeded)
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the process group: children too
+		killGroup(cmd) // the process group: children too
 		werr = <-waited
 	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // anything the code left behind in its group
+	killGroup(cmd) // anything the code left behind in its group
 	resultR.SetReadDeadline(time.Now().Add(time.Second))
 	raw := <-results
 	cancel()

@@ -27,6 +27,11 @@ type EngineOptions struct {
 	CacheDir string
 	// NoCache compiles in memory only, ignoring CacheDir.
 	NoCache bool
+	// Interpreter runs the module on wazero's interpreter, as on the
+	// platforms its compiler does not support (all but amd64 and arm64):
+	// slower, and nothing is cached. Tests use it to check those platforms'
+	// engine on this one.
+	Interpreter bool
 }
 
 // Engine is the module compiled once: a wazero runtime, the host functions
@@ -69,7 +74,12 @@ func newEngine(ctx context.Context, opts *EngineOptions, wasm, data []byte) (*En
 	if opts != nil {
 		o = *opts
 	}
-	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(false)
+	rc := wazero.NewRuntimeConfig()
+	if o.Interpreter {
+		rc = wazero.NewRuntimeConfigInterpreter()
+		o.NoCache = true
+	}
+	rc = rc.WithCloseOnContextDone(false)
 	e := &Engine{}
 	if !o.NoCache {
 		dir := o.CacheDir

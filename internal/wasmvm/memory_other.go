@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !unix
 
 package wasmvm
 
@@ -9,8 +9,9 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// Elsewhere than Linux a sandbox's memory is a Go slice with the capacity
-// of its limit, and the image is copied into it: no sharing of pages.
+// Elsewhere than Unix (Windows) a sandbox's memory is a Go slice with the
+// capacity of its limit, and the image is copied into it: no sharing of
+// pages, and the limit counts in the Go heap's size.
 
 type image struct {
 	bytes     []byte

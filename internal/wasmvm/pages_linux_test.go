@@ -1,3 +1,5 @@
+//go:build !airlock_anonmem
+
 package wasmvm
 
 import (

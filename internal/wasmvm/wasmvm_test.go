@@ -23,7 +23,8 @@ func testSnapshot(t testing.TB) *Snapshot {
 	t.Helper()
 	sharedOnce.Do(func() {
 		ctx := context.Background()
-		shared.e, shared.err = NewEngine(ctx, &EngineOptions{CacheDir: os.Getenv("AIRLOCK_TEST_WAZERO_CACHE")})
+		shared.e, shared.err = NewEngine(ctx, &EngineOptions{CacheDir: os.Getenv("AIRLOCK_TEST_WAZERO_CACHE"),
+			Interpreter: os.Getenv("AIRLOCK_TEST_INTERPRETER") != ""})
 		if shared.err == nil {
 			shared.sn, shared.err = shared.e.NewSnapshot(ctx, nil)
 		}

@@ -1,0 +1,127 @@
+//go:build unix && (!linux || airlock_anonmem)
+
+package wasmvm
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/tetratelabs/wazero/experimental"
+	"golang.org/x/sys/unix"
+)
+
+// On the other Unix systems (macOS, the BSDs) a sandbox's memory is, as on
+// Linux, a reservation of its limit outside the Go heap (PROT_NONE), mapped
+// read-write as it grows, so the buffer never moves; but the snapshot's
+// image is copied into it rather than mapped copy-on-write (no memfd), and
+// a rewind copies the whole image back. A Go slice of the limit's capacity,
+// as on the remaining systems (memory_other.go), would count the limit in
+// the Go heap's size for every sandbox and so hold off its collections.
+// On Linux, the tag airlock_anonmem builds this allocator instead of the
+// memfd one, so that its tests run there.
+
+const pageSize = 4096
+
+type image struct {
+	bytes     []byte
+	size      uintptr
+	hot, warm []span // unused here: kept for the snapshot cache's format
+	pages     []uint32
+}
+
+func newImage(size uintptr, idx []uint32, page func(k int) []byte) (*image, error) {
+	b := make([]byte, size)
+	for k, i := range idx {
+		copy(b[int(i)*pageSize:], page(k))
+	}
+	return &image{bytes: b, size: size, pages: idx}, nil
+}
+
+func (im *image) page(i uint32) []byte { return im.bytes[int(i)*pageSize : int(i+1)*pageSize] }
+
+func (im *image) close() {}
+
+type allocator struct {
+	im    *image
+	limit uint64
+	mem   *linearMemory
+}
+
+type linearMemory struct {
+	base      unsafe.Pointer
+	reserved  uintptr
+	committed uintptr // mapped read-write: the guest's memory
+	im        *image
+}
+
+func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemory {
+	reserve := uintptr(min(a.limit, maxBytes))
+	if a.im != nil && reserve < a.im.size {
+		reserve = a.im.size
+	}
+	reserve = (reserve + pageSize - 1) &^ (pageSize - 1)
+	p, err := unix.MmapPtr(-1, 0, nil, reserve, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON)
+	if err != nil {
+		panic(fmt.Sprintf("wasmvm: reserve linear memory: %v", err)) // Snapshot.instantiate recovers it into an error
+	}
+	m := &linearMemory{base: p, reserved: reserve, im: a.im}
+	if a.im != nil {
+		if m.Reallocate(uint64(a.im.size)) == nil {
+			unix.MunmapPtr(p, reserve)
+			panic("wasmvm: map the image's memory")
+		}
+		copy(unsafe.Slice((*byte)(p), a.im.size), a.im.bytes)
+	}
+	a.mem = m
+	return m
+}
+
+// Reallocate grows the usable memory to size bytes, or returns nil beyond
+// the limit: memory.grow then fails inside the guest.
+func (m *linearMemory) Reallocate(size uint64) []byte {
+	sz := uintptr(size)
+	if sz > m.reserved || m.base == nil {
+		return nil
+	}
+	if sz > m.committed {
+		end := (sz + pageSize - 1) &^ (pageSize - 1)
+		if _, err := unix.MmapPtr(-1, 0, unsafe.Add(m.base, m.committed), end-m.committed,
+			unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON|unix.MAP_FIXED); err != nil {
+			return nil
+		}
+		m.committed = end
+	}
+	return unsafe.Slice((*byte)(m.base), sz)
+}
+
+func (m *linearMemory) Free() {
+	if m.base != nil {
+		unix.MunmapPtr(m.base, m.reserved)
+		m.base = nil
+	}
+}
+
+// word is the 32-bit word at off, for atomic access from any goroutine.
+// The buffer never moves, so the pointer stays valid until Free.
+func (m *linearMemory) word(off uint32) *uint32 {
+	return (*uint32)(unsafe.Add(m.base, off))
+}
+
+// rewind copies the image over the memory, which must not have grown
+// beyond it.
+func (m *linearMemory) rewind(size uintptr) bool {
+	if m.base == nil || m.im == nil || size != m.im.size {
+		return false
+	}
+	copy(unsafe.Slice((*byte)(m.base), size), m.im.bytes)
+	return true
+}
+
+func storeWord(p *uint32, v uint32) { atomic.StoreUint32(p, v) }
+func loadWord(p *uint32) uint32     { return atomic.LoadUint32(p) }
+
+// learnHot: without pagemap there is nothing to learn.
+func (m *linearMemory) learnHot() {}
+
+func (m *linearMemory) writtenPages() (int, bool) { return 0, false }
