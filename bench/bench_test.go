@@ -58,18 +58,23 @@ func BenchmarkColdStart(b *testing.B) {
 		})
 	})
 	for _, c := range []struct {
-		name string
-		src  string
-		lang airlock.Language
+		name     string
+		src      string
+		lang     airlock.Language
+		prepared int
 	}{
-		{"js", helloJS, airlock.JavaScript},
-		{"ts", helloTS, airlock.TypeScript},
-		{"ts-distinct", "", airlock.TypeScript},
-		{"js-locale", localeJS, airlock.JavaScript},
-		{"js-log", logJS, airlock.JavaScript},
+		{"js", helloJS, airlock.JavaScript, 0},
+		{"ts", helloTS, airlock.TypeScript, 0},
+		{"ts-distinct", "", airlock.TypeScript, 0},
+		{"js-locale", localeJS, airlock.JavaScript, 0},
+		{"js-log", logJS, airlock.JavaScript, 0},
+		// No sandbox prepared ahead of a run: each run's sandbox is made
+		// (or rewound to the image) after the run arrives.
+		{"js-unprepared", helloJS, airlock.JavaScript, -1},
+		{"ts-unprepared", helloTS, airlock.TypeScript, -1},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			rt := airlock.NewRuntime(airlock.RuntimeConfig{})
+			rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: c.prepared})
 			defer rt.Close()
 			var n atomic.Int64
 			b.RunParallel(func(pb *testing.PB) {
