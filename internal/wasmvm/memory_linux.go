@@ -19,8 +19,6 @@ import (
 // growth maps fresh anonymous pages into it, so the buffer never moves and
 // never exceeds the limit.
 
-const pageSize = 4096
-
 type image struct {
 	fd   int
 	size uintptr
@@ -223,9 +221,6 @@ func (m *linearMemory) rewind(size uintptr) bool {
 	}
 	return true
 }
-
-func storeWord(p *uint32, v uint32) { atomic.StoreUint32(p, v) }
-func loadWord(p *uint32) uint32     { return atomic.LoadUint32(p) }
 
 var pagemap struct {
 	once sync.Once

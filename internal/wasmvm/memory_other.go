@@ -3,7 +3,6 @@
 package wasmvm
 
 import (
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -12,27 +11,6 @@ import (
 // Elsewhere than Unix (Windows) a sandbox's memory is a Go slice with the
 // capacity of its limit, and the image is copied into it: no sharing of
 // pages, and the limit counts in the Go heap's size.
-
-type image struct {
-	bytes     []byte
-	size      uintptr
-	hot, warm []span // unused here: kept for the snapshot cache's format
-	pages     []uint32
-}
-
-func newImage(size uintptr, idx []uint32, page func(k int) []byte) (*image, error) {
-	b := make([]byte, size)
-	for k, i := range idx {
-		copy(b[int(i)*pageSize:], page(k))
-	}
-	return &image{bytes: b, size: size, pages: idx}, nil
-}
-
-const pageSize = 4096
-
-func (im *image) page(i uint32) []byte { return im.bytes[int(i)*pageSize : int(i+1)*pageSize] }
-
-func (im *image) close() {}
 
 type allocator struct {
 	im    *image
@@ -82,11 +60,3 @@ func (m *linearMemory) rewind(size uintptr) bool {
 	copy(m.buf, m.im.bytes)
 	return true
 }
-
-func storeWord(p *uint32, v uint32) { atomic.StoreUint32(p, v) }
-func loadWord(p *uint32) uint32     { return atomic.LoadUint32(p) }
-
-// learnHot: elsewhere than Linux there is nothing to prefault.
-func (m *linearMemory) learnHot() {}
-
-func (m *linearMemory) writtenPages() (int, bool) { return 0, false }

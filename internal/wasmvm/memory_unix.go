@@ -4,7 +4,6 @@ package wasmvm
 
 import (
 	"fmt"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -20,27 +19,6 @@ import (
 // the Go heap's size for every sandbox and so hold off its collections.
 // On Linux, the tag airlock_anonmem builds this allocator instead of the
 // memfd one, so that its tests run there.
-
-const pageSize = 4096
-
-type image struct {
-	bytes     []byte
-	size      uintptr
-	hot, warm []span // unused here: kept for the snapshot cache's format
-	pages     []uint32
-}
-
-func newImage(size uintptr, idx []uint32, page func(k int) []byte) (*image, error) {
-	b := make([]byte, size)
-	for k, i := range idx {
-		copy(b[int(i)*pageSize:], page(k))
-	}
-	return &image{bytes: b, size: size, pages: idx}, nil
-}
-
-func (im *image) page(i uint32) []byte { return im.bytes[int(i)*pageSize : int(i+1)*pageSize] }
-
-func (im *image) close() {}
 
 type allocator struct {
 	im    *image
@@ -117,11 +95,3 @@ func (m *linearMemory) rewind(size uintptr) bool {
 	copy(unsafe.Slice((*byte)(m.base), size), m.im.bytes)
 	return true
 }
-
-func storeWord(p *uint32, v uint32) { atomic.StoreUint32(p, v) }
-func loadWord(p *uint32) uint32     { return atomic.LoadUint32(p) }
-
-// learnHot: without pagemap there is nothing to learn.
-func (m *linearMemory) learnHot() {}
-
-func (m *linearMemory) writtenPages() (int, bool) { return 0, false }
