@@ -1,7 +1,9 @@
 // Command stopcheck is the last step of the engine's build (../build.sh): it
-// rewrites a WebAssembly module so that every loop header counts down a new
-// exported mutable global, "qjs_tick", and when it reaches zero calls the
-// imported function env.tick, trapping if that returns non-zero:
+// rewrites a WebAssembly module so that every loop, each time it repeats
+// (before a branch back to its header; at the header itself for a loop that
+// br_table branches back to), counts down a new exported mutable global,
+// "qjs_tick", and when it reaches zero calls the imported function
+// env.tick, trapping if that returns non-zero:
 //
 //	global.get $qjs_tick
 //	i32.const 1
@@ -16,10 +18,11 @@
 //	  end
 //	end
 //
-// Every long-running piece of wasm code runs a loop (deep recursion is
+// Every long-running piece of wasm code repeats a loop (deep recursion is
 // bounded by the stack), so the host gets control back every so many loop
 // iterations, inside QuickJS's own C loops too, and can stop the guest
-// there. The count is the guest's own state, so no optimizer can hoist the
+// there. A loop that ends in its first iteration, as most of QuickJS's
+// hash-chain and list walks do, runs no check. The count is the guest's own state, so no optimizer can hoist the
 // check; a flag the host sets from outside, by contrast, is kept in a
 // register by wazero's compiler between calls (a mutable global) and a
 // loop without calls never sees it change. The call also matters for the
@@ -76,7 +79,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Printf("stopcheck: %d loop headers checked\n", loops)
+	fmt.Printf("stopcheck: %d loop checks\n", loops)
 }
 
 // split returns the module without its data section (and without the
@@ -385,11 +388,19 @@ func appendSleb(b []byte, v int64) []byte {
 	}
 }
 
+// instrumentCode adds the stop check to the code section's functions. A
+// loop is checked where it repeats, not where it is entered: before each
+// branch back to its header (br, and br_if as "if, check, br"), so that a
+// loop that runs once, as most of QuickJS's hash-chain and list walks do,
+// runs no check (RATIONALE.md, "Loop checks on the back edge"). A loop some
+// br_table branches back to, or whose block type is a type index (it
+// could take parameters), is checked at its header instead. It returns the
+// section and the number of checks added.
 func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool) ([]byte, int, error) {
 	r := &reader{b: payload}
 	n := r.u32()
 	out := binary.AppendUvarint(nil, uint64(n))
-	loops := 0
+	checks := 0
 	for f := uint32(0); f < n && r.err == nil; f++ {
 		size := int(r.u32())
 		end := r.i + size
@@ -401,79 +412,61 @@ func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool) ([]byte, 
 			body.u32()
 			body.byte1()
 		}
-		nb := append([]byte(nil), payload[r.i:body.i]...)
-		last := body.i
-		for body.i < end && body.err == nil {
-			op := body.byte1()
-			switch {
-			case op == 0x02 || op == 0x04:
-				blockType(body)
-			case op == 0x03: // loop
-				blockType(body)
-				if skipChecks || skip[f] {
-					break
-				}
-				nb = append(nb, payload[last:body.i]...)
-				nb = append(nb, check...)
-				last = body.i
-				loops++
-			case op == 0x0C || op == 0x0D || op == 0x10 || op == 0x12 || (op >= 0x20 && op <= 0x26) || op == 0xD2:
-				body.u32()
-			case op == 0x0E:
-				for k := body.u32(); k > 0 && body.err == nil; k-- {
-					body.u32()
-				}
-				body.u32()
-			case op == 0x11 || op == 0x13:
-				body.u32()
-				body.u32()
-			case op == 0x1C:
-				body.i += int(body.u32())
-			case op >= 0x28 && op <= 0x3E:
-				body.u32()
-				body.u32()
-			case op == 0x3F || op == 0x40:
-				body.byte1()
-			case op == 0x41 || op == 0x42:
-				body.sleb()
-			case op == 0x43:
-				body.i += 4
-			case op == 0x44:
-				body.i += 8
-			case op == 0xD0:
-				body.byte1()
-			case op == 0xFC:
-				switch sub := body.u32(); {
-				case sub <= 7:
-				case sub == 8:
-					body.u32()
-					body.byte1()
-				case sub == 9 || sub == 13 || (sub >= 15 && sub <= 17):
-					body.u32()
-				case sub == 10 || sub == 11:
-					if !bulk[f] {
-						return nil, 0, fmt.Errorf("function %d: memory.copy or memory.fill outside %v (a file compiled with bulk memory?)", f, bulkFuncs)
-					}
-					body.byte1()
-					if sub == 10 {
-						body.byte1()
-					}
-				case sub == 12 || sub == 14:
-					body.u32()
-					body.u32()
-				default:
-					return nil, 0, fmt.Errorf("function %d: opcode 0xFC %d not handled", f, sub)
-				}
-			case op == 0xFD:
-				return nil, 0, fmt.Errorf("function %d: SIMD not handled", f)
-			case op == 0x06 || op == 0x07 || op == 0x08 || op == 0x09 || op == 0x18 || op == 0x19 || op == 0x1F:
-				return nil, 0, fmt.Errorf("function %d: exception-handling opcode %#x not handled", f, op)
+		code := body.i
+		var nb []byte
+		if skipChecks || skip[f] {
+			if err := walk(body, end, f, bulk, nil); err != nil {
+				return nil, 0, err
 			}
+			nb = payload[r.i:end]
+		} else {
+			// First the loops to check at their header, then the checks.
+			header := map[int]bool{}
+			if err := walk(body, end, f, bulk, func(in instr) {
+				switch {
+				case in.op == 0x03 && in.typeIndex:
+					header[in.loop] = true
+				case in.op == 0x0E:
+					for _, t := range in.targets {
+						if t >= 0 {
+							header[t] = true
+						}
+					}
+				}
+			}); err != nil {
+				return nil, 0, err
+			}
+			nb = append(nb, payload[r.i:code]...)
+			last := code
+			body.i = code
+			err := walk(body, end, f, bulk, func(in instr) {
+				switch {
+				case in.op == 0x03 && header[in.loop]:
+					nb = append(nb, payload[last:in.end]...)
+					nb = append(nb, check...)
+					last = in.end
+					checks++
+				case in.op == 0x0C && in.targets[0] >= 0 && !header[in.targets[0]]:
+					nb = append(nb, payload[last:in.start]...)
+					nb = append(nb, check...)
+					last = in.start
+					checks++
+				case in.op == 0x0D && in.targets[0] >= 0 && !header[in.targets[0]]:
+					// br_if l: if; check; br l+1; end
+					nb = append(nb, payload[last:in.start]...)
+					nb = append(nb, 0x04, 0x40)
+					nb = append(nb, check...)
+					nb = binary.AppendUvarint(append(nb, 0x0C), uint64(in.label+1))
+					nb = append(nb, 0x0B)
+					last = in.end
+					checks++
+				}
+			})
+			if err != nil {
+				return nil, 0, err
+			}
+			nb = append(nb, payload[last:end]...)
 		}
-		if body.err != nil {
-			return nil, 0, fmt.Errorf("function %d: %w", f, body.err)
-		}
-		nb = append(nb, payload[last:end]...)
 		out = binary.AppendUvarint(out, uint64(len(nb)))
 		out = append(out, nb...)
 		r.i = end
@@ -481,14 +474,130 @@ func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool) ([]byte, 
 	if r.err != nil {
 		return nil, 0, r.err
 	}
-	return out, loops, nil
+	return out, checks, nil
 }
 
-func blockType(r *reader) {
+// instr is an instruction walk reports: its opcode and extent, and for a
+// loop its ordinal in the function (loop) and whether its block type is a
+// type index; for br and br_if its label, and for br, br_if and br_table
+// the ordinal of each target that is a loop (-1 for another block).
+type instr struct {
+	op         byte
+	start, end int
+	loop       int
+	typeIndex  bool
+	label      uint32
+	targets    []int
+}
+
+// walk decodes a function's code from body's position to end, keeping
+// the stack of open blocks, and calls visit (if not nil) for every loop,
+// br, br_if and br_table. It refuses what the module must not contain: a
+// bulk memory instruction outside bulk's functions, SIMD, exceptions.
+func walk(body *reader, end int, f uint32, bulk map[uint32]bool, visit func(instr)) error {
+	var stack []int // per open block: its loop ordinal, or -1
+	loops := 0
+	target := func(l uint32) int {
+		if int(l) >= len(stack) {
+			return -1 // the function's own block
+		}
+		return stack[len(stack)-1-int(l)]
+	}
+	for body.i < end && body.err == nil {
+		start := body.i
+		op := body.byte1()
+		switch {
+		case op == 0x02 || op == 0x04:
+			blockType(body)
+			stack = append(stack, -1)
+		case op == 0x03: // loop
+			typeIndex := blockType(body)
+			stack = append(stack, loops)
+			if visit != nil {
+				visit(instr{op: op, start: start, end: body.i, loop: loops, typeIndex: typeIndex})
+			}
+			loops++
+		case op == 0x0B:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case op == 0x0C || op == 0x0D:
+			l := body.u32()
+			if visit != nil {
+				visit(instr{op: op, start: start, end: body.i, label: l, targets: []int{target(l)}})
+			}
+		case op == 0x0E:
+			var ts []int
+			for k := body.u32(); k > 0 && body.err == nil; k-- {
+				ts = append(ts, target(body.u32()))
+			}
+			ts = append(ts, target(body.u32()))
+			if visit != nil {
+				visit(instr{op: op, start: start, end: body.i, targets: ts})
+			}
+		case op == 0x10 || op == 0x12 || (op >= 0x20 && op <= 0x26) || op == 0xD2:
+			body.u32()
+		case op == 0x11 || op == 0x13:
+			body.u32()
+			body.u32()
+		case op == 0x1C:
+			body.i += int(body.u32())
+		case op >= 0x28 && op <= 0x3E:
+			body.u32()
+			body.u32()
+		case op == 0x3F || op == 0x40:
+			body.byte1()
+		case op == 0x41 || op == 0x42:
+			body.sleb()
+		case op == 0x43:
+			body.i += 4
+		case op == 0x44:
+			body.i += 8
+		case op == 0xD0:
+			body.byte1()
+		case op == 0xFC:
+			switch sub := body.u32(); {
+			case sub <= 7:
+			case sub == 8:
+				body.u32()
+				body.byte1()
+			case sub == 9 || sub == 13 || (sub >= 15 && sub <= 17):
+				body.u32()
+			case sub == 10 || sub == 11:
+				if !bulk[f] {
+					return fmt.Errorf("function %d: memory.copy or memory.fill outside %v (a file compiled with bulk memory?)", f, bulkFuncs)
+				}
+				body.byte1()
+				if sub == 10 {
+					body.byte1()
+				}
+			case sub == 12 || sub == 14:
+				body.u32()
+				body.u32()
+			default:
+				return fmt.Errorf("function %d: opcode 0xFC %d not handled", f, sub)
+			}
+		case op == 0xFD:
+			return fmt.Errorf("function %d: SIMD not handled", f)
+		case op == 0x06 || op == 0x07 || op == 0x08 || op == 0x09 || op == 0x18 || op == 0x19 || op == 0x1F:
+			return fmt.Errorf("function %d: exception-handling opcode %#x not handled", f, op)
+		}
+	}
+	if body.err != nil {
+		return fmt.Errorf("function %d: %w", f, body.err)
+	}
+	return nil
+}
+
+// blockType skips a block type and reports whether it is a type index
+// (a block that may take parameters) rather than empty or one value type.
+func blockType(r *reader) bool {
 	switch c := r.b[r.i]; c {
 	case 0x40, 0x7F, 0x7E, 0x7D, 0x7C, 0x7B, 0x70, 0x6F:
 		r.i++
+		return false
 	default:
 		r.sleb() // type index (s33)
+		return true
 	}
 }
