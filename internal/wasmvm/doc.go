@@ -51,8 +51,8 @@
 //   - The modules its [ModuleLoader] supplies ([Sandbox.SetModuleLoader]);
 //     without one, every import fails.
 //
-// Stops: every loop header of the module counts down and calls the host
-// every 10,000 iterations (see internal/qjs/stopcheck), but the
+// Stops: every loop of the module counts down where it repeats and calls
+// the host every 10,000 iterations (see internal/qjs/stopcheck), but the
 // interpreter's, which polls QuickJS's interrupt handler, and that asks the
 // host too, every 10,000 jumps and calls; the host answers stop once [Sandbox.Terminate] was called or the context of the run is
 // done. So a stop lands in QuickJS's native loops (string searches, array

@@ -209,8 +209,8 @@ const (
 	tickInitialValue = 10000
 )
 
-// instrument returns mod with the tick check at every loop header and the
-// number of loops checked.
+// instrument returns mod with the tick check wherever a loop repeats (see
+// instrumentCode) and the number of checks added.
 func instrument(mod []byte) ([]byte, int, error) {
 	secs, err := sections(mod)
 	if err != nil {
