@@ -12,23 +12,13 @@ import (
 // capacity of its limit, and the image is copied into it: no sharing of
 // pages, and the limit counts in the Go heap's size.
 
-type allocator struct {
-	im    *image
-	limit uint64
-	mem   *linearMemory
-}
-
 type linearMemory struct {
 	buf []byte
 	im  *image
 }
 
 func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemory {
-	reserve := min(a.limit, maxBytes)
-	if a.im != nil && reserve < uint64(a.im.size) {
-		reserve = uint64(a.im.size)
-	}
-	m := &linearMemory{buf: make([]byte, 0, reserve), im: a.im}
+	m := &linearMemory{buf: make([]byte, 0, a.reservation(maxBytes)), im: a.im}
 	if a.im != nil {
 		m.buf = append(m.buf, a.im.bytes...)
 	}

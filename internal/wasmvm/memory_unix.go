@@ -20,12 +20,6 @@ import (
 // On Linux, the tag airlock_anonmem builds this allocator instead of the
 // memfd one, so that its tests run there.
 
-type allocator struct {
-	im    *image
-	limit uint64
-	mem   *linearMemory
-}
-
 type linearMemory struct {
 	base      unsafe.Pointer
 	reserved  uintptr
@@ -34,11 +28,7 @@ type linearMemory struct {
 }
 
 func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemory {
-	reserve := uintptr(min(a.limit, maxBytes))
-	if a.im != nil && reserve < a.im.size {
-		reserve = a.im.size
-	}
-	reserve = (reserve + pageSize - 1) &^ (pageSize - 1)
+	reserve := a.reservation(maxBytes)
 	p, err := unix.MmapPtr(-1, 0, nil, reserve, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {
 		panic(fmt.Sprintf("wasmvm: reserve linear memory: %v", err)) // Snapshot.instantiate recovers it into an error
@@ -71,19 +61,6 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 		m.committed = end
 	}
 	return unsafe.Slice((*byte)(m.base), sz)
-}
-
-func (m *linearMemory) Free() {
-	if m.base != nil {
-		unix.MunmapPtr(m.base, m.reserved)
-		m.base = nil
-	}
-}
-
-// word is the 32-bit word at off, for atomic access from any goroutine.
-// The buffer never moves, so the pointer stays valid until Free.
-func (m *linearMemory) word(off uint32) *uint32 {
-	return (*uint32)(unsafe.Add(m.base, off))
 }
 
 // rewind copies the image over the memory, which must not have grown
