@@ -60,7 +60,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	out, loops, err := instrument(in)
+	out, checks, err := instrument(in)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "stopcheck:", err)
 		os.Exit(1)
@@ -79,7 +79,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Printf("stopcheck: %d loop checks\n", loops)
+	fmt.Printf("stopcheck: %d loop checks\n", checks)
 }
 
 // split returns the module without its data section (and without the
@@ -287,7 +287,7 @@ func instrument(mod []byte) ([]byte, int, error) {
 		out = binary.AppendUvarint(out, uint64(len(payload)))
 		out = append(out, payload...)
 	}
-	loops := 0
+	checks := 0
 	for _, s := range secs {
 		payload := mod[s.start:s.end]
 		switch s.id {
@@ -312,13 +312,13 @@ func instrument(mod []byte) ([]byte, int, error) {
 			if err != nil {
 				return nil, 0, err
 			}
-			loops += n
+			checks += n
 			emit(10, code)
 		default:
 			out = append(out, mod[s.hdr:s.end]...)
 		}
 	}
-	return out, loops, nil
+	return out, checks, nil
 }
 
 // unchecked names the functions whose loops get no check: the
@@ -446,12 +446,12 @@ func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool) ([]byte, 
 					nb = append(nb, check...)
 					last = in.end
 					checks++
-				case in.op == 0x0C && in.targets[0] >= 0 && !header[in.targets[0]]:
+				case in.op == 0x0C && in.target >= 0 && !header[in.target]:
 					nb = append(nb, payload[last:in.start]...)
 					nb = append(nb, check...)
 					last = in.start
 					checks++
-				case in.op == 0x0D && in.targets[0] >= 0 && !header[in.targets[0]]:
+				case in.op == 0x0D && in.target >= 0 && !header[in.target]:
 					// br_if l: if; check; br l+1; end
 					nb = append(nb, payload[last:in.start]...)
 					nb = append(nb, 0x04, 0x40)
@@ -477,16 +477,18 @@ func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool) ([]byte, 
 	return out, checks, nil
 }
 
-// instr is an instruction walk reports: its opcode and extent, and for a
-// loop its ordinal in the function (loop) and whether its block type is a
-// type index; for br and br_if its label, and for br, br_if and br_table
-// the ordinal of each target that is a loop (-1 for another block).
+// instr is an instruction walk reports: its opcode and extent; for a loop
+// its ordinal in the function (loop) and whether its block type is a type
+// index; for br and br_if its label and the ordinal of its target if that
+// is a loop (target, else -1); for br_table the same for each of its
+// targets.
 type instr struct {
 	op         byte
 	start, end int
 	loop       int
 	typeIndex  bool
 	label      uint32
+	target     int
 	targets    []int
 }
 
@@ -524,7 +526,7 @@ func walk(body *reader, end int, f uint32, bulk map[uint32]bool, visit func(inst
 		case op == 0x0C || op == 0x0D:
 			l := body.u32()
 			if visit != nil {
-				visit(instr{op: op, start: start, end: body.i, label: l, targets: []int{target(l)}})
+				visit(instr{op: op, start: start, end: body.i, label: l, target: target(l)})
 			}
 		case op == 0x0E:
 			var ts []int
