@@ -9,7 +9,7 @@ import (
 )
 
 // childEnv makes the test binary print its GC percent, as its init left
-// it, and exit; with childHeapEnv, what childMemory reads instead.
+// it, and exit; with childHeapEnv, what ownMemory reads instead.
 const (
 	childEnv     = "AIRLOCK_EARLY_TEST_CHILD"
 	childHeapEnv = "AIRLOCK_EARLY_TEST_HEAP"
@@ -18,7 +18,7 @@ const (
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		if what := os.Getenv(childHeapEnv); what != "" {
-			fmt.Print(childMemory(what))
+			fmt.Print(ownMemory(what))
 		} else {
 			fmt.Print(debug.SetGCPercent(100))
 		}

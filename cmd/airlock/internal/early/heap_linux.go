@@ -50,6 +50,6 @@ func hugePages(b []byte) {
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	lo, hi := (p+hugePage-1)&^(hugePage-1), (p+uintptr(len(b)))&^(hugePage-1)
 	if lo < hi {
-		syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), lo-p)), hi-lo), syscall.MADV_HUGEPAGE)
+		syscall.Madvise(b[lo-p:hi-p], syscall.MADV_HUGEPAGE)
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// childMemory reads, in the child, its resident memory ("rss") or its
-// anonymous memory in transparent huge pages ("huge"), in KiB.
-func childMemory(what string) string {
+// ownMemory reads this process's resident memory ("rss") or its anonymous
+// memory in transparent huge pages ("huge"), in KiB.
+func ownMemory(what string) string {
 	file, field := "/proc/self/status", "VmRSS:"
 	if what == "huge" {
 		file, field = "/proc/self/smaps_rollup", "AnonHugePages:"
@@ -24,7 +24,7 @@ func childMemory(what string) string {
 }
 
 // childKiB runs the test binary as the command arg and returns what
-// childMemory reads there.
+// ownMemory reads in it.
 func childKiB(t *testing.T, arg, what string) uint64 {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], arg)
@@ -74,12 +74,12 @@ func kernelGivesHugePages(t *testing.T) bool {
 		t.Fatal(err)
 	}
 	defer syscall.Munmap(m)
-	before := childMemory("huge")
+	before := ownMemory("huge")
 	hugePages(m)
 	if syscall.Madvise(m, madvPopulateWrite) != nil {
 		return false
 	}
-	return childMemory("huge") != before
+	return ownMemory("huge") != before
 }
 
 // BenchmarkFirstTouch populates heapPrefault bytes of fresh memory in small

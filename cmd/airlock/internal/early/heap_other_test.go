@@ -2,4 +2,4 @@
 
 package early
 
-func childMemory(string) string { return "" }
+func ownMemory(string) string { return "" }
