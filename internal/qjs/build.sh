@@ -13,13 +13,16 @@
 # Every file used is checked against quickjs.sha256 before anything is built.
 #
 # OUT (default ./qjs.wasm) names the output. STOPCHECK_FLAGS=-nochecks builds
-# the module without loop checks, only to measure their cost (BENCHMARKS.md). The same inputs give a
-# byte-identical module (build_test.go checks it against the committed one).
+# the module without loop checks, and QJS_OPT (default -Os) replaces the
+# optimisation level of the files built for size, only to measure their cost
+# (BENCHMARKS.md). The same inputs give a byte-identical module (build_test.go
+# checks it against the committed one).
 set -eu
 
 QUICKJS_REPO=bellard/quickjs
 QUICKJS_COMMIT=d73189dd5a582c19c565774bd56fed4e72d33c99
 CC=${CC:-clang-19}
+OPT=${QJS_OPT:--Os}
 STACK=1048576 # the wasm shadow stack, bytes; wasmvm's MaxStack leaves room under it
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -71,14 +74,14 @@ mkdir -p "$WORK/obj"
 # Optimised for size, the regexp engine and the value codec for speed: the module's size is what
 # a process pays to load it (RATIONALE.md, "Optimised for size").
 for f in quickjs libunicode cutils dtoa; do
-	$CC $CFLAGS $NOBULK -Os -c "$SRC/$f.c" -o "$WORK/obj/$f.o"
+	$CC $CFLAGS $NOBULK $OPT -c "$SRC/$f.c" -o "$WORK/obj/$f.o"
 done
 $CC $CFLAGS $NOBULK -O2 -c "$SRC/libregexp.c" -o "$WORK/obj/libregexp.o"
-$CC $CFLAGS $NOBULK -Os -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
+$CC $CFLAGS $NOBULK $OPT -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
 $CC $CFLAGS $NOBULK -O2 -c "$HERE/shim/codec.c" -o "$WORK/obj/codec.o"
 $CC $CFLAGS -mbulk-memory -fno-builtin -O2 -c "$HERE/shim/bulk.c" -o "$WORK/obj/bulk.o"
-$CC $CFLAGS $NOBULK -Os -c "$HERE/shim/inspect.c" -o "$WORK/obj/inspect.o"
-$CC --target=wasm32-wasi --sysroot="$WORK/sysroot" -Os -mexec-model=reactor \
+$CC $CFLAGS $NOBULK $OPT -c "$HERE/shim/inspect.c" -o "$WORK/obj/inspect.o"
+$CC --target=wasm32-wasi --sysroot="$WORK/sysroot" $OPT -mexec-model=reactor \
 	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first \
 	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
 	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \

@@ -294,6 +294,63 @@ func BenchmarkBuildsMin(b *testing.B) {
 	}
 }
 
+// BenchmarkVariantsWall runs the committed module and the builds named in
+// QJS_VARIANTS (/tmp/qjs-<name>.wasm and .data, build.sh with OUT=)
+// alternated, run by run, and reports each one's median wall time: the
+// 100k-object workload in a fresh sandbox each run and in one sandbox kept,
+// and fib(27) in one sandbox kept. Wall time, not thread CPU as in
+// BenchmarkBuildsMin: some kernels count thread CPU in 4 ms ticks, too
+// coarse for fib. -benchtime Nx runs N rounds.
+func BenchmarkVariantsWall(b *testing.B) {
+	type variant struct {
+		name             string
+		sn               *Snapshot
+		kept             *Sandbox
+		fresh, data, fib []time.Duration
+	}
+	ctx := context.Background()
+	opts := &SandboxOptions{MemoryLimit: 512 << 20}
+	vs := []*variant{{name: "wasm", sn: testSnapshot(b)}}
+	for _, name := range strings.Fields(os.Getenv("QJS_VARIANTS")) {
+		vs = append(vs, &variant{name: "wasm-" + name, sn: variantSnapshot(b, name)})
+	}
+	timed := func(s *Sandbox, src string) time.Duration {
+		t := time.Now()
+		wasmEval(b, s, src)
+		return time.Since(t)
+	}
+	for _, v := range vs {
+		s, err := v.sn.NewSandbox(ctx, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close(ctx) })
+		wasmEval(b, s, fibSrc)
+		v.kept = s
+	}
+	for b.Loop() {
+		for _, v := range vs {
+			s, err := v.sn.NewSandbox(ctx, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			v.fresh = append(v.fresh, timed(s, dataSrc))
+			s.Close(ctx)
+			v.data = append(v.data, timed(v.kept, dataSrc))
+			v.fib = append(v.fib, timed(v.kept, "fib(27)"))
+		}
+	}
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	for _, v := range vs {
+		b.ReportMetric(median(v.fresh), v.name+"-data100k-fresh-ms")
+		b.ReportMetric(median(v.data), v.name+"-data100k-kept-ms")
+		b.ReportMetric(median(v.fib), v.name+"-fib27-kept-ms")
+	}
+}
+
 // regexpSrc: a regexp workload of the kind model-written code runs.
 const regexpSrc = `{
 	const text = Array.from({length: 2000}, (_, i) => "user" + i + "@example.com, id=" + i + "; ").join("");
