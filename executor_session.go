@@ -509,6 +509,11 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 		e.Logs, e.LogEntries = logs, st.logEntries()
 		return nil, dirty, e
 	}
+	failText := func(code ErrorCode, details map[string]any, text string) (*CodeOutput, bool, error) {
+		e := newExecError(code, details, "")
+		e.Message, e.Logs, e.LogEntries = text, logs, st.logEntries()
+		return nil, dirty, e
+	}
 	select {
 	case <-st.stop:
 		switch st.reason {
@@ -534,22 +539,31 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 		}
 		return &CodeOutput{Output: v, Logs: logs, LogEntries: st.entries}, dirty, nil
 	case engine.Thrown:
-		details := st.exceptionDetails(out, prep)
-		cause := out.Message
-		if out.Name != "" && out.Name != "Error" {
-			cause = out.Name + ": " + out.Message
-		}
+		// The error's texts, cut in the sandbox, are paid for once, and
+		// held once: Details' name and message are the text of Message.
+		name, msg := st.budget.payText(clipChars(out.Name, MaxErrorText)), st.budget.payText(clipChars(out.Message, MaxErrorText))
+		out.Stack = st.budget.payText(out.Stack)
 		if out.FromHost && out.HostFunc != finalAnswerID && out.HostFunc < len(st.s.names) {
+			text := "Tool execution failed: " + msg
+			msg = text[len(text)-len(msg):]
+			details := st.exceptionDetails(name, msg, out.Stack, prep)
 			details["tool"] = st.s.names[out.HostFunc]
-			details["cause"] = out.Message
-			return fail(CodeToolProxyFail, details, "Tool execution failed: %s", out.Message)
+			details["cause"] = msg
+			return failText(CodeToolProxyFail, details, text)
 		}
-		return fail(CodeRuntimeException, details, "Runtime exception: %s", cause)
+		text := "Runtime exception: " + msg
+		if name != "" && name != "Error" {
+			text = "Runtime exception: " + name + ": " + msg
+			name = text[len("Runtime exception: ") : len("Runtime exception: ")+len(name)]
+		}
+		msg = text[len(text)-len(msg):]
+		return failText(CodeRuntimeException, st.exceptionDetails(name, msg, out.Stack, prep), text)
 	case engine.LinkFailed: // the engine refused what the parser took
 		line, col := prep.position(out.Line, out.Column)
-		d := Diagnostic{Rule: "syntax_valid", Severity: DiagnosticError, Message: out.Message,
+		text := "Code validation failed: " + st.budget.payText(clipChars(out.Message, MaxErrorText))
+		d := Diagnostic{Rule: "syntax_valid", Severity: DiagnosticError, Message: text[len("Code validation failed: "):],
 			Location: &Location{Line: line, Column: col}, Fix: "fix the syntax error"}
-		return fail(CodeValidationFailed, map[string]any{"diagnostics": []Diagnostic{d}}, "Code validation failed: %s", out.Message)
+		return failText(CodeValidationFailed, map[string]any{"diagnostics": []Diagnostic{d}}, text)
 	case engine.Deadlock:
 		return fail(CodeRuntimeException, map[string]any{"name": "Error"},
 			"Runtime exception: the code waits for a promise that nothing can settle")
@@ -562,9 +576,9 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 
 // exceptionDetails describes a thrown error, with its positions in the
 // step's code.
-func (st *step) exceptionDetails(out engine.Outcome, prep *PreparedProgram) map[string]any {
-	d := map[string]any{"name": out.Name, "message": out.Message}
-	stack, line, col := mapStepStack(out.Stack, prep)
+func (st *step) exceptionDetails(name, message, stack string, prep *PreparedProgram) map[string]any {
+	d := map[string]any{"name": name, "message": message}
+	stack, line, col := mapStepStack(stack, prep)
 	if stack != "" {
 		d["stack"] = stack
 	}
@@ -582,6 +596,9 @@ func mapStepStack(stack string, prep *PreparedProgram) (string, int, int) {
 	for _, l := range strings.Split(stack, "\n") {
 		i := strings.Index(l, "<eval>:")
 		if i < 0 {
+			if m := strings.TrimSpace(l); strings.HasPrefix(m, "... [truncated ") {
+				lines = append(lines, "    "+m) // the sandbox cut the frames after it
+			}
 			continue
 		}
 		pos := l[i+len("<eval>:"):]

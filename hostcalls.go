@@ -339,6 +339,18 @@ func (b *byteBudget) spend(n int) bool {
 	}
 }
 
+// take takes up to n bytes from the budget, as many as are left, and
+// returns how many it took.
+func (b *byteBudget) take(n int) int {
+	for {
+		left := b.left.Load()
+		k := min(int64(n), max(left, 0))
+		if b.left.CompareAndSwap(left, left-k) {
+			return int(k)
+		}
+	}
+}
+
 // value decodes the value a program settled with (out.Kind is engine.OK),
 // paid for from the budget; limit is decodeWire's bound on the elements of
 // sparse and typed arrays.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/airlockrun/airlock/internal/engine"
 )
 
 // Status classifies how a run ended. The values are the seed contract's
@@ -132,15 +134,36 @@ func orEmpty(a []any) []any {
 	return a
 }
 
+// MaxErrorText bounds each text of a [ScriptError] (and the name and
+// message of an [ExecutorError]'s exception), in characters: a longer one
+// keeps its head and its tail, half of the room each, around the line
+// [ClipText] writes, which says how much was cut:
+//
+//	... [truncated 1,234,567 characters] ...
+//
+// The sandbox cuts what a program threw before it crosses to the host, so
+// that the host never holds more, and counts as characters what
+// JavaScript's length counts (UTF-16 code units); each line of a stack is
+// cut to 1,000 characters there, the marker inside the line.
+const MaxErrorText = engine.MaxErrorText
+
 // ScriptError describes why a run did not succeed: a throw or rejection in
 // the sandbox, a link error, a limit or a termination. Positions are in the
 // user's original source, TypeScript included.
+//
+// Each text is at most [MaxErrorText] characters. The texts that come from
+// the sandbox (Name, Message, Stack: an error's, a thrown value's, a
+// rejection's reason) count against the run's budget for values that
+// cross ([RuntimeConfig].MaxValueBytes), after what crossed before; when
+// less is left, each is cut to what is left, with the same marker.
 type ScriptError struct {
 	Name    string `json:"name"`
 	Message string `json:"message"`
 	// Stack holds the sandbox's frames only, one "    at ..." line each:
 	// the innermost Error.stackTraceLimit of them (10, as in Node, unless
-	// the program sets it).
+	// the program sets it), each at most 1,000 characters (a long function
+	// name is cut inside its line); a last line says how many characters
+	// of frames were cut past MaxErrorText.
 	Stack string `json:"stack,omitempty"`
 	// Specifier is the module specifier that failed to link.
 	Specifier string `json:"specifier,omitempty"`

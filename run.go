@@ -63,6 +63,9 @@ type run struct {
 	stopStatus Status
 	stopMsg    string
 	vm         atomic.Pointer[engine.VM]
+	// paid is the error whose texts came from the sandbox and were paid
+	// from the budget, for a worker process to tell its host.
+	paid atomic.Pointer[ScriptError]
 }
 
 func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, error) {
@@ -582,9 +585,15 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	case engine.Thrown:
 		res.Status = StatusError
 		res.Error = r.scriptError(out, g)
+		r.budget.payError(res.Error)
+		r.paid.Store(res.Error)
 	case engine.LinkFailed:
 		res.Status = StatusLinkError
 		res.Error = r.linkError(out, g)
+		if g.Failure == nil { // the engine's error, not the loader's
+			r.budget.payError(res.Error)
+			r.paid.Store(res.Error)
+		}
 	case engine.ExportMissing:
 		res.Status = StatusLinkError
 		res.Error = &ScriptError{Name: "LinkError", Message: fmt.Sprintf("the module has no export '%s'", r.fnID),
@@ -672,6 +681,7 @@ func (r *run) settle(res *Result) {
 		r.cancel()
 		r.async.close()
 		res.Duration = time.Since(r.exec.start)
+		clipError(res.Error)
 		r.mu.Lock()
 		res.Logs = r.logs[:len(r.logs):len(r.logs)]
 		r.mu.Unlock()

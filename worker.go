@@ -84,10 +84,13 @@ type wvalue struct {
 }
 
 type wresult struct {
-	Status   Status
-	Result   string // wire text
-	Logs     []wlog
-	Error    *ScriptError
+	Status Status
+	Result string // wire text
+	Logs   []wlog
+	Error  *ScriptError
+	// Thrown is set when Error's texts came from the sandbox: the host
+	// pays for them from its budget too.
+	Thrown   bool
 	Memory   int64
 	Duration time.Duration
 }
@@ -553,6 +556,14 @@ func (r *remoteRun) settle(wr *wresult) {
 			}
 			res.Logs = append(res.Logs, Log{Level: l.Level, Args: args, Time: l.Time})
 		}
+		// The error's texts are bounded again, and those from the sandbox
+		// paid for again, after the logs, as in process: the host does not
+		// rely on the worker.
+		if res.Error == wr.Error && wr.Thrown {
+			r.budget.payError(res.Error)
+		} else {
+			clipError(res.Error)
+		}
 		res.Reports = r.exec.Reports()
 		res.Duration = time.Since(r.start)
 		r.exec.result = res
@@ -640,7 +651,9 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 				mu.Lock()
 				delete(runs, id)
 				mu.Unlock()
-				send(&wmsg{Kind: "done", Run: id, Result: toWire(res)})
+				wr := toWire(res)
+				wr.Thrown = res.Error != nil && res.Error == ex.r.paid.Load()
+				send(&wmsg{Kind: "done", Run: id, Result: wr})
 			}()
 		case "terminate":
 			mu.Lock()

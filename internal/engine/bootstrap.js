@@ -56,6 +56,7 @@
   const StringCtor = String;
   const StringCharCodeAt = uncurry(String.prototype.charCodeAt);
   const StringSlice = uncurry(String.prototype.slice);
+  const StringIndexOf = uncurry(String.prototype.indexOf);
   const BigIntCtor = BigInt;
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
@@ -350,7 +351,7 @@
       try {
         const x = v[ks[i]];
         const t = typeof x;
-        shown = t === "string" ? JSONStringify(x) : t === "function" ? "[function]" :
+        shown = t === "string" ? JSONStringify(clip(x)) : t === "function" ? "[function]" :
           t === "symbol" ? SymbolToString(x) : t === "object" && x !== null ? `[${kindOf(x)}]` : StringCtor(x);
       } catch { shown = "[unreadable]"; }
       text += (i > 0 ? ", " : "") + (kind === "array" ? "" : JSONStringify(ks[i]) + ": ") + shown;
@@ -359,6 +360,66 @@
   };
 
   const read = (o, k) => { try { const v = o[k]; return typeof v === "string" ? v : undefined; } catch { return undefined; } };
+
+  // The texts of a failure (an error's name, message, stack and file name,
+  // a thrown value's text) are cut here, before they cross to the host:
+  // each to maxText characters (UTF-16 code units, as a string's length
+  // counts them), the head and the tail kept around the line that says how
+  // much was cut, as the host's ClipText writes it; each line of a stack to
+  // maxFrameText, the line's marker without line breaks. The host reads no
+  // more than what is kept (engine.MaxErrorText, engine.MaxFrameText).
+  const maxText = 20000, maxFrameText = 1000;
+  const grouped = (n) => {
+    let s = `${n}`, out = "";
+    for (let i = 0; i < s.length; i++) out += (i > 0 && (s.length - i) % 3 === 0 ? "," : "") + s[i];
+    return out;
+  };
+  const isLead = (c) => c >= 0xd800 && c <= 0xdbff;
+  const isTrail = (c) => c >= 0xdc00 && c <= 0xdfff;
+  // cutAround keeps s[from:to] if it has at most max code units, else its
+  // head and tail around the marker (nl: the marker on a line of its own),
+  // max code units in all; a surrogate pair is never split.
+  const cutAround = (s, from, to, max, nl) => {
+    const n = to - from;
+    if (n <= max) return from === 0 && to === s.length ? s : StringSlice(s, from, to);
+    const marker = (k) => (nl ? "\n" : "") + `... [truncated ${grouped(k)} characters] ...` + (nl ? "\n" : "");
+    let keep = max;
+    for (let i = 0; i < 3; i++) keep = max - marker(n - keep).length; // its length depends on the count
+    let head = keep >> 1, tail = keep - head;
+    for (;;) {
+      if (head > 0 && isLead(StringCharCodeAt(s, from + head - 1))) head--;
+      if (tail > 0 && isTrail(StringCharCodeAt(s, to - tail))) tail--;
+      const m = marker(n - head - tail);
+      if (head + tail + m.length <= max || head + tail === 0) {
+        return StringSlice(s, from, from + head) + m + StringSlice(s, to - tail, to);
+      }
+      if (head > tail) head--; else tail--;
+    }
+  };
+  const clip = (s) => cutAround(s, 0, s.length, maxText, true);
+  // clipStack cuts each line of a stack to maxFrameText and the stack to
+  // maxText: the innermost frames are kept, and a last line says how much
+  // of the rest was cut.
+  const clipStack = (s) => {
+    const n = s.length;
+    if (n <= maxFrameText) return s;
+    let out = "";
+    let i = 0;
+    while (i < n) {
+      let j = StringIndexOf(s, "\n", i);
+      if (j < 0) j = n;
+      const line = cutAround(s, i, j, maxFrameText, false);
+      const sep = out === "" ? "" : "\n";
+      // a line before the last leaves room for the marker
+      if (out.length + sep.length + line.length > maxText - (j < n ? 64 : 0)) {
+        out += sep + `... [truncated ${grouped(n - i)} characters] ...`;
+        break;
+      }
+      out += sep + line;
+      i = j + 1;
+    }
+    return out;
+  };
   const readNumber = (o, k) => { try { const v = o[k]; return typeof v === "number" ? v : 0; } catch { return 0; } };
 
   // fail reports a thrown value. phase 0: before any module body ran (a link
@@ -371,10 +432,10 @@
     let fn = -1;
     if ((typeof e === "object" && e !== null) || typeof e === "function") fn = WeakMapGet(hostErrors, e) ?? -1;
     if (ErrorIsError(e)) {
-      host(3, phase, read(e, "name") ?? "Error", read(e, "message") ?? "", read(e, "stack") ?? "",
-        read(e, "fileName") ?? "", readNumber(e, "lineNumber"), readNumber(e, "columnNumber"), fn);
+      host(3, phase, clip(read(e, "name") ?? "Error"), clip(read(e, "message") ?? ""), clipStack(read(e, "stack") ?? ""),
+        clip(read(e, "fileName") ?? ""), readNumber(e, "lineNumber"), readNumber(e, "columnNumber"), fn);
     } else {
-      host(3, phase, "Error", textOf(e), "", "", 0, 0, fn);
+      host(3, phase, "Error", clip(textOf(e)), "", "", 0, 0, fn);
     }
   };
 

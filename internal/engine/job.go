@@ -22,6 +22,17 @@ const (
 	Crashed                          // the engine failed; the VM must be discarded
 )
 
+// The kernel's bounds on the texts of a failure it reports (bootstrap.js,
+// maxText and maxFrameText), in UTF-16 code units: each of an error's
+// name, message, stack and file name, and a thrown value's text, at most
+// MaxErrorText, a longer one cut around a marker before it crosses; each
+// line of a stack at most MaxFrameText. Outcome's texts of a Thrown or
+// LinkFailed outcome are no longer.
+const (
+	MaxErrorText = 20000
+	MaxFrameText = 1000
+)
+
 // Outcome is how a job ended.
 type Outcome struct {
 	Kind OutcomeKind

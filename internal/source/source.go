@@ -640,7 +640,10 @@ func (g *Graph) MapStack(stack string) (string, *Frame) {
 		}
 		m := frameRE.FindStringSubmatch(line)
 		if m == nil {
-			if strings.TrimSpace(line) == "at host (native)" {
+			if m := strings.TrimSpace(line); strings.HasPrefix(m, "... [truncated ") {
+				// The sandbox cut the frames after it, and says how much.
+				out = append(out, "    "+m)
+			} else if strings.TrimSpace(line) == "at host (native)" {
 				// The host function every bridged function calls: the user's
 				// frame below it is the call.
 			} else if strings.Contains(line, "(native)") {
