@@ -256,6 +256,12 @@ func normalizeModule(ctx context.Context, m api.Module, stack []uint64) {
 		return
 	}
 	mem := m.Memory()
+	if n := stack[3]; n > MaxSpecifier {
+		s.pending = fmt.Appendf(s.pending[:0], "the module specifier is %d bytes long, over the bound of %d bytes", n, MaxSpecifier)
+		mem.WriteUint32Le(s.ctl+ctlRet+4, uint32(len(s.pending)))
+		stack[0] = 1
+		return
+	}
 	bb, ok1 := mem.Read(uint32(stack[0]), uint32(stack[1]))
 	nb, ok2 := mem.Read(uint32(stack[2]), uint32(stack[3]))
 	base, name := string(bb), string(nb)

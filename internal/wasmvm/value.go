@@ -37,6 +37,12 @@ type Value struct {
 // throws a RangeError in JavaScript.
 const MaxHostArgs = 16
 
+// MaxSpecifier bounds a module specifier the module hooks see, in bytes:
+// a longer one is refused, unread, and the import fails with a TypeError
+// that says so. A specifier is the program's text (an import() of any
+// string); the hooks' work and error texts grow with it.
+const MaxSpecifier = 4096
+
 // HostFunc is a Go function callable from JavaScript. args is valid only
 // during the call. A returned error is thrown in JavaScript as an Error
 // with its text as the message; a panic is recovered and spends the
