@@ -59,14 +59,21 @@ type Config struct {
 	// SessionTTL evicts a workspace not used for this long
 	// (SANDBOX_SESSION_TTL); default 1h.
 	SessionTTL time.Duration
-	// MaxOutput caps the logs of an execution, and its result
-	// (SANDBOX_MAX_OUTPUT); default 512 KiB.
+	// MaxOutput caps the logs of a python or node execution, and its
+	// result (SANDBOX_MAX_OUTPUT); default 512 KiB. A cap counts a text's
+	// bytes, a character whose JSON escape is longer than two bytes (a
+	// control character but a line break or tab, U+2028, U+2029, a byte
+	// that is not UTF-8) at the escape's six: the response carries a text
+	// within the cap in at most twice the cap.
 	MaxOutput int
 	// JSMaxOutput caps what a javascript or typescript execution returns
 	// to the caller, which is usually a model's context
-	// (SANDBOX_JS_MAX_OUTPUT, --js-max-output); default 32 KiB. Logs past it
-	// are cut, with a marker that says how many bytes were; a result whose
-	// JSON is larger fails the run at setResult, with an error that says so.
+	// (SANDBOX_JS_MAX_OUTPUT, --js-max-output); default 32 KiB, counted as
+	// for MaxOutput. Logs past it are cut, with a marker that says how many
+	// bytes were; a result whose JSON is larger fails the run at setResult,
+	// with an error that says so; the error is cut so that its text
+	// (error) and, in /v1/execute, its parts (scriptError, which repeat its
+	// name and message) fit it together, each cut text with the marker.
 	JSMaxOutput int
 	// MaxFileBytes caps a returned file; a larger one comes back as its
 	// name, type and size only. Default 10 MiB.

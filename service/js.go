@@ -98,8 +98,8 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if json.Unmarshal(args, &list) != nil || len(list) == 0 {
 			return nil, errors.New("setResult expects a value")
 		}
-		if len(list[0]) > s.cfg.JSMaxOutput {
-			return nil, errors.New(resultTooLarge(len(list[0]), s.cfg.JSMaxOutput))
+		if n := capLen(string(list[0])); n > s.cfg.JSMaxOutput {
+			return nil, errors.New(resultTooLarge(n, s.cfg.JSMaxOutput))
 		}
 		var files []string
 		var one string
@@ -175,6 +175,8 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 	res := ex.Wait()
 	var resp V1Response
 	resp.Status = string(res.Status)
+	// The logs, the result's JSON and the error are each within the output
+	// cap as capLen counts them; the error once for its two copies.
 	var logs strings.Builder
 	for _, l := range res.Logs {
 		if l.Level == airlock.LevelLog || l.Level == airlock.LevelInfo {
@@ -183,7 +185,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 			fmt.Fprintf(&logs, "[%s] %s\n", l.Level, l.Message())
 		}
 	}
-	resp.Logs = capText(logs.String(), s.cfg.JSMaxOutput)
+	resp.Logs = capJSON(logs.String(), s.cfg.JSMaxOutput)
 	mu.Lock()
 	if result != nil {
 		resp.Output = string(result)
@@ -195,15 +197,13 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 	case res.Status == airlock.StatusTerminated && runCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil:
 		resp.ExitCode, resp.Error = -1, fmt.Sprintf("execution timed out after %s", timeout)
 	default:
-		resp.ExitCode, resp.Error, resp.ScriptErr = 1, res.Error.Error(), res.Error
-		if res.Error.Line > 0 {
-			resp.Error += fmt.Sprintf(" (%s:%d:%d)", res.Error.Filename, res.Error.Line, res.Error.Column)
-		}
+		resp.ExitCode = 1
+		resp.Error, resp.ScriptErr = capError(res.Error, s.cfg.JSMaxOutput)
 	}
-	if len(resp.Output) > s.cfg.JSMaxOutput { // setResult refuses it; a guard
+	if n := capLen(resp.Output); n > s.cfg.JSMaxOutput { // setResult refuses it; a guard
 		resp.Output = ""
 		if resp.Error == "" {
-			resp.ExitCode, resp.Status, resp.Error = 1, "error", resultTooLarge(len(result), s.cfg.JSMaxOutput)
+			resp.ExitCode, resp.Status, resp.Error = 1, "error", resultTooLarge(n, s.cfg.JSMaxOutput)
 		}
 	}
 	if len(files) > 0 {

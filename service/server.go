@@ -22,6 +22,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlockrun/airlock"
 )
@@ -324,7 +325,9 @@ func (r *statusRecorder) WriteHeader(code int) { r.status = code; r.ResponseWrit
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // JSON, not HTML: <, > and & as themselves, not six bytes each
+	enc.Encode(v)
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
@@ -653,11 +656,14 @@ func mkdirAll(root *os.Root, dir string, owner *jailUser) error {
 }
 
 // collectFiles reads the declared output files from the workspace. Each
-// comes back under its base name, as the reference returns it. A declared
-// file that does not exist is left out with a note in the logs (it does
-// not fail the run, as with the reference); one that leaves the workspace
-// or is not a regular file is reported in errText; one over the cap comes
-// back as metadata. Files are opened without blocking (openFile).
+// comes back under its base name, as the reference returns it, once
+// however often it was declared. A declared file that does not exist is
+// left out with a note in the logs (it does not fail the run, as with the
+// reference); one that leaves the workspace or is not a regular file is
+// reported in errText; one over the cap comes back as metadata. Files are
+// opened without blocking (openFile). The notes and the problems name
+// maxNotes files each, the rest counted, each name cut to maxNoteName
+// bytes.
 func collectFiles(dir string, names []string, maxBytes int64, errText, logs *string) []File {
 	if len(names) == 0 {
 		return nil
@@ -669,24 +675,38 @@ func collectFiles(dir string, names []string, maxBytes int64, errText, logs *str
 	defer root.Close()
 	var out []File
 	var problems []string
+	var notes strings.Builder
+	missing, failed := 0, 0
+	seen := map[string]bool{}
+	problem := func(format string, args ...any) {
+		if failed++; failed <= maxNotes {
+			problems = append(problems, fmt.Sprintf(format, args...))
+		}
+	}
 	for _, n := range names {
 		name, err := cleanName(n)
 		if err != nil {
-			problems = append(problems, err.Error())
+			problem("%v: %q", errBadPath, noteName(n)) // cleanName's error, with the name cut
 			continue
 		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
 		f, err := openFile(root, name, os.O_RDONLY, 0)
 		if errors.Is(err, os.ErrNotExist) {
 			if _, lerr := root.Lstat(name); errors.Is(lerr, os.ErrNotExist) {
-				*logs += fmt.Sprintf("[airlock] declared file %q was not found in the workspace\n", n)
+				if missing++; missing <= maxNotes {
+					fmt.Fprintf(&notes, "[airlock] declared file %q was not found in the workspace\n", noteName(n))
+				}
 				continue
 			}
 		}
 		if err != nil {
 			if !errors.Is(err, errNotRegular) {
-				err = fmt.Errorf("%q: not a regular file in the workspace", n)
+				err = fmt.Errorf("%q: not a regular file in the workspace", noteName(n))
 			}
-			problems = append(problems, fmt.Sprintf("declared file %v", err))
+			problem("declared file %v", err)
 			continue
 		}
 		file := File{Name: filepath.Base(name), MIME: mimeOf(name)}
@@ -701,7 +721,7 @@ func collectFiles(dir string, names []string, maxBytes int64, errText, logs *str
 		}
 		f.Close()
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("declared file %q: %v", n, err))
+			problem("declared file %q: %v", noteName(n), err)
 			continue
 		}
 		if file.MIME == "" {
@@ -709,10 +729,36 @@ func collectFiles(dir string, names []string, maxBytes int64, errText, logs *str
 		}
 		out = append(out, file)
 	}
+	if missing > maxNotes {
+		fmt.Fprintf(&notes, "[airlock] %d more declared files were not found in the workspace\n", missing-maxNotes)
+	}
+	*logs += notes.String()
+	if failed > maxNotes {
+		problems = append(problems, fmt.Sprintf("%d more declared files could not be returned", failed-maxNotes))
+	}
 	if len(problems) > 0 && *errText == "" {
 		*errText = strings.Join(problems, "; ")
 	}
 	return out
+}
+
+// The notes and problems collectFiles writes name at most maxNotes files
+// each, and at most maxNoteName bytes of each name (noteName).
+const (
+	maxNotes    = 10
+	maxNoteName = 200
+)
+
+// noteName is a declared name for a note: its first maxNoteName bytes.
+func noteName(n string) string {
+	if len(n) <= maxNoteName {
+		return n
+	}
+	i := maxNoteName
+	for i > 0 && !utf8.RuneStart(n[i]) {
+		i--
+	}
+	return n[:i] + "…"
 }
 
 // mimeTypes are the types of returned files by extension: a fixed table,

@@ -464,24 +464,30 @@ func serveCalls(ctx context.Context, ln net.Listener, dispatch Dispatcher, insta
 	}
 }
 
-// capped keeps the first limit bytes written to it, then a marker that
-// says how many were cut.
+// capped keeps the head of what is written to it that fits limit, as
+// capLen counts it (a character at a time; one split between two writes
+// counts as the bytes it was split into), then a marker that says how many
+// bytes were cut.
 type capped struct {
 	mu    sync.Mutex
 	buf   bytes.Buffer
 	limit int
+	used  int // capLen of buf
 	cut   int64
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	room := max(c.limit-c.buf.Len(), 0)
-	if len(p) > room {
-		c.buf.Write(p[:room])
-		c.cut += int64(len(p) - room)
-	} else {
-		c.buf.Write(p)
+	if c.cut > 0 {
+		c.cut += int64(len(p))
+		return len(p), nil
+	}
+	i, n, all := capPrefix(p, c.limit-c.used)
+	c.buf.Write(p[:i])
+	c.used += n
+	if !all {
+		c.cut += int64(len(p) - i)
 	}
 	return len(p), nil
 }
@@ -498,12 +504,4 @@ func (c *capped) String() string {
 // cutMarker ends output that was cut, saying how much.
 func cutMarker(n int64) string {
 	return fmt.Sprintf("\n...[output truncated: %d bytes cut]\n", n)
-}
-
-// capText cuts s to limit bytes, with the marker.
-func capText(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	return s[:limit] + cutMarker(int64(len(s)-limit))
 }
