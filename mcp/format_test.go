@@ -69,5 +69,13 @@ func TestRunCodeOutputBound(t *testing.T) {
 			utf8.RuneCountInString(r.text) > want {
 			t.Errorf("max %d: error: %.300s", max, b)
 		}
+		// Its name, its file name and its escaped characters are within
+		// the bound too: a name passed it whole, and a control character
+		// took six characters of JSON.
+		r = runCode(t, cs, map[string]any{"code": "const e = new Error('\\u0001'.repeat(1_000_000)); e.name = 'N'.repeat(1_000_000); e.stack = '\\u0002'.repeat(1_000_000); throw e"})
+		b, _ = json.Marshal(r.structured)
+		if !r.isError || len(b) > want || utf8.RuneCountInString(r.text) > want {
+			t.Errorf("max %d: error of %d bytes: %.300s", max, len(b), b)
+		}
 	}
 }

@@ -454,6 +454,19 @@ func (s *Server) runCode(ctx context.Context, req *sdk.CallToolRequest, in RunCo
 	}, structuredContent(res, s.opts.MaxOutput), nil
 }
 
+// clipJSON is s clipped by airlock.ClipText so that its JSON takes at most
+// n characters (an escaped control character takes six).
+func clipJSON(s string, n int) string {
+	for k := n; ; {
+		c := airlock.ClipText(s, k)
+		b, _ := json.Marshal(c)
+		if len(b)-2 <= n || k == 0 {
+			return c
+		}
+		k = max(min(k*n/(len(b)-2), k-1), 0)
+	}
+}
+
 // structuredContent is the Result JSON, within max characters (negative:
 // no bound) when it is longer: the status, the duration, the memory and the
 // error (its message and stack cut) are kept, then the result, the reports
@@ -477,8 +490,11 @@ func structuredContent(res *airlock.Result, max int) json.RawMessage {
 	}
 	if res.Error != nil {
 		e := *res.Error
-		e.Message = airlock.ClipText(e.Message, max/4)
-		e.Stack = airlock.ClipText(e.Stack, max/4)
+		e.Name = clipJSON(e.Name, max/16)
+		e.Specifier = clipJSON(e.Specifier, max/16)
+		e.Filename = clipJSON(e.Filename, max/16)
+		e.Message = clipJSON(e.Message, max/4)
+		e.Stack = clipJSON(e.Stack, max/4)
 		out["error"] = &e
 	}
 	base, _ := json.Marshal(out)
