@@ -51,9 +51,14 @@
 // (64 MiB unless set): the result, the arguments of synchronous and
 // asynchronous calls (plain strings and a JSONFunc's argument text
 // included), host functions' replies, logs and reports, by their bytes and
-// an allowance per value for what it costs decoded. Past it a call throws,
-// a log or report ends the run, and a result is an error, not host memory
-// exhaustion.
+// an allowance per value for what it costs decoded, and the texts of a
+// failure (an error's name, message and stack, a thrown value's text, a
+// rejection's reason). Past it a call throws, a log or report ends the
+// run, a result is an error, and a failure's texts are cut to what is
+// left, not host memory exhaustion. A failure's texts are cut in the
+// sandbox, before they cross, to [MaxErrorText] (20,000) characters each,
+// head and tail kept around "... [truncated N characters] ..."; a module
+// specifier longer than 4,096 bytes is refused unread.
 //
 // # Host memory per run
 //
@@ -238,7 +243,8 @@
 // description, or a [*CloneError] for a value that cannot cross) and
 // [ErrClosed]. Everything that happens in the sandbox is in the [Result]:
 // its [Status], and for any status but success a [*ScriptError] with the
-// name, message, stack, specifier and position.
+// name, message, stack, specifier and position, each text at most
+// [MaxErrorText] characters.
 //
 // The engine's messages are worded as Node's (V8's), since the code it runs
 // was learned from Node and is fixed from what it prints: "Cannot read
@@ -278,7 +284,10 @@
 // ([Executor.SendTools]) are read-only global functions, variables
 // ([Executor.SendVariables]) global copies of Go values, and final_answer(v)
 // ends a step with its answer. The host decides how a step ends, as for
-// Run. Errors are *[ExecutorError] with the contract's ERR_* codes. An
+// Run. Errors are *[ExecutorError] with the contract's ERR_* codes; an
+// exception's name and message, cut to [MaxErrorText] characters and paid
+// from the step's 64 MiB budget for values that cross, are held once:
+// Details' "name" and "message" are the text of Message. An
 // executor idle for a second gives back the memory its sandbox can make
 // again, keeping what its steps declared; its next step pays for making
 // it (BENCHMARKS.md, "Idle executor memory"). The agent's system prompt

@@ -297,3 +297,21 @@ func TestErrorText_NotCopiedWhole(t *testing.T) {
 		}
 	}
 }
+
+// The engine's own messages need no cut: QuickJS formats each into a
+// 256-byte buffer, whatever names it quotes (RATIONALE.md, "A failure's
+// texts are cut in the sandbox"). Only the texts a program makes grow.
+func TestErrorText_EngineMessagesShort(t *testing.T) {
+	long := strings.Repeat("k", 5000)
+	for _, src := range []string{
+		long + `.c`,
+		`null["` + long + `"]`,
+		`undefined.` + long,
+	} {
+		res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript})
+		wantStatus(t, res, airlock.StatusError)
+		if n := len(res.Error.Message); n > 255 || !strings.Contains(res.Error.Message, "kkk") {
+			t.Errorf("%.40s…: a message of %d bytes: %.80q", src, n, res.Error.Message)
+		}
+	}
+}

@@ -44,7 +44,9 @@ type ExecutorError struct {
 	// Details hold what the code has to say: "diagnostics" ([]Diagnostic)
 	// for validation, "module" for imports, "tool" and "cause" for tools,
 	// "name", "message", "stack", "line", "column" for exceptions, "state"
-	// for an invalid state.
+	// for an invalid state. An exception's name and message are at most
+	// MaxErrorText characters each, cut in the sandbox as a ScriptError's
+	// are, and are the text of Message, held once.
 	Details map[string]any
 	// Logs are the step's console output up to the error.
 	Logs string
