@@ -335,32 +335,6 @@
 
   // --- running ------------------------------------------------------------
 
-  // textOf describes a thrown value that is not an Error without running
-  // any of its code: no toString, no toJSON, only what structured clone reads.
-  const textOf = (v) => {
-    if (typeof v === "symbol") return SymbolToString(v);
-    if (typeof v === "function") return "[function]";
-    if (typeof v !== "object" || v === null) return StringCtor(v);
-    const kind = kindOf(v);
-    if (kind !== "object" && kind !== "array") return `[${kind}]`;
-    let ks;
-    try { ks = ObjectKeys(v); } catch { return `[${kind}]`; }
-    let text = kind === "array" ? "[" : "{";
-    for (let i = 0; i < ks.length && text.length < 300; i++) {
-      let shown;
-      try {
-        const x = v[ks[i]];
-        const t = typeof x;
-        shown = t === "string" ? JSONStringify(clip(x)) : t === "function" ? "[function]" :
-          t === "symbol" ? SymbolToString(x) : t === "object" && x !== null ? `[${kindOf(x)}]` : StringCtor(x);
-      } catch { shown = "[unreadable]"; }
-      text += (i > 0 ? ", " : "") + (kind === "array" ? "" : JSONStringify(ks[i]) + ": ") + shown;
-    }
-    return text + (kind === "array" ? "]" : "}");
-  };
-
-  const read = (o, k) => { try { const v = o[k]; return typeof v === "string" ? v : undefined; } catch { return undefined; } };
-
   // The texts of a failure (an error's name, message, stack and file name,
   // a thrown value's text) are cut here, before they cross to the host:
   // each to maxText characters (UTF-16 code units, as a string's length
@@ -420,6 +394,32 @@
     }
     return out;
   };
+
+  // textOf describes a thrown value that is not an Error without running
+  // any of its code: no toString, no toJSON, only what structured clone reads.
+  const textOf = (v) => {
+    if (typeof v === "symbol") return SymbolToString(v);
+    if (typeof v === "function") return "[function]";
+    if (typeof v !== "object" || v === null) return StringCtor(v);
+    const kind = kindOf(v);
+    if (kind !== "object" && kind !== "array") return `[${kind}]`;
+    let ks;
+    try { ks = ObjectKeys(v); } catch { return `[${kind}]`; }
+    let text = kind === "array" ? "[" : "{";
+    for (let i = 0; i < ks.length && text.length < 300; i++) {
+      let shown;
+      try {
+        const x = v[ks[i]];
+        const t = typeof x;
+        shown = t === "string" ? JSONStringify(clip(x)) : t === "function" ? "[function]" :
+          t === "symbol" ? SymbolToString(x) : t === "object" && x !== null ? `[${kindOf(x)}]` : StringCtor(x);
+      } catch { shown = "[unreadable]"; }
+      text += (i > 0 ? ", " : "") + (kind === "array" ? "" : JSONStringify(ks[i]) + ": ") + shown;
+    }
+    return text + (kind === "array" ? "]" : "}");
+  };
+
+  const read = (o, k) => { try { const v = o[k]; return typeof v === "string" ? v : undefined; } catch { return undefined; } };
   const readNumber = (o, k) => { try { const v = o[k]; return typeof v === "number" ? v : 0; } catch { return 0; } };
 
   // fail reports a thrown value. phase 0: before any module body ran (a link
