@@ -84,15 +84,15 @@ type wvalue struct {
 }
 
 type wresult struct {
-	Status Status
-	Result string // wire text
-	Logs   []wlog
-	Error  *ScriptError
-	// Thrown is set when Error's texts came from the sandbox: the host
-	// pays for them from its budget too.
-	Thrown   bool
+	Status   Status
+	Result   string // wire text
+	Logs     []wlog
+	Error    *ScriptError
 	Memory   int64
 	Duration time.Duration
+	// Thrown is set when Error's texts came from the sandbox: the host
+	// pays for them from its budget too.
+	Thrown bool
 }
 
 type wlog struct {
