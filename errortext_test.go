@@ -250,7 +250,7 @@ func sameText(s, sub string) bool {
 // A failure's texts are cut before they cross: the host never copies the
 // whole text out of the sandbox. Reading the text whole, then cutting it,
 // made the host allocate it (and more, for the stack's mapping); the bytes
-// the Go heap allocates during a run that throws 48 MiB of text stay far
+// the Go heap allocates during a run that throws 24 MiB of text stay far
 // below that. A module specifier is refused unread past 4 KiB: the
 // resolver made six candidate paths of an import("./" + s) and quoted s in
 // its error, 720 MiB of host allocations for a 48 MiB s.
@@ -262,7 +262,7 @@ func TestErrorText_NotCopiedWhole(t *testing.T) {
 	defer rt.Close()
 	wrt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
 	defer wrt.Close()
-	const big = `const big = "x".repeat(48 << 20);`
+	const big = `const big = "x".repeat(24 << 20);`
 	for _, tc := range []struct{ name, src string }{
 		{"message", big + `throw new Error(big)`},
 		{"name", big + `const e = new Error("m"); e.name = big; throw e`},
@@ -290,7 +290,7 @@ func TestErrorText_NotCopiedWhole(t *testing.T) {
 				if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
 					t.Errorf("the host allocated %d MiB for the run", n>>20)
 				}
-				if tc.name == "import specifier" && !strings.Contains(res.Error.Message, "module specifier is 50331650 bytes long, over the bound of 4096 bytes") {
+				if tc.name == "import specifier" && !strings.Contains(res.Error.Message, "module specifier is 25165826 bytes long, over the bound of 4096 bytes") {
 					t.Errorf("error %.300v", res.Error)
 				}
 			})
