@@ -395,7 +395,7 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 		return nil, ErrClosed
 	}
 	if p, ok := sn.take(o.MemoryLimit); ok {
-		s := &Sandbox{snap: sn, mod: p.mod, mem: p.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, limit: p.limit, exports: p.exports}
+		s := &Sandbox{snap: sn, mod: p.mod, mem: p.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, made: p.limit, limit: p.limit, exports: p.exports}
 		s.bind()
 		s.start()
 		return s, nil
@@ -413,7 +413,7 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 			return nil, errors.New("wasmvm: memory for the image refused")
 		}
 	}
-	s := &Sandbox{snap: sn, mod: mod, mem: a.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, limit: o.MemoryLimit}
+	s := &Sandbox{snap: sn, mod: mod, mem: a.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, made: o.MemoryLimit, limit: o.MemoryLimit}
 	s.bind()
 	s.start()
 	return s, nil
@@ -444,7 +444,7 @@ func (sn *Snapshot) instantiate(ctx context.Context, a *allocator) (mod api.Modu
 }
 
 // start sets what differs between copies of the image: the stack pointer,
-// Math.random's seed and the heap limit.
+// Math.random's seed, and the memory and heap limits (s.limit).
 func (s *Sandbox) start() {
 	sn := s.snap
 	s.sp.Set(sn.sp)
@@ -457,11 +457,23 @@ func (s *Sandbox) start() {
 	for binary.LittleEndian.Uint64(seed) == 0 {
 		rand.Read(seed)
 	}
-	heap := uint64(0)
-	if s.limit > sn.base+heapSlack {
-		heap = s.limit - sn.base - heapSlack
+	s.applyLimit()
+}
+
+// applyLimit caps the linear memory at s.limit and QuickJS's heap at
+// what that leaves (heapRoom).
+func (s *Sandbox) applyLimit() {
+	s.mem.limit = uintptr(min(s.limit, s.made))
+	s.mod.Memory().WriteUint32Le(s.ctl+ctlHeapLimit, uint32(min(s.heapRoom(), 1<<32-1)))
+}
+
+// heapRoom is the most QuickJS's heap may hold within the memory limit:
+// the limit less the image's bytes outside the heap and heapSlack.
+func (s *Sandbox) heapRoom() uint64 {
+	if s.limit > s.snap.base+heapSlack {
+		return s.limit - s.snap.base - heapSlack
 	}
-	mem.WriteUint32Le(s.ctl+ctlHeapLimit, uint32(min(heap, 1<<32-1)))
+	return 0
 }
 
 var _ api.Module // wazero's api is used through Sandbox's fields
