@@ -45,6 +45,9 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 
 func (m *linearMemory) Free() { m.buf = nil }
 
+// drop: the memory is a Go slice here, nothing is given back.
+func (m *linearMemory) drop([]span) {}
+
 func (m *linearMemory) word(off uint32) *uint32 {
 	return (*uint32)(unsafe.Pointer(&m.buf[:off+4][off]))
 }

@@ -59,6 +59,7 @@ type Snapshot struct {
 	randAddr uint32 // Math.random's state
 	pages    uint32 // memory size of the image
 	base     uint64 // bytes of the image outside QuickJS's heap accounting
+	heapFrom uint32 // the allocator's first chunk after the fence (capture)
 
 	cached bool // read from the snapshot cache, not built
 
@@ -207,6 +208,16 @@ func (sn *Snapshot) capture(mem api.Memory, call func(string, ...uint64) (uint64
 	if _, err := call("qjs_prepare_snapshot", uint64(sn.ctxPtr), uint64(snapPrepare), p); err != nil {
 		return err
 	}
+	// The fence: a block at the start of the allocator's top chunk, never
+	// freed. What a sandbox allocates comes after it, and the chunk after
+	// it starts where it ends for good (a chunk in use is never merged
+	// with its neighbours): Trim walks the chunks from there (freePages).
+	fence, err := call("qjs_malloc", 16)
+	if err != nil || fence == 0 {
+		return fmt.Errorf("wasmvm: fence: %v", err)
+	}
+	head, _ := mem.ReadUint32Le(uint32(fence) - 4)
+	sn.heapFrom = uint32(fence) - 8 + head&^chunkFlags
 	size := mem.Size()
 	b, _ := mem.Read(0, size)
 	used, _ := mem.ReadUint32Le(sn.ctl + ctlHeapUsed)
