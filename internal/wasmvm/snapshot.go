@@ -372,9 +372,11 @@ func (sn *Snapshot) ImageSize() uint64 { return uint64(sn.pages) * 65536 }
 // default.
 type SandboxOptions struct {
 	// MemoryLimit caps the sandbox's linear memory, in bytes, image
-	// included; memory.grow fails beyond it and QuickJS's allocator
-	// refuses a little before it. Zero means DefaultMemoryLimit; a limit
-	// below the image's size plus 1 MiB is raised to that.
+	// included, and reserves its address space; memory.grow fails beyond
+	// it (an out-of-memory) and QuickJS's allocator refuses a little
+	// before it. Sandbox.SetMemoryLimit lowers it later. Zero means
+	// DefaultMemoryLimit; a limit below the image's size plus 1 MiB is
+	// raised to that.
 	MemoryLimit uint64
 }
 
