@@ -150,7 +150,7 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 	if m.base == nil {
 		return nil
 	}
-	if sz > m.limit {
+	if sz > m.limit || sz > m.reserved {
 		m.refuse()
 		return nil
 	}

@@ -29,7 +29,7 @@ func (s *Sandbox) Trim() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fEntry = nil // enter makes it again
-	if mem, ok := s.mod.Memory().Read(0, s.mod.Memory().Size()); ok {
+	if mem, ok := s.mod.Memory().Read(0, s.mod.Memory().Size()); ok && sn.heapFrom != 0 {
 		free, _ := freePages(mem, sn.heapFrom)
 		s.mem.drop(free)
 	}
