@@ -70,7 +70,9 @@ type Options struct {
 	// Language of the entry source; the zero value is TypeScript. A module in
 	// Modules is TypeScript or JavaScript by its extension, else this.
 	Language Language
-	// MemoryLimitBytes caps the sandbox heap; 0 means the Runtime's default.
+	// MemoryLimitBytes caps the sandbox heap, and the sandbox's whole
+	// memory at it plus about 8 MiB (README, "What the memory limit
+	// covers"); 0 means the Runtime's default.
 	MemoryLimitBytes int64
 	// Filename names the entry source in errors and stack traces, and relative
 	// imports of the entry resolve from it; "" means "<runCode>".
@@ -104,8 +106,8 @@ type Options struct {
 // RuntimeConfig holds the defaults and limits of a Runtime. The zero value
 // gives every default.
 type RuntimeConfig struct {
-	// MemoryLimitBytes is the heap cap of a run that sets none; 0 means
-	// 256 MiB.
+	// MemoryLimitBytes is the memory limit of a run that sets none (see
+	// Options.MemoryLimitBytes); 0 means 256 MiB.
 	MemoryLimitBytes int64
 	// MaxDuration is the safety cap on a run's wall time: past it the run
 	// settles terminated, with a message that says so. 0 means 30 s; a

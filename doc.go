@@ -62,13 +62,18 @@
 //
 // # Host memory per run
 //
-// One run costs the host at most about: its heap limit
-// ([Options].MemoryLimitBytes, 256 MiB unless set), plus three times
-// MaxValueBytes for what crosses (decoded Go values at their peak), plus
-// about 150 bytes for each pending asynchronous call (at most 65,536), plus
-// a goroutine for each of at most [RuntimeConfig].MaxAsyncCalls (64)
-// asynchronous calls running at once. TestHostMemory_Bounded measures it.
-// What bridged functions do with their arguments is theirs to bound.
+// One run costs the host at most about: its memory limit
+// ([Options].MemoryLimitBytes, 256 MiB unless set) plus 8 MiB, plus three
+// times MaxValueBytes for what crosses (decoded Go values at their peak),
+// plus about 150 bytes for each pending asynchronous call (at most
+// 65,536), plus a goroutine for each of at most
+// [RuntimeConfig].MaxAsyncCalls (64) asynchronous calls running at once.
+// The limit caps the engine's heap (its live blocks) and the sandbox's
+// whole memory at the limit plus the engine's image (5.75 MiB) and 2 MiB
+// for the C allocator's free blocks, however fragmented: past either, the
+// status is memory. TestHostMemory_Bounded and
+// TestHostMemory_Fragmentation measure it. What bridged functions do with
+// their arguments is theirs to bound.
 //
 // A source module that nests deeper than 1000 levels (brackets, braces,
 // parentheses, template substitutions, and the operators and statements
@@ -289,8 +294,9 @@
 // from the step's 64 MiB budget for values that cross, are held once:
 // Details' "name" and "message" are the text of Message. An
 // executor idle for a second gives back the memory its sandbox can make
-// again, keeping what its steps declared; its next step pays for making
-// it (BENCHMARKS.md, "Idle executor memory"). The agent's system prompt
+// again (the C allocator's free blocks included), keeping what its steps
+// declared; its next step pays for making it (BENCHMARKS.md, "Idle
+// executor memory"). The agent's system prompt
 // is in the agent package
 // ([github.com/airlockrun/airlock/agent.RenderCodeAgentPrompt]).
 package airlock

@@ -70,7 +70,8 @@ type ExecutorOptions struct {
 	// console.debug counts as log.
 	CollectConsoleLevels []LogLevel
 	// MemoryLimitBytes bounds the sandbox's heap for its whole life, the
-	// state steps keep included. Default 256 MiB.
+	// state steps keep included, and its whole memory at that plus about
+	// 8 MiB (as Options.MemoryLimitBytes). Default 256 MiB.
 	MemoryLimitBytes int64
 	// Sloppy runs steps as sloppy global code, as Node's REPL does:
 	// `x = 5; x` makes a global x and gives 5. Steps are strict by

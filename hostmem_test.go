@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -140,3 +141,206 @@ func vmStatus(t *testing.T, field string) int64 {
 
 // resetHWM resets the peak RSS (VmHWM) to the current RSS.
 func resetHWM() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// fragmenters are programs that fragment the engine's C allocator: each
+// frees blocks that no later request fits in, kept apart by small live
+// blocks ("pins": a resizable buffer allocated larger than any free hole,
+// so at the allocator's top, then shrunk in place to 16 bytes). What is
+// live stays a few MiB, far under a 16 MiB heap limit, while the holes
+// add up to hundreds of MiB of linear memory. Each returns the number of
+// rounds it ran.
+var fragmenters = []struct{ name, src string }{
+	{"buffers resized in place", `const pins = []; const b = new ArrayBuffer(1 << 20, {maxByteLength: 64 << 20});
+		for (let k = 0; k < 250; k++) {
+			const p = new ArrayBuffer(b.byteLength + 8192, {maxByteLength: 64 << 20}); p.resize(16); pins.push(p);
+			b.resize(b.byteLength + 4096); // cannot grow where it is: moved, its old block a hole
+		}
+		return pins.length`},
+	{"freed array buffers", `const pins = [];
+		for (let k = 0; k < 250; k++) {
+			let b = new ArrayBuffer((1 << 20) + k * 4096);
+			const p = new ArrayBuffer(b.byteLength + 4096, {maxByteLength: 64 << 20}); p.resize(16); pins.push(p);
+			b = null;
+		}
+		return pins.length`},
+	{"freed strings", `const pins = [];
+		for (let k = 0; k < 250; k++) {
+			let s = "x".repeat((1 << 20) + k * 4096) + k;
+			const p = new ArrayBuffer(s.length + 4096, {maxByteLength: 64 << 20}); p.resize(16); pins.push(p);
+			s = null;
+		}
+		return pins.length`},
+	{"caught and retried", `const pins = []; let caught = 0;
+		for (let round = 0; round < 3; round++) try {
+			for (let k = 0; k < 250; k++) {
+				let b = new ArrayBuffer((1 << 20) + (round * 250 + k) * 4096);
+				const p = new ArrayBuffer(b.byteLength + 4096, {maxByteLength: 64 << 20}); p.resize(16); pins.push(p);
+				b = null;
+			}
+		} catch { caught++ }
+		return pins.length + caught`},
+}
+
+// fragLimit is the memory limit the fragmentation attacks run under, and
+// fragBound what the host's memory may grow by for one sandbox of that
+// limit: the limit, the sandbox's edge beyond it (SECURITY.md, "Bounds"),
+// and 48 MiB for the engine's and Go's own memory.
+const (
+	fragLimit = 16 << 20
+	fragBound = fragLimit + 16<<20 + 48<<20
+)
+
+// TestHostMemory_Fragmentation: the memory limit caps the sandbox's
+// linear memory, not only the engine's accounted heap. It capped only the
+// heap, and a sandbox made before its run (the prepared ones every run
+// takes) could grow its linear memory to its 512 MiB reservation whatever
+// the run's limit: programs that fragment the C allocator (fragmenters)
+// kept a few MiB live under a 16 MiB limit while the host's RSS grew by
+// 375–520 MiB, and the run succeeded. Each attack now settles "memory",
+// caught or not, and the host's peak RSS grows by at most fragBound; in
+// worker-process mode the status is the same. The attacks run in a child
+// process of the test binary.
+func TestHostMemory_Fragmentation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the child process may allocate hundreds of MB")
+	}
+	if !childtest.InChild(t) {
+		return
+	}
+	ctx := context.Background()
+	for _, cfg := range []struct {
+		name string
+		cfg  airlock.RuntimeConfig
+	}{
+		{"prepared", airlock.RuntimeConfig{MemoryLimitBytes: fragLimit}},
+		{"unprepared", airlock.RuntimeConfig{MemoryLimitBytes: fragLimit, Prepared: -1}},
+		{"workers", airlock.RuntimeConfig{MemoryLimitBytes: fragLimit, Workers: 1}},
+	} {
+		rt := airlock.NewRuntime(cfg.cfg)
+		run := func(src string) *airlock.Result {
+			ex, err := rt.Run(ctx, src, airlock.Options{Language: airlock.JavaScript})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ex.Wait()
+		}
+		wantStatus(t, run(`export default 1`), airlock.StatusSuccess) // the engine started
+		for _, f := range fragmenters {
+			runtime.GC()
+			before := vmStatus(t, "VmRSS")
+			resetHWM()
+			res := run(`export default (() => {` + f.src + `})()`)
+			peak := vmStatus(t, "VmHWM")
+			t.Logf("%s, %s: %s %v; RSS %d MiB before, peak %d MiB (growth %d MiB, bound %d MiB)",
+				cfg.name, f.name, res.Status, res.Result, before>>20, peak>>20, (peak-before)>>20, fragBound>>20)
+			if res.Status != airlock.StatusMemory {
+				t.Errorf("%s, %s: status %s (%v, %v), want memory", cfg.name, f.name, res.Status, res.Result, res.Error)
+			}
+			if peak-before > fragBound {
+				t.Errorf("%s, %s: the host's RSS grew by %d MiB, over %d MiB", cfg.name, f.name, (peak-before)>>20, fragBound>>20)
+			}
+		}
+		rt.Close()
+	}
+}
+
+// TestHostMemory_IdleExecutorFragmented: an executor's memory beyond what
+// its state needs is given back once it is idle. A step that fragmented
+// the C allocator grew the sandbox's linear memory past its limit (a
+// 16 MiB limit, ~375 MiB), the step succeeded, and the idle executor held
+// all of it for the session's life, one such per agent session: the idle
+// trim gave back only pages equal to the image's. Now the step settles
+// ERR_MEMORY_LIMIT at the sandbox's edge, and the idle executor holds at
+// most fragBound; and a step that fragments within the limit leaves holes
+// the idle executor gives back (the free chunks of the allocator), its
+// live state (a buffer of 4 MiB, each page of it checked afterwards) kept.
+// The executors run in a child process of the test binary.
+func TestHostMemory_IdleExecutorFragmented(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the child process may allocate hundreds of MB")
+	}
+	if !childtest.InChild(t) {
+		return
+	}
+	defer airlock.SetIdleTrim(20 * time.Millisecond)()
+	ctx := context.Background()
+	rss := func() int64 {
+		// Go's own garbage is given back, so that the reading is the
+		// sandbox's.
+		runtime.GC()
+		debug.FreeOSMemory()
+		return vmStatus(t, "VmRSS")
+	}
+	settle := func() int64 {
+		time.Sleep(300 * time.Millisecond)
+		return rss()
+	}
+	// idle waits for the session's idle trim, which lands once it has
+	// waited 20 ms without a task: 300 ms, then until the RSS is within
+	// bound of before, for at most 10 s.
+	idle := func(before, bound int64) int64 {
+		n := settle()
+		for start := time.Now(); n-before > bound && time.Since(start) < 10*time.Second; n = rss() {
+			time.Sleep(50 * time.Millisecond)
+		}
+		return n
+	}
+	start := func(limit int64) *airlock.Executor {
+		ex, err := airlock.NewExecutor(airlock.ExecutorOptions{MemoryLimitBytes: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ex.Init(ctx); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, ex, `return 1`)
+		return ex
+	}
+
+	ex := start(fragLimit)
+	before := settle()
+	resetHWM()
+	_, err := ex.Run(ctx, fragmenters[1].src)
+	peak := vmStatus(t, "VmHWM")
+	idled := idle(before, fragBound)
+	t.Logf("a fragmenting step under %d MiB: %v; RSS %d MiB before, peak %d MiB, idle %d MiB (bound %d MiB)",
+		fragLimit>>20, err, before>>20, peak>>20, idled>>20, fragBound>>20)
+	if e, ok := err.(*airlock.ExecutorError); !ok || e.Code != airlock.CodeMemoryLimit {
+		t.Errorf("the step's error: %v, want %s", err, airlock.CodeMemoryLimit)
+	}
+	if peak-before > fragBound || idled-before > fragBound {
+		t.Errorf("the host's RSS grew by %d MiB at the peak, %d MiB idle, over %d MiB", (peak-before)>>20, (idled-before)>>20, fragBound>>20)
+	}
+	ex.Cleanup(ctx)
+
+	// Within the limit: 24 holes of 1-1.1 MiB, kept apart by pins, and a
+	// live buffer of 4 MiB.
+	const limit, live, slack = 64 << 20, 4 << 20, 8 << 20
+	ex = start(limit)
+	before = settle()
+	out := mustRun(t, ex, `const pins = []; const live = new Uint8Array(4 << 20);
+		for (let p = 0; p < 1024; p++) live.fill(p % 255 + 1, p * 4096, (p + 1) * 4096);
+		for (let k = 0; k < 24; k++) {
+			let b = new ArrayBuffer((1 << 20) + k * 4096);
+			const p = new ArrayBuffer(b.byteLength + 4096, {maxByteLength: 64 << 20}); p.resize(16); pins.push(p);
+			b = null;
+		}
+		return pins.length`)
+	if out.Output != 24.0 {
+		t.Fatalf("the step returned %v", out.Output)
+	}
+	busy := vmStatus(t, "VmRSS")
+	idled = idle(before, live+slack)
+	t.Logf("a step fragmenting within %d MiB: RSS %d MiB before, %d MiB after it, %d MiB idle (bound: the live %d MiB + %d MiB)",
+		limit>>20, before>>20, busy>>20, idled>>20, live>>20, slack>>20)
+	if idled-before > live+slack {
+		t.Errorf("the idle executor holds %d MiB more than before the step, over %d MiB", (idled-before)>>20, (live+slack)>>20)
+	}
+	out = mustRun(t, ex, `for (let p = 0; p < 1024; p++) for (const i of [0, 2047, 4095])
+			if (live[p * 4096 + i] !== p % 255 + 1) return "page " + p;
+		return pins.length + ":" + pins.every(p => p.byteLength === 16)`)
+	if out.Output != "24:true" {
+		t.Errorf("the state after the idle trim: %v", out.Output)
+	}
+	ex.Cleanup(ctx)
+}

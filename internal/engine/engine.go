@@ -128,9 +128,20 @@ func Prestart() { go snapshot() }
 const poolSize = 64
 
 // linearLimit is the linear memory of a sandbox made ahead of its job: a
-// reservation of address space, not memory. A job whose memory limit needs
-// more gets a sandbox of its own (see Run).
+// reservation of address space, not memory. The job's memory limit caps
+// it when the job takes the sandbox (setMemoryLimit); a job whose limit
+// needs more gets a sandbox of its own.
 const linearLimit = 512 << 20
+
+// edgeSlack is what a sandbox's linear memory may hold beyond its job's
+// memory limit and the snapshot's image (whose 4 MiB of headroom is free
+// heap already): the C allocator's free chunks, which QuickJS's heap
+// accounting does not count (a heap fragmented by blocks freed between
+// live ones), and the shim's buffers outside that accounting (a source, a
+// result's text). The heap limit counts what is live; this bounds what is
+// not, so that a sandbox never holds more than its limit plus the image
+// plus edgeSlack, whatever its allocator does (SECURITY.md, "Bounds").
+const edgeSlack = 2 << 20
 
 // New makes a VM from the snapshot.
 func New() (*VM, error) {
@@ -158,12 +169,11 @@ func newVM(sb *wasmvm.Sandbox) *VM {
 	return v
 }
 
-// setMemoryLimit caps the heap at limit bytes. A limit beyond what the
-// sandbox's linear memory allows gets a new sandbox with room for it.
+// setMemoryLimit caps the heap at limit bytes and the sandbox's linear
+// memory at limit plus the image plus edgeSlack. A limit beyond what the
+// sandbox's linear memory was made for gets a new sandbox with room for
+// it.
 func (v *VM) setMemoryLimit(limit uintptr) error {
-	if v.sb.SetHeapLimit(uint64(limit)) {
-		return nil
-	}
 	sn := v.snap
 	if sn == nil {
 		var err error
@@ -171,9 +181,11 @@ func (v *VM) setMemoryLimit(limit uintptr) error {
 			return err
 		}
 	}
-	sb, err := sn.NewSandbox(context.Background(), &wasmvm.SandboxOptions{
-		MemoryLimit: uint64(limit) + sn.ImageSize() + 2<<20,
-	})
+	edge := uint64(limit) + sn.ImageSize() + edgeSlack
+	if v.sb.SetMemoryLimit(edge) && v.sb.SetHeapLimit(uint64(limit)) {
+		return nil
+	}
+	sb, err := sn.NewSandbox(context.Background(), &wasmvm.SandboxOptions{MemoryLimit: edge})
 	if err != nil {
 		return err
 	}

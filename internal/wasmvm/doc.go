@@ -11,8 +11,9 @@
 // headroom instead of on the image's scattered holes, a written page each
 // ([Sandbox.WrittenPages] counts them). A sandbox set up for many others
 // to start from is captured as a snapshot of its own ([Sandbox.Capture]);
-// an idle sandbox gives back the pages that hold the image's bytes again
-// and its call stack ([Sandbox.Trim]). Every call into the module goes
+// an idle sandbox gives back the pages that hold the image's bytes again,
+// the pages inside the C allocator's free chunks, and its call stack
+// ([Sandbox.Trim]). Every call into the module goes
 // through one export, so that a sandbox holds one native call stack.
 //
 // Start-up: the pages a first hello eval touches are populated when a
@@ -60,11 +61,15 @@
 // lengths, and the goroutine running a guest returns to Go regularly, where
 // the Go runtime can preempt it.
 //
-// Memory: a sandbox's linear memory is reserved at its limit and cannot
-// grow beyond it; QuickJS's allocator refuses a little before the limit.
-// Either refusal sets an out-of-memory mark in the shim and stops the
-// program; the host reads the mark, so [ErrMemoryLimit] is reported even
-// if the program caught the error. An engine fault (a trap) ends that
+// Memory: a sandbox's linear memory is reserved at the limit it is made
+// with and cannot grow beyond its limit, which [Sandbox.SetMemoryLimit]
+// lowers for a program whose limit is known after the sandbox was made:
+// the limit holds whatever the C allocator's fragmentation. QuickJS's
+// allocator refuses a little before the limit. Either refusal (the shim's
+// at the heap limit, the host's at a refused memory.grow) sets an
+// out-of-memory mark in the shim's control block and stops the program;
+// the host reads the mark, so [ErrMemoryLimit] is reported even if the
+// program caught the error. An engine fault (a trap) ends that
 // sandbox with a [*TrapError]; the host and other sandboxes are untouched.
 //
 // # Concurrency

@@ -215,12 +215,29 @@ func (s *Sandbox) ResetHeapPeak() {
 // SetHeapLimit caps QuickJS's heap at n bytes, or at what the sandbox's
 // memory limit allows if that is less; it reports whether n fits.
 func (s *Sandbox) SetHeapLimit(n uint64) bool {
-	room := uint64(0)
-	if s.limit > s.snap.base+heapSlack {
-		room = s.limit - s.snap.base - heapSlack
-	}
+	room := s.heapRoom()
 	s.mod.Memory().WriteUint32Le(s.ctl+ctlHeapLimit, uint32(min(n, room, 1<<32-1)))
 	return n <= room
+}
+
+// SetMemoryLimit sets the sandbox's memory limit to n bytes, image
+// included, as if it had been made with that limit (SandboxOptions): its
+// linear memory grows no further (a growth refused there ends the program
+// with ErrMemoryLimit), and QuickJS's heap is capped a little below it. A
+// limit below the image's size plus 1 MiB is raised to that. It reports
+// false, changing nothing, if n is beyond the limit the sandbox was made
+// with, which reserved its memory: a sandbox of that limit must be made
+// anew. A sandbox made ahead of its program gets its program's limit so.
+// Not during a call. Reset, and the pool, restore the limit the sandbox
+// was made with.
+func (s *Sandbox) SetMemoryLimit(n uint64) bool {
+	n = max(n, s.snap.ImageSize()+heapSlack)
+	if n > s.made {
+		return false
+	}
+	s.limit = n
+	s.applyLimit()
+	return true
 }
 
 // OutOfMemory reports whether the sandbox's out-of-memory mark is set: an

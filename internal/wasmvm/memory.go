@@ -11,6 +11,21 @@ const pageSize = 4096
 func storeWord(p *uint32, v uint32) { atomic.StoreUint32(p, v) }
 func loadWord(p *uint32) uint32     { return atomic.LoadUint32(p) }
 
+// refuse marks a growth of the memory refused at its limit as the shim
+// marks an allocation refused at the heap limit (shim.c, refuse): the
+// out-of-memory mark, and the stop, so that the program ends there
+// whatever it does with the failed allocation (a refused memory.grow is
+// a null pointer for the guest's malloc, which QuickJS turns into a
+// catchable error, and which the shim's own buffers would report as
+// nothing at all). ctl is the control block's offset, 0 before the
+// sandbox is bound.
+func (m *linearMemory) refuse() {
+	if m.ctl != 0 {
+		storeWord(m.word(m.ctl+ctlOOM), 1)
+		storeWord(m.word(m.ctl+ctlStop), 1)
+	}
+}
+
 // allocator makes one sandbox's linear memory (wazero's
 // experimental.MemoryAllocator): the image (if any) at its start, mapped
 // copy-on-write where the system allows it, and at most limit bytes in all.

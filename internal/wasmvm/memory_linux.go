@@ -81,8 +81,10 @@ func (im *image) close() {
 type linearMemory struct {
 	base      unsafe.Pointer
 	reserved  uintptr
+	limit     uintptr // at most reserved: the most the guest's memory may grow to (Sandbox.SetMemoryLimit)
 	committed uintptr // the guest's memory: what Reallocate last returned
 	mapped    uintptr // mapped read-write: committed, rounded up to hugeAlign by growth
+	ctl       uint32  // the control block, for refuse
 	im        *image
 }
 
@@ -92,7 +94,7 @@ func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemor
 	if err != nil {
 		panic(fmt.Sprintf("wasmvm: reserve linear memory: %v", err)) // Snapshot.instantiate recovers it into an error
 	}
-	m := &linearMemory{base: p, reserved: reserve, im: a.im}
+	m := &linearMemory{base: p, reserved: reserve, limit: reserve, im: a.im}
 	if a.im != nil {
 		if _, err := unix.MmapPtr(a.im.fd, 0, p, a.im.size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_FIXED); err != nil {
 			unix.MunmapPtr(p, reserve)
@@ -141,10 +143,15 @@ const (
 )
 
 // Reallocate grows the usable memory to size bytes, or returns nil beyond
-// the limit: memory.grow then fails inside the guest.
+// the limit: memory.grow then fails inside the guest, and the program
+// ends out of memory (refuse).
 func (m *linearMemory) Reallocate(size uint64) []byte {
 	sz := uintptr(size)
-	if sz > m.reserved || m.base == nil {
+	if m.base == nil {
+		return nil
+	}
+	if sz > m.limit || sz > m.reserved {
+		m.refuse()
 		return nil
 	}
 	if sz > m.committed {

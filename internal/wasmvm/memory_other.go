@@ -13,12 +13,15 @@ import (
 // pages, and the limit counts in the Go heap's size.
 
 type linearMemory struct {
-	buf []byte
-	im  *image
+	buf   []byte
+	limit uintptr // at most cap(buf): the most the guest's memory may grow to (Sandbox.SetMemoryLimit)
+	ctl   uint32  // the control block, for refuse
+	im    *image
 }
 
 func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemory {
-	m := &linearMemory{buf: make([]byte, 0, a.reservation(maxBytes)), im: a.im}
+	reserve := a.reservation(maxBytes)
+	m := &linearMemory{buf: make([]byte, 0, reserve), limit: reserve, im: a.im}
 	if a.im != nil {
 		m.buf = append(m.buf, a.im.bytes...)
 	}
@@ -27,7 +30,10 @@ func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemor
 }
 
 func (m *linearMemory) Reallocate(size uint64) []byte {
-	if size > uint64(cap(m.buf)) {
+	if size > uint64(m.limit) || size > uint64(cap(m.buf)) {
+		if m.buf != nil { // not freed
+			m.refuse()
+		}
 		return nil
 	}
 	if n := uint64(len(m.buf)); size > n {
@@ -38,6 +44,9 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 }
 
 func (m *linearMemory) Free() { m.buf = nil }
+
+// drop: the memory is a Go slice here, nothing is given back.
+func (m *linearMemory) drop([]span) {}
 
 func (m *linearMemory) word(off uint32) *uint32 {
 	return (*uint32)(unsafe.Pointer(&m.buf[:off+4][off]))

@@ -150,3 +150,104 @@ func procKB(t testing.TB, file, key string) uint64 {
 
 func rss(t *testing.T) uint64 { return procStatus(t, "VmRSS") }
 func hwm(t *testing.T) uint64 { return procStatus(t, "VmHWM") }
+
+// fragment is a program that fragments the C allocator: it frees blocks
+// no later request fits in, kept apart by live blocks of 16 bytes (a
+// buffer allocated larger than any free block, so at the allocator's top,
+// then shrunk in place). What is live stays small; the holes add up to
+// rounds × ~1.5 MiB of linear memory.
+func fragment(rounds int) string {
+	return fmt.Sprintf(`(() => { const pins = [];
+		for (let k = 0; k < %d; k++) {
+			let b = new ArrayBuffer((1 << 20) + k * 4096);
+			const p = new ArrayBuffer(b.byteLength + 4096, {maxByteLength: 64 << 20}); p.resize(16); pins.push(p);
+			b = null;
+		}
+		return pins.length })()`, rounds)
+}
+
+// TestSetMemoryLimit: a sandbox made with a large limit (its memory
+// reserved for it, as the engine's sandboxes made ahead of their program
+// are) and then given a smaller one keeps its linear memory within the
+// smaller one: the heap limit alone did not, and a program that
+// fragments the allocator grew the memory to the reservation with little
+// of it live. The growth refused at the limit is an out-of-memory,
+// caught or not. A limit beyond the reservation is refused; Reset and the
+// pool give the sandbox its own limit back.
+func TestSetMemoryLimit(t *testing.T) {
+	ctx := context.Background()
+	sn := poolSnapshot(t, nil)
+	const made, limit = 256 << 20, 32 << 20
+	s, err := sn.NewSandbox(ctx, &SandboxOptions{MemoryLimit: made})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	if s.SetMemoryLimit(made + 1<<20) {
+		t.Errorf("a limit beyond the one the sandbox was made with was taken")
+	}
+	if !s.SetMemoryLimit(limit) {
+		t.Fatal("SetMemoryLimit refused a smaller limit")
+	}
+	if got := evalJSON(t, s, fragment(8)); got != "8" {
+		t.Fatalf("a program within the limit: %s", got)
+	}
+	_, err = s.Eval(ctx, "try { "+fragment(200)+" } catch { 'caught' }", "frag.js", Script)
+	if !errors.Is(err, ErrMemoryLimit) {
+		t.Errorf("fragmenting past the limit: %v, want ErrMemoryLimit", err)
+	}
+	if size := s.mod.Memory().Size(); size > limit {
+		t.Errorf("linear memory %d MiB, over the %d MiB limit", size>>20, limit>>20)
+	}
+
+	// A sandbox whose limit was lowered, closed unspent, is pooled with
+	// the limit it was made with.
+	a, err := sn.NewSandbox(ctx, &SandboxOptions{MemoryLimit: made})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetMemoryLimit(limit)
+	evalJSON(t, a, "1")
+	a.Close(ctx)
+	n := sn.Instances()
+	b, err := sn.NewSandbox(ctx, &SandboxOptions{MemoryLimit: made})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { b.Close(ctx) }()
+	if sn.Instances() != n {
+		t.Fatal("the sandbox was not pooled")
+	}
+	if got := evalJSON(t, b, "new ArrayBuffer(64 << 20).byteLength"); got != "67108864" {
+		t.Errorf("64 MiB in a sandbox of the pool: %s", got)
+	}
+	b.Close(ctx)
+	if b, err = sn.NewSandbox(ctx, &SandboxOptions{MemoryLimit: made}); err != nil {
+		t.Fatal(err)
+	}
+	b.SetMemoryLimit(limit)
+	evalJSON(t, b, "1")
+	if !b.Reset() {
+		t.Fatal("Reset failed")
+	}
+	if got := evalJSON(t, b, "new ArrayBuffer(64 << 20).byteLength"); got != "67108864" {
+		t.Errorf("64 MiB after Reset: %s", got)
+	}
+}
+
+// TestRefusedGrowthIsOutOfMemory: a growth of linear memory refused at
+// the limit ends the program with ErrMemoryLimit wherever the allocation
+// came from, as a refusal at the heap limit does. Here it is the shim's
+// copies of a thrown error's text, made with the C allocator outside
+// QuickJS's heap and its accounting: the heap holds the 6 MiB message
+// and its UTF-8 form, the memory cannot also hold the copies. Before,
+// the failed copy left the text empty and the program's error was
+// "<exception>", not an out-of-memory.
+func TestRefusedGrowthIsOutOfMemory(t *testing.T) {
+	sn := testSnapshot(t)
+	s := newSandbox(t, &SandboxOptions{MemoryLimit: sn.ImageSize() + heapSlack + 14<<20})
+	_, err := s.Eval(context.Background(), "throw new Error('x'.repeat(6 << 20))", "big.js", Script)
+	if !errors.Is(err, ErrMemoryLimit) {
+		t.Errorf("err = %v, want ErrMemoryLimit", err)
+	}
+}

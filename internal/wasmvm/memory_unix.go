@@ -23,7 +23,9 @@ import (
 type linearMemory struct {
 	base      unsafe.Pointer
 	reserved  uintptr
+	limit     uintptr // at most reserved: the most the guest's memory may grow to (Sandbox.SetMemoryLimit)
 	committed uintptr // mapped read-write: the guest's memory
+	ctl       uint32  // the control block, for refuse
 	im        *image
 }
 
@@ -33,7 +35,7 @@ func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemor
 	if err != nil {
 		panic(fmt.Sprintf("wasmvm: reserve linear memory: %v", err)) // Snapshot.instantiate recovers it into an error
 	}
-	m := &linearMemory{base: p, reserved: reserve, im: a.im}
+	m := &linearMemory{base: p, reserved: reserve, limit: reserve, im: a.im}
 	if a.im != nil {
 		if m.Reallocate(uint64(a.im.size)) == nil {
 			unix.MunmapPtr(p, reserve)
@@ -46,10 +48,15 @@ func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemor
 }
 
 // Reallocate grows the usable memory to size bytes, or returns nil beyond
-// the limit: memory.grow then fails inside the guest.
+// the limit: memory.grow then fails inside the guest, and the program
+// ends out of memory (refuse).
 func (m *linearMemory) Reallocate(size uint64) []byte {
 	sz := uintptr(size)
-	if sz > m.reserved || m.base == nil {
+	if m.base == nil {
+		return nil
+	}
+	if sz > m.limit || sz > m.reserved {
+		m.refuse()
 		return nil
 	}
 	if sz > m.committed {

@@ -29,7 +29,10 @@ type Sandbox struct {
 	mem    *linearMemory
 	ctxPtr uint32
 	ctl    uint32
-	limit  uint64
+	// made is the memory limit the sandbox was made with, its memory's
+	// reservation (the pool's key); limit is the one in force, at most
+	// made (SetMemoryLimit).
+	made, limit uint64
 	exports
 	stack   [8]uint64
 	entered bool   // a call through fEntry is under way (entry.go)
@@ -70,6 +73,7 @@ func (s *Sandbox) bind() {
 		s.tick = m.ExportedGlobal("qjs_tick").(api.MutableGlobal)
 	}
 	s.stopWord = s.mem.word(s.ctl + ctlStop)
+	s.mem.ctl = s.ctl
 }
 
 // Terminate stops the program running in the sandbox, or the next one to
@@ -193,6 +197,7 @@ func (s *Sandbox) Reset() bool {
 	if s.stopWord == nil || !s.mem.rewind(uintptr(s.mod.Memory().Size())) {
 		return false
 	}
+	s.limit = s.made
 	s.start()
 	s.trimmed = s.trimmed[:0] // the rewound pages are the image's: none to make again
 	s.funcs = s.funcs[:0]
@@ -213,7 +218,7 @@ func (s *Sandbox) Close(ctx context.Context) error {
 	if s.mod == nil {
 		return nil
 	}
-	if !s.spent && s.snap.give(pooled{mod: s.mod, mem: s.mem, limit: s.limit, exports: s.exports}) {
+	if !s.spent && s.snap.give(pooled{mod: s.mod, mem: s.mem, limit: s.made, exports: s.exports}) {
 		s.mod, s.mem = nil, nil
 		s.spent = true
 		return nil

@@ -28,7 +28,7 @@ type span struct{ off, len uintptr }
 
 // snapFormat is the version of the cached image's layout and of what
 // buildSnapshot captures: raise it when either changes.
-const snapFormat = 1
+const snapFormat = 2
 
 var snapMagic = [8]byte{'A', 'I', 'R', 'L', 'S', 'N', 'P', snapFormat}
 
@@ -55,11 +55,11 @@ func (e *Engine) snapshotPath(o *SnapshotOptions) string {
 }
 
 // The file: magic, then little-endian u64s sp, base and u32s ctxPtr, ctl,
-// randAddr, pages, the numbers of hot and warm spans and of stored pages;
-// the spans (offset, length: u32 each); the stored pages' indexes (u32);
-// the stored pages (the image's non-zero pages, 4 KiB each); the SHA-256
-// of all that.
-const snapHeader = 8 + 2*8 + 7*4
+// randAddr, pages, the numbers of hot and warm spans and of stored pages,
+// heapFrom; the spans (offset, length: u32 each); the stored pages'
+// indexes (u32); the stored pages (the image's non-zero pages, 4 KiB
+// each); the SHA-256 of all that.
+const snapHeader = 8 + 2*8 + 8*4
 
 // snapMaxImage bounds a cached image's size: buildSnapshot's own memory
 // limit, so no valid file is larger.
@@ -74,7 +74,7 @@ func saveSnapshot(path string, sn *Snapshot) {
 	buf.Write(snapMagic[:])
 	buf.Write(le.AppendUint64(nil, sn.sp))
 	buf.Write(le.AppendUint64(nil, sn.base))
-	for _, v := range []uint32{sn.ctxPtr, sn.ctl, sn.randAddr, sn.pages, uint32(len(hot)), uint32(len(warm)), uint32(len(idx))} {
+	for _, v := range []uint32{sn.ctxPtr, sn.ctl, sn.randAddr, sn.pages, uint32(len(hot)), uint32(len(warm)), uint32(len(idx)), sn.heapFrom} {
 		buf.Write(le.AppendUint32(nil, v))
 	}
 	for _, l := range [][]span{hot, warm} {
@@ -137,9 +137,11 @@ func loadSnapshot(path string) *Snapshot {
 	sn := &Snapshot{sp: u64(), base: u64()}
 	sn.ctxPtr, sn.ctl, sn.randAddr, sn.pages = u32(), u32(), u32(), u32()
 	nHot, nWarm, nIdx := uint64(u32()), uint64(u32()), uint64(u32())
+	sn.heapFrom = u32()
 	size := uint64(sn.pages) * 65536
 	if sn.pages == 0 || size > snapMaxImage || sn.base > size || sn.sp > size ||
 		uint64(sn.ctxPtr) >= size || uint64(sn.ctl)+ctlRet+slotSize > size || uint64(sn.randAddr)+8 > size ||
+		uint64(sn.heapFrom)+8 > size ||
 		uint64(len(p)) != 8*(nHot+nWarm)+nIdx*(4+pageSize) {
 		return nil
 	}

@@ -59,6 +59,7 @@ type Snapshot struct {
 	randAddr uint32 // Math.random's state
 	pages    uint32 // memory size of the image
 	base     uint64 // bytes of the image outside QuickJS's heap accounting
+	heapFrom uint32 // the allocator's first chunk after the fence (capture)
 
 	cached bool // read from the snapshot cache, not built
 
@@ -207,6 +208,16 @@ func (sn *Snapshot) capture(mem api.Memory, call func(string, ...uint64) (uint64
 	if _, err := call("qjs_prepare_snapshot", uint64(sn.ctxPtr), uint64(snapPrepare), p); err != nil {
 		return err
 	}
+	// The fence: a block at the start of the allocator's top chunk, never
+	// freed. What a sandbox allocates comes after it, and the chunk after
+	// it starts where it ends for good (a chunk in use is never merged
+	// with its neighbours): Trim walks the chunks from there (freePages).
+	fence, err := call("qjs_malloc", 16)
+	if err != nil || fence == 0 {
+		return fmt.Errorf("wasmvm: fence: %v", err)
+	}
+	head, _ := mem.ReadUint32Le(uint32(fence) - 4)
+	sn.heapFrom = uint32(fence) - 8 + head&^chunkFlags
 	size := mem.Size()
 	b, _ := mem.Read(0, size)
 	used, _ := mem.ReadUint32Le(sn.ctl + ctlHeapUsed)
@@ -361,9 +372,11 @@ func (sn *Snapshot) ImageSize() uint64 { return uint64(sn.pages) * 65536 }
 // default.
 type SandboxOptions struct {
 	// MemoryLimit caps the sandbox's linear memory, in bytes, image
-	// included; memory.grow fails beyond it and QuickJS's allocator
-	// refuses a little before it. Zero means DefaultMemoryLimit; a limit
-	// below the image's size plus 1 MiB is raised to that.
+	// included, and reserves its address space; memory.grow fails beyond
+	// it (an out-of-memory) and QuickJS's allocator refuses a little
+	// before it. Sandbox.SetMemoryLimit lowers it later. Zero means
+	// DefaultMemoryLimit; a limit below the image's size plus 1 MiB is
+	// raised to that.
 	MemoryLimit uint64
 }
 
@@ -395,7 +408,7 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 		return nil, ErrClosed
 	}
 	if p, ok := sn.take(o.MemoryLimit); ok {
-		s := &Sandbox{snap: sn, mod: p.mod, mem: p.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, limit: p.limit, exports: p.exports}
+		s := &Sandbox{snap: sn, mod: p.mod, mem: p.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, made: p.limit, limit: p.limit, exports: p.exports}
 		s.bind()
 		s.start()
 		return s, nil
@@ -413,7 +426,7 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 			return nil, errors.New("wasmvm: memory for the image refused")
 		}
 	}
-	s := &Sandbox{snap: sn, mod: mod, mem: a.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, limit: o.MemoryLimit}
+	s := &Sandbox{snap: sn, mod: mod, mem: a.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, made: o.MemoryLimit, limit: o.MemoryLimit}
 	s.bind()
 	s.start()
 	return s, nil
@@ -444,7 +457,7 @@ func (sn *Snapshot) instantiate(ctx context.Context, a *allocator) (mod api.Modu
 }
 
 // start sets what differs between copies of the image: the stack pointer,
-// Math.random's seed and the heap limit.
+// Math.random's seed, and the memory and heap limits (s.limit).
 func (s *Sandbox) start() {
 	sn := s.snap
 	s.sp.Set(sn.sp)
@@ -457,11 +470,23 @@ func (s *Sandbox) start() {
 	for binary.LittleEndian.Uint64(seed) == 0 {
 		rand.Read(seed)
 	}
-	heap := uint64(0)
-	if s.limit > sn.base+heapSlack {
-		heap = s.limit - sn.base - heapSlack
+	s.applyLimit()
+}
+
+// applyLimit caps the linear memory at s.limit and QuickJS's heap at
+// what that leaves (heapRoom).
+func (s *Sandbox) applyLimit() {
+	s.mem.limit = uintptr(min(s.limit, s.made))
+	s.mod.Memory().WriteUint32Le(s.ctl+ctlHeapLimit, uint32(min(s.heapRoom(), 1<<32-1)))
+}
+
+// heapRoom is the most QuickJS's heap may hold within the memory limit:
+// the limit less the image's bytes outside the heap and heapSlack.
+func (s *Sandbox) heapRoom() uint64 {
+	if s.limit > s.snap.base+heapSlack {
+		return s.limit - s.snap.base - heapSlack
 	}
-	mem.WriteUint32Le(s.ctl+ctlHeapLimit, uint32(min(heap, 1<<32-1)))
+	return 0
 }
 
 var _ api.Module // wazero's api is used through Sandbox's fields

@@ -6,10 +6,13 @@ package wasmvm
 // an executor's step writes), which read the shared image again, and the
 // native stack of its calls. The next call makes both again: the pages in
 // one call for each run of them, the stack grown anew (RATIONALE.md, "Idle
-// executor memory"). It returns the pages given back since the last call
-// into the sandbox. Not during a call, and on the sandbox's goroutine as
-// Eval is; Terminate and Interrupt may come meanwhile, and are not lost.
-// The sandbox stays usable.
+// executor memory"). It also gives back the pages inside the C
+// allocator's free chunks (freePages), which nothing reads: the memory a
+// fragmented heap holds beyond what is live; those come back one by one
+// as allocations use them again. It returns the image's pages given back
+// since the last call into the sandbox. Not during a call, and on the
+// sandbox's goroutine as Eval is; Terminate and Interrupt may come
+// meanwhile, and are not lost. The sandbox stays usable.
 func (s *Sandbox) Trim() int {
 	if s.mod == nil || s.entered {
 		return 0
@@ -26,6 +29,10 @@ func (s *Sandbox) Trim() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fEntry = nil // enter makes it again
+	if mem, ok := s.mod.Memory().Read(0, s.mod.Memory().Size()); ok && sn.heapFrom != 0 {
+		free, _ := freePages(mem, sn.heapFrom)
+		s.mem.drop(free)
+	}
 	s.trimmed = append(s.trimmed, s.mem.trim()...)
 	n := 0
 	for _, sp := range s.trimmed {
