@@ -1,8 +1,13 @@
 package intl
 
 import (
+	"archive/zip"
 	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
@@ -19,15 +24,73 @@ func TestZoneAt(t *testing.T) {
 		{"Asia/Kolkata", 0, "19800|IST|Asia/Kolkata"},
 		{"Etc/GMT+5", 0, "-18000|-05|Etc/GMT+5"},
 		{"Mars/Base", 0, ""},
+		{"US/Eastern", 0, "-18000|EST|US/Eastern"}, // a link of the database
 		{"Local", 0, ""},                   // the host's own zone is not the sandbox's
+		{"localtime", 0, ""},               // nor the zone directory's link to it
+		{"posixrules", 0, ""},              // nor the host's rules for POSIX TZ strings
+		{"posix/America/New_York", 0, ""},  // nor the host's own copies of the database
+		{"right/UTC", 0, ""},               // nor its leap-second variant
+		{"Factory", 0, ""},                 // refused, as Node refuses it
+		{"Etc/../UTC", 0, ""},              // a path, though it names a zone
 		{"../../../etc/passwd", 0, ""},     // no path reaches the host's files
 		{"/usr/share/zoneinfo/UTC", 0, ""}, // nor an absolute one
-		{"America/New_York\x00", 0, ""},    // nor a name with a NUL
-		{"America/New_York", 9e15, ""},     // beyond the range of a Date
+		{"/etc/localtime", 0, ""},
+		{"America/New_York\x00", 0, ""}, // nor a name with a NUL
+		{"america/new_york", 0, ""},     // names are exact, as Go's are
+		{"America/New_York", 9e15, ""},  // beyond the range of a Date
 	} {
 		if got := Call("tz", []string{c.zone}, c.ms); got != c.want {
 			t.Errorf("tz %q at %v: %q, want %q", c.zone, c.ms, got, c.want)
 		}
+	}
+}
+
+// Every listed name is a zone Go loads (from the host's zone directory or
+// the copy time/tzdata embeds), and none names the host's configuration.
+func TestZoneListLoads(t *testing.T) {
+	if len(zoneList) < 500 {
+		t.Fatalf("%d zone names listed", len(zoneList))
+	}
+	for i, name := range zoneList {
+		if i > 0 && zoneList[i-1] >= name {
+			t.Fatalf("zoneList is not sorted at %q", name)
+		}
+		if _, err := time.LoadLocation(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		switch name {
+		case "Local", "localtime", "posixrules", "Factory":
+			t.Errorf("%s is listed", name)
+		}
+		if strings.HasPrefix(name, "/") || strings.Contains(name, "..") || strings.HasPrefix(name, "posix/") || strings.HasPrefix(name, "right/") {
+			t.Errorf("%s is listed", name)
+		}
+	}
+}
+
+// The list is generated from the zone names Go ships (gen_zones.go): each
+// of them but Factory is listed. Skipped where the Go tree has no
+// lib/time/zoneinfo.zip; a newer Go's database may add names, which
+// go generate then lists.
+func TestZoneListFromGo(t *testing.T) {
+	zf := filepath.Join(runtime.GOROOT(), "lib", "time", "zoneinfo.zip")
+	r, err := zip.OpenReader(zf)
+	if err != nil {
+		t.Skipf("no zone data in the Go tree: %v", err)
+	}
+	defer r.Close()
+	missing := 0
+	for _, f := range r.File {
+		if f.Name == "Factory" || strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		if !knownZone(f.Name) {
+			missing++
+			t.Logf("not listed: %s", f.Name)
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d zones of %s are not listed: run go generate ./internal/intl", missing, zf)
 	}
 }
 
