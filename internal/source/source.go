@@ -450,6 +450,10 @@ func declaresFunction(code, name string) bool {
 // yes: a yielding global is then left out of the module, where a wrong no
 // would make the module's own binding a link error.
 func bindsName(code, name string) bool {
+	// The closer after an occurrence, and what follows it, are found once
+	// for all the occurrences before that closer: the scan stays linear
+	// (it was quadratic, seconds for a few hundred KB of ",report").
+	closer, follows := -1, false
 	for i := 0; ; {
 		j := strings.Index(code[i:], name)
 		if j < 0 {
@@ -469,12 +473,18 @@ func bindsName(code, name string) bool {
 		// In the braces of an import, or a destructuring pattern:
 		// import { a, report } from, const { report } = x, [a, report] = x.
 		if strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",") || strings.HasSuffix(before, "[") || strings.HasSuffix(before, ":") {
-			k := strings.IndexAny(code[i:], "}]();")
-			if k >= 0 && (code[i+k] == '}' || code[i+k] == ']') {
-				rest := strings.TrimLeft(code[i+k:], "}] \t\r\n")
-				if strings.HasPrefix(rest, "from") || strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") && !strings.HasPrefix(rest, "=>") {
-					return true
+			if closer < i {
+				closer, follows = len(code), false
+				if k := strings.IndexAny(code[i:], "}]();"); k >= 0 {
+					closer = i + k
+					if code[closer] == '}' || code[closer] == ']' {
+						rest := strings.TrimLeft(code[closer:], "}] \t\r\n")
+						follows = strings.HasPrefix(rest, "from") || strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") && !strings.HasPrefix(rest, "=>")
+					}
 				}
+			}
+			if follows {
+				return true
 			}
 		}
 	}
