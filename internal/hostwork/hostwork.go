@@ -30,11 +30,12 @@ import (
 )
 
 // Capacity is how many bytes of input the host's work for sandboxes may
-// hold at once, running or abandoned: four sources at the source size bound
-// (1 MiB, internal/source.MaxBytes). esbuild takes ~80 bytes of memory per
-// byte of TypeScript it erases (RATIONALE.md, "Stops land in host work"), so
-// this also bounds the transforms' memory at any one time to ~330 MB.
-const Capacity = 4 << 20
+// hold at once, running or abandoned: two sources at the source size bound
+// (4 MiB, internal/source.MaxBytes), so that one at the bound leaves room
+// for the small ones of other runs. esbuild takes ~80 bytes of memory per
+// byte of TypeScript it erases (RATIONALE.md, "Stops land in host work"),
+// so this also bounds the transforms' memory at any one time, to ~650 MB.
+const Capacity = 8 << 20
 
 // Do runs work, whose input is size bytes, on a goroutine of its own, and
 // waits for it to end or for stop to close, whichever comes first. It

@@ -100,14 +100,15 @@ type Config struct {
 }
 
 // MaxBytes bounds the size of one source: a run's entry, each of its
-// modules, an executor step. 1 MiB holds any program a model writes (a
+// modules, an executor step. 4 MiB holds any program a model writes (a
 // model's longest answer, ~128k tokens, is ~0.5 MB; steps are a few KB)
-// and the libraries one puts in a run's modules (lodash, unminified, is
-// 0.54 MB), and bounds what one source costs the host: esbuild erases
-// TypeScript at ~2–4 MB/s on the machine measured and takes ~80 bytes of
-// memory per byte (RATIONALE.md, "Stops land in host work"), so a
-// transform, abandoned or not, ends within about half a second and ~100 MB.
-const MaxBytes = 1 << 20
+// and the bundled libraries one puts in a run's modules (lodash,
+// unminified, is 0.54 MB, three.js 1.2 MB, echarts 3.3 MB), and bounds
+// what one source costs the host: esbuild erases TypeScript at ~2–4 MB/s
+// on the machine measured and takes ~80 bytes of memory per byte
+// (RATIONALE.md, "Stops land in host work"), so a transform, abandoned or
+// not, ends within a few seconds and ~330 MB.
+const MaxBytes = 4 << 20
 
 // InlineBytes is the most source the module loader scans on the VM's
 // goroutine, out of reach of a stop (nesting.Check, the scans for the
