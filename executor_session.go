@@ -355,18 +355,27 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		ops = -1
 	}
 	// The session's engine validates the step and keeps what it compiled
-	// for the run: a step is compiled once. The compile has the step's
-	// time: one that runs out stops the VM for good, as a step's would.
+	// for the run: a step is compiled once. The step's time (one deadline
+	// for its validation and its run) and its context bound the
+	// validation too: the compile stops the VM for good, as a step's stop
+	// would, and the host's scan and erasure of the step are abandoned.
 	var prep *PreparedProgram
-	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), opts.Timeout)
+	deadline := time.Now().Add(opts.Timeout)
+	cctx, ccancel := context.WithDeadline(ctx, deadline)
 	defer ccancel()
 	if err := s.do(context.WithoutCancel(ctx), func(vm *engine.VM) error {
-		prep = prepareWith(code, opts, func(js string) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, opts.Sloppy) })
+		prep = prepareWith(code, opts, cctx.Done(), func(js string) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, opts.Sloppy) })
 		return nil
 	}); err != nil {
 		return nil, true, newExecError(CodeRuntimeException, nil, "Runtime exception: %s", err)
 	}
 	if cctx.Err() != nil {
+		if ctx.Err() != nil { // the caller's context, not the step's time
+			cause := context.Cause(ctx)
+			e := newExecError(CodeExecTimeout, map[string]any{"cause": cause.Error()}, "Execution timed out after %dms: %s", opts.Timeout.Milliseconds(), cause)
+			e.Err = cause
+			return nil, true, e
+		}
 		return nil, true, timeoutError(opts.Timeout)
 	}
 	if prep.HasErrors() {
@@ -380,7 +389,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		async: newAsyncCalls(0),
 	}
 	st.budget.init(defaultValueBytes)
-	timer := time.AfterFunc(opts.Timeout, func() { st.halt(stopTimeout, nil) })
+	timer := time.AfterFunc(time.Until(deadline), func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
 	if ctx.Done() != nil {
 		stopWatch := context.AfterFunc(ctx, func() { st.halt(stopContext, context.Cause(ctx)) })
