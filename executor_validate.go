@@ -203,6 +203,11 @@ func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspec
 	// The engine failed to inspect the step: an error of the sandbox, not a
 	// syntax error of the code.
 	uncompiled := func(err error) []finding {
+		select {
+		case <-stop: // the compile was stopped with the validation
+			return stopped
+		default:
+		}
 		return []finding{{rule: "syntax_valid", severity: DiagnosticError,
 			message: fmt.Sprintf("the code could not be compiled: %v", err), fix: "make the code smaller"}}
 	}

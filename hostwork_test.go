@@ -412,7 +412,7 @@ func TestHostWork_ValidateCodeHasTheStepsTime(t *testing.T) {
 	}
 	b.WriteString("})")
 	ds = airlock.ValidateCode(b.String(), airlock.ExecutorOptions{Timeout: 20 * time.Millisecond})
-	if len(ds) != 1 || ds[0].Rule != "syntax_valid" || !strings.Contains(ds[0].Message, "could not be compiled") {
+	if len(ds) != 1 || ds[0].Rule != "syntax_valid" || !strings.Contains(ds[0].Message, "step's time") {
 		t.Fatalf("diagnostics %+v", ds)
 	}
 	// Unheld, with its time, the same step validates.
