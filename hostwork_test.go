@@ -129,56 +129,83 @@ func uniqueTS(seed string, n int) string {
 }
 
 // stopKinds are the four ways a run is stopped; each settles terminated
-// with its own message.
+// with its own message. The timed ones fire after d, which the test raises
+// when the timer fired before the run reached its host work.
 var stopKinds = []struct {
 	name string
 	msg  string
 	// opts sets up the run, rt its runtime; stop stops it once its host
 	// work is held.
-	opts func(*airlock.Options)
-	rt   func() *airlock.Runtime
+	opts func(o *airlock.Options, d time.Duration)
+	rt   func(d time.Duration) *airlock.Runtime
 	stop func(*airlock.Execution, context.CancelFunc)
 }{
 	{"terminate", "terminated: test", nil, nil, func(ex *airlock.Execution, _ context.CancelFunc) { ex.Terminate("test") }},
-	{"timeout", "Options.Timeout", func(o *airlock.Options) { o.Timeout = 20 * time.Millisecond }, nil, nil},
+	{"timeout", "Options.Timeout", func(o *airlock.Options, d time.Duration) { o.Timeout = d }, nil, nil},
 	{"context", "context canceled", nil, nil, func(_ *airlock.Execution, cancel context.CancelFunc) { cancel() }},
-	{"safety cap", "safety cap", nil, func() *airlock.Runtime {
-		return airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: 20 * time.Millisecond})
+	{"safety cap", "safety cap", nil, func(d time.Duration) *airlock.Runtime {
+		return airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: d})
 	}, nil},
 }
 
+// timed runs try with d, a short time (so that the test is quick), then,
+// when the time ran out before the host work started (a loaded machine),
+// with four times as much, up to a bound only a broken run reaches.
+func timed(t *testing.T, try func(d time.Duration) (held bool)) {
+	t.Helper()
+	for d := 20 * time.Millisecond; !try(d); d *= 4 {
+		if d > 20*time.Second {
+			t.Fatal("the stop never found the host work under way")
+		}
+	}
+}
+
 // runHeld starts src with opts, holds its host work of kind and size, stops
-// the run the way sk does, and checks that it settles terminated while the
-// work is held.
+// the run the way stopKinds[sk] does, and checks that it settles terminated
+// while the work is held.
 func runHeld(t *testing.T, src string, opts airlock.Options, kind string, size int, sk int) {
 	t.Helper()
-	k := stopKinds[sk]
-	rt := testRuntime
-	if k.rt != nil {
-		rt = k.rt()
-		defer rt.Close()
-	}
-	if k.opts != nil {
-		k.opts(&opts)
-	}
 	engineStarted(t)
-	h := holdWork(t, kind, size)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ex, err := rt.Run(ctx, src, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.wait(t)
-	if k.stop != nil {
-		k.stop(ex, cancel)
-	}
-	res := ex.Wait()
-	h.settledFirst(t)
-	wantStatus(t, res, airlock.StatusTerminated)
-	if !strings.Contains(res.Error.Message, k.msg) {
-		t.Fatalf("message %q, want it to name %q", res.Error.Message, k.msg)
-	}
+	k := stopKinds[sk]
+	timed(t, func(d time.Duration) bool {
+		rt := testRuntime
+		if k.rt != nil {
+			rt = k.rt(d)
+			defer rt.Close()
+		}
+		opts := opts
+		if k.opts != nil {
+			k.opts(&opts, d)
+		}
+		h := holdWork(t, kind, size)
+		defer h.release(false)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ex, err := rt.Run(ctx, src, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-h.started:
+		case <-ex.Done():
+			if k.stop != nil {
+				t.Fatalf("the run settled before its host work started: %+v", ex.Wait().Error)
+			}
+			return false // the timer fired first: again, with more time
+		case <-time.After(blockerSafety):
+			t.Fatal("the host work to hold never started")
+		}
+		if k.stop != nil {
+			k.stop(ex, cancel)
+		}
+		res := ex.Wait()
+		h.settledFirst(t)
+		wantStatus(t, res, airlock.StatusTerminated)
+		if !strings.Contains(res.Error.Message, k.msg) {
+			t.Fatalf("message %q, want it to name %q", res.Error.Message, k.msg)
+		}
+		return true
+	})
 }
 
 // A run stopped while the module loader transforms its TypeScript (the
@@ -254,41 +281,53 @@ func TestHostWork_ExecutorTimeoutCoversStep(t *testing.T) {
 	} {
 		for _, cause := range []string{"timeout", "context"} {
 			t.Run(c.name+"/"+cause, func(t *testing.T) {
-				timeout := 30 * time.Millisecond
-				if cause == "context" {
-					timeout = time.Hour
-				}
-				e, err := airlock.NewExecutor(airlock.ExecutorOptions{Timeout: timeout})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer e.Cleanup(context.Background())
-				if err := e.Init(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				code, size := c.code()
-				h := holdWork(t, c.kind, size)
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				if cause == "context" {
-					go func() { <-h.started; cancel() }()
-				}
-				_, err = e.Run(ctx, code)
-				// The step's own goroutine has left the host call too: the
-				// sandbox closes while the work is still held. (A step
-				// waits at most a second for its VM before it returns its
-				// stop: only this tells a VM that waits for the work.)
-				if cerr := e.Cleanup(context.Background()); cerr != nil {
-					t.Fatal(cerr)
-				}
-				h.settledFirst(t)
-				var xe *airlock.ExecutorError
-				if !errors.As(err, &xe) || xe.Code != airlock.CodeExecTimeout {
-					t.Fatalf("step: %v, want ERR_EXEC_TIMEOUT", err)
-				}
-				if cause == "context" && !errors.Is(err, context.Canceled) {
-					t.Fatalf("step: %v, want the context's cause", err)
-				}
+				timed(t, func(timeout time.Duration) bool {
+					if cause == "context" {
+						timeout = time.Hour
+					}
+					e, err := airlock.NewExecutor(airlock.ExecutorOptions{Timeout: timeout})
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer e.Cleanup(context.Background())
+					if err := e.Init(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					code, size := c.code()
+					h := holdWork(t, c.kind, size)
+					defer h.release(false)
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					if cause == "context" {
+						go func() { <-h.started; cancel() }()
+					}
+					_, err = e.Run(ctx, code)
+					select {
+					case <-h.started:
+					default:
+						if cause == "context" {
+							t.Fatalf("the step ended before its host work started: %v", err)
+						}
+						return false // the time ran out first: again, with more
+					}
+					// The step's own goroutine has left the host call too:
+					// the sandbox closes while the work is still held. (A
+					// step waits at most a second for its VM before it
+					// returns its stop: only this tells a VM that waits for
+					// the work.)
+					if cerr := e.Cleanup(context.Background()); cerr != nil {
+						t.Fatal(cerr)
+					}
+					h.settledFirst(t)
+					var xe *airlock.ExecutorError
+					if !errors.As(err, &xe) || xe.Code != airlock.CodeExecTimeout {
+						t.Fatalf("step: %v, want ERR_EXEC_TIMEOUT", err)
+					}
+					if cause == "context" && !errors.Is(err, context.Canceled) {
+						t.Fatalf("step: %v, want the context's cause", err)
+					}
+					return true
+				})
 			})
 		}
 	}
@@ -323,8 +362,13 @@ func TestHostWork_AbandonedWorkBounded(t *testing.T) {
 			<-started // under way, holding its part of Capacity
 			held++
 		} else {
-			for _, _, q := hostwork.InFlight(); q == 0; _, _, q = hostwork.InFlight() {
-				time.Sleep(100 * time.Microsecond) // waiting for room
+			for end := time.Now().Add(blockerSafety); ; time.Sleep(100 * time.Microsecond) {
+				if _, _, q := hostwork.InFlight(); q > 0 {
+					break // waiting for room
+				}
+				if time.Now().After(end) {
+					t.Fatal("the run's host work neither started nor waited for room")
+				}
 			}
 		}
 		ex.Terminate("test")
@@ -399,19 +443,28 @@ func TestMaxSourceBytes_Step(t *testing.T) {
 // to take as long as they did.
 func TestHostWork_ValidateCodeHasTheStepsTime(t *testing.T) {
 	code := fmt.Sprintf("// %d\nconst x: number = 1;\nx", time.Now().UnixNano())
-	h := holdWork(t, "erase", len(code))
-	ds := airlock.ValidateCode(code, airlock.ExecutorOptions{Timeout: 20 * time.Millisecond})
-	h.settledFirst(t)
-	if len(ds) != 1 || ds[0].Rule != "syntax_valid" || !strings.Contains(ds[0].Message, "step's time") {
-		t.Fatalf("diagnostics %+v", ds)
-	}
+	timed(t, func(d time.Duration) bool {
+		h := holdWork(t, "erase", len(code))
+		defer h.release(false)
+		ds := airlock.ValidateCode(code, airlock.ExecutorOptions{Timeout: d})
+		select {
+		case <-h.started:
+		default:
+			return false // the time ran out before the erasure: again, with more
+		}
+		h.settledFirst(t)
+		if len(ds) != 1 || ds[0].Rule != "syntax_valid" || !strings.Contains(ds[0].Message, "step's time") {
+			t.Fatalf("diagnostics %+v", ds)
+		}
+		return true
+	})
 	var b strings.Builder
 	b.WriteString("(() => {")
 	for i := 0; i < 200000; i++ {
 		fmt.Fprintf(&b, "g%d;", i)
 	}
 	b.WriteString("})")
-	ds = airlock.ValidateCode(b.String(), airlock.ExecutorOptions{Timeout: 20 * time.Millisecond})
+	ds := airlock.ValidateCode(b.String(), airlock.ExecutorOptions{Timeout: 20 * time.Millisecond})
 	if len(ds) != 1 || ds[0].Rule != "syntax_valid" || !strings.Contains(ds[0].Message, "step's time") {
 		t.Fatalf("diagnostics %+v", ds)
 	}
