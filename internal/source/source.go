@@ -167,7 +167,8 @@ func New(c Config) *Graph {
 // identifier is spelt with an escape (\u0063onsole is console), and the
 // name of no global, so that none of the globals module's bindings could
 // be used.
-// It is a scan of the text, not a parse, and errs towards no. A bare
+// It is a scan of the text, not a parse, and errs towards no; a source
+// longer than InlineBytes is not scanned, and not bare. A bare
 // module gets no prologue: it does not import the globals module, the
 // run needs no globals decoded, and the engine skips the work of a
 // second module. Since no other module can load, the whole graph is the
@@ -175,8 +176,11 @@ func New(c Config) *Graph {
 func (g *Graph) Bare() bool { return g.bare }
 
 func bare(src string, globals []string) bool {
-	if len(src) > MaxBytes {
-		return false // not scanned: Load refuses it
+	if len(src) > InlineBytes {
+		// Not scanned: a scan for each global's name, on the VM's
+		// goroutine before the run, would hold a stop for a long source
+		// (Load refuses one past MaxBytes anyway).
+		return false
 	}
 	if strings.Contains(src, "import") || strings.Contains(src, "from") || strings.Contains(src, `\u`) {
 		return false
