@@ -247,6 +247,12 @@ func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspec
 			line: in.Line, col: in.Column, mapped: mapped, fix: "fix the syntax error"}}, erased, smap
 	}
 	reserved := map[string]bool{}
+	// Declarations of reserved names, to be placed where first written.
+	type unplaced struct {
+		at   int // in ds
+		name string
+	}
+	var decls []unplaced
 	for _, it := range in.Items {
 		at := func(f finding) finding {
 			f.line, f.col, f.mapped = it.Line, it.Column, mapped
@@ -269,14 +275,24 @@ func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspec
 				f = at(f)
 			} else {
 				// The engine keeps no place for a declaration: the first
-				// place the name is written.
-				f.line, f.col = firstWord(src, it.Name)
+				// place the name is written (below).
 				f.mapped = mapped
+				decls = append(decls, unplaced{len(ds), it.Name})
 			}
 			ds = append(ds, f)
 		case it.Kind == engine.GlobalRef && forbiddenGlobals[it.Name]:
 			ds = append(ds, at(finding{rule: "forbidden_global_access", severity: DiagnosticWarning,
 				message: fmt.Sprintf("%s is not available in the sandbox", it.Name), fix: fixFor(it.Name)}))
+		}
+	}
+	if len(decls) > 0 {
+		names := make(map[string]bool, len(decls))
+		for _, d := range decls {
+			names[d.name] = true
+		}
+		first := firstWords(src, names)
+		for _, d := range decls {
+			ds[d.at].line, ds[d.at].col = first[d.name][0], first[d.name][1]
 		}
 	}
 	// In the order of the code; those without a place last.
@@ -289,25 +305,42 @@ func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspec
 	return ds, erased, smap
 }
 
-// firstWord is the 1-based line and column (in characters) of the first
-// occurrence of name in src as a word of its own, or 0, 0.
-func firstWord(src, name string) (int, int) {
+// firstWords gives, for each of names, the 1-based line and column (in
+// characters) of its first occurrence in src as a word of its own; a name
+// that does not occur is absent (0, 0). It reads src once: a place found
+// for each name by a search of its own (firstWord, as it was) made a step
+// that declares tens of thousands of reserved names take minutes of the
+// host's time, out of reach of the step's.
+func firstWords(src string, names map[string]bool) map[string][2]int {
 	isIdent := func(c byte) bool {
 		return c == '_' || c == '$' || c >= 0x80 || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 	}
-	for off := 0; off <= len(src)-len(name); {
-		i := strings.Index(src[off:], name)
-		if i < 0 {
-			break
+	out := make(map[string][2]int, len(names))
+	line := 1
+	col, colAt := 1, 0 // the column of byte colAt, on the current line
+	for i := 0; i < len(src) && len(out) < len(names); {
+		switch c := src[i]; {
+		case c == '\n':
+			line, col, colAt = line+1, 1, i+1
+			i++
+		case !isIdent(c):
+			i++
+		default:
+			j := i + 1
+			for j < len(src) && isIdent(src[j]) {
+				j++
+			}
+			if w := src[i:j]; names[w] {
+				if _, seen := out[w]; !seen {
+					col += utf8.RuneCountInString(src[colAt:i])
+					colAt = i
+					out[w] = [2]int{line, col}
+				}
+			}
+			i = j
 		}
-		i += off
-		if (i == 0 || !isIdent(src[i-1])) && (i+len(name) == len(src) || !isIdent(src[i+len(name)])) {
-			start := strings.LastIndexByte(src[:i], '\n') + 1
-			return strings.Count(src[:i], "\n") + 1, utf8.RuneCountInString(src[start:i]) + 1
-		}
-		off = i + 1
 	}
-	return 0, 0
+	return out
 }
 
 func fixFor(name string) string {
