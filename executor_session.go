@@ -164,7 +164,21 @@ func (s *session) register(name string) funcRegistrar {
 // do runs f on the VM's goroutine and waits for it.
 func (s *session) do(ctx context.Context, f func(*engine.VM) error) error {
 	errc := make(chan error, 1)
-	task := func(vm *engine.VM) {
+	task := taskOf(f, errc)
+	select {
+	case s.tasks <- task:
+	case <-s.done:
+		return errSessionClosed
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	return <-errc
+}
+
+// taskOf is f as a task of the session's goroutine, which sends f's error,
+// or its panic, to errc.
+func taskOf(f func(*engine.VM) error, errc chan<- error) func(*engine.VM) {
+	return func(vm *engine.VM) {
 		returned := false
 		defer func() {
 			if p := recover(); p != nil {
@@ -177,14 +191,35 @@ func (s *session) do(ctx context.Context, f func(*engine.VM) error) error {
 		returned = true
 		errc <- err
 	}
+}
+
+// errStepStopped is doUntil's error when stop closed first.
+var errStepStopped = errors.New("airlock: the step was stopped")
+
+// doUntil runs f on the VM's goroutine and waits for it, or for stop,
+// whichever comes first: at stop it returns errStepStopped and f runs on,
+// its results not to be read. The session must then be left DIRTY.
+func (s *session) doUntil(stop <-chan struct{}, f func(*engine.VM) error) error {
+	errc := make(chan error, 1)
+	task := taskOf(f, errc)
 	select {
 	case s.tasks <- task:
 	case <-s.done:
 		return errSessionClosed
-	case <-ctx.Done():
-		return context.Cause(ctx)
+	case <-stop:
+		return errStepStopped
 	}
-	return <-errc
+	select {
+	case err := <-errc:
+		return err
+	case <-stop:
+		select {
+		case err := <-errc: // it ended as the stop came
+			return err
+		default:
+			return errStepStopped
+		}
+	}
 }
 
 func (s *session) sendVariables(ctx context.Context, vars map[string]any) error {
@@ -363,10 +398,10 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	deadline := time.Now().Add(opts.Timeout)
 	cctx, ccancel := context.WithDeadline(ctx, deadline)
 	defer ccancel()
-	if err := s.do(context.WithoutCancel(ctx), func(vm *engine.VM) error {
+	if err := s.doUntil(cctx.Done(), func(vm *engine.VM) error {
 		prep = prepareWith(code, opts, cctx.Done(), func(js string) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, opts.Sloppy) })
 		return nil
-	}); err != nil {
+	}); err != nil && err != errStepStopped {
 		return nil, true, newExecError(CodeRuntimeException, nil, "Runtime exception: %s", err)
 	}
 	if cctx.Err() != nil {
