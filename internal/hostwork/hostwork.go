@@ -45,15 +45,21 @@ const Capacity = 8 << 20
 //
 // Do first waits for room in Capacity (a size beyond it counts as
 // Capacity); that wait also ends at stop, and the work then never starts.
+//
+// A panic of the work is raised again on the caller's goroutine, as if the
+// caller had run it (the engine recovers a host call's panic as a fault of
+// the sandbox); an abandoned work's panic is dropped with its result.
 func Do(stop <-chan struct{}, kind string, size int, work func()) bool {
 	size = min(max(size, 1), Capacity)
 	if !acquire(stop, size) {
 		return false
 	}
 	done := make(chan struct{})
+	var panicked any
 	running.Add(1)
 	go func() {
 		defer func() {
+			panicked = recover()
 			release(size)
 			running.Add(-1)
 			close(done)
@@ -65,15 +71,17 @@ func Do(stop <-chan struct{}, kind string, size int, work func()) bool {
 	}()
 	select {
 	case <-done:
-		return true
 	case <-stop:
 		select {
 		case <-done: // ended as the stop came: its result stands
-			return true
 		default:
 			return false
 		}
 	}
+	if panicked != nil {
+		panic(panicked)
+	}
+	return true
 }
 
 // TryGo starts work, whose input is size bytes, on a goroutine of its own
@@ -93,6 +101,7 @@ func TryGo(kind string, size int, work func()) bool {
 	running.Add(1)
 	go func() {
 		defer func() {
+			recover() // work done ahead of need: whoever needs it does it again
 			release(size)
 			running.Add(-1)
 		}()

@@ -163,3 +163,33 @@ func waitFor(t *testing.T, n int) {
 		time.Sleep(100 * time.Microsecond)
 	}
 }
+
+// A work's panic reaches its caller, as if the caller had run it, rather
+// than ending the process on a goroutine nothing recovers; an abandoned
+// work's panic is dropped.
+func TestDoPanics(t *testing.T) {
+	func() {
+		defer func() {
+			if p := recover(); p != "boom" {
+				t.Fatalf("recovered %v, want the work's panic", p)
+			}
+		}()
+		Do(nil, "t6", 1, func() { panic("boom") })
+		t.Fatal("Do returned after its work panicked")
+	}()
+	started, release := hold(t, "t7")
+	stop := make(chan struct{})
+	done := make(chan bool, 1)
+	go func() { done <- Do(stop, "t7", 1, func() { panic("late") }) }()
+	<-started
+	close(stop)
+	if <-done {
+		t.Fatal("an abandoned work reported done")
+	}
+	release()
+	drained(t)
+	if !TryGo("t8", 1, func() { panic("ahead") }) {
+		t.Fatal("TryGo did not start")
+	}
+	drained(t)
+}
