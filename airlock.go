@@ -50,6 +50,16 @@ type Execute struct {
 	Args []any
 }
 
+// MaxSourceBytes bounds one source: a run's entry source, each of its
+// Options.Modules, an executor step's code. A larger entry or imported
+// module settles the run StatusLinkError, a larger step is refused with
+// ERR_VALIDATION_FAILED (rule code_size), before anything reads them.
+// 4 MiB holds any program a model writes and the bundled libraries one
+// passes in Modules, and bounds what the host spends on one source:
+// erasing 4 MiB of TypeScript takes esbuild a few seconds and ~330 MB
+// (SECURITY.md, "Bounds").
+const MaxSourceBytes = source.MaxBytes
+
 // Options configure one run. The zero value runs the default export of a
 // TypeScript module that can reach nothing of the host.
 type Options struct {
@@ -61,7 +71,9 @@ type Options struct {
 	// Modules are more source modules, by relative specifier from the
 	// module graph root ("./helpers.js", "./lib/math.ts"), or by package
 	// name ("lodash", "@scope/pkg"), which is how code imports them; a
-	// package without an extension in its name is JavaScript.
+	// package without an extension in its name is JavaScript. Each, as the
+	// entry source, holds at most MaxSourceBytes: a module past it that the
+	// program imports is a link error.
 	Modules map[string]string
 	// Globals are identifiers bound at the module scope of every source
 	// module, never on globalThis. A "console" here replaces the capturing

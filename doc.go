@@ -85,6 +85,9 @@
 // fatal stack overflow that no recover catches; real programs nest well
 // under 100 levels. The bound is fixed (not an option). An executor step
 // that nests as deeply fails validation with the nesting_depth diagnostic.
+// A source holds at most [MaxSourceBytes] (4 MiB): a larger entry or
+// imported module settles link_error, a larger step fails validation with
+// the code_size diagnostic, before anything reads them.
 //
 // The host decides how a run ends, and the sandbox cannot change it:
 // [Execution.Terminate], the context, and the safety cap
@@ -95,7 +98,12 @@
 // and finished. Every loop of the engine, the native code of builtins
 // included (walks, sorts, string searches, BigInt arithmetic, regular
 // expressions, JSON), checks for a stop, so a stop lands where the program
-// is, with no limits on lengths.
+// is, with no limits on lengths. The host's own work for the run (the
+// TypeScript transform, the scans of a long source, Intl's collation) does
+// not hold a stop back either: it is abandoned, left to end on a goroutine
+// of its own, its result dropped; its input is bounded, and all such work
+// at once holds at most 8 MiB of input. An executor step's Timeout covers
+// its validation and the erasure of its types as well as its run.
 // A host function that panics ends the run with an error that reveals nothing
 // of the panic. Errors carry the sandbox's frames only, with
 // positions in the user's original source.

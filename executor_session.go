@@ -164,7 +164,21 @@ func (s *session) register(name string) funcRegistrar {
 // do runs f on the VM's goroutine and waits for it.
 func (s *session) do(ctx context.Context, f func(*engine.VM) error) error {
 	errc := make(chan error, 1)
-	task := func(vm *engine.VM) {
+	task := taskOf(f, errc)
+	select {
+	case s.tasks <- task:
+	case <-s.done:
+		return errSessionClosed
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	return <-errc
+}
+
+// taskOf is f as a task of the session's goroutine, which sends f's error,
+// or its panic, to errc.
+func taskOf(f func(*engine.VM) error, errc chan<- error) func(*engine.VM) {
+	return func(vm *engine.VM) {
 		returned := false
 		defer func() {
 			if p := recover(); p != nil {
@@ -177,14 +191,35 @@ func (s *session) do(ctx context.Context, f func(*engine.VM) error) error {
 		returned = true
 		errc <- err
 	}
+}
+
+// errStepStopped is doUntil's error when stop closed first.
+var errStepStopped = errors.New("airlock: the step was stopped")
+
+// doUntil runs f on the VM's goroutine and waits for it, or for stop,
+// whichever comes first: at stop it returns errStepStopped and f runs on,
+// its results not to be read. The session must then be left DIRTY.
+func (s *session) doUntil(stop <-chan struct{}, f func(*engine.VM) error) error {
+	errc := make(chan error, 1)
+	task := taskOf(f, errc)
 	select {
 	case s.tasks <- task:
 	case <-s.done:
 		return errSessionClosed
-	case <-ctx.Done():
-		return context.Cause(ctx)
+	case <-stop:
+		return errStepStopped
 	}
-	return <-errc
+	select {
+	case err := <-errc:
+		return err
+	case <-stop:
+		select {
+		case err := <-errc: // it ended as the stop came
+			return err
+		default:
+			return errStepStopped
+		}
+	}
 }
 
 func (s *session) sendVariables(ctx context.Context, vars map[string]any) error {
@@ -355,18 +390,27 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		ops = -1
 	}
 	// The session's engine validates the step and keeps what it compiled
-	// for the run: a step is compiled once. The compile has the step's
-	// time: one that runs out stops the VM for good, as a step's would.
+	// for the run: a step is compiled once. The step's time (one deadline
+	// for its validation and its run) and its context bound the
+	// validation too: the compile stops the VM for good, as a step's stop
+	// would, and the host's scan and erasure of the step are abandoned.
 	var prep *PreparedProgram
-	cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), opts.Timeout)
+	deadline := time.Now().Add(opts.Timeout)
+	cctx, ccancel := context.WithDeadline(ctx, deadline)
 	defer ccancel()
-	if err := s.do(context.WithoutCancel(ctx), func(vm *engine.VM) error {
-		prep = prepareWith(code, opts, func(js string) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, opts.Sloppy) })
+	if err := s.doUntil(cctx.Done(), func(vm *engine.VM) error {
+		prep = prepareWith(code, opts, cctx.Done(), func(js string) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, opts.Sloppy) })
 		return nil
-	}); err != nil {
+	}); err != nil && err != errStepStopped {
 		return nil, true, newExecError(CodeRuntimeException, nil, "Runtime exception: %s", err)
 	}
 	if cctx.Err() != nil {
+		if ctx.Err() != nil { // the caller's context, not the step's time
+			cause := context.Cause(ctx)
+			e := newExecError(CodeExecTimeout, map[string]any{"cause": cause.Error()}, "Execution timed out after %dms: %s", opts.Timeout.Milliseconds(), cause)
+			e.Err = cause
+			return nil, true, e
+		}
 		return nil, true, timeoutError(opts.Timeout)
 	}
 	if prep.HasErrors() {
@@ -380,7 +424,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		async: newAsyncCalls(0),
 	}
 	st.budget.init(defaultValueBytes)
-	timer := time.AfterFunc(opts.Timeout, func() { st.halt(stopTimeout, nil) })
+	timer := time.AfterFunc(time.Until(deadline), func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
 	if ctx.Done() != nil {
 		stopWatch := context.AfterFunc(ctx, func() { st.halt(stopContext, context.Cause(ctx)) })

@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/hostwork"
 	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/airlockrun/airlock/internal/source"
 )
@@ -27,7 +29,8 @@ const (
 // The rules: code_non_empty, syntax_valid, max_operations_valid,
 // timeout_valid, import_allowed, static_import_in_script_mode and
 // reserved_identifier (identifiers that start with __smol_ belong to the
-// executor), nesting_depth (the code nests deeper than 1000 levels of
+// executor), code_size (the code is longer than MaxSourceBytes, refused
+// before anything reads it), nesting_depth (the code nests deeper than 1000 levels of
 // brackets or nested expressions, refused before it is parsed; the location
 // is the token that went too deep) and options_valid are errors;
 // forbidden_global_access (a global such as process, require, fetch or
@@ -83,27 +86,45 @@ func (p *PreparedProgram) HasErrors() bool {
 }
 
 // ValidateCode runs the validation rules over a step's code and the
-// options, without running anything.
+// options, without running anything. It takes at most about the step's
+// Timeout (opts.Timeout, default 10 s): a step the engine or the erasure
+// of its types cannot finish in that time gets a syntax_valid error; a
+// step past MaxSourceBytes is refused unread (code_size).
 func ValidateCode(code string, opts ExecutorOptions) []Diagnostic {
 	return PrepareProgram(code, opts).Diagnostics
 }
 
 // PrepareProgram validates a step and, when no diagnostic is an error,
-// gives the script the executor evaluates.
+// gives the script the executor evaluates. Its time is bounded as
+// ValidateCode's.
 func PrepareProgram(code string, opts ExecutorOptions) *PreparedProgram {
 	return prepare(code, opts)
 }
 
 func prepare(code string, opts ExecutorOptions) *PreparedProgram {
-	return prepareWith(code, opts, func(js string) (*engine.Inspection, error) { return engine.InspectStep(js, opts.Sloppy) })
+	// A validation has the step's time (Timeout, default 10 s), as an
+	// executor's does: the engine's compile of a step can take long (it
+	// grows faster than the step), and the host's erasure of its types is
+	// abandoned at the end of it.
+	d := opts.Timeout
+	if d < time.Millisecond {
+		d = defaultStepTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return prepareWith(code, opts, ctx.Done(), func(js string) (*engine.Inspection, error) {
+		return engine.InspectStepContext(ctx, js, opts.Sloppy)
+	})
 }
 
 // prepareWith prepares a step with the engine's inspection (a pooled VM's,
-// or a session's, which keeps the compiled step for its run).
-func prepareWith(code string, opts ExecutorOptions, inspect func(string) (*engine.Inspection, error)) *PreparedProgram {
+// or a session's, which keeps the compiled step for its run). When stop
+// closes, the host's work for it (its scan, its erasure) is abandoned and
+// the step gets an error diagnostic; the caller reports the stop instead.
+func prepareWith(code string, opts ExecutorOptions, stop <-chan struct{}, inspect func(string) (*engine.Inspection, error)) *PreparedProgram {
 	p := &PreparedProgram{OriginalCode: code, Diagnostics: optionDiagnostics(opts)}
 	js := code
-	ds, erased, smap := stepDiagnostics(code, opts.AuthorizedImports, inspect)
+	ds, erased, smap := stepDiagnostics(code, opts.AuthorizedImports, stop, inspect)
 	if erased != "" {
 		js, p.smap = erased, smap
 	}
@@ -152,20 +173,41 @@ type finding struct {
 // the step compiles it without running it and says what it declares and
 // refers to (engine.InspectStep): no second parser reads it. A step the
 // engine cannot compile is read as TypeScript: erased reports the code
-// that runs instead, whose positions smap maps back.
-func stepDiagnostics(code string, allowed []string, inspect func(string) (*engine.Inspection, error)) (ds []finding, erased string, smap *source.StepMap) {
+// that runs instead, whose positions smap maps back. The host's own work
+// on a long step (its scan, its erasure) is abandoned when stop closes.
+func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspect func(string) (*engine.Inspection, error)) (ds []finding, erased string, smap *source.StepMap) {
+	// Bounded first: nothing below reads more than MaxSourceBytes.
+	if len(code) > MaxSourceBytes {
+		return []finding{{rule: "code_size", severity: DiagnosticError,
+			message: fmt.Sprintf("the code is %d bytes, past the bound of %d bytes for one step (MaxSourceBytes)", len(code), MaxSourceBytes),
+			fix:     "write a shorter step: split the work into several steps"}}, "", nil
+	}
 	if strings.TrimSpace(code) == "" {
 		return []finding{{rule: "code_non_empty", severity: DiagnosticError, message: "the code is empty",
 			fix: "write the code to run"}}, "", nil
 	}
-	// No real step nests this deep; esbuild recurses on the Go stack.
-	if e := nesting.Check(code); e != nil {
+	stopped := []finding{{rule: "syntax_valid", severity: DiagnosticError,
+		message: "the code could not be validated in the step's time", fix: "make the code smaller"}}
+	// No real step nests this deep; esbuild recurses on the Go stack. A
+	// long step is scanned through hostwork, out of the stop's way.
+	var e *nesting.Error
+	if len(code) <= source.InlineBytes {
+		e = nesting.Check(code)
+	} else if !hostwork.Do(stop, "scan", len(code), func() { e = nesting.Check(code) }) {
+		return stopped, "", nil
+	}
+	if e != nil {
 		return []finding{{rule: "nesting_depth", severity: DiagnosticError, message: e.Error(), line: e.Line, col: e.Column,
 			fix: fmt.Sprintf("nest at most %d levels: split deep expressions into named steps", nesting.Max)}}, "", nil
 	}
 	// The engine failed to inspect the step: an error of the sandbox, not a
 	// syntax error of the code.
 	uncompiled := func(err error) []finding {
+		select {
+		case <-stop: // the compile was stopped with the validation
+			return stopped
+		default:
+		}
 		return []finding{{rule: "syntax_valid", severity: DiagnosticError,
 			message: fmt.Sprintf("the code could not be compiled: %v", err), fix: "make the code smaller"}}
 	}
@@ -178,7 +220,10 @@ func stepDiagnostics(code string, allowed []string, inspect func(string) (*engin
 	if in.Err != "" && !in.Import {
 		// Not JavaScript: TypeScript, erased as airlock.Run erases it, is
 		// validated and run in its place, with positions in the step.
-		js, m, lf := source.EraseStep(code)
+		js, m, lf := source.EraseStepUntil(stop, code)
+		if lf == source.Stopped {
+			return stopped, "", nil
+		}
 		if lf != nil {
 			return []finding{{rule: "syntax_valid", severity: DiagnosticError, message: lf.Message,
 				line: lf.Line, col: lf.Col, fix: "fix the syntax error"}}, "", nil
@@ -202,6 +247,12 @@ func stepDiagnostics(code string, allowed []string, inspect func(string) (*engin
 			line: in.Line, col: in.Column, mapped: mapped, fix: "fix the syntax error"}}, erased, smap
 	}
 	reserved := map[string]bool{}
+	// Declarations of reserved names, to be placed where first written.
+	type unplaced struct {
+		at   int // in ds
+		name string
+	}
+	var decls []unplaced
 	for _, it := range in.Items {
 		at := func(f finding) finding {
 			f.line, f.col, f.mapped = it.Line, it.Column, mapped
@@ -224,14 +275,24 @@ func stepDiagnostics(code string, allowed []string, inspect func(string) (*engin
 				f = at(f)
 			} else {
 				// The engine keeps no place for a declaration: the first
-				// place the name is written.
-				f.line, f.col = firstWord(src, it.Name)
+				// place the name is written (below).
 				f.mapped = mapped
+				decls = append(decls, unplaced{len(ds), it.Name})
 			}
 			ds = append(ds, f)
 		case it.Kind == engine.GlobalRef && forbiddenGlobals[it.Name]:
 			ds = append(ds, at(finding{rule: "forbidden_global_access", severity: DiagnosticWarning,
 				message: fmt.Sprintf("%s is not available in the sandbox", it.Name), fix: fixFor(it.Name)}))
+		}
+	}
+	if len(decls) > 0 {
+		names := make(map[string]bool, len(decls))
+		for _, d := range decls {
+			names[d.name] = true
+		}
+		first := firstWords(src, names)
+		for _, d := range decls {
+			ds[d.at].line, ds[d.at].col = first[d.name][0], first[d.name][1]
 		}
 	}
 	// In the order of the code; those without a place last.
@@ -244,25 +305,42 @@ func stepDiagnostics(code string, allowed []string, inspect func(string) (*engin
 	return ds, erased, smap
 }
 
-// firstWord is the 1-based line and column (in characters) of the first
-// occurrence of name in src as a word of its own, or 0, 0.
-func firstWord(src, name string) (int, int) {
+// firstWords gives, for each of names, the 1-based line and column (in
+// characters) of its first occurrence in src as a word of its own; a name
+// that does not occur is absent (0, 0). It reads src once: a place found
+// for each name by a search of its own (firstWord, as it was) made a step
+// that declares tens of thousands of reserved names take minutes of the
+// host's time, out of reach of the step's.
+func firstWords(src string, names map[string]bool) map[string][2]int {
 	isIdent := func(c byte) bool {
 		return c == '_' || c == '$' || c >= 0x80 || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 	}
-	for off := 0; off <= len(src)-len(name); {
-		i := strings.Index(src[off:], name)
-		if i < 0 {
-			break
+	out := make(map[string][2]int, len(names))
+	line := 1
+	col, colAt := 1, 0 // the column of byte colAt, on the current line
+	for i := 0; i < len(src) && len(out) < len(names); {
+		switch c := src[i]; {
+		case c == '\n':
+			line, col, colAt = line+1, 1, i+1
+			i++
+		case !isIdent(c):
+			i++
+		default:
+			j := i + 1
+			for j < len(src) && isIdent(src[j]) {
+				j++
+			}
+			if w := src[i:j]; names[w] {
+				if _, seen := out[w]; !seen {
+					col += utf8.RuneCountInString(src[colAt:i])
+					colAt = i
+					out[w] = [2]int{line, col}
+				}
+			}
+			i = j
 		}
-		i += off
-		if (i == 0 || !isIdent(src[i-1])) && (i+len(name) == len(src) || !isIdent(src[i+len(name)])) {
-			start := strings.LastIndexByte(src[:i], '\n') + 1
-			return strings.Count(src[:i], "\n") + 1, utf8.RuneCountInString(src[start:i]) + 1
-		}
-		off = i + 1
 	}
-	return 0, 0
+	return out
 }
 
 func fixFor(name string) string {

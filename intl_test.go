@@ -33,3 +33,41 @@ func TestIntlIgnoresTamperedPrototypes(t *testing.T) {
 		t.Fatalf("got %#v, want %#v", res.Result, want)
 	}
 }
+
+// A time zone name that names the host's configuration, not a zone of the
+// IANA database, is invalid, as any unknown zone is: localtime (a link to
+// the host's zone in many zone directories) used to pass the name check
+// and give the host's zone, which the check meant to refuse as it refused
+// Local. Names are now those of the database Go ships, whatever the host's
+// zone directory holds.
+func TestIntlRefusesHostZoneNames(t *testing.T) {
+	for _, zone := range []string{"localtime", "Local", "posixrules", "Factory", "posix/Europe/Paris",
+		"right/UTC", "/etc/localtime", "Etc/../UTC", "../../etc/passwd", "zone.tab", "tzdata.zi", "Nowhere/Zone"} {
+		res, err := airlock.Eval(context.Background(), `
+			let msg = "accepted";
+			try { new Intl.DateTimeFormat("en-US", { timeZone: zone }).format(0); }
+			catch (e) { msg = e.name + ": " + e.message; }
+			export default msg;`,
+			airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"zone": zone}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Error != nil {
+			t.Fatalf("%s: %s: %s", zone, res.Error.Name, res.Error.Message)
+		}
+		if want := "RangeError: Invalid time zone specified: " + zone; res.Result != want {
+			t.Errorf("timeZone %q: %v, want %q", zone, res.Result, want)
+		}
+	}
+	// The database's names, links included, still resolve.
+	res, err := airlock.Eval(context.Background(), `export default ["America/New_York", "US/Eastern", "Etc/GMT+5", "UTC"].map(
+		(timeZone) => new Date(0).toLocaleString("en-US", { timeZone, timeZoneName: "short" }))`,
+		airlock.Options{Language: airlock.JavaScript})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{"12/31/1969, 7:00:00 PM EST", "12/31/1969, 7:00:00 PM EST", "12/31/1969, 7:00:00 PM GMT-5", "1/1/1970, 12:00:00 AM UTC"}
+	if res.Error != nil || !reflect.DeepEqual(res.Result, want) {
+		t.Fatalf("got %#v (%v), want %#v", res.Result, res.Error, want)
+	}
+}

@@ -340,6 +340,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 		Order:         r.specs,
 		Globals:       r.gnames,
 		Yielding:      r.yielding,
+		Stop:          r.stop,
 	})
 	globals := r.globals
 	if graph.Bare() {

@@ -413,7 +413,9 @@ func (v *VM) opsSpent(j *Job) {
 	}
 }
 
-// intlCall answers the Intl code's host operation (see intl.Call).
+// intlCall answers the Intl code's host operation (see intl.Call). A long
+// one is abandoned when the job is stopped: its answer is then "", which
+// nothing reads, since the stop interrupts the sandbox too.
 func (v *VM) intlCall(args []wasmvm.Value) wasmvm.Value {
 	var op string
 	var texts []string
@@ -428,7 +430,11 @@ func (v *VM) intlCall(args []wasmvm.Value) wasmvm.Value {
 			ms = a.Number
 		}
 	}
-	return wasmvm.Value{Kind: wasmvm.String, Text: validUTF8(intl.Call(op, texts, ms))}
+	var stop <-chan struct{}
+	if v.job != nil {
+		stop = v.job.Stop
+	}
+	return wasmvm.Value{Kind: wasmvm.String, Text: validUTF8(intl.Call(stop, op, texts, ms))}
 }
 
 // settled stops the job queue once the outcome is known: the program's

@@ -120,10 +120,17 @@ func (v *VM) inspect(ctx context.Context, script string, flags int) (*Inspection
 // InspectStep inspects script, strict or sloppy, on a VM of its own, taken
 // from the pool and given back: for a validation with no session at hand.
 func InspectStep(script string, sloppy bool) (*Inspection, error) {
+	return InspectStepContext(context.Background(), script, sloppy)
+}
+
+// InspectStepContext is InspectStep, stopped when ctx is done: the
+// engine's compile of a step can take long (it grows faster than the
+// step), and a validation has the step's time.
+func InspectStepContext(ctx context.Context, script string, sloppy bool) (*Inspection, error) {
 	v, err := New()
 	if err != nil {
 		return nil, err
 	}
 	defer v.Close()
-	return v.inspect(context.Background(), script, stepFlags(false, sloppy))
+	return v.inspect(ctx, script, stepFlags(false, sloppy))
 }

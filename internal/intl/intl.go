@@ -3,8 +3,10 @@
 // engine's snapshot, so that no sandbox pays for it at start), over two
 // host operations answered in Go (Call): collation, as
 // golang.org/x/text/collate orders strings (ICU's root collation and its
-// tailorings), and time zone offsets, from Go's zone data (the host's, or
-// the copy time/tzdata embeds).
+// tailorings; at most 64 KiB of each, a long collation abandoned at the
+// run's stop), and time zone offsets, from Go's zone data (the host's, or
+// the copy time/tzdata embeds), for the zone names of the IANA database Go
+// ships only (zones.go): no name of the host's configuration.
 //
 // Formatting follows Node 20 (ICU) for English; other locales fall back
 // to en-US, and resolvedOptions().locale says so. Collation honours the

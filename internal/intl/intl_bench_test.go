@@ -3,6 +3,7 @@ package intl
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -118,4 +119,25 @@ func pssKB(b *testing.B) int64 {
 	}
 	b.Fatal("no Pss in smaps_rollup")
 	return 0
+}
+
+// BenchmarkCollate measures a collation at the most the collator reads
+// (maxCollated of each string) and at the most that runs on the VM's
+// goroutine (inlineBytes in all), for Latin and Hangul text.
+func BenchmarkCollate(b *testing.B) {
+	for _, c := range []struct{ name, unit, opts string }{
+		{"latin", "abcdefgh", "en|v|-|-|-"},
+		{"hangul", "한국어", "ko|v|-|-|-"},
+	} {
+		for _, n := range []int{inlineBytes / 2, maxCollated} {
+			x := strings.Repeat(c.unit, n/len(c.unit))
+			y := x[:len(x)-len(c.unit)] + "z"
+			b.Run(fmt.Sprintf("%s/%dB", c.name, len(x)), func(b *testing.B) {
+				b.SetBytes(int64(len(x) + len(y)))
+				for i := 0; i < b.N; i++ {
+					collateBounded(c.opts, x, y)
+				}
+			})
+		}
+	}
 }

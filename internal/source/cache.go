@@ -52,6 +52,12 @@ func (c *transformCache) get(k [32]byte) (transformed, bool) {
 	return transformed{}, false
 }
 
+// has reports whether the cache holds k, as get does.
+func (c *transformCache) has(k [32]byte) bool {
+	_, ok := c.get(k)
+	return ok
+}
+
 // fly returns the flight of key k and whether the caller started it (and
 // must land it), or an existing one to wait for, or, when the cache has k
 // already, a flight that has landed: a transform never starts for a key

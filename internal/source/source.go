@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airlockrun/airlock/internal/hostwork"
 	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
@@ -55,6 +56,8 @@ type Graph struct {
 
 	globalsModule, importsExport string // see Config
 
+	stop <-chan struct{} // see Config
+
 	// bare is set when the entry module can reach nothing the globals
 	// module gives (see Bare).
 	bare bool
@@ -90,7 +93,37 @@ type Config struct {
 	// GlobalsModule is the name of the engine's native module that exports
 	// the globals, and ImportsExport its export of the bridged modules.
 	GlobalsModule, ImportsExport string
+
+	// Stop, when it closes, abandons the work Load and Fallback do for
+	// the engine (see hostwork): they return at once, with an error.
+	Stop <-chan struct{}
 }
+
+// MaxBytes bounds the size of one source: a run's entry, each of its
+// modules, an executor step. 4 MiB holds any program a model writes (a
+// model's longest answer, ~128k tokens, is ~0.5 MB; steps are a few KB)
+// and the bundled libraries one puts in a run's modules (lodash,
+// unminified, is 0.54 MB, three.js 1.2 MB, echarts 3.3 MB), and bounds
+// what one source costs the host: esbuild erases TypeScript at ~2–4 MB/s
+// on the machine measured and takes ~80 bytes of memory per byte
+// (RATIONALE.md, "Stops land in host work"), so a transform, abandoned or
+// not, ends within a few seconds and ~330 MB.
+const MaxBytes = 4 << 20
+
+// InlineBytes is the most source the module loader scans on the VM's
+// goroutine, out of reach of a stop (nesting.Check, the scans for the
+// prologue, the test for plain JavaScript): about 1 ms at the slowest rate
+// measured (nesting.Check, ~50 MB/s). A larger source is scanned through
+// hostwork, as every transform is.
+const InlineBytes = 64 << 10
+
+// TooLarge is the message of a source past MaxBytes, named name.
+func TooLarge(name string, size int) string {
+	return fmt.Sprintf("%s is %d bytes, past the bound of %d bytes for one source (airlock.MaxSourceBytes)", name, size, MaxBytes)
+}
+
+// errStopped is what Load and Fallback return once the run is stopped.
+var errStopped = errors.New("the run was stopped")
 
 // New builds the graph. Module keys must already be validated.
 func New(c Config) *Graph {
@@ -104,6 +137,7 @@ func New(c Config) *Graph {
 		index:         make(map[string]int, len(c.Order)),
 		globals:       c.Globals,
 		yielding:      c.Yielding,
+		stop:          c.Stop,
 	}
 	for i, s := range c.Order {
 		g.index[s] = i
@@ -133,7 +167,8 @@ func New(c Config) *Graph {
 // identifier is spelt with an escape (\u0063onsole is console), and the
 // name of no global, so that none of the globals module's bindings could
 // be used.
-// It is a scan of the text, not a parse, and errs towards no. A bare
+// It is a scan of the text, not a parse, and errs towards no; a source
+// longer than InlineBytes is not scanned, and not bare. A bare
 // module gets no prologue: it does not import the globals module, the
 // run needs no globals decoded, and the engine skips the work of a
 // second module. Since no other module can load, the whole graph is the
@@ -141,6 +176,12 @@ func New(c Config) *Graph {
 func (g *Graph) Bare() bool { return g.bare }
 
 func bare(src string, globals []string) bool {
+	if len(src) > InlineBytes {
+		// Not scanned: a scan for each global's name, on the VM's
+		// goroutine before the run, would hold a stop for a long source
+		// (Load refuses one past MaxBytes anyway).
+		return false
+	}
 	if strings.Contains(src, "import") || strings.Contains(src, "from") || strings.Contains(src, `\u`) {
 		return false
 	}
@@ -298,21 +339,81 @@ func (g *Graph) Load(name string) (string, error) {
 		return "", g.fail(name, fmt.Sprintf("cannot find module '%s'", name))
 	}
 	f.parsed = false
+	if len(f.Source) > MaxBytes {
+		return "", g.fail(f.Specifier, TooLarge(fmt.Sprintf("the module '%s'", f.Specifier), len(f.Source)))
+	}
+	// The scans and the transform run through hostwork when they may take
+	// long, so that a stop of the run does not wait for them: a small
+	// source whose transform, if it needs one, is cached is loaded here.
+	if len(f.Source) <= InlineBytes {
+		ts := f.Lang == TypeScript && !plainJS(f.Source)
+		if !ts || transforms.has(cacheKey(f.Display, f.Source)) {
+			return g.apply(f, g.load(f, ts))
+		}
+	}
+	var l loaded
+	if !hostwork.Do(g.stop, "load", len(f.Source), func() {
+		l = g.load(f, f.Lang == TypeScript && !plainJS(f.Source))
+	}) {
+		return "", errStopped
+	}
+	return g.apply(f, l)
+}
+
+// loaded is what Load or Fallback gives the engine for a module, made by
+// load or fallback, which may run off the VM's goroutine: they read the
+// graph's settings and the file's source only, never write either, and
+// apply, on the VM's goroutine, records the outcome.
+type loaded struct {
+	code        string // the module's text, its prologue first
+	shift       int    // the prologue's length
+	smap        *sourcemap.Consumer
+	transformed bool // code is the TypeScript transform's
+	nest        *nesting.Error
+	fail        *LinkFailure
+	js          bool // Fallback: the transform fails where JavaScript fails
+}
+
+// load prepares source module f; ts: its TypeScript must be transformed.
+// TypeScript that may be plain JavaScript is tried as it is: if it does
+// not compile, the engine asks for Fallback.
+func (g *Graph) load(f *File, ts bool) loaded {
 	// esbuild recurses on the Go stack: a program that nests deeper than
 	// any real one is refused before it sees it (and before the engine
 	// does, for the same answer in both languages).
 	if e := nesting.Check(f.Source); e != nil {
+		return loaded{nest: e}
+	}
+	if !ts {
+		return g.prologued(f, f.Source, nil, false)
+	}
+	out, smap, lf := transform(f)
+	if lf != nil {
+		return loaded{fail: lf}
+	}
+	return g.prologued(f, out, smap, true)
+}
+
+// apply records on the graph what load or fallback made of f, and gives
+// the engine its text.
+func (g *Graph) apply(f *File, l loaded) (string, error) {
+	switch {
+	case l.nest != nil:
 		if g.Failure == nil {
-			g.Failure = &LinkFailure{Specifier: f.Specifier, Message: e.Error(), Display: f.Display, Line: e.Line, Col: e.Column}
+			g.Failure = &LinkFailure{Specifier: f.Specifier, Message: l.nest.Error(), Display: f.Display, Line: l.nest.Line, Col: l.nest.Column}
 		}
-		return "", e
+		return "", l.nest
+	case l.fail != nil:
+		if g.Failure == nil {
+			g.Failure = l.fail
+		}
+		return "", errors.New(l.fail.Message)
 	}
-	if f.Lang == TypeScript && !plainJS(f.Source) {
-		return g.transformed(f)
+	f.shift = l.shift
+	if l.transformed {
+		f.smap, f.transformed = l.smap, true
 	}
-	// TypeScript that may be plain JavaScript is tried as it is: if it does
-	// not compile, the engine asks for Fallback.
-	return g.withPrologue(f, f.Source), nil
+	return l.code, nil
 }
 
 // Fallback gives the source to compile instead of what Load gave for
@@ -332,16 +433,25 @@ func (g *Graph) Fallback(name string) (string, error) {
 	if !ok || f.Lang != TypeScript || f.transformed || f.parsed {
 		return "", nil
 	}
-	if lf := transformFailure(f); lf != nil && failsAsJS(f, lf) {
+	var l loaded
+	if len(f.Source) <= InlineBytes && transforms.has(cacheKey(f.Display, f.Source)) {
+		l = g.fallback(f)
+	} else if !hostwork.Do(g.stop, "load", len(f.Source), func() { l = g.fallback(f) }) {
+		return "", errStopped
+	}
+	if l.js {
 		return "", nil
 	}
-	return g.transformed(f)
+	return g.apply(f, l)
 }
 
-// transformFailure is why the TypeScript transform of f fails, or nil.
-func transformFailure(f *File) *LinkFailure {
-	_, _, lf := transform(f)
-	return lf
+// fallback is the transform of f for Fallback.
+func (g *Graph) fallback(f *File) loaded {
+	out, smap, lf := transform(f)
+	if lf != nil {
+		return loaded{fail: lf, js: failsAsJS(f, lf)}
+	}
+	return g.prologued(f, out, smap, true)
 }
 
 // failsAsJS reports whether esbuild, reading f as JavaScript, fails with
@@ -361,34 +471,23 @@ func failsAsJS(f *File, lf *LinkFailure) bool {
 		m.Location.Line == lf.Line && m.Location.Column+1 == lf.Col
 }
 
-// transformed is the module's source with its types erased, and its prologue.
-func (g *Graph) transformed(f *File) (string, error) {
-	out, smap, err := transform(f)
-	if err != nil {
-		if g.Failure == nil {
-			g.Failure = err
-		}
-		return "", errors.New(err.Message)
-	}
-	f.smap, f.transformed = smap, true
-	return g.withPrologue(f, out), nil
-}
-
-func (g *Graph) withPrologue(f *File, code string) string {
+// prologued is f's text code (transformed, with its source map, or not)
+// with its prologue.
+func (g *Graph) prologued(f *File, code string, smap *sourcemap.Consumer, transformed bool) loaded {
+	l := loaded{code: code, smap: smap, transformed: transformed}
 	if g.bare && f == g.entry {
-		f.shift = 0
-		return code
+		return l
 	}
-	prologue := g.prologue(f, code)
-	f.shift = len(prologue)
-	return prologue + code
+	prologue := g.prologue(code)
+	l.code, l.shift = prologue+code, len(prologue)
+	return l
 }
 
 // prologue is the text put before a module's first line: it binds the
 // run's globals at module scope (import.meta is set by the engine, from
 // URL). It has no newline, so
 // line numbers stay those of the source; columns on line 1 shift by its length.
-func (g *Graph) prologue(f *File, code string) string {
+func (g *Graph) prologue(code string) string {
 	var b strings.Builder
 	b.WriteString("import {")
 	n := 0
@@ -450,6 +549,10 @@ func declaresFunction(code, name string) bool {
 // yes: a yielding global is then left out of the module, where a wrong no
 // would make the module's own binding a link error.
 func bindsName(code, name string) bool {
+	// The closer after an occurrence, and what follows it, are found once
+	// for all the occurrences before that closer: the scan stays linear
+	// (it was quadratic, seconds for a few hundred KB of ",report").
+	closer, follows := -1, false
 	for i := 0; ; {
 		j := strings.Index(code[i:], name)
 		if j < 0 {
@@ -469,12 +572,18 @@ func bindsName(code, name string) bool {
 		// In the braces of an import, or a destructuring pattern:
 		// import { a, report } from, const { report } = x, [a, report] = x.
 		if strings.HasSuffix(before, "{") || strings.HasSuffix(before, ",") || strings.HasSuffix(before, "[") || strings.HasSuffix(before, ":") {
-			k := strings.IndexAny(code[i:], "}]();")
-			if k >= 0 && (code[i+k] == '}' || code[i+k] == ']') {
-				rest := strings.TrimLeft(code[i+k:], "}] \t\r\n")
-				if strings.HasPrefix(rest, "from") || strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") && !strings.HasPrefix(rest, "=>") {
-					return true
+			if closer < i {
+				closer, follows = len(code), false
+				if k := strings.IndexAny(code[i:], "}]();"); k >= 0 {
+					closer = i + k
+					if code[closer] == '}' || code[closer] == ']' {
+						rest := strings.TrimLeft(code[closer:], "}] \t\r\n")
+						follows = strings.HasPrefix(rest, "from") || strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") && !strings.HasPrefix(rest, "=>")
+					}
 				}
+			}
+			if follows {
+				return true
 			}
 		}
 	}
@@ -533,16 +642,19 @@ func transformFlight(key [32]byte, f *File) (string, *sourcemap.Consumer, *LinkF
 // first, which most TypeScript is) asks for it: a run that waits for the
 // engine's start (a process's first) has its entry transformed meanwhile
 // instead of after. A source that compiles as JavaScript does not use it.
-// It does nothing for a source that nests too deep for esbuild (Load
-// refuses it).
+// It does nothing for a source past MaxBytes or one that nests too deep
+// for esbuild (Load refuses both), nor when hostwork has no room for it
+// now.
 func Pretransform(filename, src string) {
-	if nesting.Check(src) != nil {
+	if len(src) > MaxBytes || nesting.Check(src) != nil {
 		return
 	}
 	f := &File{Display: filename, Source: src}
 	key := cacheKey(f.Display, f.Source)
 	if _, mine := transforms.fly(key); mine { // neither cached nor under way
-		go transformFlight(key, f)
+		if !hostwork.TryGo("transform", len(src), func() { transformFlight(key, f) }) {
+			transforms.land(key)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package source
 import (
 	"strings"
 
+	"github.com/airlockrun/airlock/internal/hostwork"
 	"github.com/airlockrun/airlock/internal/nesting"
 	"github.com/evanw/esbuild/pkg/api"
 	"github.com/go-sourcemap/sourcemap"
@@ -26,32 +27,72 @@ type StepMap struct {
 // EraseStep erases the TypeScript of an executor step: type annotations,
 // interfaces, enums, namespaces, `as` and `satisfies`, with esbuild, as
 // airlock.Run does for modules. Imports stay. A step esbuild cannot read
-// gives the failure, its position in the step.
+// gives the failure, its position in the step; so does a step past
+// MaxBytes, or one that nests too deep. The work runs through hostwork.
 func EraseStep(code string) (string, *StepMap, *LinkFailure) {
-	return erase(code, true)
+	return erase(nil, code, true)
+}
+
+// EraseStepUntil is EraseStep, abandoned when stop closes: it then
+// returns the failure Stopped at once, and the erasure runs on, abandoned
+// (see hostwork).
+func EraseStepUntil(stop <-chan struct{}, code string) (string, *StepMap, *LinkFailure) {
+	return erase(stop, code, true)
 }
 
 // EraseModule erases the TypeScript of an ES module's code, as EraseStep
 // does a step's.
 func EraseModule(code string) (string, *StepMap, *LinkFailure) {
-	return erase(code, false)
+	return erase(nil, code, false)
 }
 
-func erase(code string, step bool) (string, *StepMap, *LinkFailure) {
+// Stopped is the failure of an erasure abandoned at its stop.
+var Stopped = &LinkFailure{Message: "stopped"}
+
+func erase(stop <-chan struct{}, code string, step bool) (string, *StepMap, *LinkFailure) {
 	kind, head, tail, format := "\x00module", "", "", api.FormatESModule
 	if step {
 		kind, head, tail, format = "\x00step", stepHead, stepTail, api.FormatDefault
 	}
-	// esbuild recurses on the Go stack: code that nests deeper than any
-	// real program is refused before it sees it.
-	if e := nesting.Check(code); e != nil {
-		return "", nil, &LinkFailure{Message: e.Error(), Display: "<code>", Line: e.Line, Col: e.Column}
+	if len(code) > MaxBytes {
+		return "", nil, &LinkFailure{Message: TooLarge("the code", len(code)), Display: "<code>", Line: 1, Col: 1}
 	}
 	key := cacheKey(kind, code)
 	if t, ok := transforms.get(key); ok {
 		return t.code, &StepMap{t.smap, step}, nil
 	}
-	out, smap, m := esbuildTS(head+code+tail, "<code>", format, true)
+	var (
+		nest *nesting.Error
+		out  string
+		smap *sourcemap.Consumer
+		m    *api.Message
+	)
+	if !hostwork.Do(stop, "erase", len(code), func() {
+		// esbuild recurses on the Go stack: code that nests deeper than
+		// any real program is refused before it sees it.
+		if nest = nesting.Check(code); nest != nil {
+			return
+		}
+		if out, smap, m = esbuildTS(head+code+tail, "<code>", format, true); m != nil {
+			return
+		}
+		if step {
+			// "async function step() {\n" ... "}\n": the body, one line up.
+			if i := strings.IndexByte(out, '\n'); i >= 0 {
+				out = out[i+1:]
+			}
+			out = strings.TrimRight(out, "\n")
+			out = strings.TrimSuffix(out, "}")
+		}
+		// Cached here, so that an erasure abandoned at a stop still
+		// serves the same code's next step.
+		transforms.add(key, transformed{out, smap})
+	}) {
+		return "", nil, Stopped
+	}
+	if nest != nil {
+		return "", nil, &LinkFailure{Message: nest.Error(), Display: "<code>", Line: nest.Line, Col: nest.Column}
+	}
 	if m != nil {
 		lf := &LinkFailure{Message: m.Text, Display: "<code>"}
 		if m.Location != nil {
@@ -65,15 +106,6 @@ func erase(code string, step bool) (string, *StepMap, *LinkFailure) {
 		}
 		return "", nil, lf
 	}
-	if step {
-		// "async function step() {\n" ... "}\n": the body, one line up.
-		if i := strings.IndexByte(out, '\n'); i >= 0 {
-			out = out[i+1:]
-		}
-		out = strings.TrimRight(out, "\n")
-		out = strings.TrimSuffix(out, "}")
-	}
-	transforms.add(key, transformed{out, smap})
 	return out, &StepMap{smap, step}, nil
 }
 
