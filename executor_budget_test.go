@@ -3,6 +3,7 @@ package airlock_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -116,5 +117,32 @@ func TestExecutor_OpBudgetUncatchable(t *testing.T) {
 		if out := mustRun(t, ex, `{ let i = 0; while (i < 100) i++; return i }`); out.Output != 100.0 {
 			t.Fatalf("after %s: %v", code, out.Output)
 		}
+	}
+}
+
+// A budget spent in the last promise reaction of a step, one whose
+// promise nothing awaits, left the event loop with nothing to run and
+// nothing pending: the step was reported as a deadlock
+// (ERR_RUNTIME_EXCEPTION, "waits for a promise that nothing can settle"),
+// not as the spent budget it was.
+func TestExecutor_OpBudgetSpentInLastReaction(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{MaxOperations: 100})
+	for _, code := range []string{
+		`await new Promise(() => { Promise.resolve().then(() => { for (;;) {} }) })`,
+		`await new Promise(() => { queueMicrotask(() => { for (;;) {} }) })`,
+		`await new Promise(() => { Promise.reject(new Error("x")).catch(() => { for (;;) {} }) })`,
+		`async function f() { await null; for (;;) {} } await new Promise(() => { f() })`,
+	} {
+		_, err := ex.Run(context.Background(), code)
+		if codeOf(err) != "ERR_MAX_OPS_EXCEEDED" {
+			t.Errorf("%s: %v, want ERR_MAX_OPS_EXCEEDED", code, err)
+		}
+		wantState(t, ex, airlock.StateReady)
+	}
+	// Spent in no reaction, the same shape is still a deadlock.
+	_, err := ex.Run(context.Background(), `await new Promise(() => { Promise.resolve().then(() => { for (let i = 0; i < 10; i++) {} }) })`)
+	e := wantCode(t, err, "ERR_RUNTIME_EXCEPTION")
+	if !strings.Contains(e.Message, "nothing can settle") {
+		t.Errorf("message %q, want a deadlock", e.Message)
 	}
 }

@@ -216,7 +216,11 @@ func (v *VM) loop(j *Job, err error) Outcome {
 		if err != nil {
 			return v.failure(err)
 		}
-		if err = v.sb.RunJobs(ctx); j.outcome != nil || err != nil {
+		err = v.sb.RunJobs(ctx)
+		// A budget spent in a job, the last one included, stops the step
+		// before anything else is decided (it would look like a deadlock).
+		v.opsSpent(j)
+		if j.outcome != nil || err != nil || j.stopped() {
 			continue
 		}
 		if j.Take != nil {
