@@ -44,12 +44,12 @@ func BenchmarkExecutorWarmRun(b *testing.B) {
 	}
 }
 
-// BenchmarkLoopGuard runs loops of 1e6 iterations with and without the
-// engine's operation budget (a step compiled without it), alternately, on
-// two executors of the same process: what the budget costs is the ratio
-// of the two, reported as the metric budget/none (of the fastest run of
-// each, which a shared machine disturbs least) beside ns/op (the runs with
-// the budget).
+// BenchmarkLoopGuard runs loops of 1e6 iterations, calls and awaits with
+// and without the engine's operation budget (a step compiled without it),
+// alternately, on two executors of the same process: what the budget
+// costs is the ratio of the two, reported as the metric budget/none (of
+// the fastest run of each, which a shared machine disturbs least) beside
+// ns/op (the runs with the budget).
 func BenchmarkLoopGuard(b *testing.B) {
 	ctx := context.Background()
 	loops := []struct{ name, setup, code string }{
@@ -60,6 +60,10 @@ func BenchmarkLoopGuard(b *testing.B) {
 			`(() => { let t = 0; for (const r of rows) { t += r.price * r.qty } return t })()`},
 		{"forEach", `const xs = Array.from({length: 1e6}, (_, i) => i)`,
 			`(() => { let t = 0; xs.forEach((x) => { t += x }); return t })()`},
+		// Calls and resumptions, which count too: fib(25) makes 242,785
+		// calls; the async loop awaits 1e5 times (a resumption each).
+		{"calls-fib25", ``, `(() => { function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) } return fib(25) })()`},
+		{"awaits", ``, `await (async () => { for (let i = 0; i < 1e5; i++) await null })()`},
 	}
 	for _, l := range loops {
 		b.Run(l.name, func(b *testing.B) {

@@ -130,7 +130,7 @@ type Job struct {
 	// Stop is closed when the host decides the job must stop.
 	Stop <-chan struct{}
 	// OpsSpent is called when a step of a session spends its budget of
-	// loop iterations.
+	// operations.
 	OpsSpent func()
 
 	outcome *Outcome
