@@ -280,8 +280,8 @@
 // with a budget of n spends n and passes; n+1 fails with
 // ERR_MAX_OPS_EXCEEDED, wherever it is spent (a promise reaction nothing
 // awaits included), which no try, catch, finally or promise handler sees,
-// and after which no tool runs. Tools
-// ([Executor.SendTools]) are read-only global functions, variables
+// and after which no tool runs. Tools ([Executor.SendTools]) are
+// read-only global functions, variables
 // ([Executor.SendVariables]) global copies of Go values, and final_answer(v)
 // ends a step with its answer. The host decides how a step ends, as for
 // Run. Errors are *[ExecutorError] with the contract's ERR_* codes. An

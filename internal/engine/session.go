@@ -159,8 +159,9 @@ func (v *VM) DefineValue(name, wire string) error {
 // call from the code or from native code, such as a forEach callback or a
 // promise reaction; a constructor; the start and every resumption of an
 // async function or a generator); past the budget an uncatchable error
-// ends the step, wherever it is spent, and Job.OpsSpent is called. The outcome is as for Run; a script that does not compile is
-// LinkFailed. After the step, whatever it left pending is dropped: the
+// ends the step, wherever it is spent, and Job.OpsSpent is called. The
+// outcome is as for Run; a script that does not compile is LinkFailed.
+// After the step, whatever it left pending is dropped: the
 // promises of its host calls never settle and its queued jobs are
 // cancelled.
 //
