@@ -134,12 +134,13 @@ func TestExecutor_OpBudgetUncatchable(t *testing.T) {
 // generator resumed by next() (re-entered without a charge, so an async
 // function that calls itself after an await is an endless loop with no
 // loop in it), and direct calls (tree recursion is exponential work under
-// any budget). Each ran until the Timeout. Now every entry into a
-// function of the steps, a call by any route or a resumption, spends one
-// operation. Each route's unbounded program ends with ERR_MAX_OPS_EXCEEDED
-// under a small budget, long before a generous Timeout; its bounded
-// version spends what the rule says: with that budget it passes, with one
-// less it fails.
+// any budget). However small the budget, each ran until the Timeout, the
+// memory limit or a stack overflow (fib(30) to its end). Now every entry
+// into a function of the steps, a call by any route or a resumption,
+// spends one operation. Each route's unbounded program ends with
+// ERR_MAX_OPS_EXCEEDED under a small budget, long before a generous
+// Timeout; its bounded version spends what the rule says: with that budget
+// it passes, with one less it fails.
 func TestExecutor_OpBudgetEveryRoute(t *testing.T) {
 	for _, c := range []struct {
 		name      string
