@@ -231,6 +231,7 @@ func TestExecutor_OpBudgetSpentInLastReaction(t *testing.T) {
 		`await new Promise(() => { queueMicrotask(() => { for (;;) {} }) })`,
 		`await new Promise(() => { Promise.reject(new Error("x")).catch(() => { for (;;) {} }) })`,
 		`async function f() { await null; for (;;) {} } await new Promise(() => { f() })`,
+		`await new Promise(() => { readTool("x").then(() => { for (;;) {} }) })`,
 	} {
 		_, err := ex.Run(context.Background(), code)
 		if codeOf(err) != "ERR_MAX_OPS_EXCEEDED" {
