@@ -288,13 +288,19 @@
 // The engine counts a step's operations against
 // [ExecutorOptions].MaxOperations: one for every entry into a loop body
 // (for, for-in, for-of, for await, while, do-while, a labelled continue
-// included) and one for every call of a function the steps defined made by
-// the engine rather than by the code (callbacks of forEach, map, reduce,
-// sort comparators, promise reactions, getters, Function.prototype.call and
-// bound functions); direct calls and constructors are free. A step with a budget of n spends
-// n and passes; n+1 fails with ERR_MAX_OPS_EXCEEDED, which no try, catch,
-// finally or promise handler sees, and after which no tool runs. Tools
-// ([Executor.SendTools]) are read-only global functions, variables
+// included) and one for every entry into a function the steps defined: a
+// call, whether the code makes it or the engine does (callbacks of
+// forEach, map, reduce, sort comparators, promise reactions,
+// queueMicrotask, getters, Function.prototype.call and bound functions), a
+// constructor's (and a class's field initializer's), and the start and
+// every resumption of an async function (after each await) or a generator
+// (at each next()). The step's own top-level code costs nothing. So
+// recursion is bounded as loops are: fib(30) spends 2.7 million. A step
+// with a budget of n spends n and passes; n+1 fails with
+// ERR_MAX_OPS_EXCEEDED, wherever it is spent (a promise reaction nothing
+// awaits included), which no try, catch, finally or promise handler sees,
+// and after which no tool runs. Tools ([Executor.SendTools]) are
+// read-only global functions, variables
 // ([Executor.SendVariables]) global copies of Go values, and final_answer(v)
 // ends a step with its answer. The host decides how a step ends, as for
 // Run. Errors are *[ExecutorError] with the contract's ERR_* codes; an

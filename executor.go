@@ -39,11 +39,15 @@ const (
 // its default.
 type ExecutorOptions struct {
 	// MaxOperations is the budget of operations of one step, counted by the
-	// engine: every entry into a loop body and every call of a function the
-	// steps defined from native code (array callbacks, sort comparators,
-	// promise reactions), in functions of earlier steps too. A step that
-	// spends MaxOperations passes; one more fails with
-	// ERR_MAX_OPS_EXCEEDED. Default 50000.
+	// engine: every entry into a loop body and every entry into a function
+	// the steps defined, in functions of earlier steps too: a call, direct
+	// or by the engine (array callbacks, sort comparators, promise
+	// reactions, queueMicrotask, getters), a constructor, and the start and
+	// every resumption of an async function (after an await) or a
+	// generator (at next()). A step that spends MaxOperations passes; one
+	// more fails with ERR_MAX_OPS_EXCEEDED, wherever it is spent. Default
+	// 50000: a loop of 10,000 iterations that calls a function spends
+	// 20,000.
 	MaxOperations int
 	// Timeout bounds the wall time of one step. Default 10s, at least 1ms.
 	Timeout time.Duration

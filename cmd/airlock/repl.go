@@ -17,7 +17,7 @@ import (
 func replFlags(stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("airlock repl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Int("max-ops", 0, "loop iterations a step may run (default 50000)")
+	fs.Int("max-ops", 0, "operations (loop iterations and function calls) a step may run (default 50000)")
 	durationFlag(fs, "timeout", 0, "wall time a step may take (default 10s)")
 	fs.String("memory", "256MiB", "memory limit of the session")
 	fs.String("tools", "demo", "tools of the session: demo (sleep, now, echo) or none")

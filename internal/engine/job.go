@@ -141,7 +141,7 @@ type Job struct {
 	// Stop is closed when the host decides the job must stop.
 	Stop <-chan struct{}
 	// OpsSpent is called when a step of a session spends its budget of
-	// loop iterations.
+	// operations.
 	OpsSpent func()
 
 	outcome *Outcome
@@ -227,7 +227,11 @@ func (v *VM) loop(j *Job, err error) Outcome {
 		if err != nil {
 			return v.failure(err)
 		}
-		if err = v.sb.RunJobs(ctx); j.outcome != nil || err != nil {
+		err = v.sb.RunJobs(ctx)
+		// A budget spent in a job, the last one included, stops the step
+		// before anything else is decided (it would look like a deadlock).
+		v.opsSpent(j)
+		if j.outcome != nil || err != nil || j.stopped() {
 			continue
 		}
 		if j.Take != nil {

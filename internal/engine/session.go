@@ -155,11 +155,13 @@ func (v *VM) DefineValue(name, wire string) error {
 // the global object; await and return are allowed at its top level. Its
 // value is what it returns, else its completion value (the last
 // expression statement's). The engine counts ops operations: every loop
-// body's entry and every call of one of the session's functions from
-// native code (a forEach callback, a sort comparator, a promise reaction);
-// past the budget an uncatchable error ends the step and Job.OpsSpent is
-// called. The outcome is as for Run; a script that does not compile is
-// LinkFailed. After the step, whatever it left pending is dropped: the
+// body's entry and every entry into one of the session's functions (a
+// call from the code or from native code, such as a forEach callback or a
+// promise reaction; a constructor; the start and every resumption of an
+// async function or a generator); past the budget an uncatchable error
+// ends the step, wherever it is spent, and Job.OpsSpent is called. The
+// outcome is as for Run; a script that does not compile is LinkFailed.
+// After the step, whatever it left pending is dropped: the
 // promises of its host calls never settle and its queued jobs are
 // cancelled.
 //

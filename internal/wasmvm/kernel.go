@@ -102,7 +102,7 @@ func (s *Sandbox) kernelCall(ctx context.Context, f entry, method string, args [
 
 // The flags of a step (QJS_STEP_* in the shim), for Step and InspectStep.
 const (
-	StepBudget = 1 // its loops and callbacks count against SetOpBudget
+	StepBudget = 1 // its loops and function entries count against SetOpBudget
 	StepSloppy = 2 // sloppy global code, as Node's REPL runs it
 	StepKeep   = 4 // InspectStep keeps the compiled step for StepKept
 )
@@ -186,8 +186,9 @@ func (s *Sandbox) ClearInterrupt() {
 }
 
 // SetOpBudget sets the operation budget of the code a step compiles
-// (qjs_kernel_step): every loop body's entry and every call of one of its
-// functions from native code spends one; spent (below zero), the code
+// (qjs_kernel_step): every loop body's entry and every entry into one of
+// its functions (a call by any route, the start or a resumption of an
+// async function or a generator) spends one; spent (below zero), the code
 // throws an uncatchable error.
 func (s *Sandbox) SetOpBudget(n int64) {
 	s.mod.Memory().WriteUint64Le(s.ctl+ctlOps, uint64(n))

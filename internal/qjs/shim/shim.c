@@ -1443,14 +1443,14 @@ EXPORT(qjs_kernel_run) int32_t qjs_kernel_run(JSContext *ctx, const char *method
 }
 
 /* The flags of qjs_kernel_step. */
-#define QJS_STEP_BUDGET 1 /* count loops and callbacks against qjs_ctl.ops */
+#define QJS_STEP_BUDGET 1 /* count loops and function entries against qjs_ctl.ops */
 #define QJS_STEP_SLOPPY 2 /* sloppy global code, as Node's REPL runs it */
 #define QJS_STEP_KEPT 4   /* the step qjs_inspect_step kept (inspect.c) */
 
 /* qjs_kernel_step evaluates a step of a session, src[0:len] (NUL after
    it), as global code of the realm named filename, strict unless flags
    has QJS_STEP_SLOPPY: top-level await and return allowed; with
-   QJS_STEP_BUDGET, its loops and callbacks counted against qjs_ctl.ops
+   QJS_STEP_BUDGET, its loops and function entries counted against qjs_ctl.ops
    (patch 0006); with QJS_STEP_KEPT, it runs instead the step
    qjs_inspect_step compiled and kept (inspect.c). It hands the script's promise (of { value }) to the
    kernel's exec, or what its compilation threw to the kernel's
