@@ -188,3 +188,64 @@ func TestNestingHonestExecutor(t *testing.T) {
 		}
 	}
 }
+
+// hiddenN is how deeply the programs that hide their nesting behind a
+// slash nest: 400,000 levels, 400 KB, past the 300,000 at which esbuild
+// and sobek overflow the Go stack.
+const hiddenN = 400_000
+
+// A slash that a scanner without a parser reads the wrong way hid a nest
+// from the bound: after a closing brace that ends an expression
+// (`x = {} / '/ ; ' (((`), the scanner read a regular expression where the
+// parser divides, and the string that followed hid the parentheses; after
+// a word that may be an identifier (async, as, of, keyof…), the same;
+// after a type annotation or a declaration at the end of a line
+// (`let x: string[]` then `/'/ (((`), after break, debugger, a comparison's
+// `>` or a `!` on a new line, it divided where the parser reads a
+// regular expression; and esbuild reads `<!--` and a line's `-->` as
+// comments where the scanner read code. Each of these, 400 KB deep, took
+// the host down with a fatal stack overflow in esbuild; now every one is
+// the nesting bound's link_error, in both languages, and the process (a
+// child of the test) survives.
+func TestNestingHiddenRun(t *testing.T) {
+	if !childtest.InChild(t) {
+		return
+	}
+	ctx := context.Background()
+	for _, c := range nestingtest.Hidden(hiddenN) {
+		for _, lang := range []airlock.Language{airlock.TypeScript, airlock.JavaScript} {
+			run, err := airlock.Run(ctx, c.Module, airlock.Options{Language: lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantNestingLinkError(t, c.Name+" ("+lang.String()+")", run.Wait())
+		}
+	}
+	wantResult(t, runOpts(t, "export default 6 * 7", airlock.Options{}), 42.0)
+}
+
+// The same programs as executor steps: ValidateCode and Run answer the
+// nesting_depth diagnostic (a step the engine cannot compile was read as
+// TypeScript by esbuild, which the hidden nest took down), and the
+// executor still runs steps afterwards.
+func TestNestingHiddenExecutor(t *testing.T) {
+	if !childtest.InChild(t) {
+		return
+	}
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	for _, c := range nestingtest.Hidden(hiddenN) {
+		ds := airlock.ValidateCode(c.Step, airlock.ExecutorOptions{})
+		if len(ds) == 0 || ds[0].Rule != "nesting_depth" {
+			t.Errorf("%s: ValidateCode gave %+v, want nesting_depth", c.Name, ds)
+		}
+		_, err := ex.Run(context.Background(), c.Step)
+		var ee *airlock.ExecutorError
+		if !errors.Is(err, airlock.ErrValidationFailed) || !errors.As(err, &ee) || !strings.Contains(ee.Message, "nests too deeply") {
+			t.Errorf("%s: Run gave %v, want ERR_VALIDATION_FAILED (nesting_depth)", c.Name, err)
+		}
+	}
+	out := mustRun(t, ex, "return 6 * 7")
+	if got, _ := json.Marshal(out.Output); string(got) != "42" {
+		t.Fatalf("after the hidden steps: %s", got)
+	}
+}

@@ -56,41 +56,60 @@ import (
 // most (RATIONALE.md, "Why programs may nest 1000 levels deep").
 const Max = 1000
 
+// MaxReadings is how many readings of a program Check follows at once:
+// where a slash may start a regular expression or divide, both readings
+// are followed until they meet again. Real programs need two or three;
+// code that keeps more than MaxReadings apart at once is refused.
+const MaxReadings = 64
+
 // Error reports where a program nests too deeply: the byte offset of the
 // token that went past the bound, and its 1-based line and column (the
-// column counts characters).
+// column counts characters). Ambiguous reports a program refused at the
+// slash where it would have needed more than MaxReadings readings at once.
 type Error struct {
 	Offset       int
 	Line, Column int
 	Max          int
+	Ambiguous    bool
 }
 
 // Error is the message, without the position.
 func (e *Error) Error() string {
+	if e.Ambiguous {
+		return fmt.Sprintf("the code cannot be checked for nesting: more than %d places where a slash may start a regular expression or divide are open at once", MaxReadings)
+	}
 	return fmt.Sprintf("the code nests too deeply: more than %d levels of brackets, blocks or nested expressions", e.Max)
 }
 
 // Check reports where src nests deeper than Max, or nil.
 func Check(src string) *Error { return CheckMax(src, Max) }
 
-// CheckMax reports where src nests deeper than max, or nil.
+// CheckMax reports where src nests deeper than max in any of its
+// readings, or nil.
 func CheckMax(src string, max int) *Error {
 	s := scanner{src: src, max: max}
-	s.stack = append(s.stack, level{})
-	off := s.run()
-	if off < 0 {
+	s.run()
+	if s.over < 0 {
 		return nil
 	}
-	line, col := lineCol(src, off)
-	return &Error{Offset: off, Line: line, Column: col, Max: max}
+	line, col := lineCol(src, s.over)
+	return &Error{Offset: s.over, Line: line, Column: col, Max: max, Ambiguous: s.ambiguous}
 }
 
-// Depth is the deepest nesting of src, counted as Check counts it.
+// Depth is the deepest nesting of src over its readings, counted as Check
+// counts it (of a program refused as ambiguous, the deepest until then).
 func Depth(src string) int {
 	s := scanner{src: src, max: int(^uint(0) >> 1)}
-	s.stack = append(s.stack, level{})
 	s.run()
 	return s.deepest
+}
+
+// Readings is the most readings of src followed at once (1 for most
+// programs; more than MaxReadings for one refused as ambiguous).
+func Readings(src string) int {
+	s := scanner{src: src, max: int(^uint(0) >> 1)}
+	s.run()
+	return s.readings
 }
 
 // lineCol is the 1-based line and column of a byte offset.
@@ -100,7 +119,8 @@ func lineCol(s string, off int) (line, col int) {
 	return strings.Count(s[:off], "\n") + 1, utf8.RuneCountInString(s[start:off]) + 1
 }
 
-// level is an open bracket, or the program.
+// level is an open bracket, or the program. kind, control and operand
+// are its shape; base, low and high its counters.
 type level struct {
 	kind      byte // 0 (the program), '(', '[', '{', '$' (${ of a template), '<'
 	base      int  // the depth inside it
@@ -109,20 +129,47 @@ type level struct {
 	operand   bool // a < where an operand was expected: a type assertion
 }
 
+// What a slash starts, after the token before it.
+const (
+	slashRegex  = iota // a regular expression: an operand is expected
+	slashDivide        // a division, after the end of an operand
+	slashEither        // either: both are read
+)
+
+// scanner reads the source in every reading its slashes allow: each
+// reading is a branch, and the branch furthest behind advances first, one
+// token at a time, so that two branches at the same offset are compared
+// there and merged if they can no longer tell apart.
 type scanner struct {
-	src   string
-	max   int
+	src  string
+	max  int
+	live []*branch
+	// failFrom, failEnd: a regular expression scanned from the slash at
+	// failFrom did not end on its line, which ends at failEnd (regexEnd).
+	failFrom, failEnd int
+	over              int  // where the bound was passed, or -1
+	ambiguous         bool // over is where the readings outgrew MaxReadings
+	deepest           int  // the deepest depth seen
+	readings          int  // the most branches live at once
+}
+
+// branch is one reading of the source: the open levels, where it is, and
+// what the last token tells of the next.
+type branch struct {
+	sc    *scanner
 	i     int
 	stack []level
 	// prevEnd: the last token ended an operand (an identifier, a literal,
 	// a closing bracket), so what follows is an operator, or a new statement.
 	prevEnd bool
-	// regexOK: a slash now starts a regular expression even though prevEnd
-	// (after a block's }, or an if head's )).
+	// regexOK: what follows starts a statement even though prevEnd (after
+	// a block's }, or an if head's )), as far as calls, indexing, tagged
+	// templates and prefix operators are concerned.
 	regexOK bool
-	// noRegex: a regular expression failed to end on this line; until the
-	// next line, slashes divide.
-	noRegex bool
+	// slash: what a slash starts now (slashRegex, slashDivide, slashEither).
+	slash byte
+	// nl: a line terminator came since the last token.
+	nl bool
 	// semi: a semicolon ended a statement; the level starts over unless
 	// else follows.
 	semi bool
@@ -131,66 +178,178 @@ type scanner struct {
 	afterDot bool
 	prevWord string // the last token, when it was a word
 	forAwait bool   // the last two words were for await
-	over     int    // where the bound was passed, or -1
-	deepest  int    // the deepest depth seen
+	dead     bool   // a syntax error in this reading: dropped
 }
 
-func (s *scanner) top() *level { return &s.stack[len(s.stack)-1] }
+// run scans the source in every reading, until its end or the bound.
+func (s *scanner) run() {
+	s.over, s.failFrom, s.failEnd = -1, -1, -1
+	b := &branch{sc: s, stack: make([]level, 1, 64), nl: true}
+	if strings.HasPrefix(s.src, "#!") {
+		b.i = lineEnd(s.src, 0)
+	}
+	s.live, s.readings = []*branch{b}, 1
+	for s.over < 0 && len(s.live) > 0 {
+		if len(s.live) == 1 {
+			// One reading, as for almost every program: no comparisons.
+			b := s.live[0]
+			for s.over < 0 && len(s.live) == 1 && b.i < len(s.src) {
+				b.step()
+			}
+			if len(s.live) == 1 && b.i >= len(s.src) {
+				s.live = s.live[:0]
+			}
+			continue
+		}
+		b := s.live[0]
+		for _, o := range s.live[1:] {
+			if o.i < b.i {
+				b = o
+			}
+		}
+		if b.i >= len(s.src) {
+			s.remove(b)
+			continue
+		}
+		b.step()
+		if b.dead {
+			s.remove(b)
+			continue
+		}
+		for _, o := range s.live {
+			if o != b && o.i == b.i && o.sameShape(b) {
+				o.absorb(b)
+				s.remove(b)
+				break
+			}
+		}
+	}
+}
 
-func (s *scanner) depth() int {
-	t := s.top()
+func (s *scanner) remove(b *branch) {
+	for k, o := range s.live {
+		if o == b {
+			s.live[k] = s.live[len(s.live)-1]
+			s.live = s.live[:len(s.live)-1]
+			return
+		}
+	}
+}
+
+// fork adds a copy of b as a new reading, or refuses the program at at
+// when there are MaxReadings already (and returns nil).
+func (b *branch) fork(at int) *branch {
+	s := b.sc
+	if len(s.live) >= MaxReadings {
+		if s.over < 0 {
+			s.over, s.ambiguous = at, true
+		}
+		return nil
+	}
+	c := *b
+	c.stack = append(make([]level, 0, len(b.stack)+16), b.stack...)
+	s.live = append(s.live, &c)
+	s.readings = max(s.readings, len(s.live))
+	return &c
+}
+
+// sameShape reports whether o and b, at the same offset, read the rest of
+// the source alike: the same open levels, of the same kinds, and the same
+// state between tokens. Only their counters may differ.
+func (b *branch) sameShape(o *branch) bool {
+	if b.prevEnd != o.prevEnd || b.regexOK != o.regexOK || b.slash != o.slash || b.nl != o.nl ||
+		b.semi != o.semi || b.afterDot != o.afterDot || b.forAwait != o.forAwait ||
+		b.prevWord != o.prevWord || len(b.stack) != len(o.stack) {
+		return false
+	}
+	for k := range b.stack {
+		x, y := &b.stack[k], &o.stack[k]
+		if x.kind != y.kind || x.control != y.control || x.operand != y.operand {
+			return false
+		}
+	}
+	return true
+}
+
+// absorb makes b count for o as well, b and o having the same shape at
+// the same offset: each counter becomes the greater of the two.
+//
+// This bounds both readings from here on. What the scanner does next
+// depends on the source, the offset and the shape, never on a counter, so
+// the merged reading takes the same steps as each of the two; and every
+// step is monotone in the counters: push makes base depth()+1, incLow
+// and incHigh add one, reset and a binary operator set low or high to 0
+// (in both alike), pop removes the top level of the same kind in both,
+// exposing the level below, itself the greater of the two. By induction,
+// each counter of the merged reading stays at least that of either, so
+// does its depth, and the bound is passed no later than in either.
+// (TestMergeBounds checks it on every pair of readings of the tests'
+// programs.)
+func (b *branch) absorb(o *branch) {
+	for k := range b.stack {
+		x, y := &b.stack[k], &o.stack[k]
+		x.base, x.low, x.high = max(x.base, y.base), max(x.low, y.low), max(x.high, y.high)
+	}
+}
+
+func (b *branch) top() *level { return &b.stack[len(b.stack)-1] }
+
+func (b *branch) depth() int {
+	t := b.top()
 	return t.base + t.low + t.high
 }
 
 // exceeded records the first token that goes past the bound.
-func (s *scanner) exceeded(at int) bool {
-	d := s.depth()
+func (b *branch) exceeded(at int) bool {
+	s, d := b.sc, b.depth()
 	s.deepest = max(s.deepest, d)
 	if d > s.max {
-		s.over = at
+		if s.over < 0 {
+			s.over = at
+		}
 		return true
 	}
 	return false
 }
 
-func (s *scanner) incLow(at int) bool {
-	t := s.top()
+func (b *branch) incLow(at int) bool {
+	t := b.top()
 	t.low++
 	t.high = 0
-	return s.exceeded(at)
+	return b.exceeded(at)
 }
 
-func (s *scanner) incHigh(at int) bool {
-	s.top().high++
-	return s.exceeded(at)
+func (b *branch) incHigh(at int) bool {
+	b.top().high++
+	return b.exceeded(at)
 }
 
 // reset starts the level over, as at a new statement or list element.
-func (s *scanner) reset() {
-	s.popAngles()
-	t := s.top()
+func (b *branch) reset() {
+	b.popAngles()
+	t := b.top()
 	t.low, t.high = 0, 0
 }
 
-func (s *scanner) popAngles() {
-	for len(s.stack) > 1 && s.top().kind == '<' {
-		s.stack = s.stack[:len(s.stack)-1]
+func (b *branch) popAngles() {
+	for len(b.stack) > 1 && b.top().kind == '<' {
+		b.stack = b.stack[:len(b.stack)-1]
 	}
 }
 
-func (s *scanner) push(kind byte, at int, control, operand bool) bool {
-	d := s.depth() + 1
-	s.stack = append(s.stack, level{kind: kind, base: d, control: control, operand: operand})
-	return s.exceeded(at)
+func (b *branch) push(kind byte, at int, control, operand bool) bool {
+	d := b.depth() + 1
+	b.stack = append(b.stack, level{kind: kind, base: d, control: control, operand: operand})
+	return b.exceeded(at)
 }
 
 // startToken is called at the start of every token but comments: a pending
 // semicolon takes effect unless the token is else.
-func (s *scanner) startToken(word string) {
-	if s.semi {
-		s.semi = false
+func (b *branch) startToken(word string) {
+	if b.semi {
+		b.semi = false
 		if word != "else" {
-			s.reset()
+			b.reset()
 		}
 	}
 }
@@ -198,240 +357,342 @@ func (s *scanner) startToken(word string) {
 // operandStart is called at the start of a token that begins an operand
 // (identifier, literal, string, template): after the end of an operand, that
 // is a new statement.
-func (s *scanner) operandStart() {
-	if s.prevEnd {
-		s.reset()
+func (b *branch) operandStart() {
+	if b.prevEnd {
+		b.reset()
 	}
 }
 
-// run scans the source and returns where the bound was passed, or -1.
-func (s *scanner) run() int {
-	s.over = -1
-	src := s.src
-	if strings.HasPrefix(src, "#!") {
-		s.i = s.lineEnd(0)
-	}
-	for s.i < len(src) && s.over < 0 {
-		c := src[s.i]
+// step reads one token, or a run of white space or a comment.
+func (b *branch) step() {
+	src := b.sc.src
+	c := src[b.i]
+	switch {
+	case c == '\n' || c == '\r':
+		b.nl = true
+		b.i++
+		return
+	case c == ' ' || c == '\t' || c == '\v' || c == '\f':
+		b.i++
+		return
+	case c >= 0x80:
+		r, n := utf8.DecodeRuneInString(src[b.i:])
 		switch {
-		case c == '\n' || c == '\r':
-			s.noRegex = false
-			s.i++
-		case c == ' ' || c == '\t' || c == '\v' || c == '\f':
-			s.i++
-		case c >= 0x80:
-			r, n := utf8.DecodeRuneInString(src[s.i:])
-			switch {
-			case r == '\u2028' || r == '\u2029':
-				s.noRegex = false
-				s.i += n
-			case unicode.IsSpace(r) || r == '\uFEFF':
-				s.i += n
-			default:
-				s.word()
-			}
-		case c == '/' && s.peek(1) == '/':
-			s.i = s.lineEnd(s.i)
-		case c == '/' && s.peek(1) == '*':
-			end := strings.Index(src[s.i+2:], "*/")
-			if end < 0 {
-				s.i = len(src)
-			} else {
-				if strings.ContainsAny(src[s.i+2:s.i+2+end], "\n\r\u2028\u2029") {
-					s.noRegex = false
-				}
-				s.i += end + 4
-			}
-		case c == '/' && (!s.prevEnd || s.regexOK) && !s.noRegex:
-			s.startToken("")
-			s.operandStart()
-			if !s.regex() {
-				s.noRegex = true
-				s.operator()
-			}
-		case c == '\'' || c == '"':
-			s.startToken("")
-			s.operandStart()
-			s.str(c)
-			s.ended()
-		case c == '`':
-			s.startToken("")
-			at := s.i
-			if s.prevEnd && !s.regexOK {
-				if s.incHigh(at) { // a tagged template
-					break
-				}
-			} else {
-				s.operandStart()
-			}
-			s.i++
-			s.template()
-		case c >= '0' && c <= '9' || c == '.' && s.peek(1) >= '0' && s.peek(1) <= '9':
-			s.startToken("")
-			s.operandStart()
-			s.number()
-			s.ended()
-		case isIdentStart(c):
-			s.word()
-		case c == '(' || c == '[' || c == '{':
-			s.startToken("")
-			s.open(c)
-		case c == ')' || c == ']' || c == '}':
-			s.startToken("")
-			s.close(c)
-		default:
-			s.startToken("")
-			s.operator()
+		case r == '\u2028' || r == '\u2029':
+			b.nl = true
+			b.i += n
+			return
+		case unicode.IsSpace(r) || r == '\uFEFF':
+			b.i += n
+			return
+		}
+	case c == '/' && b.peek(1) == '/':
+		b.i = lineEnd(src, b.i)
+		return
+	case c == '/' && b.peek(1) == '*':
+		end := strings.Index(src[b.i+2:], "*/")
+		if end < 0 {
+			b.i = len(src)
+			return
+		}
+		if strings.ContainsAny(src[b.i+2:b.i+2+end], "\n\r\u2028\u2029") {
+			b.nl = true
+		}
+		b.i += end + 4
+		return
+	case c == '<' && strings.HasPrefix(src[b.i:], "<!--"), c == '-' && b.nl && strings.HasPrefix(src[b.i:], "-->"):
+		// esbuild reads a comment to the end of the line (a legacy HTML
+		// comment, `-->` only first on its line); a parser without them,
+		// operators. Both are read.
+		if k := b.fork(b.i); k != nil {
+			k.i = lineEnd(src, k.i)
 		}
 	}
-	return s.over
+	b.token()
+	b.nl = false
 }
 
-func (s *scanner) peek(k int) byte {
-	if s.i+k < len(s.src) {
-		return s.src[s.i+k]
+// token reads the token at b.i.
+func (b *branch) token() {
+	src := b.sc.src
+	c := src[b.i]
+	switch {
+	case c >= 0x80 || isIdentStart(c):
+		b.word()
+	case c == '/':
+		b.slashToken()
+	case c == '\'' || c == '"':
+		b.startToken("")
+		b.operandStart()
+		b.str(c)
+		b.ended()
+	case c == '`':
+		b.startToken("")
+		at := b.i
+		if b.prevEnd && !b.regexOK {
+			if b.incHigh(at) { // a tagged template
+				return
+			}
+		} else {
+			b.operandStart()
+		}
+		b.i++
+		b.template()
+	case c >= '0' && c <= '9' || c == '.' && b.peek(1) >= '0' && b.peek(1) <= '9':
+		b.startToken("")
+		b.operandStart()
+		b.number()
+		b.ended()
+	case c == '(' || c == '[' || c == '{':
+		b.startToken("")
+		b.open(c)
+	case c == ')' || c == ']' || c == '}':
+		b.startToken("")
+		b.close(c)
+	default:
+		b.startToken("")
+		b.operator()
+	}
+}
+
+// slashToken reads a slash that is not a comment: a regular expression, a
+// division, or, where the token before cannot tell, both.
+func (b *branch) slashToken() {
+	mode := b.slash
+	if mode == slashDivide && b.nl {
+		// After the end of an operand and a line break, a statement may
+		// have ended where a slash could not go on (a declaration, a type
+		// annotation, break, import 'x'): a regular expression.
+		mode = slashEither
+	}
+	switch mode {
+	case slashRegex:
+		b.startToken("")
+		b.operandStart()
+		if end := b.sc.regexEnd(b.i); end >= 0 {
+			b.i = end
+			b.ended()
+			return
+		}
+		// No regular expression ends on this line: a parser that reads one
+		// here stops at this error. The rest is read as code all the same.
+		b.operator()
+	case slashDivide:
+		b.startToken("")
+		b.operator()
+	case slashEither:
+		if end := b.sc.regexEnd(b.i); end >= 0 {
+			k := b.fork(b.i)
+			if k == nil {
+				return
+			}
+			k.startToken("")
+			k.operandStart()
+			k.i = end
+			k.ended()
+			k.nl = false
+		}
+		b.startToken("")
+		b.operator()
+	}
+}
+
+func (b *branch) peek(k int) byte {
+	if b.i+k < len(b.sc.src) {
+		return b.sc.src[b.i+k]
 	}
 	return 0
 }
 
 // lineEnd is the offset of the line terminator at or after i, or len(src).
-func (s *scanner) lineEnd(i int) int {
-	for ; i < len(s.src); i++ {
-		switch s.src[i] {
+func lineEnd(src string, i int) int {
+	for ; i < len(src); i++ {
+		switch src[i] {
 		case '\n', '\r':
 			return i
 		case 0xE2:
-			if strings.HasPrefix(s.src[i:], "\u2028") || strings.HasPrefix(s.src[i:], "\u2029") {
+			if isLS(src, i) {
 				return i
 			}
 		}
 	}
-	return len(s.src)
+	return len(src)
+}
+
+// isLS reports whether src holds U+2028 or U+2029 at i.
+func isLS(src string, i int) bool {
+	return strings.HasPrefix(src[i:], "\u2028") || strings.HasPrefix(src[i:], "\u2029")
 }
 
 // ended marks the end of an operand.
-func (s *scanner) ended() {
-	s.prevEnd, s.regexOK, s.afterDot, s.prevWord = true, false, false, ""
+func (b *branch) ended() {
+	b.prevEnd, b.regexOK, b.afterDot, b.prevWord, b.slash = true, false, false, "", slashDivide
 }
 
 // operatorEnded marks the end of an operator: an operand follows.
-func (s *scanner) operatorEnded() {
-	s.prevEnd, s.regexOK, s.afterDot, s.prevWord = false, false, false, ""
+func (b *branch) operatorEnded() {
+	b.prevEnd, b.regexOK, b.afterDot, b.prevWord, b.slash = false, false, false, "", slashRegex
 }
 
-func (s *scanner) open(c byte) {
-	at := s.i
-	s.i++
-	control := c == '(' && (wordClass[s.prevWord]&controlHead != 0 || s.prevWord == "await" && s.forAwait)
-	kind := c
-	if s.prevEnd && !s.regexOK && c != '{' {
+func (b *branch) open(c byte) {
+	at := b.i
+	b.i++
+	control := c == '(' && (wordClass[b.prevWord]&controlHead != 0 || b.prevWord == "await" && b.forAwait)
+	if b.prevEnd && !b.regexOK && c != '{' {
 		// a call or an index: a postfix chain as well as a level
-		if s.incHigh(at) {
+		if b.incHigh(at) {
 			return
 		}
 	}
-	s.push(kind, at, control, false)
-	s.operatorEnded()
+	b.push(c, at, control, false)
+	b.operatorEnded()
 }
 
-func (s *scanner) close(c byte) {
-	s.i++
-	s.popAngles()
-	if len(s.stack) == 1 {
-		s.ended() // more closers than openers: the parser reports it
+// closes reports whether a closing bracket c closes a level of kind k.
+func closes(k, c byte) bool {
+	return k == '(' && c == ')' || k == '[' && c == ']' || (k == '{' || k == '$') && c == '}'
+}
+
+func (b *branch) close(c byte) {
+	b.i++
+	b.popAngles()
+	t := b.stack[len(b.stack)-1]
+	if !closes(t.kind, c) && len(b.sc.live) > 1 {
+		// A closer that closes nothing, or another bracket: every parser
+		// that stops at its first error stops here in this reading, which
+		// is dropped while another remains.
+		b.dead = true
 		return
 	}
-	t := s.stack[len(s.stack)-1]
-	s.stack = s.stack[:len(s.stack)-1]
+	if len(b.stack) == 1 {
+		b.ended() // more closers than openers: the parser reports it
+		return
+	}
+	b.stack = b.stack[:len(b.stack)-1]
 	if t.kind == '$' && c == '}' {
-		s.template()
+		b.template()
 		return
 	}
-	s.ended()
+	b.ended()
 	switch {
 	case t.control:
 		// if (x) /re/, if (x) if (y): what follows starts the body
-		s.prevEnd = false
+		b.prevEnd, b.slash = false, slashRegex
 	case c == '}':
-		// after a block a slash starts a regular expression; after an
-		// object literal it could divide, which programs do not do
-		s.regexOK = true
+		// After a block a slash starts a regular expression; after an
+		// object literal, a function or class expression, it divides.
+		b.regexOK, b.slash = true, slashEither
 	}
 }
 
 // word scans an identifier or a keyword.
-func (s *scanner) word() {
-	start := s.i
-	if s.src[s.i] == '#' {
-		s.i++
+func (b *branch) word() {
+	src := b.sc.src
+	start := b.i
+	if src[b.i] == '#' {
+		b.i++
 	}
-	last := s.prevWord
-	for s.i < len(s.src) {
-		c := s.src[s.i]
+	last := b.prevWord
+	for b.i < len(src) {
+		c := src[b.i]
 		if c >= 0x80 {
-			r, n := utf8.DecodeRuneInString(s.src[s.i:])
+			r, n := utf8.DecodeRuneInString(src[b.i:])
 			if r == '\u2028' || r == '\u2029' || r == '\uFEFF' || unicode.IsSpace(r) {
 				break
 			}
-			s.i += n
+			b.i += n
 			continue
 		}
 		if !isIdentPart(c) {
 			break
 		}
-		s.i++
+		b.i++
 	}
-	if s.i == start {
-		s.i++ // a byte no token starts with
+	if b.i == start {
+		b.i++ // a byte no token starts with
 	}
-	w := s.src[start:s.i]
-	if s.afterDot || strings.HasPrefix(w, "#") {
-		s.startToken("")
-		s.operandStart()
-		s.ended()
+	w := src[start:b.i]
+	if b.afterDot || strings.HasPrefix(w, "#") {
+		b.startToken("")
+		b.operandStart()
+		b.ended()
 		return
 	}
 	class := wordClass[w]
-	s.startToken(w)
-	if s.prevEnd && class&continuation == 0 || w == "case" || w == "default" {
-		s.reset() // a new statement, or a switch's clause
+	b.startToken(w)
+	if b.prevEnd && class&continuation == 0 || w == "case" || w == "default" {
+		b.reset() // a new statement, or a switch's clause
 	}
 	switch {
 	case class&prefixWord != 0:
-		if s.incHigh(start) {
+		if b.incHigh(start) {
 			return
 		}
 	case class&lowWord != 0:
-		if s.incLow(start) {
+		if b.incLow(start) {
 			return
 		}
 	case class&binaryWord != 0:
-		s.top().high = 0
+		b.top().high = 0
 	}
 	if w == "as" || w == "satisfies" {
 		// x as T as T: a postfix chain
-		if s.incHigh(start) {
+		if b.incHigh(start) {
 			return
 		}
 	}
-	if class&notEnd != 0 || s.prevEnd && class&continuation != 0 {
-		s.operatorEnded()
+	if class&notEnd != 0 || b.prevEnd && class&continuation != 0 {
+		b.operatorEnded()
 	} else {
-		s.ended()
+		b.ended()
 	}
-	s.prevWord, s.forAwait = w, last == "for" && w == "await"
+	switch {
+	case class&slashEitherWord != 0:
+		b.slash = slashEither
+	case class&slashDivideWord != 0:
+		b.slash = slashDivide
+	case class&slashRegexWord != 0:
+		b.slash = slashRegex
+	}
+	b.prevWord, b.forAwait = w, last == "for" && w == "await"
 }
 
-func (s *scanner) number() {
-	hex := s.src[s.i] == '0' && (s.peek(1) == 'x' || s.peek(1) == 'X')
-	for s.i < len(s.src) {
-		c := s.src[s.i]
-		if isIdentPart(c) || c == '.' {
-			s.i++
+// identEnd is the offset after the identifier characters from i, as in
+// a regular expression's flags or a number's tail.
+func identEnd(src string, i int) int {
+	for i < len(src) {
+		c := src[i]
+		if c >= 0x80 {
+			r, n := utf8.DecodeRuneInString(src[i:])
+			if r == '\u2028' || r == '\u2029' || r == '\uFEFF' || unicode.IsSpace(r) {
+				break
+			}
+			i += n
 			continue
 		}
-		if (c == '+' || c == '-') && !hex && (s.src[s.i-1] == 'e' || s.src[s.i-1] == 'E') {
-			s.i++
+		if !isIdentPart(c) || c == '\\' {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+func (b *branch) number() {
+	src := b.sc.src
+	hex := src[b.i] == '0' && (b.peek(1) == 'x' || b.peek(1) == 'X')
+	for b.i < len(src) {
+		c := src[b.i]
+		if c == '.' {
+			b.i++
+			continue
+		}
+		if (c == '+' || c == '-') && !hex && (src[b.i-1] == 'e' || src[b.i-1] == 'E') {
+			b.i++
+			continue
+		}
+		if end := identEnd(src, b.i); end > b.i {
+			b.i = end
 			continue
 		}
 		break
@@ -439,89 +700,107 @@ func (s *scanner) number() {
 }
 
 // str scans a string literal; a line terminator ends an unterminated one.
-func (s *scanner) str(q byte) {
-	s.i++
-	for s.i < len(s.src) {
-		c := s.src[s.i]
+func (b *branch) str(q byte) {
+	src := b.sc.src
+	b.i++
+	for b.i < len(src) {
+		c := src[b.i]
 		switch {
 		case c == q:
-			s.i++
+			b.i++
 			return
 		case c == '\\':
-			s.i += 2
-			if s.i <= len(s.src) && s.src[s.i-1] == '\r' && s.peek(0) == '\n' {
-				s.i++
+			b.i += 2
+			if b.i <= len(src) && src[b.i-1] == '\r' && b.peek(0) == '\n' {
+				b.i++
 			}
 		case c == '\n' || c == '\r':
 			return
 		default:
-			s.i++
+			b.i++
 		}
 	}
-	s.i = len(s.src)
+	b.i = len(src)
 }
 
-// template scans the text of a template literal from s.i, up to its end or
+// template scans the text of a template literal from b.i, up to its end or
 // the next ${, which opens a level.
-func (s *scanner) template() {
-	for s.i < len(s.src) {
-		switch s.src[s.i] {
+func (b *branch) template() {
+	src := b.sc.src
+	for b.i < len(src) {
+		switch src[b.i] {
 		case '\\':
-			s.i += 2
+			b.i += 2
 		case '`':
-			s.i++
-			s.ended()
+			b.i++
+			b.ended()
 			return
 		case '$':
-			if s.peek(1) == '{' {
-				at := s.i
-				s.i += 2
-				s.push('$', at, false, false)
-				s.operatorEnded()
+			if b.peek(1) == '{' {
+				at := b.i
+				b.i += 2
+				b.push('$', at, false, false)
+				b.operatorEnded()
 				return
 			}
-			s.i++
+			b.i++
 		default:
-			s.i++
+			b.i++
 		}
 	}
-	s.i = len(s.src)
-	s.ended()
+	b.i = len(src)
+	b.ended()
 }
 
-// regex scans a regular expression literal from the slash at s.i. It
-// reports false, having consumed nothing, when none ends on this line.
-func (s *scanner) regex() bool {
-	i, class := s.i+1, false
-	for i < len(s.src) {
-		c := s.src[i]
+// regexEnd is the offset after the regular expression literal that starts
+// with the slash at at (its flags included), or -1 when none ends on the
+// line.
+//
+// A scan that fails reads to the end of the line, and a line with many
+// slashes could be read again from each: once a scan from a slash p has
+// failed, a scan from a later slash q on that line stops at the first [
+// or ]. The two scans read the same characters from q on, in step, the
+// first in a class at q (or it would have ended at q, unless q was
+// escaped, which leaves the classes alike); after the first [ or ] their
+// states agree, so the second fails where the first did unless it ends
+// before.
+func (s *scanner) regexEnd(at int) int {
+	src := s.src
+	limited := s.failFrom >= 0 && at > s.failFrom && at < s.failEnd
+	class := false
+	for i := at + 1; i < len(src); {
+		c := src[i]
 		switch {
 		case c == '\\':
-			if i+1 >= len(s.src) || s.src[i+1] == '\n' || s.src[i+1] == '\r' {
-				return false
+			if i+1 >= len(src) || src[i+1] == '\n' || src[i+1] == '\r' || isLS(src, i+1) {
+				return s.regexFailed(at, limited)
 			}
 			i += 2
-			continue
-		case c == '\n' || c == '\r':
-			return false
-		case c == 0xE2 && (strings.HasPrefix(s.src[i:], "\u2028") || strings.HasPrefix(s.src[i:], "\u2029")):
-			return false
-		case c == '[':
-			class = true
-		case c == ']':
-			class = false
-		case c == '/' && !class:
-			i++
-			for i < len(s.src) && isIdentPart(s.src[i]) {
-				i++
+			if src[i-1] >= 0x80 {
+				_, n := utf8.DecodeRuneInString(src[i-1:])
+				i += n - 1
 			}
-			s.i = i
-			s.ended()
-			return true
+			continue
+		case c == '\n' || c == '\r' || c == 0xE2 && isLS(src, i):
+			return s.regexFailed(at, limited)
+		case c == '[' || c == ']':
+			if limited {
+				return -1
+			}
+			class = c == '['
+		case c == '/' && !class:
+			return identEnd(src, i+1)
 		}
 		i++
 	}
-	return false
+	return s.regexFailed(at, limited)
+}
+
+func (s *scanner) regexFailed(at int, limited bool) int {
+	if !limited {
+		s.failFrom, s.failEnd = at, lineEnd(s.src, at)
+	}
+	return -1
 }
 
 // punctuators, longest first.
@@ -540,83 +819,91 @@ var punctuatorsBy = func() (t [256][]string) {
 }()
 
 // operator scans a punctuator.
-func (s *scanner) operator() {
-	at := s.i
-	c := s.src[s.i]
+func (b *branch) operator() {
+	src := b.sc.src
+	at := b.i
+	c := src[b.i]
 	// A > closes an angle bracket first, one character at a time, as
 	// TypeScript's scanner reads type arguments.
-	if c == '>' && s.top().kind == '<' {
-		s.i++
-		t := s.stack[len(s.stack)-1]
-		s.stack = s.stack[:len(s.stack)-1]
+	if c == '>' && b.top().kind == '<' {
+		b.i++
+		t := b.stack[len(b.stack)-1]
+		b.stack = b.stack[:len(b.stack)-1]
 		if t.operand {
 			// <T>x: a type assertion, a prefix operator
-			s.operatorEnded()
-			s.incHigh(at)
+			b.operatorEnded()
+			b.incHigh(at)
 			return
 		}
-		s.ended()
+		// f<T>(x), or a < b > c: after it a slash divides (TypeScript's
+		// instantiation expression) or starts a regular expression.
+		b.ended()
+		b.slash = slashEither
 		return
 	}
-	op := s.src[s.i : s.i+1]
+	op := src[b.i : b.i+1]
 	for _, p := range punctuatorsBy[c] {
-		if strings.HasPrefix(s.src[s.i:], p) {
+		if strings.HasPrefix(src[b.i:], p) {
 			op = p
 			break
 		}
 	}
-	if op == "?." && s.peek(2) >= '0' && s.peek(2) <= '9' {
+	if op == "?." && b.peek(2) >= '0' && b.peek(2) <= '9' {
 		op = "?" // a ? .5 : b
 	}
-	s.i += len(op)
-	t := s.top()
+	b.i += len(op)
+	t := b.top()
 	switch op {
 	case "<":
-		operand := !s.prevEnd || s.regexOK
-		s.push('<', at, false, operand)
-		s.operatorEnded()
+		operand := !b.prevEnd || b.regexOK
+		b.push('<', at, false, operand)
+		b.operatorEnded()
 		return
 	case ".", "?.":
-		s.incHigh(at)
-		s.operatorEnded()
-		s.afterDot = true
+		b.incHigh(at)
+		b.operatorEnded()
+		b.afterDot = true
 		return
 	case ",":
 		t.low, t.high = 0, 0
-		s.operatorEnded()
+		b.operatorEnded()
 		return
 	case ";":
-		s.semi = true
-		s.operatorEnded()
+		b.semi = true
+		b.operatorEnded()
 		return
 	case "!", "++", "--":
-		if s.prevEnd && !s.regexOK {
-			if op == "!" {
-				s.incHigh(at) // x!: TypeScript's non-null assertion
+		if b.prevEnd && !b.regexOK {
+			if !b.nl {
+				if op == "!" {
+					b.incHigh(at) // x!: TypeScript's non-null assertion
+				}
+				return // postfix: still the end of an operand
 			}
-			return // postfix: still the end of an operand
+			// On a new line, a prefix operator: the statement before ended.
+			b.reset()
 		}
-		s.incHigh(at)
+		b.incHigh(at)
 	case "~", "...":
-		s.incHigh(at)
+		b.incHigh(at)
 	case "+", "-":
-		if s.prevEnd && !s.regexOK {
-			s.popAngles()
-			s.top().high = 0
+		if b.prevEnd && !b.regexOK {
+			b.popAngles()
+			b.top().high = 0
 		} else {
-			s.incHigh(at)
+			b.incHigh(at)
 		}
 	case "=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", ">>>=", "&=", "|=", "^=",
 		"&&=", "||=", "??=", "=>", "**", "?", ":":
-		s.incLow(at)
+		b.incLow(at)
 	case "|", "&":
 		t.high = 0 // also unions and intersections of types
 	default:
 		// a binary operator: not inside type arguments
-		s.popAngles()
-		s.top().high = 0
+		b.popAngles()
+		b.top().high = 0
 	}
-	s.operatorEnded()
+	b.operatorEnded()
 }
 
 func isIdentStart(c byte) bool {
@@ -638,17 +925,26 @@ const (
 	// continuation: words that continue a statement after an operand, so
 	// they do not start a new one.
 	continuation
-	// notEnd: keywords after which an operand follows (a slash starts a
-	// regular expression).
+	// notEnd: keywords after which an operand follows.
 	notEnd
 	// controlHead: keywords whose parenthesized head is followed by a
 	// statement.
 	controlHead
+	// slashEitherWord: words after which a slash may start a regular
+	// expression (the keyword) or divide (the same word as an identifier).
+	slashEitherWord
+	// slashDivideWord: words after which a slash divides (an identifier),
+	// though an operand may follow the keyword: as a keyword, none of them
+	// is followed by a slash.
+	slashDivideWord
+	// slashRegexWord: words that end an operand, or a statement, after
+	// which a slash can only start a regular expression.
+	slashRegexWord
 )
 
-var wordClass = func() map[string]uint8 {
-	m := map[string]uint8{}
-	add := func(class uint8, words ...string) {
+var wordClass = func() map[string]uint16 {
+	m := map[string]uint16{}
+	add := func(class uint16, words ...string) {
 		for _, w := range words {
 			m[w] |= class
 		}
@@ -662,5 +958,9 @@ var wordClass = func() map[string]uint8 {
 		"keyof", "readonly", "infer", "unique", "asserts", "is", "as", "satisfies", "async", "class",
 		"export", "default", "import", "var", "let", "const")
 	add(controlHead, "if", "for", "while", "with", "switch", "catch")
+	add(slashEitherWord, "of", "yield", "await")
+	add(slashDivideWord, "async", "as", "is", "satisfies", "keyof", "readonly", "infer", "unique", "asserts",
+		"let", "from", "implements")
+	add(slashRegexWord, "break", "continue", "debugger")
 	return m
 }()
