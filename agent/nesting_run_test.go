@@ -1,8 +1,12 @@
 package agent_test
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
@@ -31,4 +35,69 @@ func TestNestingExecute(t *testing.T) {
 	if e.Result != 42.0 {
 		t.Fatalf("honest: %+v", e)
 	}
+}
+
+// hiddenN is how deeply the programs that hide their nesting nest: 400,000
+// levels, past the 300,000 at which esbuild and sobek overflow the Go stack.
+const hiddenN = 400_000
+
+// The agent's entry points read code with sobek (the completion rewrite
+// and the asynchronous calls) before the run, and a CodeAgent's steps go
+// to the executor. A nest hidden behind a slash that the bound read the
+// wrong way (nestingtest.Hidden) took the host down there as in esbuild;
+// now Interpreter.Execute, the run-code tool and a CodeAgent step each
+// answer the nesting bound's error, in a child process that survives.
+func TestNestingHiddenAgent(t *testing.T) {
+	if !childtest.InChild(t) {
+		return
+	}
+	ctx := context.Background()
+	it := agent.NewInterpreter(agent.Config{})
+	tool := agent.RunCodeTool(it, toolbox(t), nil)
+	for _, c := range nestingtest.Hidden(hiddenN) {
+		e := execute(t, it, c.Module, agent.ExecuteOptions{})
+		if e.Status != airlock.StatusLinkError || !strings.Contains(e.Error, "nests too deeply") {
+			t.Errorf("Execute %s: %s %.200q", c.Name, e.Status, e.Error)
+		}
+		in, _ := json.Marshal(agent.RunCodeInput{Code: c.Module})
+		_, err := tool.Handler(ctx, in)
+		var rce *agent.RunCodeError
+		if !errors.As(err, &rce) || !strings.Contains(rce.Text, "nests too deeply") {
+			t.Errorf("run_code %s: %.200v", c.Name, err)
+		}
+		m := &fakeModel{script: []agent.Completion{codeReply(c.Step), codeReply(`final_answer("ok")`)}}
+		a := &agent.CodeAgent{Model: m, Interpreter: it, Executor: airlock.ExecutorOptions{Timeout: 20 * time.Second}}
+		tr, err := a.Run(ctx, "t")
+		if err != nil || len(tr.Steps) == 0 || !strings.Contains(tr.Steps[0].Error, "nests too deeply") {
+			t.Errorf("CodeAgent %s: %v %.300v", c.Name, err, tr)
+		}
+	}
+	wantOK(t, execute(t, it, "6 * 7", agent.ExecuteOptions{}))
+}
+
+// sobek goes on parsing after a syntax error, and its recovery reads as
+// code what any scanner of the grammar reads as a template's text, a
+// regular expression or closed brackets (nestingtest.Recovering): `@` then
+// a template whose text holds 400,000 parentheses took the agent's host
+// down in sobek, though no parser that stops at the first error sees a
+// level of it. The instrumentation now reads such code only when its
+// worst case fits the Go stack; the execution fails as the engine's
+// syntax error, and the process survives.
+func TestNestingRecoveringAgent(t *testing.T) {
+	if !childtest.InChild(t) {
+		return
+	}
+	ctx := context.Background()
+	it := agent.NewInterpreter(agent.Config{})
+	for _, c := range nestingtest.Recovering(hiddenN) {
+		if e := execute(t, it, c.Module, agent.ExecuteOptions{}); e.OK() {
+			t.Errorf("Execute %s: succeeded", c.Name)
+		}
+		m := &fakeModel{script: []agent.Completion{codeReply(c.Step), codeReply(`final_answer("ok")`)}}
+		a := &agent.CodeAgent{Model: m, Interpreter: it, Executor: airlock.ExecutorOptions{Timeout: 20 * time.Second}}
+		if tr, err := a.Run(ctx, "t"); err != nil || len(tr.Steps) == 0 || tr.Steps[0].Error == "" {
+			t.Errorf("CodeAgent %s: %v %.300v", c.Name, err, tr)
+		}
+	}
+	wantOK(t, execute(t, it, "6 * 7", agent.ExecuteOptions{}))
 }

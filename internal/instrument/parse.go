@@ -25,7 +25,8 @@ type Program struct {
 }
 
 // Parse parses code as a JavaScript module (top-level await allowed); nil
-// when it does not parse, or nests too deeply to be parsed safely.
+// when it does not parse, nests too deeply to be parsed safely, or is longer
+// than nesting.MaxRecovering (64 KiB).
 func Parse(code string) *Program {
 	prog := parseModule(code)
 	if prog == nil {
@@ -35,12 +36,14 @@ func Parse(code string) *Program {
 }
 
 // parseModule parses code as an ES module (top-level await allowed), its
-// for-await loops read as for-of; nil when the code does not parse, or
-// nests too deeply to be parsed safely (the run's own check reports it).
-// The parser panics on some malformed input (`let[...A(`); that is a
-// syntax error.
+// for-await loops read as for-of; nil when the code does not parse, nests
+// too deeply to be parsed safely (the run's own check reports it), or is
+// longer than nesting.MaxRecovering: the parser goes on after a syntax
+// error, and what it then reads as code no scan bounds (the package doc of
+// internal/nesting). The parser panics on some malformed input
+// (`let[...A(`); that is a syntax error.
 func parseModule(code string) (prog *ast.Program) {
-	if nesting.Check(code) != nil {
+	if len(code) > nesting.MaxRecovering || nesting.Check(code) != nil {
 		return nil
 	}
 	defer func() {

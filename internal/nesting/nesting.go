@@ -62,6 +62,17 @@ const Max = 1000
 // code that keeps more than MaxReadings apart at once is refused.
 const MaxReadings = 64
 
+// MaxRecovering is the longest source, in bytes, given to a parser that
+// goes on after a syntax error: sobek, which the agent's instrumentation
+// reads code with (internal/instrument). After an error sobek reads on from
+// wherever its recovery leaves it: a template's text after a skipped
+// backtick, a regular expression's body, a closer inside what it then
+// takes for a regular expression. No scan of the grammar bounds that, so
+// its input is bounded instead: sobek needs at most about 2.2 KB of Go stack
+// per byte whatever it reads (a parenthesis costs it the most), 150 MB at
+// 64 KiB, against Go's 1 GB.
+const MaxRecovering = 64 << 10
+
 // Error reports where a program nests too deeply: the byte offset of the
 // token that went past the bound, and its 1-based line and column (the
 // column counts characters). Ambiguous reports a program refused at the

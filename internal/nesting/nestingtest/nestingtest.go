@@ -202,3 +202,23 @@ func Hidden(n int) []Case {
 	add("html-close-comment", "const x = 1\n--> `\n")
 	return cs
 }
+
+// Recovering returns programs with a syntax error after which a parser
+// that recovers (sobek, which the agent's instrumentation reads code
+// with, goes on after an error) reads as code, n levels deep, what the
+// bound counts as a literal or as closed: a template's text after a
+// token skipped past the error, a regular expression's body, and closers
+// that the recovery reads inside a regular expression.
+func Recovering(n int) []Case {
+	nest := strings.Repeat("(", n)
+	var cs []Case
+	add := func(name, src string) {
+		cs = append(cs, Case{Name: name, Module: src, Step: src})
+	}
+	add("template-skipped", "@ `return "+nest+"`")
+	add("template-field", "@d class A { x = `return "+nest+"` }")
+	add("template-resumed", "`${ a b ` return "+nest+" `")
+	add("regex-skipped", "@ /x return "+nest+"/")
+	add("closers-hidden", strings.Repeat("[ a b / ] /;\n", n*3/4))
+	return cs
+}
