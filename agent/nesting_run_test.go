@@ -76,27 +76,32 @@ func TestNestingHiddenAgent(t *testing.T) {
 }
 
 // sobek goes on parsing after a syntax error, and its recovery reads as
-// code what any scanner of the grammar reads as a template's text, a
-// regular expression or closed brackets (nestingtest.Recovering): `@` then
-// a template whose text holds 400,000 parentheses took the agent's host
-// down in sobek, though no parser that stops at the first error sees a
-// level of it. The instrumentation now reads such code only when its
-// worst case fits the Go stack; the execution fails as the engine's
-// syntax error, and the process survives.
+// code what any scan of the grammar reads as a template's text, a regular
+// expression or closed brackets (nestingtest.Recovering): `@` then a
+// template whose text holds 400,000 parentheses took the agent's host down
+// in sobek, though no parser that stops at its first error sees a level of
+// it; `@d class A { x = `return {a:{a:…` }` (JavaScript to esbuild, 9 KB)
+// made it report 4.5 million errors in 4 s and 660 MB, and quadratically
+// more past that. The instrumentation now reads only code esbuild reads as
+// JavaScript, its literals blanked, at most 64 KiB of it: each program,
+// under the bound (20,000 levels) and past it (400,000), fails as the
+// engine's syntax error, and the process survives.
 func TestNestingRecoveringAgent(t *testing.T) {
 	if !childtest.InChild(t) {
 		return
 	}
 	ctx := context.Background()
 	it := agent.NewInterpreter(agent.Config{})
-	for _, c := range nestingtest.Recovering(hiddenN) {
-		if e := execute(t, it, c.Module, agent.ExecuteOptions{}); e.OK() {
-			t.Errorf("Execute %s: succeeded", c.Name)
-		}
-		m := &fakeModel{script: []agent.Completion{codeReply(c.Step), codeReply(`final_answer("ok")`)}}
-		a := &agent.CodeAgent{Model: m, Interpreter: it, Executor: airlock.ExecutorOptions{Timeout: 20 * time.Second}}
-		if tr, err := a.Run(ctx, "t"); err != nil || len(tr.Steps) == 0 || tr.Steps[0].Error == "" {
-			t.Errorf("CodeAgent %s: %v %.300v", c.Name, err, tr)
+	for _, n := range []int{20_000, hiddenN} {
+		for _, c := range nestingtest.Recovering(n) {
+			if e := execute(t, it, c.Module, agent.ExecuteOptions{}); e.OK() {
+				t.Errorf("Execute %s (%d): succeeded", c.Name, n)
+			}
+			m := &fakeModel{script: []agent.Completion{codeReply(c.Step), codeReply(`final_answer("ok")`)}}
+			a := &agent.CodeAgent{Model: m, Interpreter: it, Executor: airlock.ExecutorOptions{Timeout: 20 * time.Second}}
+			if tr, err := a.Run(ctx, "t"); err != nil || len(tr.Steps) == 0 || tr.Steps[0].Error == "" {
+				t.Errorf("CodeAgent %s (%d): %v %.300v", c.Name, n, err, tr)
+			}
 		}
 	}
 	wantOK(t, execute(t, it, "6 * 7", agent.ExecuteOptions{}))

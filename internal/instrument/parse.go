@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/airlockrun/airlock/internal/nesting"
+	"github.com/airlockrun/airlock/internal/source"
 	"github.com/grafana/sobek/ast"
 	"github.com/grafana/sobek/parser"
 )
@@ -25,8 +26,9 @@ type Program struct {
 }
 
 // Parse parses code as a JavaScript module (top-level await allowed); nil
-// when it does not parse, nests too deeply to be parsed safely, or is longer
-// than nesting.MaxRecovering (64 KiB).
+// when it does not parse, nests too deeply to be parsed safely, is longer
+// than nesting.MaxRecovering (64 KiB), or is not JavaScript to esbuild
+// (parseModule says why).
 func Parse(code string) *Program {
 	prog := parseModule(code)
 	if prog == nil {
@@ -37,13 +39,22 @@ func Parse(code string) *Program {
 
 // parseModule parses code as an ES module (top-level await allowed), its
 // for-await loops read as for-of; nil when the code does not parse, nests
-// too deeply to be parsed safely (the run's own check reports it), or is
-// longer than nesting.MaxRecovering: the parser goes on after a syntax
-// error, and what it then reads as code no scan bounds (the package doc of
-// internal/nesting). The parser panics on some malformed input
-// (`let[...A(`); that is a syntax error.
+// too deeply to be parsed safely (the run's own check reports it), is
+// longer than nesting.MaxRecovering, or is not JavaScript to esbuild.
+//
+// The parser goes on after a syntax error, and its recovery reads what no
+// scan of the grammar bounds (the package doc of internal/nesting): so it
+// reads only code that esbuild, which stops at its first error, reads as
+// JavaScript, with the text of every literal and comment blanked
+// (nesting.BlankLiterals), and at most MaxRecovering bytes of it. The
+// readers here use positions and names, never a literal's text. The parser
+// panics on some malformed input (`let[...A(`); that is a syntax error.
 func parseModule(code string) (prog *ast.Program) {
-	if len(code) > nesting.MaxRecovering || nesting.Check(code) != nil {
+	if len(code) > nesting.MaxRecovering {
+		return nil
+	}
+	blank, ok := nesting.BlankLiterals(code)
+	if !ok || !source.ParsesAsJS(code) {
 		return nil
 	}
 	defer func() {
@@ -51,7 +62,7 @@ func parseModule(code string) (prog *ast.Program) {
 			prog = nil
 		}
 	}()
-	prog, err := parser.ParseFile(nil, "", forAwait(code), parser.IgnoreRegExpErrors, parser.WithDisableSourceMaps, parser.IsModule)
+	prog, err := parser.ParseFile(nil, "", forAwait(blank), parser.IgnoreRegExpErrors, parser.WithDisableSourceMaps, parser.IsModule)
 	if err != nil {
 		return nil
 	}

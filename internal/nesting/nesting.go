@@ -123,6 +123,37 @@ func Readings(src string) int {
 	return s.readings
 }
 
+// BlankLiterals is src with the text of its strings, template literals
+// (not their substitutions), regular expressions and comments made spaces,
+// every offset, line terminator and line continuation kept: for a parser
+// that goes on after a syntax error (MaxRecovering), which can then read no
+// literal's text as code. It reports false for a program that Check
+// refuses or that can be read in more than one way (a slash that may divide
+// or start a regular expression, a legacy HTML comment): no one reading's
+// literals are known.
+func BlankLiterals(src string) (string, bool) {
+	s := scanner{src: src, max: Max, record: true}
+	s.run()
+	if s.over >= 0 || s.readings > 1 {
+		return "", false
+	}
+	out := []byte(src)
+	for _, l := range s.literals {
+		for i := l[0]; i < l[1]; i++ {
+			switch c := out[i]; {
+			case c == '\n' || c == '\r':
+			case c == 0xE2 && isLS(src, i):
+				i += 2
+			case c == '\\' && i+1 < len(src) && (src[i+1] == '\n' || src[i+1] == '\r' || isLS(src, i+1)):
+				// a line continuation
+			default:
+				out[i] = ' '
+			}
+		}
+	}
+	return string(out), true
+}
+
 // lineCol is the 1-based line and column of a byte offset.
 func lineCol(s string, off int) (line, col int) {
 	off = min(max(off, 0), len(s))
@@ -162,6 +193,10 @@ type scanner struct {
 	ambiguous         bool // over is where the readings outgrew MaxReadings
 	deepest           int  // the deepest depth seen
 	readings          int  // the most branches live at once
+	// record: note in literals where the text of strings, templates,
+	// regular expressions and comments is (BlankLiterals).
+	record   bool
+	literals [][2]int
 }
 
 // branch is one reading of the source: the open levels, where it is, and
@@ -398,14 +433,18 @@ func (b *branch) step() {
 			return
 		}
 	case c == '/' && b.peek(1) == '/':
-		b.i = lineEnd(src, b.i)
+		end := lineEnd(src, b.i)
+		b.literal(b.i+2, end)
+		b.i = end
 		return
 	case c == '/' && b.peek(1) == '*':
 		end := strings.Index(src[b.i+2:], "*/")
 		if end < 0 {
+			b.literal(b.i+2, len(src))
 			b.i = len(src)
 			return
 		}
+		b.literal(b.i+2, b.i+2+end)
 		if strings.ContainsAny(src[b.i+2:b.i+2+end], "\n\r\u2028\u2029") {
 			b.nl = true
 		}
@@ -469,6 +508,7 @@ func (b *branch) token() {
 // slashToken reads a slash that is not a comment: a regular expression, a
 // division, or, where the token before cannot tell, both.
 func (b *branch) slashToken() {
+	src := b.sc.src
 	mode := b.slash
 	if mode == slashDivide && b.nl {
 		// After the end of an operand and a line break, a statement may
@@ -481,6 +521,7 @@ func (b *branch) slashToken() {
 		b.startToken("")
 		b.operandStart()
 		if end := b.sc.regexEnd(b.i); end >= 0 {
+			b.literal(b.i+1, strings.LastIndexByte(src[:end], '/'))
 			b.i = end
 			b.ended()
 			return
@@ -714,10 +755,12 @@ func (b *branch) number() {
 func (b *branch) str(q byte) {
 	src := b.sc.src
 	b.i++
+	start := b.i
 	for b.i < len(src) {
 		c := src[b.i]
 		switch {
 		case c == q:
+			b.literal(start, b.i)
 			b.i++
 			return
 		case c == '\\':
@@ -726,28 +769,33 @@ func (b *branch) str(q byte) {
 				b.i++
 			}
 		case c == '\n' || c == '\r':
+			b.literal(start, b.i)
 			return
 		default:
 			b.i++
 		}
 	}
 	b.i = len(src)
+	b.literal(start, b.i)
 }
 
 // template scans the text of a template literal from b.i, up to its end or
 // the next ${, which opens a level.
 func (b *branch) template() {
 	src := b.sc.src
+	start := b.i
 	for b.i < len(src) {
 		switch src[b.i] {
 		case '\\':
 			b.i += 2
 		case '`':
+			b.literal(start, b.i)
 			b.i++
 			b.ended()
 			return
 		case '$':
 			if b.peek(1) == '{' {
+				b.literal(start, b.i)
 				at := b.i
 				b.i += 2
 				b.push('$', at, false, false)
@@ -760,7 +808,16 @@ func (b *branch) template() {
 		}
 	}
 	b.i = len(src)
+	b.literal(start, b.i)
 	b.ended()
+}
+
+// literal notes that src[from:to] is the text of a literal or a comment,
+// when the scanner records them.
+func (b *branch) literal(from, to int) {
+	if b.sc.record && to > from {
+		b.sc.literals = append(b.sc.literals, [2]int{from, min(to, len(b.sc.src))})
+	}
 }
 
 // regexEnd is the offset after the regular expression literal that starts

@@ -204,13 +204,15 @@ func Hidden(n int) []Case {
 }
 
 // Recovering returns programs with a syntax error after which a parser
-// that recovers (sobek, which the agent's instrumentation reads code
-// with, goes on after an error) reads as code, n levels deep, what the
-// bound counts as a literal or as closed: a template's text after a
-// token skipped past the error, a regular expression's body, and closers
-// that the recovery reads inside a regular expression.
+// that recovers (sobek, which the agent's instrumentation reads code with,
+// goes on after an error) reads as code, n levels deep, what the bound
+// counts as a literal or as closed: a template's text after a token skipped
+// past the error, a regular expression's body, and closers that the
+// recovery reads inside a regular expression. Nested labels ({a:{a:…) make
+// it report an error per pair of them: n²/2. The decorator forms are
+// JavaScript to esbuild; sobek has no decorators.
 func Recovering(n int) []Case {
-	nest := strings.Repeat("(", n)
+	nest, labels := strings.Repeat("(", n), strings.Repeat("{a:", n)
 	var cs []Case
 	add := func(name, src string) {
 		cs = append(cs, Case{Name: name, Module: src, Step: src})
@@ -220,5 +222,7 @@ func Recovering(n int) []Case {
 	add("template-resumed", "`${ a b ` return "+nest+" `")
 	add("regex-skipped", "@ /x return "+nest+"/")
 	add("closers-hidden", strings.Repeat("[ a b / ] /;\n", n*3/4))
+	add("labels-skipped", "@ `return "+labels+"`")
+	add("labels-field", "@d class A { x = `return "+labels+"` }")
 	return cs
 }
