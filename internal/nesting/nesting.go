@@ -197,6 +197,10 @@ type scanner struct {
 	// regular expressions and comments is (BlankLiterals).
 	record   bool
 	literals [][2]int
+	// noMerge keeps every reading apart, and noDrop keeps the readings
+	// that close a bracket they did not open (for the test that merging
+	// bounds the readings it replaces).
+	noMerge, noDrop bool
 }
 
 // branch is one reading of the source: the open levels, where it is, and
@@ -263,7 +267,7 @@ func (s *scanner) run() {
 			continue
 		}
 		for _, o := range s.live {
-			if o != b && o.i == b.i && o.sameShape(b) {
+			if !s.noMerge && o != b && o.i == b.i && o.sameShape(b) {
 				o.absorb(b)
 				s.remove(b)
 				break
@@ -609,7 +613,7 @@ func (b *branch) close(c byte) {
 	b.i++
 	b.popAngles()
 	t := b.stack[len(b.stack)-1]
-	if !closes(t.kind, c) && len(b.sc.live) > 1 {
+	if !closes(t.kind, c) && len(b.sc.live) > 1 && !b.sc.noDrop {
 		// A closer that closes nothing, or another bracket: every parser
 		// that stops at its first error stops here in this reading, which
 		// is dropped while another remains.
