@@ -244,6 +244,9 @@ func TestHiddenPrograms(t *testing.T) {
 // stacks in powers of two, so the need is the least stack per byte over
 // sizes a quarter of a power of two apart (within 19% of it).
 func TestSobekStackPerByte(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a measurement: a few seconds")
+	}
 	r := strings.Repeat
 	for name, unit := range map[string][3]string{
 		"parens":           {"", "(", ""},
