@@ -2,6 +2,7 @@ package nesting
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,6 +26,16 @@ func randomProgram(r *rand.Rand, n int) string {
 	return b.String()
 }
 
+// stack is a copy of the open levels, the program's first.
+func (b *branch) stack() []level {
+	var s []level
+	for f := b.below; f != nil; f = f.up {
+		s = append(s, f.level)
+	}
+	slices.Reverse(s)
+	return append(s, b.own...)
+}
+
 // Every step of the scan is monotone in the counters: two readings of the
 // same shape at the same offset, the counters of one at least the other's,
 // take the same steps through the same text, and after each one the first
@@ -36,7 +47,7 @@ func TestMergeMonotone(t *testing.T) {
 		prefix, rest := randomProgram(r, r.IntN(40)), randomProgram(r, 1+r.IntN(60))
 		src := prefix + rest
 		lo := &scanner{src: src, max: 1 << 30, over: -1, failFrom: -1, failEnd: -1}
-		bl := &branch{sc: lo, stack: make([]level, 1, 64), nl: true}
+		bl := &branch{sc: lo, own: make([]level, 1, 64), nl: true}
 		lo.live = []*branch{bl}
 		for bl.i < len(prefix) && !bl.dead {
 			bl.step()
@@ -46,11 +57,11 @@ func TestMergeMonotone(t *testing.T) {
 		}
 		hi := &scanner{src: src, max: 1 << 30, over: -1, failFrom: -1, failEnd: -1}
 		bh := *bl
-		bh.sc, bh.stack = hi, append([]level(nil), bl.stack...)
-		for k := range bh.stack {
-			bh.stack[k].base += r.IntN(3)
-			bh.stack[k].low += r.IntN(3)
-			bh.stack[k].high += r.IntN(3)
+		bh.sc, bh.below, bh.own = hi, nil, bl.stack()
+		for k := range bh.own {
+			bh.own[k].base += r.IntN(3)
+			bh.own[k].low += r.IntN(3)
+			bh.own[k].high += r.IntN(3)
 		}
 		hi.live = []*branch{&bh}
 		for bl.i < len(src) {
@@ -59,8 +70,9 @@ func TestMergeMonotone(t *testing.T) {
 			if bh.i != bl.i || !bh.sameShape(bl) {
 				t.Fatalf("%q: the readings parted at %d/%d", src, bl.i, bh.i)
 			}
-			for k := range bl.stack {
-				x, y := bh.stack[k], bl.stack[k]
+			hs, ls := bh.stack(), bl.stack()
+			for k := range ls {
+				x, y := hs[k], ls[k]
 				if x.base < y.base || x.low < y.low || x.high < y.high {
 					t.Fatalf("%q at %d: level %d counts %+v, below %+v", src, bl.i, k, x, y)
 				}
@@ -84,7 +96,7 @@ func TestMergeBounds(t *testing.T) {
 		progs = append(progs, c.Module)
 	}
 	r := rand.New(rand.NewPCG(3, 4))
-	forks := []string{"} / ", "a\n/ ", "of / ", "> / ", "<!-- ", "\n--> ", "/ x / ", "'/' ", "/*/ */ "}
+	forks := []string{"} / ", "a\n/ ", "of / ", "> / ", "yield / ", "/ x / ", "'/' ", "/*/ */ ", "} / ( / ", "a\n/ [ / 1 ", "} / 1 / "}
 	for range 3000 {
 		var b strings.Builder
 		for range 4 + r.IntN(10) {

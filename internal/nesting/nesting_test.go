@@ -3,6 +3,7 @@ package nesting_test
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,7 +47,7 @@ func TestCheckHonest(t *testing.T) {
 		`f("((((", '[[[[', ` + "`{{{{${'(('}`" + `, /((((/, /[(]/g) // ((((` + "\n/* [[[[ */": 3,
 		"if (a) /(((/.test(x)":              4,
 		"a = b / (c) / (d)":                 2,
-		"x = {}\n/(((/.test(y)":             7, // or {} / (((…
+		"x = {}\n/(((/.test(y)":             4,
 		"a\n(b)":                            2,
 		"return /(/":                        0,
 		"`a${`b${`c`}`}`":                   2,
@@ -141,8 +142,32 @@ func readAll(d *jsontext.Decoder) error {
 	}
 }
 
-// BenchmarkCheck is the cost of the scan on an ordinary program.
+// BenchmarkCheck is the cost of the scan on an ordinary program; /forks on
+// one where every line has a slash that may divide or start a regular
+// expression, read both ways and merged again.
+//
+//	go test -run '^$' -bench BenchmarkCheck ./internal/nesting
 func BenchmarkCheck(b *testing.B) {
+	b.Run("honest", benchmarkHonest)
+	b.Run("forks", func(b *testing.B) {
+		var src strings.Builder
+		for i := 0; src.Len() < 1<<20; i++ {
+			src.WriteString("const x" + strconv.Itoa(i) + " = {} / 2 / y\nf(a)\n/ b /.test(c) ? [d] : `${e}`\n")
+		}
+		s := src.String()
+		if nesting.Readings(s) < 2 {
+			b.Fatal("no forks")
+		}
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			if nesting.Check(s) != nil {
+				b.Fatal("refused")
+			}
+		}
+	})
+}
+
+func benchmarkHonest(b *testing.B) {
 	var src strings.Builder
 	for _, c := range nestingtest.Honest() {
 		src.WriteString(c.Module)
