@@ -1,14 +1,15 @@
 // Package nesting bounds how deeply a program (or a tool's schema) nests
 // before a recursive parser in the host reads it.
 //
-// The TypeScript transform (esbuild) and the executor's parser (sobek) are
-// recursive descent parsers on the Go stack, and so are the passes over the
-// trees they build: a program a few hundred KB long that nests a few hundred
-// thousand levels deep takes the host down with Go's "fatal error: stack
-// overflow", which no recover catches, and at a hundred thousand levels it
-// costs the host most of a GB. [Check] reads the text once, in linear time
-// and constant memory per level, and finds where it nests deeper than
-// [Max]: only then does a parser see it.
+// The TypeScript transform (esbuild) and the parser of the agent's
+// instrumentation (sobek) are recursive descent parsers on the Go stack,
+// and so are the passes over the trees they build: a program a few hundred
+// KB long that nests a few hundred thousand levels deep takes the host down
+// with Go's "fatal error: stack overflow", which no recover catches, and at
+// a hundred thousand levels it costs the host most of a GB. [Check] reads
+// the text in one pass, in time linear in its length (times the readings it
+// follows at once, below) and constant memory per level, and finds where it
+// nests deeper than [Max]: only then does a parser see it.
 //
 // Depth is counted as the parsers recurse, not only in brackets:
 //
@@ -25,17 +26,37 @@
 // A level starts over after a comma, after a semicolon (unless else follows),
 // and where a new statement starts after the end of an operand, as
 // automatic semicolon insertion would have it; a prefix or postfix chain
-// also starts over at a binary operator. Strings, template literals,
-// comments and regular expression literals are skipped as a JavaScript
-// scanner skips them; whether a slash starts a regular expression or
-// divides is decided by the token before it, as well as a scanner can
-// without parsing. Where this guess is wrong (a regular expression right
-// after a closing parenthesis that is not an if, for, while or with head),
-// the count inside it can be off by what the regular expression holds.
+// also starts over at a binary operator.
+//
+// Strings, template literals, comments (legacy HTML comments too, as
+// esbuild reads them) and regular expression literals are skipped as a
+// JavaScript scanner skips them, and no guess decides what is one: where
+// the token before a slash cannot tell whether it divides or starts a
+// regular expression, both readings are followed. That is after a closing
+// brace (a block, or an object literal or a function or class expression),
+// after a word that may be a keyword or an identifier (of, yield, await),
+// after a comparison's > (TypeScript's type arguments), and after the end
+// of an operand on an earlier line (a statement may have ended there: a
+// declaration, a type annotation, break label). After a word that takes an
+// operand only as a keyword that no slash may follow (as, satisfies, is,
+// keyof, readonly, infer, unique, asserts, async, let, from, implements), a
+// slash divides; after break, continue and debugger, it starts a regular
+// expression. Each reading is counted alone; two that reach the same offset
+// with the same open levels and state are merged, each counter the greater
+// of the two, which bounds both from there on (absorb says why). A reading
+// that reaches a syntax error at which esbuild stops (a closer that does
+// not match, a string or a regular expression that its line does not end)
+// is dropped while another remains. Real code needs one reading at a time;
+// code that needs more than [MaxReadings] at once is refused.
 //
 // The count is an upper bound of the parsers' recursion for the shapes that
-// nest, and close to the brackets' depth for ordinary code: real programs
-// stay far below [Max] (model-written code rarely passes 20).
+// nest, in every reading a parser that stops at its first syntax error can
+// take: esbuild's. sobek goes on after an error, into readings no scan of
+// the grammar follows, so the agent's instrumentation gives it only what
+// esbuild reads as JavaScript, with the text of its literals blanked
+// ([BlankLiterals]), at most [MaxRecovering] bytes of it. The count is close
+// to the brackets' depth for ordinary code: real programs stay far below
+// [Max] (model-written code rarely passes 20).
 //
 // A tool's JSON Schema is bounded the same way, by [CheckSchema], before a
 // schema decoder or compiler reads it: their time grows with a power of
