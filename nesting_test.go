@@ -249,3 +249,22 @@ func TestNestingHiddenExecutor(t *testing.T) {
 		t.Fatalf("after the hidden steps: %s", got)
 	}
 }
+
+// A source that keeps more readings of its slashes apart than the scan
+// follows at once (nesting.MaxReadings, 16) is refused as a too-deep one
+// is, in both languages: the scan cannot count it, and a refusal is safe.
+// Each `{} / ( / x /` line leaves one more reading, with one more open
+// parenthesis.
+func TestNestingReadingsRefused(t *testing.T) {
+	src := strings.Repeat("{} / ( / x /\n", 12) + "export default 1"
+	for _, lang := range []airlock.Language{airlock.TypeScript, airlock.JavaScript} {
+		res := runOpts(t, src, airlock.Options{Language: lang})
+		wantStatus(t, res, airlock.StatusLinkError)
+		if res.Error.Name != "SyntaxError" || !strings.Contains(res.Error.Message, "cannot be checked for nesting") || res.Error.Line < 1 {
+			t.Errorf("%v: %+v", lang, res.Error)
+		}
+	}
+	if ds := airlock.ValidateCode(strings.Repeat("{} / ( / x /\n", 12)+"return 1", airlock.ExecutorOptions{}); len(ds) == 0 || ds[0].Rule != "nesting_depth" {
+		t.Errorf("ValidateCode: %+v", ds)
+	}
+}

@@ -93,9 +93,11 @@ const MaxReadings = 16
 // wherever its recovery leaves it: a template's text after a skipped
 // backtick, a regular expression's body, a closer inside what it then
 // takes for a regular expression. No scan of the grammar bounds that, so
-// its input is bounded instead: sobek needs at most about 2.2 KB of Go stack
-// per byte whatever it reads (a parenthesis costs it the most), 150 MB at
-// 64 KiB, against Go's 1 GB.
+// the instrumentation gives it only JavaScript that esbuild reads without
+// an error, its literals blanked (BlankLiterals), and at most this much of
+// it: sobek needs at most about 2.4 KB of Go stack per byte whatever it
+// reads (a parenthesis costs it the most), 150 MB at 64 KiB, against Go's
+// 1 GB.
 const MaxRecovering = 64 << 10
 
 // Error reports where a program nests too deeply: the byte offset of the
