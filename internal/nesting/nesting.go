@@ -216,9 +216,10 @@ const (
 )
 
 // scanner reads the source in every reading its slashes allow: each
-// reading is a branch, and the branch furthest behind advances first, one
-// token at a time, so that two branches at the same offset are compared
-// there and merged if they can no longer tell apart.
+// reading is a branch, and the branches furthest behind step together, a
+// token (or the white space before one) at a time, so that two branches at
+// the same offset are compared there and merged if nothing tells them
+// apart but their counters.
 type scanner struct {
 	src   string
 	max   int
