@@ -65,14 +65,15 @@ func TestNestingRun(t *testing.T) {
 	wantNestingLinkError(t, "array-1e6", run.Wait())
 }
 
-// In worker mode, the same answers come back from the worker.
+// In worker mode, the same answers come back from the worker, for the
+// nests hidden behind a slash too.
 func TestNestingRunWorkers(t *testing.T) {
 	if !childtest.InChild(t) {
 		return
 	}
 	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
 	defer rt.Close()
-	for _, c := range nestingtest.Deep(deepN) {
+	for _, c := range append(nestingtest.Deep(deepN), nestingtest.Hidden(hiddenN)...) {
 		run, err := rt.Run(context.Background(), c.Module, airlock.Options{})
 		if err != nil {
 			t.Fatal(err)
