@@ -82,17 +82,18 @@ func TestNestingHiddenAgent(t *testing.T) {
 // in sobek, though no parser that stops at its first error sees a level of
 // it; `@d class A { x = `return {a:{a:…` }` (JavaScript to esbuild, 9 KB)
 // made it report 4.5 million errors in 4 s and 660 MB, and quadratically
-// more past that. The instrumentation now reads only code esbuild reads as
-// JavaScript, its literals blanked, at most 64 KiB of it: each program,
-// under the bound (20,000 levels) and past it (400,000), fails as the
-// engine's syntax error, and the process survives.
+// more past that. The instrumentation now gives sobek code with its
+// literals blanked, at most 64 KiB of it, and past 4 KiB only code esbuild
+// reads as JavaScript: each program, short (1,000 levels), under the bound
+// (20,000) and past it (400,000), fails as the engine's syntax error, and
+// the process survives.
 func TestNestingRecoveringAgent(t *testing.T) {
 	if !childtest.InChild(t) {
 		return
 	}
 	ctx := context.Background()
 	it := agent.NewInterpreter(agent.Config{})
-	for _, n := range []int{20_000, hiddenN} {
+	for _, n := range []int{1_000, 20_000, hiddenN} {
 		for _, c := range nestingtest.Recovering(n) {
 			if e := execute(t, it, c.Module, agent.ExecuteOptions{}); e.OK() {
 				t.Errorf("Execute %s (%d): succeeded", c.Name, n)

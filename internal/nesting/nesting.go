@@ -52,9 +52,9 @@
 // The count is an upper bound of the parsers' recursion for the shapes that
 // nest, in every reading a parser that stops at its first syntax error can
 // take: esbuild's. sobek goes on after an error, into readings no scan of
-// the grammar follows, so the agent's instrumentation gives it only what
-// esbuild reads as JavaScript, with the text of its literals blanked
-// ([BlankLiterals]), at most [MaxRecovering] bytes of it. The count is close
+// the grammar follows, so the agent's instrumentation gives it the text with
+// its literals blanked ([BlankLiterals]), at most [MaxRecovering] bytes of
+// it, and past 4 KiB only what esbuild reads as JavaScript. The count is close
 // to the brackets' depth for ordinary code: real programs stay far below
 // [Max] (model-written code rarely passes 20).
 //
@@ -93,9 +93,9 @@ const MaxReadings = 16
 // wherever its recovery leaves it: a template's text after a skipped
 // backtick, a regular expression's body, a closer inside what it then
 // takes for a regular expression. No scan of the grammar bounds that, so
-// the instrumentation gives it only JavaScript that esbuild reads without
-// an error, its literals blanked (BlankLiterals), and at most this much of
-// it: sobek needs at most about 2.4 KB of Go stack per byte whatever it
+// the instrumentation gives it the code with its literals blanked
+// (BlankLiterals), past 4 KiB only JavaScript that esbuild reads without an
+// error, and at most this much of it: sobek needs at most about 2.4 KB of Go stack per byte whatever it
 // reads (a parenthesis costs it the most), 150 MB at 64 KiB, against Go's
 // 1 GB.
 const MaxRecovering = 64 << 10
