@@ -13,7 +13,8 @@ import (
 // FuzzNesting repeats a fragment thousands of times, between a prefix and a
 // suffix, and gives the program to every entry point that parses code in the
 // host: airlock.Run as TypeScript and as JavaScript, and the executor's
-// ValidateCode. The Go stack is capped at 64 MB while it runs: a shape that
+// ValidateCode. The seeds include nests hidden behind a slash or a comment
+// that a scan without a parser may read the wrong way. The Go stack is capped at 64 MB while it runs: a shape that
 // slips past the nesting bound and makes a parser recurse deeper than a few
 // thousand levels crashes the fuzzer instead of passing unnoticed.
 func FuzzNesting(f *testing.F) {
@@ -48,6 +49,18 @@ func FuzzNesting(f *testing.F) {
 		{"", "do ", ";", 60000},
 		{"export default ", "new ", "Object", 60000},
 		{"export default ", "1+(", "", 60000},
+		// Nests behind a slash or a comment that a scan without a parser
+		// may read the wrong way (nestingtest.Hidden).
+		{"const x = {} / '/ ; ' ", "(", "", 60000},
+		{"let as = 1; const x = as / '/ ; ' ", "(", "", 60000},
+		{"let of = 1; const x = of / `/ ; ` + ", "[", "", 60000},
+		{"let x: string[]\n/'/ + ", "(", "", 60000},
+		{"let x\n/[//]/ + ", "(", "", 60000},
+		{"for (;;) { break\n/\"/ + ", "(", "", 60000},
+		{"let a = 1, b = 2; const x = a < b > /'/ ", "(", "", 60000},
+		{"let a = 1\n!/'/ ", "(", "", 60000},
+		{"const x = 1 <!-- `\n", "(", "", 60000},
+		{"const x = 1\n--> /*\n", "(", "", 60000},
 	} {
 		f.Add(s.pre, s.frag, s.post, s.n)
 	}

@@ -65,14 +65,15 @@ func TestNestingRun(t *testing.T) {
 	wantNestingLinkError(t, "array-1e6", run.Wait())
 }
 
-// In worker mode, the same answers come back from the worker.
+// In worker mode, the same answers come back from the worker, for the
+// nests hidden behind a slash too.
 func TestNestingRunWorkers(t *testing.T) {
 	if !childtest.InChild(t) {
 		return
 	}
 	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
 	defer rt.Close()
-	for _, c := range nestingtest.Deep(deepN) {
+	for _, c := range append(nestingtest.Deep(deepN), nestingtest.Hidden(hiddenN)...) {
 		run, err := rt.Run(context.Background(), c.Module, airlock.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -186,5 +187,86 @@ func TestNestingHonestExecutor(t *testing.T) {
 		if got, _ := json.Marshal(out.Output); string(got) != c.Want {
 			t.Errorf("%s: %s, want %s", c.Name, got, c.Want)
 		}
+	}
+}
+
+// hiddenN is how deeply the programs that hide their nesting behind a
+// slash nest: 400,000 levels, 400 KB, past the 300,000 at which esbuild
+// and sobek overflow the Go stack.
+const hiddenN = 400_000
+
+// A slash that a scanner without a parser reads the wrong way hid a nest
+// from the bound: after a closing brace that ends an expression
+// (`x = {} / '/ ; ' (((`), the scanner read a regular expression where the
+// parser divides, and the string that followed hid the parentheses; after
+// a word that may be an identifier (async, as, of, keyof…), the same;
+// after a type annotation or a declaration at the end of a line
+// (`let x: string[]` then `/'/ (((`), after break, debugger, a comparison's
+// `>` or a `!` on a new line, it divided where the parser reads a
+// regular expression; and esbuild reads `<!--` and a line's `-->` as
+// comments where the scanner read code. esbuild recursed through the nest
+// of each of these (as TypeScript, as JavaScript or both), and 400 KB deep
+// the child process of this test died of a fatal stack overflow; now every
+// one is the nesting bound's link_error, in both languages, and the
+// process survives.
+func TestNestingHiddenRun(t *testing.T) {
+	if !childtest.InChild(t) {
+		return
+	}
+	ctx := context.Background()
+	for _, c := range nestingtest.Hidden(hiddenN) {
+		for _, lang := range []airlock.Language{airlock.TypeScript, airlock.JavaScript} {
+			run, err := airlock.Run(ctx, c.Module, airlock.Options{Language: lang})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantNestingLinkError(t, c.Name+" ("+lang.String()+")", run.Wait())
+		}
+	}
+	wantResult(t, runOpts(t, "export default 6 * 7", airlock.Options{}), 42.0)
+}
+
+// The same programs as executor steps: ValidateCode and Run answer the
+// nesting_depth diagnostic (a step the engine cannot compile was read as
+// TypeScript by esbuild, which the hidden nest took down), and the
+// executor still runs steps afterwards.
+func TestNestingHiddenExecutor(t *testing.T) {
+	if !childtest.InChild(t) {
+		return
+	}
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	for _, c := range nestingtest.Hidden(hiddenN) {
+		ds := airlock.ValidateCode(c.Step, airlock.ExecutorOptions{})
+		if len(ds) == 0 || ds[0].Rule != "nesting_depth" {
+			t.Errorf("%s: ValidateCode gave %+v, want nesting_depth", c.Name, ds)
+		}
+		_, err := ex.Run(context.Background(), c.Step)
+		var ee *airlock.ExecutorError
+		if !errors.Is(err, airlock.ErrValidationFailed) || !errors.As(err, &ee) || !strings.Contains(ee.Message, "nests too deeply") {
+			t.Errorf("%s: Run gave %v, want ERR_VALIDATION_FAILED (nesting_depth)", c.Name, err)
+		}
+	}
+	out := mustRun(t, ex, "return 6 * 7")
+	if got, _ := json.Marshal(out.Output); string(got) != "42" {
+		t.Fatalf("after the hidden steps: %s", got)
+	}
+}
+
+// A source that keeps more readings of its slashes apart than the scan
+// follows at once (nesting.MaxReadings, 16) is refused as a too-deep one
+// is, in both languages: the scan cannot count it, and a refusal is safe.
+// Each `{} / ( / x /` line leaves one more reading, with one more open
+// parenthesis.
+func TestNestingReadingsRefused(t *testing.T) {
+	src := strings.Repeat("{} / ( / x /\n", 12) + "export default 1"
+	for _, lang := range []airlock.Language{airlock.TypeScript, airlock.JavaScript} {
+		res := runOpts(t, src, airlock.Options{Language: lang})
+		wantStatus(t, res, airlock.StatusLinkError)
+		if res.Error.Name != "SyntaxError" || !strings.Contains(res.Error.Message, "cannot be checked for nesting") || res.Error.Line < 1 {
+			t.Errorf("%v: %+v", lang, res.Error)
+		}
+	}
+	if ds := airlock.ValidateCode(strings.Repeat("{} / ( / x /\n", 12)+"return 1", airlock.ExecutorOptions{}); len(ds) == 0 || ds[0].Rule != "nesting_depth" {
+		t.Errorf("ValidateCode: %+v", ds)
 	}
 }

@@ -124,7 +124,9 @@
 // Calls whose promise the code uses (await f(), Promise.all([f(), g()]),
 // xs.map(x => f(x)) inside Promise.all, f().then) call a promise-returning
 // twin of the tool, so they run concurrently; every other call returns its
-// value. llmJson(prompt, schema) asks for structured output.
+// value. Code longer than 64 KiB is not read for this (nor for a module's
+// last expression, or the line of a throw): its calls return their values,
+// one at a time. llmJson(prompt, schema) asks for structured output.
 //
 // # Conversations
 //

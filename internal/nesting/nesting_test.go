@@ -3,6 +3,7 @@ package nesting_test
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,7 +47,7 @@ func TestCheckHonest(t *testing.T) {
 		`f("((((", '[[[[', ` + "`{{{{${'(('}`" + `, /((((/, /[(]/g) // ((((` + "\n/* [[[[ */": 3,
 		"if (a) /(((/.test(x)":              4,
 		"a = b / (c) / (d)":                 2,
-		"x = {}\n/(((/.test(y)":             3,
+		"x = {}\n/(((/.test(y)":             4,
 		"a\n(b)":                            2,
 		"return /(/":                        0,
 		"`a${`b${`c`}`}`":                   2,
@@ -141,8 +142,48 @@ func readAll(d *jsontext.Decoder) error {
 	}
 }
 
-// BenchmarkCheck is the cost of the scan on an ordinary program.
+// BenchmarkCheck is the cost of the scan on an ordinary program; /forks on
+// one where every line has a slash that may divide or start a regular
+// expression, read both ways and merged again; /readings-14 on 1 MB that
+// code before it keeps in 14 readings at once, each with its own open
+// parentheses, which never meet (/readings-1 is the same 1 MB alone).
+//
+//	go test -run '^$' -bench BenchmarkCheck ./internal/nesting
 func BenchmarkCheck(b *testing.B) {
+	b.Run("honest", benchmarkHonest)
+	for _, n := range []int{1, 14} {
+		b.Run("readings-"+strconv.Itoa(n), func(b *testing.B) {
+			src := strings.Repeat("{} / ( / x /\n", n/2) + strings.Repeat("a + b;\n", (1<<20)/7)
+			if r := nesting.Readings(src); r != n {
+				b.Fatalf("%d readings", r)
+			}
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if nesting.Check(src) != nil {
+					b.Fatal("refused")
+				}
+			}
+		})
+	}
+	b.Run("forks", func(b *testing.B) {
+		var src strings.Builder
+		for i := 0; src.Len() < 1<<20; i++ {
+			src.WriteString("const x" + strconv.Itoa(i) + " = {} / 2 / y\nf(a)\n/ b /.test(c) ? [d] : `${e}`\n")
+		}
+		s := src.String()
+		if nesting.Readings(s) < 2 {
+			b.Fatal("no forks")
+		}
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			if nesting.Check(s) != nil {
+				b.Fatal("refused")
+			}
+		}
+	})
+}
+
+func benchmarkHonest(b *testing.B) {
 	var src strings.Builder
 	for _, c := range nestingtest.Honest() {
 		src.WriteString(c.Module)

@@ -471,6 +471,21 @@ func failsAsJS(f *File, lf *LinkFailure) bool {
 		m.Location.Line == lf.Line && m.Location.Column+1 == lf.Col
 }
 
+// ParsesAsJS reports whether esbuild reads code as JavaScript, a module or
+// a script, without an error. esbuild stops at its first syntax error, and
+// nesting.Check bounds what it reads before that; code that Check refuses
+// is not JavaScript here.
+func ParsesAsJS(code string) bool {
+	if nesting.Check(code) != nil {
+		return false
+	}
+	r := api.Transform(strings.ToValidUTF8(code, "\uFFFD"), api.TransformOptions{
+		Loader:   api.LoaderJS,
+		LogLevel: api.LogLevelSilent,
+	})
+	return len(r.Errors) == 0
+}
+
 // prologued is f's text code (transformed, with its source map, or not)
 // with its prologue.
 func (g *Graph) prologued(f *File, code string, smap *sourcemap.Consumer, transformed bool) loaded {

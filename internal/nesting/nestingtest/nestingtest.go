@@ -156,3 +156,73 @@ func withWant(c Case, want string) Case {
 	c.Want = want
 	return c
 }
+
+// Hidden returns programs that open n parentheses behind a slash, a
+// comment or an operator that a scanner without a parser may read the
+// wrong way: where a parser divides and a scanner would read a regular
+// expression (`{} / '/ ; ' (((`: the parser divides by a string and calls
+// it), and where a parser reads a regular expression and a scanner would
+// divide (`let x` at the end of a line, then `/'/ (((`: a scanner that
+// divides reads a string to the end of the line). Each is in the two
+// languages' shapes that reach the parsers: a module and a step (the same
+// text; neither closes its parentheses, which the parsers see only after
+// recursing through them all).
+func Hidden(n int) []Case {
+	nest := strings.Repeat("(", n)
+	var cs []Case
+	add := func(name, pre string) {
+		cs = append(cs, Case{Name: name, Module: pre + nest, Step: pre + nest})
+	}
+	// The parser divides.
+	add("object-divided", "const x = {} / '/ ; ' ")
+	add("function-divided", "const x = function () {} / '/ ; ' ")
+	add("class-divided", "const x = class {} / '/ ; ' ")
+	add("arrow-body-divided", "const x = () => ({}) / '/ ; ' ")
+	for _, w := range []string{"async", "of", "as", "is", "satisfies", "keyof", "readonly", "infer", "unique", "asserts", "type", "from", "get", "set", "static", "declare"} {
+		add(w+"-divided", "let "+w+" = 1; const x = "+w+" / '/ ; ' ")
+	}
+	add("yield-divided", "var yield = 1; x = yield / '/ ; ' ")
+	add("let-divided", "var let = 1; x = let / '/ ; ' ")
+	// The parser reads a regular expression.
+	add("let-line", "let x\n/'/ ")
+	add("type-line", "let x: string[]\n/'/ ")
+	add("type-paren-line", "let x: (string)\n/'/ ")
+	add("generic-line", "let x: Array<string>\n/'/ ")
+	add("overload-line", "declare function f(a: string)\n/'/ ")
+	add("break-line", "for (;;) { break\n/'/ ")
+	add("continue-line", "for (;;) { continue\n/'/ ")
+	add("debugger-line", "debugger\n/'/ ")
+	add("import-line", "import 'x'\n/'/ ")
+	add("angle-compared", "let a = 1, b = 2; const x = a < b > /'/ ")
+	add("not-line", "let a = 1\n!/'/ ")
+	add("increment-line", "let a = 1\n++/'/.x ")
+	add("arrow-block-line", "const f = () => {}\n/'/ ")
+	// The parser reads a comment.
+	add("html-open-comment", "const x = 1 <!-- `\n")
+	add("html-close-comment", "const x = 1\n--> `\n")
+	return cs
+}
+
+// Recovering returns programs with a syntax error after which a parser
+// that recovers (sobek, which the agent's instrumentation reads code with,
+// goes on after an error) reads as code, n levels deep, what the bound
+// counts as a literal or as closed: a template's text after a token skipped
+// past the error, a regular expression's body, and closers that the
+// recovery reads inside a regular expression. Nested labels ({a:{a:…) make
+// it report an error per pair of them: n²/2. The decorator forms are
+// JavaScript to esbuild; sobek has no decorators.
+func Recovering(n int) []Case {
+	nest, labels := strings.Repeat("(", n), strings.Repeat("{a:", n)
+	var cs []Case
+	add := func(name, src string) {
+		cs = append(cs, Case{Name: name, Module: src, Step: src})
+	}
+	add("template-skipped", "@ `return "+nest+"`")
+	add("template-field", "@d class A { x = `return "+nest+"` }")
+	add("template-resumed", "`${ a b ` return "+nest+" `")
+	add("regex-skipped", "@ /x return "+nest+"/")
+	add("closers-hidden", strings.Repeat("[ a b / ] /;\n", n*3/4))
+	add("labels-skipped", "@ `return "+labels+"`")
+	add("labels-field", "@d class A { x = `return "+labels+"` }")
+	return cs
+}
