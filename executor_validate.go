@@ -197,8 +197,12 @@ func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspec
 		return stopped, "", nil
 	}
 	if e != nil {
+		fix := fmt.Sprintf("nest at most %d levels: split deep expressions into named steps", nesting.Max)
+		if e.Ambiguous {
+			fix = "put regular expressions and divisions after a semicolon or in parentheses, or split the code into smaller steps"
+		}
 		return []finding{{rule: "nesting_depth", severity: DiagnosticError, message: e.Error(), line: e.Line, col: e.Column,
-			fix: fmt.Sprintf("nest at most %d levels: split deep expressions into named steps", nesting.Max)}}, "", nil
+			fix: fix}}, "", nil
 	}
 	// The engine failed to inspect the step: an error of the sandbox, not a
 	// syntax error of the code.
