@@ -247,6 +247,9 @@ func TestSobekStackPerByte(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a measurement: a few seconds")
 	}
+	if raceEnabled {
+		t.Skip("a measurement of the build without the race detector, whose frames are larger (3.9 KB a byte)")
+	}
 	r := strings.Repeat
 	for name, unit := range map[string][3]string{
 		"parens":           {"", "(", ""},
