@@ -77,16 +77,19 @@ for f in quickjs libunicode cutils dtoa; do
 	$CC $CFLAGS $NOBULK $OPT -c "$SRC/$f.c" -o "$WORK/obj/$f.o"
 done
 $CC $CFLAGS $NOBULK -O2 -c "$SRC/libregexp.c" -o "$WORK/obj/libregexp.o"
-$CC $CFLAGS $NOBULK $OPT -c "$HERE/shim/shim.c" -o "$WORK/obj/shim.o"
+# The shim, one file per concept (shim/shim.c lists them).
+SHIM="shim memory realm hostcall module run kernel inspect"
+for f in $SHIM; do
+	$CC $CFLAGS $NOBULK $OPT -c "$HERE/shim/$f.c" -o "$WORK/obj/$f.o"
+done
 $CC $CFLAGS $NOBULK -O2 -c "$HERE/shim/codec.c" -o "$WORK/obj/codec.o"
 $CC $CFLAGS -mbulk-memory -fno-builtin -O2 -c "$HERE/shim/bulk.c" -o "$WORK/obj/bulk.o"
-$CC $CFLAGS $NOBULK $OPT -c "$HERE/shim/inspect.c" -o "$WORK/obj/inspect.o"
 $CC --target=wasm32-wasi --sysroot="$WORK/sysroot" $OPT -mexec-model=reactor \
 	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first \
 	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
 	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
-	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" "$WORK/obj/shim.o" "$WORK/obj/codec.o" "$WORK/obj/inspect.o" \
-	"$WORK/obj/bulk.o" \
+	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" $(for f in $SHIM; do printf '%s ' "$WORK/obj/$f.o"; done) \
+	"$WORK/obj/codec.o" "$WORK/obj/bulk.o" \
 	-o "$WORK/raw.wasm"
 (cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} -data "${OUT%.wasm}.data" "$WORK/raw.wasm" "$OUT")
 ls -l "$OUT" "${OUT%.wasm}.data"

@@ -4,7 +4,7 @@
 // provenance, licence and how to rebuild it.
 //
 // The module's interface (the exports, the imports env.host_call and
-// env.host_result, and the control block qjs_ctl) is described in shim.c;
+// env.host_result, and the control block qjs_ctl) is described in shim/shim.c and shim/shim.h;
 // internal/wasmvm is its only user.
 package qjs
 

@@ -1,7 +1,7 @@
 package wasmvm
 
-// The shim's interface (internal/qjs/shim/shim.c): offsets in its control block
-// qjs_ctl, value slot tags and result statuses. shim.c asserts the offsets
+// The shim's interface (internal/qjs/shim/shim.h): offsets in its control block
+// qjs_ctl, value slot tags and result statuses. shim.h asserts the offsets
 // at compile time.
 const (
 	ctlStop      = 0

@@ -12,7 +12,7 @@ func storeWord(p *uint32, v uint32) { atomic.StoreUint32(p, v) }
 func loadWord(p *uint32) uint32     { return atomic.LoadUint32(p) }
 
 // refuse marks a growth of the memory refused at its limit as the shim
-// marks an allocation refused at the heap limit (shim.c, refuse): the
+// marks an allocation refused at the heap limit (shim/memory.c, refuse): the
 // out-of-memory mark, and the stop, so that the program ends there
 // whatever it does with the failed allocation (a refused memory.grow is
 // a null pointer for the guest's malloc, which QuickJS turns into a

@@ -1,0 +1,160 @@
+/*
+ * shim.h: what the shim's files share: the control block, the value slots,
+ * the host's imports, and the functions one file offers the others. The
+ * interface itself (exports, imports, the control block) is described in
+ * shim.c.
+ */
+#pragma once
+#include <stdint.h>
+#include "quickjs.h"
+
+#define EXPORT(name) __attribute__((export_name(#name), visibility("default")))
+#define IMPORT(mod, name) __attribute__((import_module(mod), import_name(name)))
+
+/* Slot tags: the value kinds that cross in both directions. */
+enum {
+    TAG_UNDEFINED = 0,
+    TAG_NULL = 1,
+    TAG_FALSE = 2,
+    TAG_TRUE = 3,
+    TAG_NUMBER = 4,
+    TAG_STRING = 5, /* UTF-8 text, ptr/len */
+    TAG_JSON = 6,   /* JSON text, ptr/len */
+    TAG_ERROR = 7,  /* host -> guest only: throw Error(text) */
+    /* host -> kernel only: the kernel's replies [0, wire], [1, message],
+       [2, id] (see js_kernel_host) */
+    TAG_REPLY_WIRE = 8,
+    TAG_REPLY_ERROR = 9,
+    TAG_REPLY_ASYNC = 10,
+    TAG_BYTES = 11, /* guest -> host only: an ArrayBuffer's bytes, ptr/len (the
+                       kernel's encoded values, codec.c) */
+};
+
+struct slot {
+    int32_t tag;
+    uint32_t len;
+    union {
+        double num;
+        uint32_t ptr;
+    } u;
+};
+
+/* Result status of qjs_eval / qjs_run_jobs. */
+enum {
+    RES_OK = 0,        /* res is the value, JSON (or TAG_UNDEFINED) */
+    RES_EXCEPTION = 1, /* res is the thrown value's "stack" text */
+    RES_PENDING = 2,   /* module/promise not settled after the jobs ran */
+};
+
+struct ctl {
+    volatile int32_t stop; /* offset 0: must stay first (stopcheck reads it) */
+    volatile int32_t oom;
+    uint32_t heap_limit;
+    uint32_t heap_used;
+    int32_t res_status;
+    struct slot res;
+    struct slot ret; /* host call answer, written by the host */
+    volatile int32_t soft; /* offset 56: stop the bytecode only (see kernel) */
+    uint32_t heap_peak;    /* offset 60: the most heap_used since the host reset it */
+    int64_t ops;           /* offset 64: what is left of a step's operation budget (see qjs_kernel_step) */
+};
+
+extern struct ctl qjs_ctl;
+
+/* the Go side (internal/wasmvm/abi.go) reads these offsets */
+_Static_assert(sizeof(struct slot) == 16, "slot");
+_Static_assert(__builtin_offsetof(struct ctl, oom) == 4, "ctl.oom");
+_Static_assert(__builtin_offsetof(struct ctl, heap_limit) == 8, "ctl.heap_limit");
+_Static_assert(__builtin_offsetof(struct ctl, heap_used) == 12, "ctl.heap_used");
+_Static_assert(__builtin_offsetof(struct ctl, res_status) == 16, "ctl.res_status");
+_Static_assert(__builtin_offsetof(struct ctl, res) == 24, "ctl.res");
+_Static_assert(__builtin_offsetof(struct ctl, ret) == 40, "ctl.ret");
+_Static_assert(__builtin_offsetof(struct ctl, soft) == 56, "ctl.soft");
+_Static_assert(__builtin_offsetof(struct ctl, heap_peak) == 60, "ctl.heap_peak");
+_Static_assert(__builtin_offsetof(struct ctl, ops) == 64, "ctl.ops");
+
+/* ---- the host's imports ---- */
+
+/* env.host_call(fn, argv, argc) -> status: calls the host's function fn
+   with argc slots at argv; the answer comes in qjs_ctl.ret (hostcall.c).
+   Status non-zero: the call failed, and the sandbox is spent. */
+IMPORT("env", "host_call") extern int32_t host_call(int32_t fn, struct slot *argv, int32_t argc);
+/* env.host_result(dst): copies the text of the last answer, of the length
+   in qjs_ctl.ret.len, to dst. */
+IMPORT("env", "host_result") extern void host_result(char *dst);
+/* env.tick: called by the stop checks stopcheck puts at every loop header
+   (each time a counter runs out) and by QuickJS's interrupt handler.
+   Non-zero means stop. Besides deciding the stop, it brings the goroutine
+   running the guest back into Go code regularly, where the Go runtime can
+   preempt it (a garbage collection waits for that). */
+IMPORT("env", "tick") extern int32_t host_tick(void);
+/* env.load_module(name, len, what) -> status: what the host knows of the
+   module name (normalized by env.normalize_module), fetched like a host
+   call's text answer, its length in qjs_ctl.ret.len. what: 0 its source,
+   1 the source to compile instead when the first does not compile, 2 its
+   import.meta.url. Status: 0 the text, 1 an error message, 2 the native
+   globals module of the kernel (the text: its export names, each ended by
+   NUL), 3 none. */
+IMPORT("env", "load_module") extern int32_t host_load_module(const char *name, uint32_t len, int32_t what);
+/* env.normalize_module(base, blen, name, nlen) -> status: the name of the
+   module that name, imported by module base, refers to; fetched as above.
+   Status non-zero means the text is an error message. */
+IMPORT("env", "normalize_module") extern int32_t host_normalize_module(const char *base, uint32_t blen,
+                                                                        const char *name, uint32_t nlen);
+
+/* KERNEL_FN is the host function number of the kernel's calls of the host
+   (js_kernel_host). */
+#define KERNEL_FN 0x7fffffff
+
+/* MAX_SLOTS is the most arguments a host function takes; more is a
+   RangeError (wasmvm.MaxHostArgs). */
+#define MAX_SLOTS 16
+
+/* ---- memory.c: the allocator and stops ---- */
+
+extern const JSMallocFunctions heap_funcs;
+int interrupt_handler(JSRuntime *rt, void *opaque);
+void *qjs_malloc(uint32_t size);
+void qjs_free(void *p);
+void qjs_prepare_run(JSContext *ctx);
+
+/* ---- realm.c: the realm and its hardening ---- */
+
+int def_global(JSContext *ctx, JSValueConst global, const char *name, JSCFunction *fn, const char *fname, int len);
+int delete_global(JSContext *ctx, JSValueConst global, const char *name);
+
+/* ---- hostcall.c: host calls ---- */
+
+char *host_text(JSContext *ctx, uint32_t *plen);
+int is_primitive(JSValueConst v);
+JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv);
+JSValue js_make_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv);
+int32_t qjs_def_host_func(JSContext *ctx, const char *name, int32_t fn);
+
+/* ---- module.c: modules ---- */
+
+JSModuleDef *module_loader(JSContext *ctx, const char *name, void *opaque);
+char *module_normalize(JSContext *ctx, const char *base, const char *name, void *opaque);
+
+/* ---- run.c: results and the run of the entry module ---- */
+
+void set_exception(JSContext *ctx);
+void set_value(JSContext *ctx, JSValue v);
+JSValue run_entry(JSContext *ctx, JSValueConst name, int extra, JSValueConst *extras);
+int32_t qjs_eval(JSContext *ctx, const char *src, uint32_t len, const char *filename, int32_t module);
+int32_t qjs_run_jobs(JSContext *ctx);
+
+/* ---- kernel.c: the kernel and the session ---- */
+
+JSValue call_kernel(JSContext *ctx, const char *method, int argc, JSValueConst *argv);
+int32_t qjs_kernel_call(JSContext *ctx, const char *method, struct slot *slots, int32_t argc);
+int32_t qjs_kernel_run(JSContext *ctx, const char *method, struct slot *slots, int32_t argc);
+int32_t qjs_kernel_step(JSContext *ctx, const char *src, uint32_t len, const char *filename, int32_t flags);
+void qjs_drop_jobs(JSContext *ctx);
+
+/* ---- codec.c, inspect.c ---- */
+
+int codec_hooks(JSContext *ctx, JSValueConst global);
+int codec_is_bytes(JSContext *ctx, JSValueConst v, const uint8_t **p, size_t *len);
+JSValue inspect_take_step(void);
+uint8_t *qjs_inspect_step(JSContext *ctx, const char *src, uint32_t len, const char *filename, int32_t flags);
