@@ -1,7 +1,9 @@
 package airlock_test
 
 import (
+	"errors"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -85,5 +87,82 @@ f(5);`)
 	}
 	if res.Error.Line != 3 {
 		t.Errorf("line = %d, want 3", res.Error.Line)
+	}
+}
+
+// userFrame is a frame of the program's own source: a name and a position
+// in <runCode>, as the engine writes it inside the sandbox (under its
+// module name, "/<runCode>") and as a Result's stack gives it.
+var userFrame = regexp.MustCompile(`^    at [^()]+ \(/?<runCode>:\d+:\d+\)$`)
+
+// wantUserFrames fails unless every line of stack is a frame of the
+// program's own source.
+func wantUserFrames(t *testing.T, what, stack string) {
+	t.Helper()
+	for _, l := range strings.Split(strings.TrimRight(stack, "\n"), "\n") {
+		if l != "" && !userFrame.MatchString(l) {
+			t.Errorf("%s: a frame that is not the program's, %q, in the stack:\n%s", what, l, stack)
+		}
+	}
+}
+
+// A stack a program can read shows its own frames, never the sandbox's.
+// An error thrown by a crossing showed the frames of the kernel's
+// JavaScript that made it: "at callHost" for an argument that cannot be
+// cloned, "at reply" for a host function that failed, "at settle" for a
+// rejected asynchronous call; and so did an error the program made under
+// the kernel's code: "at apply (native)", "at select", "at run" under the
+// selected export, "at encode (native)", "at log" under a getter console.log
+// read, "at structuredClone" under one structuredClone read, Intl's own
+// functions under an Intl constructor's RangeError. The engine now leaves
+// out of every backtrace the frames of the code the sandbox compiled for
+// itself (without debug information) and of the natives that code called.
+func TestStack_NoFrameOfTheSandbox(t *testing.T) {
+	globals := map[string]any{
+		"take":  func(v any) any { return v },
+		"fail":  func(int) error { return errors.New("boom") },
+		"bad":   func() any { return make(chan int) },
+		"afail": airlock.Async(func(int) (int, error) { return 0, errors.New("async boom") }),
+		"atake": airlock.Async(func(v any) any { return v }),
+	}
+	cases := []struct{ name, src string }{
+		{"unclonable argument", `function f() { return take(() => 1) } try { f() } catch (e) { st = e.stack }`},
+		{"unclonable in an argument", `function f() { return take({ a: [Symbol()] }) } try { f() } catch (e) { st = e.stack }`},
+		{"unclonable argument of an async call", `async function f() { return await atake(() => 1) } try { await f() } catch (e) { st = e.stack }`},
+		{"failing host function", `function f() { return fail(1) } try { f() } catch (e) { st = e.stack }`},
+		{"answer that cannot cross", `function f() { return bad() } try { f() } catch (e) { st = e.stack }`},
+		{"rejected async call", `async function f() { return await afail(1) } try { await f() } catch (e) { st = e.stack }`},
+		{"selected export", `export default function main() { return new Error("x").stack }`},
+		{"getter read by console.log", `console.log({ get y() { st = new Error("g").stack; return 1 } })`},
+		{"getter read by structuredClone", `structuredClone({ get a() { st = new Error("g").stack; return 1 } })`},
+		{"Intl constructor", `function f() { new Intl.NumberFormat("en", { style: "currency" }) } try { f() } catch (e) { st = e.stack }`},
+		{"queueMicrotask callback", `queueMicrotask(function cb() { st = new Error("q").stack }); await 0`},
+		{"Function constructor", `function f() { return Function("return 1") } try { f() } catch (e) { st = e.stack }`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src
+			if !strings.Contains(src, "export default") {
+				src = "let st;\n" + src + "\nexport default st"
+			}
+			res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript, Globals: globals})
+			wantStatus(t, res, airlock.StatusSuccess)
+			st, _ := res.Result.(string)
+			if st == "" && tc.name != "rejected async call" {
+				t.Fatalf("no stack read: %#v", res.Result)
+			}
+			wantUserFrames(t, "err.stack", st)
+		})
+	}
+	// The same failures uncaught: the Result's stack.
+	for _, src := range []string{
+		`function f() { return take(() => 1) } f()`,
+		`function f() { return fail(1) } f()`,
+		`async function f() { return await afail(1) } await f()`,
+		`export default function main() { throw new Error("x") }`,
+	} {
+		res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript, Globals: globals})
+		wantStatus(t, res, airlock.StatusError)
+		wantUserFrames(t, "Result: "+src, res.Error.Stack)
 	}
 }
