@@ -408,7 +408,7 @@ func TestHostile_BridgedFunctionsAreBoundNatives(t *testing.T) {
 }
 
 // The engine's BigInt.asUintN returned a small negative BigInt unchanged for
-// 32 bits or more (asUintN(64, -1n) was -1n); the kernel corrects it, and
+// 32 bits or more (asUintN(64, -1n) was -1n); patch 0015 corrects it, and
 // keeps the builtin's argument checks.
 func TestEngineFix_BigIntAsUintN(t *testing.T) {
 	got := evalJS(t, `const name = (f) => { try { f() } catch (e) { return e.name } };

@@ -3,16 +3,16 @@
 //
 //   - captures the intrinsics it needs ("primordials"), so that user code that
 //     later tampers with prototypes cannot redirect the kernel;
-//   - hardens the realm: no eval, no Function constructors from strings, no
-//     SharedArrayBuffer or Atomics, every Proxy registered so that showing a
-//     value never runs a trap, structuredClone and queueMicrotask added;
 //   - hands the values it sends to the host to the shim's native encoder and
 //     those it receives to the engine's JSON.parse (plain data) or the
 //     shim's native decoder (internal/qjs/shim/codec.c);
-//   - turns host function references into callable proxies;
+//   - turns host function references into callable functions;
 //   - readies the run of the entry module, which the shim compiles and
 //     evaluates, and reports its outcome to the host.
 //
+// The realm is hardened by the shim before the kernel runs (no eval, the
+// Function constructors refuse, no SharedArrayBuffer or Atomics,
+// structuredClone and queueMicrotask: internal/qjs/shim/realm.c).
 // The host dispatcher arrives as the global __airlock_host and is removed here.
 // The shim runs the entry module itself (start, run, loadFailed).
 (function () {
@@ -36,6 +36,9 @@
   // queueMicrotask callback) is queued (shim.c, js_jobs_pending).
   const jobsPending = g.__airlock_pending;
   delete g.__airlock_pending;
+  // nativeKind(object) names what an object is by its class (codec.c).
+  const nativeKind = g.__airlock_kind;
+  delete g.__airlock_kind;
 
   const FunctionPrototype = Function.prototype;
   const FunctionPrototypeCall = FunctionPrototype.call;
@@ -57,172 +60,44 @@
   const StringCharCodeAt = uncurry(String.prototype.charCodeAt);
   const StringSlice = uncurry(String.prototype.slice);
   const StringIndexOf = uncurry(String.prototype.indexOf);
-  const BigIntCtor = BigInt;
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
-  const EvalErrorCtor = EvalError;
   const ErrorIsError = Error.isError;
   const PromiseCtor = Promise;
   const PromisePrototypeThen = uncurry(Promise.prototype.then);
-  const PromiseResolve = Promise.resolve.bind(Promise);
   const MapCtor = Map;
   const MapGet = uncurry(Map.prototype.get);
   const MapSet = uncurry(Map.prototype.set);
   const MapDelete = uncurry(Map.prototype.delete);
   const MapClear = uncurry(Map.prototype.clear);
-  const MapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, "size").get);
   const SetCtor = Set;
   const SetAdd = uncurry(Set.prototype.add);
   const SetHas = uncurry(Set.prototype.has);
-  const SetSize = uncurry(Object.getOwnPropertyDescriptor(Set.prototype, "size").get);
-  const WeakSetCtor = WeakSet;
-  const WeakSetAdd = uncurry(WeakSet.prototype.add);
-  const WeakSetHas = uncurry(WeakSet.prototype.has);
   const WeakMapCtor = WeakMap;
   const WeakMapGet = uncurry(WeakMap.prototype.get);
   const WeakMapSet = uncurry(WeakMap.prototype.set);
-  const DateGetTime = uncurry(Date.prototype.getTime);
-  const ArrayBufferByteLength = uncurry(Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get);
   const SymbolToString = uncurry(Symbol.prototype.toString);
-  const SymbolToStringTag = Symbol.toStringTag;
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  // What kindOf tells objects by (for console fallbacks and thrown
-  // values): internal slots, through captured natives that throw for any
-  // other object. The codec itself is the shim's (codec.c).
-  const boxedValueOfs = [Number.prototype.valueOf, String.prototype.valueOf, Boolean.prototype.valueOf,
-    BigInt.prototype.valueOf];
-  const RegExpSource = uncurry(ObjectGetOwnPropertyDescriptor(RegExp.prototype, "source").get);
-  const DataViewByteLength = uncurry(ObjectGetOwnPropertyDescriptor(DataView.prototype, "byteLength").get);
-  const TypedArrayPrototype = ObjectGetPrototypeOf(Int8Array.prototype);
-  const typedTag = uncurry(ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, SymbolToStringTag).get);
   const Uint8ArrayFromBase64 = Uint8Array.fromBase64;
 
   // Arrays with no prototype: element writes cannot meet setters that user
   // code placed on Array.prototype or Object.prototype.
   const mk = () => ObjectSetPrototypeOf([], null);
 
-  // --- hardening ----------------------------------------------------------
-
-  delete g.eval;
-  delete g.SharedArrayBuffer;
-  delete g.Atomics;
-
-  // Function, AsyncFunction, GeneratorFunction and AsyncGeneratorFunction
-  // compile source strings. Each is replaced by a constructor that throws,
-  // which keeps its prototype so that `instanceof Function` still works.
-  const disabledConstructor = (name) => {
-    const C = function () {
-      throw new EvalErrorCtor(`${name}: code generation from strings is not allowed in the sandbox`);
-    };
-    ObjectDefineProperty(C, "name", { value: name });
-    return C;
-  };
-  const samples = [
-    ["Function", function () {}],
-    ["AsyncFunction", async function () {}],
-    ["GeneratorFunction", function* () {}],
-    ["AsyncGeneratorFunction", async function* () {}],
-  ];
   // functionKinds names a function by its prototype, as Node's console
   // does: [AsyncFunction: f].
   const functionKinds = new MapCtor();
   const FunctionToString = uncurry(FunctionPrototype.toString);
-  for (const [name, sample] of samples) {
-    const proto = ObjectGetPrototypeOf(sample);
-    MapSet(functionKinds, proto, name);
-    const C = disabledConstructor(name);
-    ObjectDefineProperty(C, "prototype", { value: proto });
-    ObjectDefineProperty(proto, "constructor", { value: C, writable: false, configurable: false });
-    if (name === "Function") {
-      ObjectDefineProperty(g, "Function", { value: C, writable: true, configurable: true });
-    }
-  }
-
-  // The engine's BigInt.asUintN returns a small negative BigInt unchanged
-  // when bits >= 32: asUintN(64, -1n) gave -1n, not 2^64 - 1. The result
-  // it gives is then congruent to the right one, and the wrapper adds 2^bits.
-  {
-    const nativeAsUintN = BigInt.asUintN;
-    const MathTrunc = Math.trunc;
-    const RangeErrorCtor = RangeError;
-    BigInt.asUintN = {
-      asUintN(bits, bigint) {
-        const n = +bits, index = n !== n ? 0 : MathTrunc(n); // + throws for a BigInt, as ToIndex does
-        if (!(index >= 0 && index <= 9007199254740991)) {
-          throw new RangeErrorCtor("BigInt.asUintN: bits must be an integer from 0 to 2^53 - 1");
-        }
-        const r = ReflectApply(nativeAsUintN, BigIntCtor, [index, bigint]);
-        return r < 0n ? r + (1n << BigIntCtor(index)) : r;
-      },
-    }.asUintN;
-  }
-
-  // Every Proxy the sandbox makes is remembered, so the codec can refuse one
-  // before any of its traps runs.
-  const proxies = new WeakSetCtor();
-  const ProxyCtor = Proxy;
-  const ProxyRevocable = Proxy.revocable;
-  const SafeProxy = function Proxy(target, handler) {
-    if (new.target === undefined) throw new TypeErrorCtor("Constructor Proxy requires 'new'");
-    const p = new ProxyCtor(target, handler);
-    WeakSetAdd(proxies, p);
-    return p;
-  };
-  ObjectDefineProperty(SafeProxy, "prototype", { value: undefined, writable: false });
-  ObjectDefineProperty(SafeProxy, "revocable", {
-    value: function revocable(target, handler) {
-      const r = ProxyRevocable(target, handler);
-      WeakSetAdd(proxies, r.proxy);
-      return r;
-    },
-    writable: true, configurable: true,
-  });
-  ObjectDefineProperty(g, "Proxy", { value: SafeProxy, writable: true, configurable: true });
+  MapSet(functionKinds, FunctionPrototype, "Function");
+  MapSet(functionKinds, ObjectGetPrototypeOf(async function () {}), "AsyncFunction");
+  MapSet(functionKinds, ObjectGetPrototypeOf(function* () {}), "GeneratorFunction");
+  MapSet(functionKinds, ObjectGetPrototypeOf(async function* () {}), "AsyncGeneratorFunction");
 
   // --- codec --------------------------------------------------------------
 
   // kindOf names what an object is, for the console's fallback and for
-  // thrown values that are not errors.
-  const kindOf = (v) => {
-    if (WeakSetHas(proxies, v)) return "Proxy";
-    if (typeof v === "function") return "function";
-    if (ArrayIsArray(v)) return "array";
-    const proto = ObjectGetPrototypeOf(v);
-    if (proto === ObjectPrototype || proto === null) return "object";
-    if (typedTag(v) !== undefined) return "typed";
-    try { ArrayBufferByteLength(v); return "buffer"; } catch { }
-    try { MapSize(v); return "map"; } catch { }
-    try { SetSize(v); return "set"; } catch { }
-    try { DateGetTime(v); return "date"; } catch { }
-    if (ErrorIsError(v)) return "error";
-    try { RegExpSource(v); return "regexp"; } catch { }
-    try { DataViewByteLength(v); return "dataview"; } catch { }
-    for (let i = 0; typeof v === "object" && i < boxedValueOfs.length; i++) {
-      try { ReflectApply(boxedValueOfs[i], v, []); return "boxed"; } catch { }
-    }
-    for (let p = proto; p !== null; p = ObjectGetPrototypeOf(p)) {
-      if (p === ObjectPrototype) return "object"; // an instance of a user class
-      if (p === ArrayPrototype) return "array";
-      if (p === FunctionPrototype) return "function";
-      if (ObjectHasOwn(p, "constructor")) {
-        const c = p.constructor;
-        if (typeof c === "function" && builtins()[c.name] === p) return c.name;
-      }
-    }
-    return "object";
-  };
-  // Built-in prototypes whose instances carry internal state that does not
-  // cross: Promise, WeakMap, RegExp and the rest.
-  let builtinNames = null;
-  const builtins = () => {
-    if (builtinNames !== null) return builtinNames;
-    builtinNames = { __proto__: null };
-    for (const C of [Promise, WeakMap, WeakSet, WeakRef, FinalizationRegistry, RegExp, DataView,
-      Boolean, Number, String, Symbol, BigInt]) {
-      builtinNames[C.name] = C.prototype;
-    }
-    return builtinNames;
-  };
+  // thrown values that are not errors, by its class (codec.c).
+  const kindOf = nativeKind;
 
   // Values going to the host are encoded natively (codec.c). Wire text from
   // the host that starts with "J" is plain JSON: the engine's own parser
@@ -318,20 +193,6 @@
   // it (see start), and a run pays nothing to decode it. Its id is marked
   // shown only by a run that takes it.
   const builtinReport = boundHost(0, "", 2);
-
-  // --- globals the sandbox keeps ------------------------------------------
-
-  ObjectDefineProperty(g, "structuredClone", {
-    value: function structuredClone(value) { return nativeDecode(nativeEncode(value, false), hostFunction); },
-    writable: true, configurable: true,
-  });
-  ObjectDefineProperty(g, "queueMicrotask", {
-    value: function queueMicrotask(callback) {
-      if (typeof callback !== "function") throw new TypeErrorCtor("queueMicrotask: callback is not a function");
-      PromisePrototypeThen(PromiseResolve(), () => { callback(); });
-    },
-    writable: true, configurable: true,
-  });
 
   // --- running ------------------------------------------------------------
 
@@ -492,7 +353,7 @@
       const f = (...args) => {
         for (let j = 0; j < args.length; j++) {
           const a = args[j];
-          if (typeof a === "symbol" || (typeof a === "function" && !WeakSetHas(proxies, a))) args[j] = nodeText(a);
+          if (typeof a === "symbol" || (typeof a === "function" && kindOf(a) !== "Proxy")) args[j] = nodeText(a);
         }
         let text;
         try { text = encode(args, true); } catch (e) {

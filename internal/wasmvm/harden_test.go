@@ -65,7 +65,7 @@ func TestNoCodeGeneration(t *testing.T) {
 		var ex *Exception
 		if !errors.As(err, &ex) {
 			t.Errorf("%s: %v, want an exception", src, err)
-		} else if !strings.Contains(ex.Text, "code generation from strings is disabled") && !strings.Contains(src, "import(") {
+		} else if !strings.Contains(src, "import(") && (!strings.Contains(ex.Text, "EvalError: ") || !strings.Contains(ex.Text, "code generation from strings is not allowed")) {
 			t.Errorf("%s: %s", src, ex.Text)
 		}
 	}
@@ -83,8 +83,8 @@ func TestStructuredClone(t *testing.T) {
 		{"const o = {a: 1, d: new Date(5), m: new Map([[1, {x: 2}]]), s: new Set([3]), r: /x/gi, u: new Uint8Array([1,2]), n: null, big: 10n}; o.self = o;" +
 			"const c = structuredClone(o); [c !== o, c.self === c, c.d.getTime(), c.m.get(1).x, c.m.get(1) !== o.m.get(1), c.s.has(3), c.r.flags, c.u[1], c.big === 10n]",
 			`[true,true,5,2,true,true,"gi",2,true]`},
-		{"try { structuredClone(() => 1); 'no' } catch (e) { e instanceof TypeError }", "true"},
-		{"try { structuredClone({f: Symbol()}); 'no' } catch (e) { e instanceof TypeError }", "true"},
+		{"try { structuredClone(() => 1); 'no' } catch (e) { e.name }", `"DataCloneError"`},
+		{"try { structuredClone({f: Symbol()}); 'no' } catch (e) { e.name }", `"DataCloneError"`},
 		{"const e = structuredClone(new RangeError('x')); [e instanceof RangeError, e.message]", `[true,"x"]`},
 		{"Map.prototype.get = () => 'polluted'; structuredClone(new Map([[1, 2]])).size", "1"},
 	} {

@@ -42,7 +42,7 @@ func (e *Engine) snapshotPath(o *SnapshotOptions) string {
 	var n [8]byte
 	h.Write(snapMagic[:])
 	h.Write(e.wasmSum[:])
-	for _, s := range []string{hardenJS, o.Setup, o.Kernel} {
+	for _, s := range []string{o.Setup, o.Kernel} {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
 		h.Write([]byte(s))

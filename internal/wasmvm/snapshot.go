@@ -16,8 +16,8 @@ import (
 // SnapshotOptions configures NewSnapshot. The zero value (or nil) is the
 // default.
 type SnapshotOptions struct {
-	// Setup is JavaScript run after the hardening and before the capture,
-	// as a script. Empty: none.
+	// Setup is JavaScript run before the capture, as a script, in the realm
+	// the shim made and hardened. Empty: none.
 	Setup string
 	// Kernel, if set, is the kernel's script, run after Setup (see
 	// kernel.go). It finds the shim's hooks as globals: __airlock_host,
@@ -79,8 +79,8 @@ type pooled struct {
 	exports
 }
 
-// NewSnapshot makes a VM, hardens it (hardenJS), runs opts.Setup and
-// captures the result.
+// NewSnapshot makes a VM (hardened by the shim as it makes it), runs
+// opts.Setup and the kernel, and captures the result.
 func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snapshot, error) {
 	var o SnapshotOptions
 	if opts != nil {
@@ -141,14 +141,12 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 	}
 	sn.randAddr = uint32(p)
 
-	// Run the hardening and the setup in a sandbox bound to this instance.
+	// Run the setup in a sandbox bound to this instance (the shim hardened
+	// the realm as it made it).
 	sb := &Sandbox{snap: sn, mod: mod, mem: a.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl}
 	sb.bind()
-	for _, src := range []string{hardenJS, o.Setup} {
-		if src == "" {
-			continue
-		}
-		if _, err := sb.Eval(ctx, src, "<setup>", Script); err != nil {
+	if o.Setup != "" {
+		if _, err := sb.Eval(ctx, o.Setup, "<setup>", Script); err != nil {
 			return nil, fmt.Errorf("wasmvm: snapshot setup: %w", err)
 		}
 	}

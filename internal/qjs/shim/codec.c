@@ -52,11 +52,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <math.h>
-#include "quickjs.h"
-
-int codec_hooks(JSContext *ctx, JSValueConst global);
-int codec_is_bytes(JSContext *ctx, JSValueConst v, const uint8_t **p, size_t *len);
-int def_global(JSContext *ctx, JSValueConst global, const char *name, JSCFunction *fn, const char *fname, int len); /* shim.c */
+#include "shim.h"
 
 #define MAX_DEPTH 10000 /* maxWireDepth on the Go side */
 
@@ -103,6 +99,17 @@ static const char capture_src[] =
     "Object, BigInt, Date, RegExp, DataView, Map, Map.prototype.set, Set, Set.prototype.add,\n"
     "Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError]; })()";
 static const char flag_chars[] = "dgimsuvy";
+
+/* The prototypes codec_kind walks to, captured with the samples: those of
+   objects, arrays and functions, and those of the built-ins whose
+   instances hold state that does not cross, named as their constructors. */
+static JSValue proto_object, proto_array, proto_function;
+static JSValue builtin_protos[N_SAMPLES];
+static const char *const builtin_names[N_SAMPLES] = {
+    [S_PROMISE] = "Promise", [S_WEAKMAP] = "WeakMap", [S_WEAKSET] = "WeakSet", [S_WEAKREF] = "WeakRef",
+    [S_FINREG] = "FinalizationRegistry", [S_REGEXP] = "RegExp", [S_VIEW] = "DataView", [S_BOOLEAN] = "Boolean",
+    [S_NUMBER] = "Number", [S_STRING] = "String", [S_SYMBOL] = "Symbol", [S_BIGINT] = "BigInt",
+};
 
 static JSClassID class_of[N_SAMPLES];
 static JSValue natives[N_FUNCS];
@@ -839,29 +846,44 @@ static void free_buffer(JSRuntime *rt, void *opaque, void *ptr)
     js_free_rt(rt, ptr);
 }
 
+/* codec_encode writes v's encoding to a buffer of QuickJS's heap, *p and
+   *len, which the caller frees (js_free); shown: a value to show or store,
+   its functions and symbols dropped. -1 with an exception pending. */
+int codec_encode(JSContext *ctx, JSValueConst v, int shown, uint8_t **p, size_t *len)
+{
+    struct enc e;
+    int r;
+    memset(&e, 0, sizeof e);
+    e.ctx = ctx;
+    e.out.ctx = ctx;
+    e.shown = shown;
+    r = encode(&e, v);
+    if (r < 0) {
+        while (e.sp > 0)
+            pop(&e);
+        js_free(ctx, e.out.p);
+    } else {
+        *p = e.out.p;
+        *len = e.out.len;
+    }
+    js_free(ctx, e.st);
+    seen_free(ctx, &e.seen);
+    return r;
+}
+
 /* js_encode is __airlock_encode(value, shown): the value's encoding, in an
    ArrayBuffer. */
 static JSValue js_encode(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
 {
-    struct enc e;
+    uint8_t *p;
+    size_t len;
     JSValue r;
     (void)this_val;
-    memset(&e, 0, sizeof e);
-    e.ctx = ctx;
-    e.out.ctx = ctx;
-    e.shown = argc > 1 && JS_ToBool(ctx, argv[1]);
-    if (encode(&e, argc > 0 ? argv[0] : JS_UNDEFINED) < 0) {
-        while (e.sp > 0)
-            pop(&e);
-        r = JS_EXCEPTION;
-        js_free(ctx, e.out.p);
-    } else {
-        r = JS_NewArrayBuffer(ctx, e.out.p, e.out.len, free_buffer, NULL, 0);
-        if (JS_IsException(r))
-            js_free(ctx, e.out.p);
-    }
-    js_free(ctx, e.st);
-    seen_free(ctx, &e.seen);
+    if (codec_encode(ctx, argc > 0 ? argv[0] : JS_UNDEFINED, argc > 1 && JS_ToBool(ctx, argv[1]), &p, &len) < 0)
+        return JS_EXCEPTION;
+    r = JS_NewArrayBuffer(ctx, p, len, free_buffer, NULL, 0);
+    if (JS_IsException(r))
+        js_free(ctx, p);
     return r;
 }
 
@@ -1297,21 +1319,16 @@ static int dstep(struct dec *d)
     return rc;
 }
 
-/* js_decode is __airlock_decode(buffer, makeFunction): the value of the
-   binary text in the ArrayBuffer. */
-static JSValue js_decode(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+/* codec_decode builds the value of the encoding p[0:len]; make_fn(id, name,
+   mode) makes the host functions in it. */
+JSValue codec_decode(JSContext *ctx, const uint8_t *p, size_t len, JSValueConst make_fn)
 {
     struct dec d;
     JSValue v;
-    size_t len;
-    uint8_t *p;
     uint32_t i;
-    (void)this_val;
-    if (argc < 2 || !(p = JS_GetArrayBuffer(ctx, &len, argv[0])))
-        return JS_ThrowTypeError(ctx, "airlock: bad value buffer");
     memset(&d, 0, sizeof d);
     d.ctx = ctx;
-    d.make_fn = argv[1];
+    d.make_fn = make_fn;
     d.in.ctx = ctx;
     d.in.p = p;
     d.in.len = len;
@@ -1346,6 +1363,98 @@ static JSValue js_decode(JSContext *ctx, JSValueConst this_val, int argc, JSValu
     return v;
 }
 
+/* js_decode is __airlock_decode(buffer, makeFunction): the value of the
+   encoding in the ArrayBuffer. */
+static JSValue js_decode(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    size_t len;
+    uint8_t *p;
+    (void)this_val;
+    if (argc < 2 || !(p = JS_GetArrayBuffer(ctx, &len, argv[0])))
+        return JS_ThrowTypeError(ctx, "airlock: bad value buffer");
+    return codec_decode(ctx, p, len, argv[1]);
+}
+
+/* js_structured_clone is structuredClone(value): the value decoded from its
+   encoding. It is a C function with data, which QuickJS calls without a
+   frame of its own: a backtrace made under it (a getter it read) shows the
+   caller's frames only, as the engine's own code shows none. */
+static JSValue js_structured_clone(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic,
+                                   JSValue *data)
+{
+    uint8_t *p;
+    size_t len;
+    JSValue v;
+    (void)this_val;
+    (void)magic;
+    (void)data;
+    if (codec_encode(ctx, argc > 0 ? argv[0] : JS_UNDEFINED, 0, &p, &len) < 0)
+        return JS_EXCEPTION;
+    v = codec_decode(ctx, p, len, JS_UNDEFINED);
+    js_free(ctx, p);
+    return v;
+}
+
+static int same_object(JSValueConst a, JSValueConst b)
+{
+    return JS_IsObject(a) && JS_IsObject(b) && JS_VALUE_GET_PTR(a) == JS_VALUE_GET_PTR(b);
+}
+
+/* codec_kind names what the object v is, for a text that describes a value
+   which cannot cross (a thrown value's, a console argument's): its class,
+   then its prototypes, read without running any of a program's code (a
+   Proxy is named before any trap). */
+const char *codec_kind(JSContext *ctx, JSValueConst v)
+{
+    static const char *const names[N_SAMPLES] = {
+        [S_BUFFER] = "buffer", [S_MAP] = "map", [S_SET] = "set", [S_DATE] = "date", [S_ERROR] = "error",
+        [S_REGEXP] = "regexp", [S_VIEW] = "dataview", [S_NUMBER] = "boxed", [S_STRING] = "boxed",
+        [S_BOOLEAN] = "boxed", [S_BIGINT] = "boxed", [S_SYMBOL] = "Symbol", [S_PROMISE] = "Promise",
+        [S_WEAKMAP] = "WeakMap", [S_WEAKSET] = "WeakSet", [S_WEAKREF] = "WeakRef",
+        [S_FINREG] = "FinalizationRegistry",
+    };
+    JSClassID cid = JS_GetClassID(v);
+    const char *kind = "object";
+    JSValue p;
+    int s;
+    if (cid == class_of[S_PROXY])
+        return "Proxy";
+    if (JS_IsFunction(ctx, v))
+        return "function";
+    if (cid == class_of[S_ARRAY])
+        return "array";
+    p = JS_GetPrototype(ctx, v);
+    if (JS_IsNull(p) || same_object(p, proto_object)) {
+        JS_FreeValue(ctx, p);
+        return "object";
+    }
+    for (s = 0; s < N_SAMPLES; s++) {
+        if (class_of[s] == cid && (s >= S_TYPED0 || names[s])) {
+            JS_FreeValue(ctx, p);
+            return s >= S_TYPED0 ? "typed" : names[s];
+        }
+    }
+    /* an instance of a class: the nearest of the prototypes it inherits */
+    while (JS_IsObject(p) && JS_GetClassID(p) != class_of[S_PROXY]) {
+        JSValue q;
+        if (same_object(p, proto_object) || same_object(p, proto_array) || same_object(p, proto_function)) {
+            kind = same_object(p, proto_array) ? "array" : same_object(p, proto_function) ? "function" : "object";
+            break;
+        }
+        for (s = 0; s < N_SAMPLES && !(builtin_names[s] && same_object(p, builtin_protos[s])); s++)
+            ;
+        if (s < N_SAMPLES) {
+            kind = builtin_names[s];
+            break;
+        }
+        q = JS_GetPrototype(ctx, p);
+        JS_FreeValue(ctx, p);
+        p = q;
+    }
+    JS_FreeValue(ctx, p);
+    return kind;
+}
+
 /* capture takes the samples' classes and the natives, once. */
 static int capture(JSContext *ctx)
 {
@@ -1357,18 +1466,51 @@ static int capture(JSContext *ctx)
         JSValue v = JS_GetPropertyUint32(ctx, list, (uint32_t)i);
         if (i < N_SAMPLES) {
             class_of[i] = JS_GetClassID(v);
+            if (builtin_names[i])
+                builtin_protos[i] = JS_GetPrototype(ctx, v);
             JS_FreeValue(ctx, v);
         } else {
             natives[i - N_SAMPLES] = v; /* kept for the life of the VM */
         }
     }
     JS_FreeValue(ctx, list);
+    proto_object = JS_GetPrototype(ctx, natives[F_OBJECT] /* a function */);
+    proto_function = proto_object;
+    proto_object = JS_GetPrototype(ctx, proto_function);
+    {
+        JSValue a = JS_NewArray(ctx);
+        proto_array = JS_GetPrototype(ctx, a);
+        JS_FreeValue(ctx, a);
+    }
     return 0;
+}
+
+/* codec_init captures the samples and natives and defines structuredClone:
+   when the realm is made, before any script runs. */
+int codec_init(JSContext *ctx, JSValueConst global)
+{
+    int err = capture(ctx);
+    JSValue f = JS_NewCFunctionData(ctx, js_structured_clone, 1, 0, 0, NULL);
+    if (JS_IsException(f) ||
+        JS_DefinePropertyValueStr(ctx, f, "name", JS_NewString(ctx, "structuredClone"), JS_PROP_CONFIGURABLE) < 0 ||
+        JS_DefinePropertyValueStr(ctx, global, "structuredClone", f, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0)
+        err = -1;
+    return err ? -1 : 0;
+}
+
+/* js_kind is __airlock_kind(object): codec_kind's name for it. */
+static JSValue js_kind(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    (void)this_val;
+    if (argc < 1 || !JS_IsObject(argv[0]))
+        return JS_NewString(ctx, "object");
+    return JS_NewString(ctx, codec_kind(ctx, argv[0]));
 }
 
 int codec_hooks(JSContext *ctx, JSValueConst global)
 {
-    int err = capture(ctx);
+    int err = 0;
+    err |= def_global(ctx, global, "__airlock_kind", js_kind, "kind", 1);
     err |= def_global(ctx, global, "__airlock_encode", js_encode, "encode", 2);
     err |= def_global(ctx, global, "__airlock_decode", js_decode, "decode", 2);
     return err ? -1 : 0;

@@ -154,7 +154,11 @@ void qjs_drop_jobs(JSContext *ctx);
 
 /* ---- codec.c, inspect.c ---- */
 
+int codec_init(JSContext *ctx, JSValueConst global);
 int codec_hooks(JSContext *ctx, JSValueConst global);
+int codec_encode(JSContext *ctx, JSValueConst v, int shown, uint8_t **p, size_t *len);
+JSValue codec_decode(JSContext *ctx, const uint8_t *p, size_t len, JSValueConst make_fn);
+const char *codec_kind(JSContext *ctx, JSValueConst v);
 int codec_is_bytes(JSContext *ctx, JSValueConst v, const uint8_t **p, size_t *len);
 JSValue inspect_take_step(void);
 uint8_t *qjs_inspect_step(JSContext *ctx, const char *src, uint32_t len, const char *filename, int32_t flags);
