@@ -816,3 +816,43 @@ func TestHostile_ArrayIndexAccessors(t *testing.T) {
 		}})
 	wantResult(t, res, `{"out":{"object":1,"error":"nope","list":2,"json":2},"seen":{}}`)
 }
+
+// The realm is hardened once, by the engine: the Function constructors
+// stay the engine's own and refuse to compile (patch 0002), where the
+// kernel replaced them with stand-ins of length 0; the Proxy constructor
+// stays the engine's own, where the kernel wrapped it to register every
+// Proxy (the codec refuses a Proxy by its class, before any trap). The
+// shapes a program sees are the specification's; the refusals, their
+// messages and the read-only constructor property are as before.
+func TestHostile_HardenedIntrinsicsKeepTheirShape(t *testing.T) {
+	got := evalJS(t, `const A = Object.getPrototypeOf(async function () {}).constructor;
+		const d = Object.getOwnPropertyDescriptor(Function.prototype, "constructor");
+		let msg; try { new A("await 1") } catch (e) { msg = e.name + ": " + e.message }
+		export default [Function.length, A.length, A.name, Function.prototype.constructor === Function,
+			(function () {}) instanceof Function, d.writable, d.configurable, "prototype" in Proxy, Proxy.length, msg]`)
+	want := []any{1.0, 1.0, "AsyncFunction", true, true, false, false, false, 2.0,
+		"EvalError: AsyncFunction: code generation from strings is not allowed in the sandbox"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+// An exception a queueMicrotask callback threw was dropped without a word
+// (the kernel queued the callback as a promise reaction, whose rejection
+// nothing saw), and the run succeeded. It now fails the run, as an uncaught
+// exception does in Node, its texts cut as every failure's are.
+func TestHostile_QueueMicrotaskThrows(t *testing.T) {
+	res := runOpts(t, `queueMicrotask(() => { throw new RangeError("in a microtask") }); export default 1`,
+		airlock.Options{Language: airlock.JavaScript})
+	wantStatus(t, res, airlock.StatusError)
+	if res.Error.Name != "RangeError" || res.Error.Message != "in a microtask" {
+		t.Fatalf("error %+v", res.Error)
+	}
+	res = runOpts(t, `queueMicrotask(() => { throw new Error("x".repeat(1 << 20)) }); export default 1`,
+		airlock.Options{Language: airlock.JavaScript})
+	wantStatus(t, res, airlock.StatusError)
+	wantBounded(t, res.Error)
+	res = runOpts(t, `let r = []; queueMicrotask(() => { try { throw 1 } catch { r.push("caught") } }); await 0; export default r`,
+		airlock.Options{Language: airlock.JavaScript})
+	wantResult(t, res, []any{"caught"})
+}

@@ -72,12 +72,12 @@ var shared struct {
 // kernelScript hands the kernel, bootstrap.js, to the shim (see
 // wasmvm.SnapshotOptions.Kernel).
 //
-// Intl (internal/intl) is evaluated after the kernel, with the host
-// function the kernel removes from the global object: the kernel's objects
+// Intl (internal/intl) is evaluated after the kernel, with its host
+// function (OP_INTL), taken from the global object first: the kernel's objects
 // keep the places they had in the image without it, and the pages a run
 // that uses no Intl touches are as many as before (BENCHMARKS.md, "Intl").
 func kernelScript() string {
-	return "(() => { const h = globalThis.__airlock_host;\n" +
+	return "(() => { const h = globalThis.__airlock_intl; delete globalThis.__airlock_intl;\n" +
 		"__airlock_kernel((\n" + bootstrapSource + "\n)());\n" +
 		"(\n" + intl.Source + "\n)(h); })()"
 }
@@ -276,7 +276,8 @@ func (v *VM) GlobalsModule() string { return v.globalsName }
 
 var errBadDispatch = errors.New("airlock: malformed host call")
 
-// host answers the kernel's host function: args[0] is the operation.
+// host answers the kernel's host function: args[0] is the operation
+// (ops.go).
 // Nothing may unwind through the engine: a runtime.Goexit (a test's
 // FailNow in a host function) marks the VM abandoned.
 func (v *VM) host(_ context.Context, args []wasmvm.Value) (r wasmvm.Value, err error) {
@@ -300,7 +301,7 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		return undefined, errBadDispatch
 	}
 	op := int(args[0].Number)
-	if op == intl.HostOp { // Intl: an operation's name, its texts, then a number
+	if op == opIntl { // Intl: an operation's name, its texts, then a number
 		return v.intlCall(args[1:]), nil
 	}
 	j := v.job
@@ -321,7 +322,7 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		return ""
 	}
 	switch op {
-	case 0, 1: // call host function: id, then raw args or one wire string
+	case opCall, opCallEncoded: // call host function: id, then raw args or the encoded list
 		if len(args) < 2 {
 			return undefined, errBadDispatch
 		}
@@ -329,7 +330,7 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		// cost the processor a stall at each copy (it is larger than Go
 		// keeps in registers), a third of a dispatch.
 		r := &v.reply
-		if op == 1 {
+		if op == opCallEncoded {
 			j.Call(num(1), nil, text(2), true, r)
 		} else {
 			// The primitives are handed over typed, as the shim gave them:
@@ -339,27 +340,27 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		a, err := replyValue(r)
 		*r = Reply{}
 		return a, err
-	case 2: // done: kind (0 raw, 1 wire), value
+	case opDone: // kind (0 a primitive, 1 encoded), value
 		if len(args) < 3 {
 			return undefined, errBadDispatch
 		}
 		j.outcome = &Outcome{Kind: OK, Value: rawOf(args[2]), Wire: num(1) == 1}
 		v.settled()
 		return undefined, nil
-	case 3: // failed: phase, name, message, stack, fileName, line, column[, host function]
+	case opFailed: // phase, name, message, stack, fileName, line, column[, host function]
 		if len(args) < 8 {
 			return undefined, errBadDispatch
 		}
 		o := &Outcome{Kind: Thrown}
 		switch num(1) {
-		case 0:
+		case phaseLink:
 			// The kernel counts a run as started when the globals module
 			// hands it the globals; a job without it (a bare entry, which
 			// loads no other module) has started once its entry compiled.
 			if j.Globals != "" || !v.compiled {
 				o.Kind = LinkFailed
 			}
-		case 2:
+		case phaseExport:
 			o.Kind = ExportMissing
 		}
 		o.Name, o.Message, o.Stack, o.FileName = text(2), text(3), text(4), text(5)
@@ -372,12 +373,12 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		j.outcome = o
 		v.settled()
 		return undefined, nil
-	case 6: // console: level, wire text of the arguments
+	case opLog: // level, the arguments encoded
 		if len(args) == 3 && j.Log != nil {
 			j.Log(num(1), text(2))
 		}
 		return undefined, nil
-	case 5: // reporting a failure failed: the heap is exhausted
+	case opOutOfMemory: // reporting a failure failed: the heap is exhausted
 		if j.outcome == nil {
 			j.outcome = &Outcome{Kind: Thrown, Name: "InternalError", Message: "out of memory"}
 		}

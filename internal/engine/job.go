@@ -22,8 +22,9 @@ const (
 	Crashed                          // the engine failed; the VM must be discarded
 )
 
-// The kernel's bounds on the texts of a failure it reports (bootstrap.js,
-// maxText and maxFrameText), in UTF-16 code units: each of an error's
+// The bounds on the texts of a failure the sandbox reports (the shim's
+// failure.c, MAX_ERROR_TEXT and MAX_FRAME_TEXT in kernel.h, which
+// TestKernelOps checks), in UTF-16 code units: each of an error's
 // name, message, stack and file name, and a thrown value's text, at most
 // MaxErrorText, a longer one cut around a marker before it crosses; each
 // line of a stack at most MaxFrameText. Outcome's texts of a Thrown or

@@ -15,12 +15,9 @@ package intl
 
 import _ "embed"
 
-// Source is the Intl script: a function expression to be called with the
-// kernel's host function, which it calls as host(20, op, args...) for Call.
+// Source is the Intl script: a function expression to be called with
+// Intl's host function, which it calls as host(op, args...) for Call (the
+// engine's kernel operation OP_INTL, internal/qjs/shim/kernel.h).
 //
 //go:embed intl.js
 var Source string
-
-// HostOp is the operation number the kernel's host function receives for
-// Call.
-const HostOp = 20

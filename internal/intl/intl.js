@@ -45,7 +45,7 @@
   const SymbolIterator = Symbol.iterator, SymbolToStringTag = Symbol.toStringTag;
   // No spread: a program's Array.prototype[Symbol.iterator] must not
   // choose the host function's arguments.
-  const host = (op, a, b, c) => hostFn(20, op, a, b, c);
+  const host = (op, a, b, c) => hostFn(op, a, b, c);
 
   const method = (obj, name, fn, len) => {
     defineProperty(fn, "name", { value: name, configurable: true });

@@ -840,12 +840,6 @@ static int encode(struct enc *e, JSValueConst v)
     return 0;
 }
 
-static void free_buffer(JSRuntime *rt, void *opaque, void *ptr)
-{
-    (void)opaque;
-    js_free_rt(rt, ptr);
-}
-
 /* codec_encode writes v's encoding to a buffer of QuickJS's heap, *p and
    *len, which the caller frees (js_free); shown: a value to show or store,
    its functions and symbols dropped. -1 with an exception pending. */
@@ -868,22 +862,6 @@ int codec_encode(JSContext *ctx, JSValueConst v, int shown, uint8_t **p, size_t 
     }
     js_free(ctx, e.st);
     seen_free(ctx, &e.seen);
-    return r;
-}
-
-/* js_encode is __airlock_encode(value, shown): the value's encoding, in an
-   ArrayBuffer. */
-static JSValue js_encode(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
-{
-    uint8_t *p;
-    size_t len;
-    JSValue r;
-    (void)this_val;
-    if (codec_encode(ctx, argc > 0 ? argv[0] : JS_UNDEFINED, argc > 1 && JS_ToBool(ctx, argv[1]), &p, &len) < 0)
-        return JS_EXCEPTION;
-    r = JS_NewArrayBuffer(ctx, p, len, free_buffer, NULL, 0);
-    if (JS_IsException(r))
-        js_free(ctx, p);
     return r;
 }
 
@@ -977,7 +955,7 @@ struct dec {
     uint32_t nrefs, caprefs;
     struct dframe *st;
     uint32_t sp, cap;
-    JSValueConst make_fn; /* the kernel's hostFunction(id, name, json) */
+    codec_make_fn *make_fn; /* host_fn_new (hostcall.c), or NULL: none may come */
 };
 
 static int add_ref(struct dec *d, JSValueConst v)
@@ -1083,11 +1061,12 @@ static JSValue get_value(struct dec *d)
             JS_FreeValue(ctx, a[1]);
             return JS_EXCEPTION;
         }
-        a[0] = JS_NewUint32(ctx, id);
-        a[2] = mode == 1 ? JS_TRUE : mode == 2 ? JS_NewInt32(ctx, 2) : JS_FALSE;
-        v = JS_Call(ctx, d->make_fn, JS_UNDEFINED, 3, (JSValueConst *)a);
-        JS_FreeValue(ctx, a[1]);
-        return v;
+        if (!d->make_fn) {
+            JS_FreeValue(ctx, a[1]);
+            bad(r);
+            return JS_EXCEPTION;
+        }
+        return d->make_fn(ctx, id, a[1], mode);
     }
     }
     /* objects: each takes the next id */
@@ -1321,7 +1300,7 @@ static int dstep(struct dec *d)
 
 /* codec_decode builds the value of the encoding p[0:len]; make_fn(id, name,
    mode) makes the host functions in it. */
-JSValue codec_decode(JSContext *ctx, const uint8_t *p, size_t len, JSValueConst make_fn)
+JSValue codec_decode(JSContext *ctx, const uint8_t *p, size_t len, codec_make_fn *make_fn)
 {
     struct dec d;
     JSValue v;
@@ -1363,18 +1342,6 @@ JSValue codec_decode(JSContext *ctx, const uint8_t *p, size_t len, JSValueConst 
     return v;
 }
 
-/* js_decode is __airlock_decode(buffer, makeFunction): the value of the
-   encoding in the ArrayBuffer. */
-static JSValue js_decode(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
-{
-    size_t len;
-    uint8_t *p;
-    (void)this_val;
-    if (argc < 2 || !(p = JS_GetArrayBuffer(ctx, &len, argv[0])))
-        return JS_ThrowTypeError(ctx, "airlock: bad value buffer");
-    return codec_decode(ctx, p, len, argv[1]);
-}
-
 /* js_structured_clone is structuredClone(value): the value decoded from its
    encoding. It is a C function with data, which QuickJS calls without a
    frame of its own: a backtrace made under it (a getter it read) shows the
@@ -1390,7 +1357,7 @@ static JSValue js_structured_clone(JSContext *ctx, JSValueConst this_val, int ar
     (void)data;
     if (codec_encode(ctx, argc > 0 ? argv[0] : JS_UNDEFINED, 0, &p, &len) < 0)
         return JS_EXCEPTION;
-    v = codec_decode(ctx, p, len, JS_UNDEFINED);
+    v = codec_decode(ctx, p, len, NULL);
     js_free(ctx, p);
     return v;
 }
@@ -1495,23 +1462,5 @@ int codec_init(JSContext *ctx, JSValueConst global)
         JS_DefinePropertyValueStr(ctx, f, "name", JS_NewString(ctx, "structuredClone"), JS_PROP_CONFIGURABLE) < 0 ||
         JS_DefinePropertyValueStr(ctx, global, "structuredClone", f, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0)
         err = -1;
-    return err ? -1 : 0;
-}
-
-/* js_kind is __airlock_kind(object): codec_kind's name for it. */
-static JSValue js_kind(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
-{
-    (void)this_val;
-    if (argc < 1 || !JS_IsObject(argv[0]))
-        return JS_NewString(ctx, "object");
-    return JS_NewString(ctx, codec_kind(ctx, argv[0]));
-}
-
-int codec_hooks(JSContext *ctx, JSValueConst global)
-{
-    int err = 0;
-    err |= def_global(ctx, global, "__airlock_kind", js_kind, "kind", 1);
-    err |= def_global(ctx, global, "__airlock_encode", js_encode, "encode", 2);
-    err |= def_global(ctx, global, "__airlock_decode", js_decode, "decode", 2);
     return err ? -1 : 0;
 }

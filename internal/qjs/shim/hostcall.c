@@ -1,13 +1,18 @@
 /*
- * hostcall.c: calls of the host's functions. A function qjs_def_host_func
- * defines, or one the kernel made (js_host_fn), encodes its arguments as
- * slots and calls env.host_call; the host answers in qjs_ctl.ret (see
- * shim.c).
+ * hostcall.c: calls of the host's functions. A host function of a run
+ * (js_host_fn) calls the host's kernel function with OP_CALL and its
+ * primitive arguments as slots, or OP_CALL_ENCODED and its argument list
+ * encoded (codec.c); the host answers in qjs_ctl.ret (see shim.c): a value,
+ * wire text that is decoded here, an error to throw, or the id of an
+ * asynchronous call, whose promise waits here until the host settles it.
+ * No JavaScript runs on the way. A function qjs_def_host_func defines (a
+ * sandbox without a kernel) calls the host's function of that number.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shim.h"
+#include "kernel.h"
 
 /* host_text fetches the text the host left for host_result, its length in
    qjs_ctl.ret.len, NUL-terminated, in QuickJS's heap; NULL (an exception
@@ -103,9 +108,6 @@ static void free_args(JSContext *ctx, int n, const char **strs)
         JS_FreeCString(ctx, strs[i]);
 }
 
-/* take_answer turns the host's answer in qjs_ctl.ret into a value. A reply
-   for the kernel (TAG_REPLY_*) becomes the list [kind, value] and *reply is
-   set. */
 /* ANSWER_SIZE is the buffer a host call offers the host for its answer's
    text: text shorter than it comes with the answer, in one crossing,
    longer text is fetched with host_result. */
@@ -115,22 +117,39 @@ static char answer_buf[ANSWER_SIZE];
 /* offer_answer offers answer_buf for the text of the next host call's
    answer: its address in qjs_ctl.ret.u.ptr, its size in qjs_ctl.ret.len.
    The host puts text that fits there, NUL-terminated, and answers with
-   u.ptr still set; otherwise u.ptr is 0 (see take_answer). */
+   u.ptr still set; otherwise u.ptr is 0 (see answer_text). */
 static void offer_answer(void)
 {
     qjs_ctl.ret.u.ptr = (uint32_t)(uintptr_t)answer_buf;
     qjs_ctl.ret.len = ANSWER_SIZE;
 }
 
-static JSValue take_answer(JSContext *ctx, int json, int *reply)
+/* answer_text is the text of the host's answer, NUL-terminated: in
+   answer_buf (*owned 0), or fetched into QuickJS's heap (*owned 1: the
+   caller frees it). NULL with an exception pending. Text in answer_buf is
+   made into a value before any JavaScript can run, which could make
+   another host call and overwrite it. */
+static char *answer_text(JSContext *ctx, uint32_t *len, int *owned)
 {
-    int tag = qjs_ctl.ret.tag;
-    JSValue ret, v;
+    if (qjs_ctl.ret.u.ptr == (uint32_t)(uintptr_t)answer_buf && qjs_ctl.ret.len < ANSWER_SIZE) {
+        *len = qjs_ctl.ret.len;
+        *owned = 0;
+        return answer_buf;
+    }
+    *owned = 1;
+    return host_text(ctx, len);
+}
+
+/* take_answer turns the host's answer in qjs_ctl.ret into a value: a
+   primitive, text, JSON text parsed (and, with json set, a string parsed
+   as JSON: a JSON host function's answer), or an Error thrown. */
+static JSValue take_answer(JSContext *ctx, int json)
+{
+    int tag = qjs_ctl.ret.tag, owned;
+    JSValue ret;
     uint32_t len;
     char *buf;
-    int inline_text = 0;
 
-    *reply = 0;
     switch (tag) {
     case TAG_UNDEFINED:
         return JS_UNDEFINED;
@@ -142,25 +161,14 @@ static JSValue take_answer(JSContext *ctx, int json, int *reply)
         return JS_TRUE;
     case TAG_NUMBER:
         return JS_NewFloat64(ctx, qjs_ctl.ret.u.num);
-    case TAG_REPLY_ASYNC:
-        v = JS_NewFloat64(ctx, qjs_ctl.ret.u.num);
-        goto list;
     case TAG_STRING:
     case TAG_JSON:
     case TAG_ERROR:
-    case TAG_REPLY_WIRE:
-    case TAG_REPLY_ERROR:
         break;
     default:
         return JS_ThrowInternalError(ctx, "host call: bad answer");
     }
-    /* Text in answer_buf is made into a value before any JavaScript can
-       run, which could make another host call and overwrite it. */
-    if (qjs_ctl.ret.u.ptr == (uint32_t)(uintptr_t)answer_buf && qjs_ctl.ret.len < ANSWER_SIZE) {
-        buf = answer_buf;
-        len = qjs_ctl.ret.len;
-        inline_text = 1;
-    } else if (!(buf = host_text(ctx, &len)))
+    if (!(buf = answer_text(ctx, &len, &owned)))
         return JS_EXCEPTION;
     if (tag == TAG_STRING && json) {
         ret = JS_ParseJSON(ctx, buf, len, "<host reply>");
@@ -185,7 +193,7 @@ static JSValue take_answer(JSContext *ctx, int json, int *reply)
             ret = JS_ThrowTypeError(ctx, syntax ? "airlock: the host function returned text that is not JSON" :
                 "airlock: the sandbox could not hold the answer of the host function (out of memory, or nested too deep)");
         }
-    } else if (tag == TAG_STRING || tag == TAG_REPLY_WIRE || tag == TAG_REPLY_ERROR)
+    } else if (tag == TAG_STRING)
         ret = JS_NewStringLen(ctx, buf, len);
     else if (tag == TAG_JSON)
         ret = JS_ParseJSON(ctx, buf, len, "<host>");
@@ -202,34 +210,18 @@ static JSValue take_answer(JSContext *ctx, int json, int *reply)
             ret = JS_Throw(ctx, err);
         }
     }
-    if (!inline_text)
+    if (owned)
         js_free(ctx, buf);
-    if (tag != TAG_REPLY_WIRE && tag != TAG_REPLY_ERROR)
-        return ret;
-    v = ret;
-list:
-    if (JS_IsException(v))
-        return v;
-    ret = JS_NewArray(ctx);
-    if (JS_IsException(ret)) {
-        JS_FreeValue(ctx, v);
-        return ret;
-    }
-    if (JS_DefinePropertyValueUint32(ctx, ret, 0, JS_NewInt32(ctx, tag - TAG_REPLY_WIRE), JS_PROP_C_W_E) < 0 ||
-        JS_DefinePropertyValueUint32(ctx, ret, 1, v, JS_PROP_C_W_E) < 0) {
-        JS_FreeValue(ctx, ret);
-        return JS_EXCEPTION;
-    }
-    *reply = 1;
     return ret;
 }
+
+/* ---- functions of the host's own (a sandbox without a kernel) ---- */
 
 static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
 {
     struct slot slots[MAX_SLOTS];
     const char *strs[MAX_SLOTS];
-    int r, reply;
-    JSValue ret;
+    int r;
     (void)this_val;
     (void)data;
 
@@ -244,12 +236,7 @@ static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSV
     free_args(ctx, argc, strs);
     if (r != 0)
         return JS_ThrowInternalError(ctx, "host call failed");
-    ret = take_answer(ctx, 0, &reply);
-    if (reply) {
-        JS_FreeValue(ctx, ret);
-        return JS_ThrowInternalError(ctx, "host call: bad answer");
-    }
-    return ret;
+    return take_answer(ctx, 0);
 }
 
 /* qjs_def_host_func defines globalThis[name] as a function that calls the
@@ -267,6 +254,8 @@ EXPORT(qjs_def_host_func) int32_t qjs_def_host_func(JSContext *ctx, const char *
     JS_FreeValue(ctx, global);
     return r < 0 ? -1 : 0;
 }
+
+/* ---- the kernel's operations (kernel.h) ---- */
 
 /* new_list makes an array of vals, defined as own elements: assigning them
    would run a setter a program put on Array.prototype. */
@@ -300,19 +289,6 @@ int is_primitive(JSValueConst v)
     return 0;
 }
 
-/* kernel_reply hands a reply list to the kernel's reply(list, id), which
-   decodes an answer, throws an error or makes a promise. */
-static JSValue kernel_reply(JSContext *ctx, JSValue list, JSValueConst id)
-{
-    JSValueConst a[2];
-    JSValue r;
-    a[0] = list;
-    a[1] = id;
-    r = call_kernel(ctx, "reply", 2, a);
-    JS_FreeValue(ctx, list);
-    return r;
-}
-
 /* throw_stop throws the uncatchable error that ends a program the host
    stopped during a host call: its text, not an Error, so that no stack
    trace is built for it (the host reads only the outcome it already has,
@@ -327,108 +303,407 @@ static JSValue throw_stop(JSContext *ctx)
     return JS_EXCEPTION;
 }
 
-/* js_kernel_host is __airlock_host(op, ...). The kernel calls it with its
-   own operations (op 0-8: see internal/engine), and a host function
-   (js_host_fn) with (9, id, ...args): the engine passes the arguments as they are. Arguments
-   that are not primitives go back to the kernel's callHost(id, list),
-   which encodes them. A JSON host function calls it with (10, id): its
-   arguments cross as the JSON text of their list, and a synchronous
-   answer, JSON text, is parsed here. */
-JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+/* kernel_op calls the host's kernel function with the n slots (the
+   operation first) and leaves its answer in qjs_ctl.ret. 0, or -1 with an
+   exception pending: the call failed (the sandbox is spent), or the host
+   stopped the program during the call (a step's budget spent, a final
+   answer given, the run's outcome known), which ends it here, not at the
+   next interrupt check, thousands of operations later. */
+int kernel_op(JSContext *ctx, struct slot *slots, int n)
 {
-    struct slot slots[MAX_SLOTS];
-    const char *strs[MAX_SLOTS];
-    JSValue ret, text = JS_UNDEFINED;
-    JSValueConst three[3];
-    int op = -1, i, r, reply, n = argc, json = 0;
-    (void)this_val;
-
-    if (argc > 0 && JS_VALUE_GET_TAG(argv[0]) == JS_TAG_INT)
-        op = JS_VALUE_GET_INT(argv[0]);
-    if ((op == 9 || op == 10) && argc < 2)
-        return JS_ThrowTypeError(ctx, "airlock: malformed host call");
-    if (op == 10) {
-        JSValue list = new_list(ctx, argc - 2, argv + 2);
-        if (JS_IsException(list))
-            return list;
-        text = JS_JSONStringify(ctx, list, JS_UNDEFINED, JS_UNDEFINED);
-        JS_FreeValue(ctx, list);
-        if (JS_IsException(text))
-            return text;
-        three[0] = JS_NewInt32(ctx, 0);
-        three[1] = argv[1];
-        three[2] = text;
-        argv = three;
-        n = 3;
-        json = 1;
-    } else if (op == 9) {
-        int plain = argc <= MAX_SLOTS;
-        for (i = 2; plain && i < argc; i++)
-            plain = is_primitive(argv[i]);
-        if (!plain) {
-            JSValueConst a[2];
-            JSValue list = new_list(ctx, argc - 2, argv + 2);
-            if (JS_IsException(list))
-                return list;
-            a[0] = argv[1];
-            a[1] = list;
-            ret = call_kernel(ctx, "callHost", 2, a);
-            JS_FreeValue(ctx, list);
-            return ret;
-        }
+    offer_answer();
+    if (host_call(KERNEL_FN, slots, n) != 0) {
+        JS_ThrowInternalError(ctx, "host call failed");
+        return -1;
     }
-    if (n > MAX_SLOTS) {
-        JS_FreeValue(ctx, text);
-        return JS_ThrowRangeError(ctx, "a host function takes at most %d arguments", MAX_SLOTS);
-    }
-    r = encode_args(ctx, n, argv, slots, strs);
-    if (r == 0) {
-        if (op == 9)
-            slots[0].u.num = 0; /* a call of host function argv[1] */
-        offer_answer();
-        r = host_call(KERNEL_FN, slots, n);
-        if (r != 0) {
-            free_args(ctx, n, strs);
-            JS_FreeValue(ctx, text);
-            return JS_ThrowInternalError(ctx, "host call failed");
-        }
-    }
-    free_args(ctx, n, strs);
-    JS_FreeValue(ctx, text);
-    if (r < 0)
-        return JS_EXCEPTION;
     if (qjs_ctl.soft || qjs_ctl.stop) {
-        /* the host stopped the program during the call (a step's budget
-           spent, a final answer given): it ends here, not at the next
-           interrupt check, thousands of operations later */
-        return throw_stop(ctx);
+        throw_stop(ctx);
+        return -1;
     }
-    ret = take_answer(ctx, json, &reply);
-    if (reply && (op == 9 || op == 10))
-        return kernel_reply(ctx, ret, argv[1]);
-    return ret;
+    return 0;
 }
 
-/* host_fn_primitives is js_kernel_host's (9, id, ...args) for arguments
-   that are all primitives, written out for the call a program makes most:
-   the slots are filled here, the text of string arguments is the only
-   thing freed after the call, and a number answer, or a string answer in
-   answer_buf, is made here. It returns 1 with the call's value in *res,
-   or 0 when an argument is not a primitive: the kernel encodes those
-   (js_kernel_host). */
-static int host_fn_primitives(JSContext *ctx, JSValueConst id, int argc, JSValueConst *argv, JSValue *res)
+/* js_kernel_op is a hook of the kernel's for operation magic: its
+   arguments (primitives) after the operation, the answer a value
+   (internal/intl's host function, OP_INTL). */
+static JSValue js_kernel_op(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic,
+                            JSValue *data)
 {
     struct slot slots[MAX_SLOTS];
     const char *strs[MAX_SLOTS];
-    int i, r, reply, nstr = 0;
+    int r;
+    (void)this_val;
+    (void)data;
+    if (argc + 1 > MAX_SLOTS)
+        return JS_ThrowRangeError(ctx, "a host function takes at most %d arguments", MAX_SLOTS);
+    slot_num(&slots[0], magic);
+    if (encode_args(ctx, argc, argv, slots + 1, strs) < 0) {
+        free_args(ctx, argc, strs);
+        return JS_EXCEPTION;
+    }
+    r = kernel_op(ctx, slots, argc + 1);
+    free_args(ctx, argc, strs);
+    return r < 0 ? JS_EXCEPTION : take_answer(ctx, 0);
+}
+
+JSValue kernel_op_function(JSContext *ctx, int op, const char *name)
+{
+    JSValue f = JS_NewCFunctionData(ctx, js_kernel_op, 0, op, 0, NULL);
+    if (!JS_IsException(f) &&
+        JS_DefinePropertyValueStr(ctx, f, "name", JS_NewString(ctx, name), JS_PROP_CONFIGURABLE) < 0) {
+        JS_FreeValue(ctx, f);
+        return JS_EXCEPTION;
+    }
+    return f;
+}
+
+/* ---- errors of host functions ----
+ *
+ * Each error a call of a host function threw, or rejected its promise
+ * with, is remembered with the function's id (a WeakMap the shim keeps): an
+ * executor tells a failing tool from failing code by the identity of what
+ * was thrown (failure.c reads it).
+ */
+
+static JSValue host_errors = JS_UNDEFINED, weakmap_get, weakmap_set, error_ctor;
+
+/* mark_host_error remembers e as an error of host function fn. -1 with an
+   exception pending (out of memory). */
+static int mark_host_error(JSContext *ctx, JSValueConst e, int fn)
+{
+    JSValue a[2], r;
+    if (!JS_IsObject(e))
+        return 0;
+    a[0] = e;
+    a[1] = JS_NewInt32(ctx, fn);
+    r = JS_Call(ctx, weakmap_set, host_errors, 2, (JSValueConst *)a);
+    if (JS_IsException(r))
+        return -1;
+    JS_FreeValue(ctx, r);
+    return 0;
+}
+
+/* host_error_of is the id of the host function whose call threw e, or -1. */
+int host_error_of(JSContext *ctx, JSValueConst e)
+{
+    JSValue r;
+    int fn = -1;
+    if (!JS_IsObject(e) || !JS_IsObject(host_errors))
+        return -1;
+    r = JS_Call(ctx, weakmap_get, host_errors, 1, &e);
+    if (JS_IsException(r))
+        JS_FreeValue(ctx, JS_GetException(ctx));
+    else if (JS_VALUE_GET_TAG(r) == JS_TAG_INT)
+        fn = JS_VALUE_GET_INT(r);
+    JS_FreeValue(ctx, r);
+    return fn;
+}
+
+/* rethrow_marked marks the pending exception as host function fn's and
+   leaves it pending, as a catch clause that rethrows would; an uncatchable
+   one goes on unmarked. Returns JS_EXCEPTION. */
+static JSValue rethrow_marked(JSContext *ctx, int fn)
+{
+    JSValue e;
+    if (JS_IsUncatchableException(ctx))
+        return JS_EXCEPTION;
+    e = JS_GetException(ctx);
+    if (mark_host_error(ctx, e, fn) < 0) {
+        JS_FreeValue(ctx, e);
+        return JS_EXCEPTION;
+    }
+    return JS_Throw(ctx, e);
+}
+
+/* host_error makes the Error of a host function fn that failed with the
+   message text[0:len] (with the Error constructor, so that its stack is
+   the caller's frames), marked. */
+static JSValue host_error(JSContext *ctx, const char *text, size_t len, int fn)
+{
+    JSValue msg = JS_NewStringLen(ctx, text, len), e;
+    if (JS_IsException(msg))
+        return msg;
+    e = JS_CallConstructor(ctx, error_ctor, 1, (JSValueConst *)&msg);
+    JS_FreeValue(ctx, msg);
+    if (!JS_IsException(e) && mark_host_error(ctx, e, fn) < 0) {
+        JS_FreeValue(ctx, e);
+        return JS_EXCEPTION;
+    }
+    return e;
+}
+
+/* ---- pending asynchronous calls ----
+ *
+ * An asynchronous host function's call returns a promise at once; the host
+ * settles it later (qjs_kernel_call's "settle", settle_call) by the call's
+ * id, which the host chose. The promises' resolving functions wait here, in
+ * a table keyed by that id (open addressing), until then, or until the
+ * session's next step forgets them (reset_calls).
+ */
+
+struct pending_call {
+    int32_t id, fn; /* fn -1: a free entry */
+    JSValue resolve, reject;
+};
+
+static struct pending_call *calls;
+static uint32_t calls_cap, calls_n; /* cap: a power of two, or 0 */
+
+static uint32_t call_slot(int32_t id) { return ((uint32_t)id * 2654435761u) & (calls_cap - 1); }
+
+static struct pending_call *find_call(int32_t id)
+{
+    uint32_t i;
+    if (!calls_n)
+        return NULL;
+    for (i = call_slot(id); calls[i].fn >= 0; i = (i + 1) & (calls_cap - 1)) {
+        if (calls[i].id == id)
+            return &calls[i];
+    }
+    return NULL;
+}
+
+/* add_call keeps the resolving functions of call id of host function fn
+   (taken). -1 with an exception pending. */
+static int add_call(JSContext *ctx, int32_t id, int fn, JSValue *funcs)
+{
+    uint32_t i;
+    if ((calls_n + 1) * 2 > calls_cap) { /* at most half full */
+        uint32_t cap = calls_cap ? calls_cap * 2 : 16, old = calls_cap;
+        struct pending_call *t = js_malloc(ctx, sizeof(*t) * cap), *o = calls;
+        if (!t)
+            return -1;
+        for (i = 0; i < cap; i++)
+            t[i].fn = -1;
+        calls = t;
+        calls_cap = cap;
+        for (i = 0; i < old; i++) {
+            if (o[i].fn >= 0) {
+                uint32_t j = call_slot(o[i].id);
+                while (calls[j].fn >= 0)
+                    j = (j + 1) & (cap - 1);
+                calls[j] = o[i];
+            }
+        }
+        js_free(ctx, o);
+    }
+    for (i = call_slot(id); calls[i].fn >= 0; i = (i + 1) & (calls_cap - 1))
+        ;
+    calls[i].id = id;
+    calls[i].fn = fn;
+    calls[i].resolve = funcs[0];
+    calls[i].reject = funcs[1];
+    calls_n++;
+    return 0;
+}
+
+/* take_call removes the entry e, keeping the table's probe sequences whole
+   (the entries after it move back into the hole). */
+static void take_call(struct pending_call *e)
+{
+    uint32_t i = (uint32_t)(e - calls), j = i, k;
+    calls[i].fn = -1;
+    calls_n--;
+    for (;;) {
+        j = (j + 1) & (calls_cap - 1);
+        if (calls[j].fn < 0)
+            return;
+        k = call_slot(calls[j].id);
+        /* calls[j] stays if its home k lies cyclically in (i, j] */
+        if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+            continue;
+        calls[i] = calls[j];
+        calls[j].fn = -1;
+        i = j;
+    }
+}
+
+/* async_call makes the promise of an asynchronous call id of host
+   function fn. */
+static JSValue async_call(JSContext *ctx, int32_t id, int fn)
+{
+    JSValue funcs[2], p = JS_NewPromiseCapability(ctx, funcs);
+    if (JS_IsException(p))
+        return p;
+    if (add_call(ctx, id, fn, funcs) < 0) {
+        JS_FreeValue(ctx, funcs[0]);
+        JS_FreeValue(ctx, funcs[1]);
+        JS_FreeValue(ctx, p);
+        return JS_EXCEPTION;
+    }
+    return p;
+}
+
+/* settle_call settles the promise of asynchronous call id: fulfilled
+   (ok) with value, or with the value of the wire text value (kind 1);
+   rejected (!ok) with an Error of message value. An unknown id (a call the
+   session forgot) is ignored. */
+JSValue settle_call(JSContext *ctx, int argc, JSValueConst *argv)
+{
+    struct pending_call *e, c;
+    int32_t id;
+    int ok, kind;
+    JSValue v, r;
+    if (argc < 4 || JS_ToInt32(ctx, &id, argv[0]) < 0 || JS_ToInt32(ctx, &kind, argv[2]) < 0)
+        return JS_ThrowTypeError(ctx, "airlock: bad settle");
+    ok = JS_ToBool(ctx, argv[1]);
+    if (!(e = find_call(id)))
+        return JS_UNDEFINED;
+    c = *e;
+    take_call(e);
+    if (!ok) {
+        size_t len;
+        const char *s = JS_ToCStringLen(ctx, &len, argv[3]);
+        v = s ? host_error(ctx, s, len, c.fn) : JS_EXCEPTION;
+        JS_FreeCString(ctx, s);
+    } else if (kind == 1) {
+        v = wire_decode_value(ctx, argv[3]);
+        if (JS_IsException(v) && !JS_IsUncatchableException(ctx)) {
+            v = JS_GetException(ctx); /* the promise is rejected with it */
+            ok = 0;
+            if (mark_host_error(ctx, v, c.fn) < 0) {
+                JS_FreeValue(ctx, v);
+                v = JS_EXCEPTION;
+            }
+        }
+    } else
+        v = JS_DupValue(ctx, argv[3]);
+    if (JS_IsException(v))
+        r = v;
+    else {
+        r = JS_Call(ctx, ok ? c.resolve : c.reject, JS_UNDEFINED, 1, (JSValueConst *)&v);
+        JS_FreeValue(ctx, v);
+    }
+    JS_FreeValue(ctx, c.resolve);
+    JS_FreeValue(ctx, c.reject);
+    return r;
+}
+
+/* reset_calls forgets every pending call: their promises never settle. */
+void reset_calls(JSContext *ctx)
+{
+    uint32_t i;
+    for (i = 0; i < calls_cap; i++) {
+        if (calls[i].fn >= 0) {
+            JS_FreeValue(ctx, calls[i].resolve);
+            JS_FreeValue(ctx, calls[i].reject);
+            calls[i].fn = -1;
+        }
+    }
+    calls_n = 0;
+}
+
+/* ---- wire text ----
+ *
+ * What the host sends a run (arguments, globals, modules, answers) is wire
+ * text: "J" and JSON text for plain data, parsed by the engine's JSON
+ * parser (own data properties, no setter runs), or "B" and the base64 of
+ * the binary format (codec.c), decoded here.
+ */
+
+static int base64_value(uint8_t c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* wire_decode is the value of wire text s[0:len] (NUL after it). */
+static JSValue wire_decode(JSContext *ctx, const char *s, size_t len)
+{
+    const uint8_t *in = (const uint8_t *)s + 1;
+    uint8_t *out;
+    size_t n, i, o = 0;
+    uint32_t acc = 0;
+    int bits = 0, d;
+    JSValue v;
+    if (len > 0 && s[0] == 'J')
+        return JS_ParseJSON(ctx, s + 1, len - 1, "<host>");
+    if (len == 0 || s[0] != 'B')
+        return JS_ThrowTypeError(ctx, "airlock: malformed host reply");
+    n = len - 1;
+    while (n > 0 && in[n - 1] == '=')
+        n--;
+    if (!(out = js_malloc(ctx, n * 3 / 4 + 1)))
+        return JS_EXCEPTION;
+    for (i = 0; i < n; i++) {
+        if ((d = base64_value(in[i])) < 0) {
+            js_free(ctx, out);
+            return JS_ThrowTypeError(ctx, "airlock: malformed host reply");
+        }
+        acc = acc << 6 | (uint32_t)d;
+        if ((bits += 6) >= 8) {
+            bits -= 8;
+            out[o++] = (uint8_t)(acc >> bits);
+        }
+    }
+    v = codec_decode(ctx, out, o, host_fn_new);
+    js_free(ctx, out);
+    return v;
+}
+
+/* wire_decode_value is the value of the wire text in the string text. */
+JSValue wire_decode_value(JSContext *ctx, JSValueConst text)
+{
+    size_t len;
+    const char *s = JS_ToCStringLen(ctx, &len, text);
+    JSValue v;
+    if (!s)
+        return JS_EXCEPTION;
+    v = wire_decode(ctx, s, len);
+    JS_FreeCString(ctx, s);
+    return v;
+}
+
+/* ---- host functions of a run ---- */
+
+/* reply is the value of the answer of a call of host function fn (json: a
+   JSON host function's): a value, the value of wire text, a thrown Error
+   (marked), or the promise of an asynchronous call. */
+static JSValue reply(JSContext *ctx, int fn, int json)
+{
+    int tag = qjs_ctl.ret.tag, owned;
+    uint32_t len;
+    char *buf;
+    JSValue v;
+    if (tag == TAG_REPLY_ASYNC)
+        return async_call(ctx, (int32_t)qjs_ctl.ret.u.num, fn);
+    if (tag != TAG_REPLY_WIRE && tag != TAG_REPLY_ERROR)
+        return take_answer(ctx, json);
+    if (!(buf = answer_text(ctx, &len, &owned)))
+        return JS_EXCEPTION;
+    if (tag == TAG_REPLY_ERROR) {
+        v = host_error(ctx, buf, len, fn);
+        v = JS_IsException(v) ? v : JS_Throw(ctx, v);
+    } else {
+        v = wire_decode(ctx, buf, len);
+        if (JS_IsException(v))
+            v = rethrow_marked(ctx, fn);
+    }
+    if (owned)
+        js_free(ctx, buf);
+    return v;
+}
+
+/* host_fn_primitives calls host function id with arguments that are all
+   primitives (OP_CALL), written out for the call a program makes most: the
+   slots are filled here, the text of string arguments is the only thing
+   freed after the call, and a number answer, or a string answer in
+   answer_buf, is made here. It returns 1 with the call's value in *res, or
+   0 when an argument is not a primitive (call_encoded calls with those). */
+static int host_fn_primitives(JSContext *ctx, int id, int argc, JSValueConst *argv, JSValue *res)
+{
+    struct slot slots[MAX_SLOTS];
+    const char *strs[MAX_SLOTS];
+    int i, r, nstr = 0;
     JSValue ret;
 
-    slots[0].tag = TAG_NUMBER;
-    slots[0].len = 0;
-    slots[0].u.num = 0; /* a call of host function id */
-    slots[1].tag = TAG_NUMBER;
-    slots[1].len = 0;
-    slots[1].u.num = JS_VALUE_GET_INT(id);
+    slot_num(&slots[0], OP_CALL);
+    slot_num(&slots[1], id);
     for (i = 0; i < argc; i++) {
         JSValueConst a = argv[i];
         struct slot *s = &slots[i + 2];
@@ -455,27 +730,19 @@ static int host_fn_primitives(JSContext *ctx, JSValueConst id, int argc, JSValue
             return 0;
         }
     }
-    offer_answer();
-    r = host_call(KERNEL_FN, slots, argc + 2);
-    if (r != 0) {
-        ret = JS_ThrowInternalError(ctx, "host call failed");
+    r = kernel_op(ctx, slots, argc + 2);
+    if (r < 0) {
+        ret = JS_EXCEPTION;
         goto done;
     }
-    if (qjs_ctl.soft || qjs_ctl.stop) { /* as in js_kernel_host */
-        ret = throw_stop(ctx);
-        goto done;
-    }
-    /* the answers of take_answer's that need no list, made here */
+    /* the commonest answers, made here */
     if (qjs_ctl.ret.tag == TAG_NUMBER)
         ret = JS_NewFloat64(ctx, qjs_ctl.ret.u.num);
     else if (qjs_ctl.ret.tag == TAG_STRING && qjs_ctl.ret.u.ptr == (uint32_t)(uintptr_t)answer_buf &&
              qjs_ctl.ret.len < ANSWER_SIZE)
         ret = JS_NewStringLen(ctx, answer_buf, qjs_ctl.ret.len);
-    else {
-        ret = take_answer(ctx, 0, &reply);
-        if (reply)
-            ret = kernel_reply(ctx, ret, id);
-    }
+    else
+        ret = reply(ctx, id, 0);
 done:
     for (i = 0; i < nstr; i++)
         JS_FreeCString(ctx, strs[i]);
@@ -483,44 +750,114 @@ done:
     return 1;
 }
 
-/* js_host_fn is a host function the kernel made (hostFunction in
-   bootstrap.js, with __airlock_hostfn): a C function whose data are its
-   kind (9, or 10 for a JSON host function) and its id. A call is
-   js_kernel_host's with (kind, id, ...args), with no bound function and no
-   JavaScript in between; a call of kind 9 whose arguments are primitives
-   is host_fn_primitives'. */
-static JSValue js_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
+
+/* call_json calls JSON host function id (OP_CALL, one argument): its
+   arguments cross as the JSON text of their list, far cheaper than the
+   codec, and a synchronous answer, JSON text, is parsed here. */
+static JSValue call_json(JSContext *ctx, int id, int argc, JSValueConst *argv)
 {
-    JSValueConst few[MAX_SLOTS], *args = few;
-    JSValue r;
-    int i;
-    (void)magic;
-    if (JS_VALUE_GET_INT(data[0]) == 9 && argc <= MAX_SLOTS - 2 &&
-        host_fn_primitives(ctx, data[1], argc, argv, &r))
-        return r;
-    if (argc > MAX_SLOTS - 2) {
-        args = js_malloc(ctx, sizeof(*args) * ((size_t)argc + 2));
-        if (!args)
-            return JS_EXCEPTION;
-    }
-    args[0] = data[0];
-    args[1] = data[1];
-    for (i = 0; i < argc; i++)
-        args[i + 2] = argv[i];
-    r = js_kernel_host(ctx, this_val, argc + 2, args);
-    if (args != few)
-        js_free(ctx, args);
-    return r;
+    struct slot slots[3];
+    JSValue list = new_list(ctx, argc, argv), text;
+    const char *s;
+    size_t len;
+    int r;
+    if (JS_IsException(list))
+        return list;
+    text = JS_JSONStringify(ctx, list, JS_UNDEFINED, JS_UNDEFINED);
+    JS_FreeValue(ctx, list);
+    if (JS_IsException(text))
+        return text;
+    s = JS_IsUndefined(text) ? NULL : JS_ToCStringLen(ctx, &len, text);
+    JS_FreeValue(ctx, text);
+    if (!s)
+        return JS_EXCEPTION;
+    slot_num(&slots[0], OP_CALL);
+    slot_num(&slots[1], id);
+    slots[2].tag = TAG_STRING;
+    slots[2].len = (uint32_t)len;
+    slots[2].u.ptr = (uint32_t)(uintptr_t)s;
+    r = kernel_op(ctx, slots, 3);
+    JS_FreeCString(ctx, s);
+    return r < 0 ? JS_EXCEPTION : reply(ctx, id, 1);
 }
 
-/* js_make_host_fn is __airlock_hostfn(kind, id): host function id of kind
-   9 or 10 (see js_host_fn), named "" and of length 0. */
-JSValue js_make_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+/* call_encoded calls host function id with its argument list encoded
+   (OP_CALL_ENCODED); shown: the arguments are values to show or store
+   (report, final_answer), their functions and symbols dropped. An
+   argument that cannot be encoded throws, marked as the function's. */
+static JSValue call_encoded(JSContext *ctx, int id, int shown, int argc, JSValueConst *argv)
 {
+    struct slot slots[3];
+    JSValue list = new_list(ctx, argc, argv);
+    uint8_t *p;
+    size_t len;
+    int r;
+    if (JS_IsException(list))
+        return rethrow_marked(ctx, id);
+    r = codec_encode(ctx, list, shown, &p, &len);
+    JS_FreeValue(ctx, list);
+    if (r < 0)
+        return rethrow_marked(ctx, id);
+    slot_num(&slots[0], OP_CALL_ENCODED);
+    slot_num(&slots[1], id);
+    slots[2].tag = TAG_BYTES;
+    slots[2].len = (uint32_t)len;
+    slots[2].u.ptr = (uint32_t)(uintptr_t)p;
+    r = kernel_op(ctx, slots, 3);
+    js_free(ctx, p);
+    return r < 0 ? JS_EXCEPTION : reply(ctx, id, 0);
+}
+
+/* js_host_fn is a host function of a run (host_fn_new): a C function
+   whose data are its id and its mode (FN_*). A call runs no JavaScript
+   between the program and the host; QuickJS calls a C function with data
+   without a frame of its own, so that an error a call throws shows the
+   caller's frames only. */
+static JSValue js_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
+{
+    int id = JS_VALUE_GET_INT(data[0]), mode = JS_VALUE_GET_INT(data[1]);
+    JSValue r;
     (void)this_val;
-    if (argc < 2 || JS_VALUE_GET_TAG(argv[0]) != JS_TAG_INT ||
-        (JS_VALUE_GET_INT(argv[0]) != 9 && JS_VALUE_GET_INT(argv[0]) != 10) ||
-        JS_VALUE_GET_TAG(argv[1]) != JS_TAG_INT)
+    (void)magic;
+    if (mode == FN_JSON)
+        return call_json(ctx, id, argc, argv);
+    if (argc <= MAX_SLOTS - 2 && host_fn_primitives(ctx, id, argc, argv, &r))
+        return r;
+    return call_encoded(ctx, id, mode == FN_SHOWN, argc, argv);
+}
+
+/* host_fn_new makes host function id, of mode (FN_*), named name (taken). */
+JSValue host_fn_new(JSContext *ctx, uint32_t id, JSValue name, int mode)
+{
+    JSValue data[2], f;
+    if (id > INT32_MAX || mode < FN_PLAIN || mode > FN_SHOWN) {
+        JS_FreeValue(ctx, name);
         return JS_ThrowTypeError(ctx, "airlock: bad host function");
-    return JS_NewCFunctionData(ctx, js_host_fn, 0, 0, 2, argv);
+    }
+    data[0] = JS_NewInt32(ctx, (int32_t)id);
+    data[1] = JS_NewInt32(ctx, mode);
+    f = JS_NewCFunctionData(ctx, js_host_fn, 0, 0, 2, data);
+    if (JS_IsException(f) || JS_DefinePropertyValueStr(ctx, f, "name", name, JS_PROP_CONFIGURABLE) < 0) {
+        JS_FreeValue(ctx, f);
+        return JS_EXCEPTION;
+    }
+    return f;
+}
+
+/* hostcall_init readies the host functions of runs, when the kernel's
+   hooks are defined. */
+int hostcall_init(JSContext *ctx, JSValueConst global)
+{
+    JSValue wm = JS_GetPropertyStr(ctx, global, "WeakMap"), proto;
+    if (JS_IsException(wm))
+        return -1;
+    host_errors = JS_CallConstructor(ctx, wm, 0, NULL);
+    proto = JS_GetPropertyStr(ctx, wm, "prototype");
+    weakmap_get = JS_GetPropertyStr(ctx, proto, "get");
+    weakmap_set = JS_GetPropertyStr(ctx, proto, "set");
+    error_ctor = JS_GetPropertyStr(ctx, global, "Error");
+    JS_FreeValue(ctx, proto);
+    JS_FreeValue(ctx, wm);
+    return JS_IsException(host_errors) || !JS_IsFunction(ctx, weakmap_get) || !JS_IsFunction(ctx, weakmap_set) ||
+                   !JS_IsFunction(ctx, error_ctor) ? -1 : 0;
 }

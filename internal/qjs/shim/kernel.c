@@ -1,26 +1,31 @@
 /*
  * kernel.c: the kernel and the executor's session.
  *
- * The kernel is Airlock's JavaScript that runs each job: its codec,
- * console, module wiring and reporting (internal/engine/bootstrap.js). It
- * is evaluated once, in the VM a snapshot captures, and hands itself to
- * __airlock_kernel, which keeps it here, out of the sandbox's reach: the
- * host calls its methods with qjs_kernel_call. The kernel calls the host
- * through __airlock_host, host function KERNEL_FN. Both globals are removed
- * before any user code runs (the kernel removes __airlock_host itself).
+ * The kernel is Airlock's JavaScript that readies each job and reports how
+ * it ends: the run's globals and bridged modules, the selection of the
+ * entry module's export, a session's tools and values
+ * (internal/engine/bootstrap.js). It is evaluated once, in the VM a
+ * snapshot captures, and hands itself to __airlock_kernel, which keeps it
+ * here, out of the sandbox's reach: the host calls its methods with
+ * qjs_kernel_call (two of them, settle and reset, are the shim's own:
+ * hostcall.c). The kernel does its work through the shim's hooks, globals
+ * it takes and removes before any program runs: the value's wire text
+ * decoded, host functions made, the outcome told to the host (failure.c),
+ * the console (console.c); none of them runs JavaScript.
  */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "shim.h"
+#include "kernel.h"
 
 static JSValue kernel = JS_UNDEFINED;
 
 /* The kernel's methods the host calls on every run, their atoms made with
    the kernel (js_take_kernel), so in the image: an atom made by a run is
    looked up in the atom table again by the next, a rewound copy. */
-static const char *const kernel_methods[] = {"start", "run", "loadFailed", "settle"};
+static const char *const kernel_methods[] = {"start", "run", "loadFailed"};
 static JSAtom kernel_atoms[sizeof(kernel_methods) / sizeof(kernel_methods[0])];
 
 JSValue call_kernel(JSContext *ctx, const char *method, int argc, JSValueConst *argv)
@@ -73,19 +78,45 @@ static JSValue js_jobs_pending(JSContext *ctx, JSValueConst this_val, int argc, 
     return JS_NewBool(ctx, JS_IsJobPending(JS_GetRuntime(ctx)));
 }
 
-/* qjs_kernel_hooks defines __airlock_host, __airlock_kernel and
-   __airlock_pending for the kernel's script, which the host runs next (see qjs_set_strip). Returns 0,
-   or -1. */
+/* js_decode is __airlock_decode(text): the value of wire text. */
+static JSValue js_decode(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    (void)this_val;
+    if (argc < 1 || !JS_IsString(argv[0]))
+        return JS_ThrowTypeError(ctx, "airlock: bad wire text");
+    return wire_decode_value(ctx, argv[0]);
+}
 
+/* js_host_function is __airlock_hostfn(id, name, json, shown): host
+   function id (hostcall.c); json: its arguments cross as JSON text;
+   shown: they are values to show or store. */
+static JSValue js_host_function(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
+{
+    int32_t id;
+    (void)this_val;
+    if (argc < 4 || JS_ToInt32(ctx, &id, argv[0]) < 0 || id < 0 || !JS_IsString(argv[1]))
+        return JS_ThrowTypeError(ctx, "airlock: bad host function");
+    return host_fn_new(ctx, (uint32_t)id, JS_DupValue(ctx, argv[1]),
+                       JS_ToBool(ctx, argv[3]) ? FN_SHOWN : JS_ToBool(ctx, argv[2]) ? FN_JSON : FN_PLAIN);
+}
+
+/* qjs_kernel_hooks defines the hooks the kernel's script takes (see
+   above), which the host runs next (see qjs_set_strip), and
+   __airlock_intl, Intl's host function, which Intl's script takes (OP_INTL,
+   internal/intl). Returns 0, or -1. */
 EXPORT(qjs_kernel_hooks) int32_t qjs_kernel_hooks(JSContext *ctx)
 {
     JSValue global = JS_GetGlobalObject(ctx);
     int err = 0;
-    err |= codec_hooks(ctx, global);
-    err |= def_global(ctx, global, "__airlock_host", js_kernel_host, "host", 0);
-    err |= def_global(ctx, global, "__airlock_hostfn", js_make_host_fn, "hostfn", 2);
+    err |= hostcall_init(ctx, global);
+    err |= failure_hooks(ctx, global);
+    err |= console_hooks(ctx, global);
+    err |= def_global(ctx, global, "__airlock_decode", js_decode, "decode", 1);
+    err |= def_global(ctx, global, "__airlock_hostfn", js_host_function, "hostfn", 4);
     err |= def_global(ctx, global, "__airlock_kernel", js_take_kernel, "kernel", 1);
     err |= def_global(ctx, global, "__airlock_pending", js_jobs_pending, "pending", 0);
+    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_intl", kernel_op_function(ctx, OP_INTL, "intl"),
+                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
     JS_FreeValue(ctx, global);
     return err ? -1 : 0;
 }
@@ -149,6 +180,11 @@ static int32_t kernel_call(JSContext *ctx, const char *method, struct slot *slot
         /* nothing to ready: the entry (vals[0]) runs at once, with the
            selected export and its being optional */
         r = argc == 3 ? run_entry(ctx, vals[0], 2, vals + 1) : JS_ThrowTypeError(ctx, "airlock: bad run");
+    } else if (strcmp(method, "settle") == 0) {
+        r = settle_call(ctx, argc, vals);
+    } else if (strcmp(method, "reset") == 0) {
+        reset_calls(ctx);
+        r = JS_UNDEFINED;
     } else {
         r = call_kernel(ctx, method, argc, vals);
         if (run && JS_IsString(r)) {

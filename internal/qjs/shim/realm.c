@@ -26,10 +26,13 @@ int def_global(JSContext *ctx, JSValueConst global, const char *name, JSCFunctio
 
 /* ---- intrinsics ---- */
 
+/* js_microtask_job runs a queueMicrotask callback. What it throws fails
+   the run, as an uncaught exception does in Node (failure.c). */
 static JSValue js_microtask_job(JSContext *ctx, int argc, JSValueConst *argv)
 {
+    JSValue r = JS_Call(ctx, argv[0], JS_UNDEFINED, 0, NULL);
     (void)argc;
-    return JS_Call(ctx, argv[0], JS_UNDEFINED, 0, NULL);
+    return JS_IsException(r) ? fail_pending(ctx) : r;
 }
 
 static JSValue js_queue_microtask(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)

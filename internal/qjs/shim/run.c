@@ -269,11 +269,8 @@ JSValue run_entry(JSContext *ctx, JSValueConst name, int extra, JSValueConst *ex
         goto fail;
     quiet = JS_PromiseState(ctx, p) == JS_PROMISE_FULFILLED && !JS_IsJobPending(JS_GetRuntime(ctx));
     if (quiet && extra == 2 && select_at_once(ctx, m, extras[0], &v)) {
-        /* the kernel's finish of a primitive: host(2, 0, value) */
-        a[0] = JS_NewInt32(ctx, 2);
-        a[1] = JS_NewInt32(ctx, 0);
-        a[2] = v;
-        r = js_kernel_host(ctx, JS_UNDEFINED, 3, a);
+        /* the kernel's finish of a primitive */
+        r = done(ctx, v);
         JS_FreeValue(ctx, v);
         JS_FreeValue(ctx, p);
         return r;

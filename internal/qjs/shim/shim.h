@@ -125,11 +125,32 @@ int delete_global(JSContext *ctx, JSValueConst global, const char *name);
 
 /* ---- hostcall.c: host calls ---- */
 
+/* slot_num makes s the number d. */
+static inline void slot_num(struct slot *s, double d)
+{
+    s->tag = TAG_NUMBER;
+    s->len = 0;
+    s->u.num = d;
+}
+
+/* A host function's mode: how its arguments cross. */
+enum {
+    FN_PLAIN = 0, /* primitives as slots, other values encoded */
+    FN_JSON = 1,  /* the JSON text of the list; the answer is JSON text */
+    FN_SHOWN = 2, /* values to show or store: functions and symbols dropped */
+};
+
 char *host_text(JSContext *ctx, uint32_t *plen);
 int is_primitive(JSValueConst v);
-JSValue js_kernel_host(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv);
-JSValue js_make_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv);
 int32_t qjs_def_host_func(JSContext *ctx, const char *name, int32_t fn);
+int hostcall_init(JSContext *ctx, JSValueConst global);
+int kernel_op(JSContext *ctx, struct slot *slots, int n);
+JSValue kernel_op_function(JSContext *ctx, int op, const char *name);
+JSValue host_fn_new(JSContext *ctx, uint32_t id, JSValue name, int mode);
+int host_error_of(JSContext *ctx, JSValueConst e);
+JSValue settle_call(JSContext *ctx, int argc, JSValueConst *argv);
+void reset_calls(JSContext *ctx);
+JSValue wire_decode_value(JSContext *ctx, JSValueConst text);
 
 /* ---- module.c: modules ---- */
 
@@ -144,6 +165,14 @@ JSValue run_entry(JSContext *ctx, JSValueConst name, int extra, JSValueConst *ex
 int32_t qjs_eval(JSContext *ctx, const char *src, uint32_t len, const char *filename, int32_t module);
 int32_t qjs_run_jobs(JSContext *ctx);
 
+/* ---- failure.c, console.c: the outcome, the console ---- */
+
+int failure_hooks(JSContext *ctx, JSValueConst global);
+JSValue fail(JSContext *ctx, int phase, JSValueConst e);
+JSValue done(JSContext *ctx, JSValueConst v);
+JSValue fail_pending(JSContext *ctx);
+int console_hooks(JSContext *ctx, JSValueConst global);
+
 /* ---- kernel.c: the kernel and the session ---- */
 
 JSValue call_kernel(JSContext *ctx, const char *method, int argc, JSValueConst *argv);
@@ -155,9 +184,9 @@ void qjs_drop_jobs(JSContext *ctx);
 /* ---- codec.c, inspect.c ---- */
 
 int codec_init(JSContext *ctx, JSValueConst global);
-int codec_hooks(JSContext *ctx, JSValueConst global);
 int codec_encode(JSContext *ctx, JSValueConst v, int shown, uint8_t **p, size_t *len);
-JSValue codec_decode(JSContext *ctx, const uint8_t *p, size_t len, JSValueConst make_fn);
+typedef JSValue codec_make_fn(JSContext *ctx, uint32_t id, JSValue name, int mode);
+JSValue codec_decode(JSContext *ctx, const uint8_t *p, size_t len, codec_make_fn *make_fn);
 const char *codec_kind(JSContext *ctx, JSValueConst v);
 int codec_is_bytes(JSContext *ctx, JSValueConst v, const uint8_t **p, size_t *len);
 JSValue inspect_take_step(void);
