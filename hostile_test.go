@@ -856,3 +856,45 @@ func TestHostile_QueueMicrotaskThrows(t *testing.T) {
 		airlock.Options{Language: airlock.JavaScript})
 	wantResult(t, res, []any{"caught"})
 }
+
+// The shim's C reads values with the realm's natives it captured before
+// any program ran: a program that replaces String.prototype's methods,
+// Symbol.prototype.toString, Function.prototype.toString or
+// WeakMap.prototype's cannot change how a failure's texts are cut, how a
+// thrown value or a console argument is described, or which host function
+// an error is counted against.
+func TestHostile_TamperingDoesNotReachTheShim(t *testing.T) {
+	tamper := `for (const k of ["slice", "charCodeAt", "indexOf", "concat"]) String.prototype[k] = () => { throw new Error("tampered " + k) };
+		Symbol.prototype.toString = () => "tampered"; Function.prototype.toString = () => "class tampered {}";
+		WeakMap.prototype.set = () => { throw new Error("tampered set") }; WeakMap.prototype.get = () => 7;
+		Object.keys = () => ["tampered"]; JSON.stringify = () => "tampered";`
+	res := runOpts(t, tamper+`throw new Error("<" + "x".repeat(1 << 20) + ">")`, airlock.Options{Language: airlock.JavaScript})
+	wantStatus(t, res, airlock.StatusError)
+	wantBounded(t, res.Error)
+	if !strings.HasPrefix(res.Error.Message, "<xxx") || cutCount(res.Error.Message) == 0 {
+		t.Errorf("message %.60q", res.Error.Message)
+	}
+	res = runOpts(t, tamper+`throw { s: Symbol("a"), f() {}, m: new Map(), t: "t" }`, airlock.Options{Language: airlock.JavaScript})
+	wantStatus(t, res, airlock.StatusError)
+	if res.Error.Message != `{"s": Symbol(a), "f": [function], "m": [map], "t": "t"}` {
+		t.Errorf("thrown value's text %q", res.Error.Message)
+	}
+	res = runOpts(t, tamper+`console.log(function f() {}, Symbol("s"), new WeakMap())`, airlock.Options{Language: airlock.JavaScript})
+	wantStatus(t, res, airlock.StatusSuccess)
+	if msg := res.Logs[0].Message(); msg != "[Function: f] Symbol(s) [WeakMap]" {
+		t.Errorf("log %q", msg)
+	}
+	ex := newExecutor(t, airlock.ExecutorOptions{Timeout: time.Minute})
+	defer ex.Cleanup(context.Background())
+	if err := ex.SendTools(context.Background(), map[string]any{"fail": func() error { return errors.New("tool says no") }}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ex.Run(context.Background(), tamper+`fail()`)
+	var ee *airlock.ExecutorError
+	if !errors.As(err, &ee) || !strings.Contains(ee.Message, "tool says no") {
+		t.Fatalf("error %v", err)
+	}
+	if ee.Code != airlock.CodeToolProxyFail {
+		t.Errorf("code %s, want the tool's failure (%s): %v", ee.Code, airlock.CodeToolProxyFail, err)
+	}
+}

@@ -1,5 +1,5 @@
 // Package engine runs the sandbox's jobs: it starts each VM from the
-// hardened snapshot of internal/wasmvm, with the kernel (bootstrap.js)
+// hardened snapshot of internal/wasmvm, with the kernel (qjs.Kernel)
 // already in it, runs one job on it with its event loop, and turns the
 // kernel's host calls into calls of a [Job].
 //
@@ -12,7 +12,6 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -22,11 +21,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/intl"
+	"github.com/airlockrun/airlock/internal/qjs"
 	"github.com/airlockrun/airlock/internal/wasmvm"
 )
-
-//go:embed bootstrap.js
-var bootstrapSource string
 
 // Undefined is the JavaScript value undefined as a raw argument or result.
 type Undefined struct{}
@@ -69,7 +66,7 @@ var shared struct {
 	ready atomic.Bool // once has run
 }
 
-// kernelScript hands the kernel, bootstrap.js, to the shim (see
+// kernelScript hands the kernel, qjs.Kernel, to the shim (see
 // wasmvm.SnapshotOptions.Kernel).
 //
 // Intl (internal/intl) is evaluated after the kernel, with its host
@@ -78,7 +75,7 @@ var shared struct {
 // that uses no Intl touches are as many as before (BENCHMARKS.md, "Intl").
 func kernelScript() string {
 	return "(() => { const h = globalThis.__airlock_intl; delete globalThis.__airlock_intl;\n" +
-		"__airlock_kernel((\n" + bootstrapSource + "\n)());\n" +
+		"__airlock_kernel((\n" + qjs.Kernel + "\n)());\n" +
 		"(\n" + intl.Source + "\n)(h); })()"
 }
 

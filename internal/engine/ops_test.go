@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/airlockrun/airlock/internal/intl"
+	"github.com/airlockrun/airlock/internal/qjs"
 )
 
 // The kernel's operations were bare numbers in three languages: host(0..6,
@@ -58,7 +59,7 @@ func TestKernelOps(t *testing.T) {
 	// The JavaScript passes no operation's number: a call of a host
 	// function with a number first (host(2, …), hostFn(20, …)).
 	literal := regexp.MustCompile(`\b(host|hostFn|__airlock_host)\(\s*\d`)
-	for _, js := range []struct{ name, src string }{{"bootstrap.js", bootstrapSource}, {"intl.js", intl.Source}} {
+	for _, js := range []struct{ name, src string }{{"kernel.js", qjs.Kernel}, {"intl.js", intl.Source}} {
 		if m := literal.FindString(js.src); m != "" {
 			t.Errorf("%s passes an operation's number: %q", js.name, m)
 		}

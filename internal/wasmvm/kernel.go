@@ -11,7 +11,8 @@ import (
 // Kernel) that hands an object of methods to the shim, which keeps it out
 // of every program's reach. The host calls its methods (KernelCall,
 // Step); it calls the host through its own host function (SetKernel).
-// internal/engine's bootstrap.js is the one kernel.
+// The one kernel is internal/qjs's (shim/kernel.js and shim/kernel.c),
+// which internal/engine runs.
 
 // SetKernel sets the Go function that answers the kernel's host function.
 // Besides the Values of a HostFunc, it may answer KernelWire, KernelError

@@ -3,18 +3,17 @@
  *
  * Values going from the sandbox to the host (results, host function
  * arguments, console arguments, reports) are encoded here, in C, by walking
- * them with QuickJS's API, into the binary format below; no JavaScript runs
- * but the program's own getters. The kernel (internal/engine/bootstrap.js)
- * gets the encoder as __airlock_encode(value, shown) -> ArrayBuffer, and
- * passes the buffer to the host, which reads its bytes from linear memory
- * (a slot of kind TAG_BYTES, shim.c) and decodes them (codec_binary.go in
- * the root package).
+ * them with QuickJS's API, into the binary format below (codec_encode); no
+ * JavaScript runs but the program's own getters. The host reads the bytes
+ * from linear memory (a slot of kind TAG_BYTES: hostcall.c, failure.c,
+ * console.c) and decodes them (the Go half of the codec).
  *
  * Values from the host that are not plain JSON come in the same format
- * (with B_FUNC for host functions), base64 in the wire text, and are built
- * here: __airlock_decode(buffer, makeFunction). structuredClone is the
- * decoder applied to the encoder's output. Both globals are taken by the
- * kernel and removed before any program runs.
+ * (with B_FUNC for host functions, made by hostcall.c's host_fn_new),
+ * base64 in the wire text, and are built here (codec_decode).
+ * structuredClone is the decoder applied to the encoder's output, defined
+ * with the realm (codec_init). codec_kind names what an object is, by its
+ * class, for the texts that describe a value which cannot cross.
  *
  * The format (little-endian):
  *

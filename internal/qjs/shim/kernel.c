@@ -4,7 +4,7 @@
  * The kernel is Airlock's JavaScript that readies each job and reports how
  * it ends: the run's globals and bridged modules, the selection of the
  * entry module's export, a session's tools and values
- * (internal/engine/bootstrap.js). It is evaluated once, in the VM a
+ * (kernel.js). It is evaluated once, in the VM a
  * snapshot captures, and hands itself to __airlock_kernel, which keeps it
  * here, out of the sandbox's reach: the host calls its methods with
  * qjs_kernel_call (two of them, settle and reset, are the shim's own:
