@@ -767,7 +767,9 @@ static JSValue call_json(JSContext *ctx, int id, int argc, JSValueConst *argv)
     JS_FreeValue(ctx, list);
     if (JS_IsException(text))
         return text;
-    s = JS_IsUndefined(text) ? NULL : JS_ToCStringLen(ctx, &len, text);
+    s = JS_IsString(text) ? JS_ToCStringLen(ctx, &len, text) : NULL;
+    if (!s && !JS_IsString(text))
+        JS_ThrowTypeError(ctx, "airlock: the arguments have no JSON text");
     JS_FreeValue(ctx, text);
     if (!s)
         return JS_EXCEPTION;
