@@ -8,7 +8,7 @@ import "context"
 // calls a native stack of its own, which grows to the deepest call it ran
 // and never shrinks, so that ten functions, three of them deep, held
 // ~250 KiB of host memory per sandbox where one holds ~60 KiB
-// (RATIONALE.md, "Idle executor memory"). The values are shim/shim.c's
+// (RATIONALE.md, "Idle executor memory"). The values are shim/shim.h's
 // ENTRY_* constants.
 type entry uint64
 

@@ -49,21 +49,7 @@ EXPORT(qjs_ctl_addr) struct ctl *qjs_ctl_addr(void) { return &qjs_ctl; }
    native stack of its own, which grows to the deepest call it ran and
    never shrinks: ten exports, three of them deep, cost an idle sandbox
    ~250 KiB of host memory, one entry ~60 KiB (RATIONALE.md, "Idle executor
-   memory"). The numbers are wasmvm's entry constants. */
-
-enum {
-    ENTRY_EVAL = 0,
-    ENTRY_RUN_JOBS = 1,
-    ENTRY_MALLOC = 2,
-    ENTRY_FREE = 3,
-    ENTRY_DEF_HOST_FUNC = 4,
-    ENTRY_KERNEL_CALL = 6,
-    ENTRY_KERNEL_STEP = 7,
-    ENTRY_DROP_JOBS = 8,
-    ENTRY_INSPECT_STEP = 9,
-    ENTRY_KERNEL_RUN = 10,
-    ENTRY_PREPARE_RUN = 11,
-};
+   memory"). The numbers (ENTRY_*, shim.h) are wasmvm's entry constants. */
 
 #define P(x) ((void *)(uintptr_t)(x))
 

@@ -73,6 +73,23 @@ _Static_assert(__builtin_offsetof(struct ctl, soft) == 56, "ctl.soft");
 _Static_assert(__builtin_offsetof(struct ctl, heap_peak) == 60, "ctl.heap_peak");
 _Static_assert(__builtin_offsetof(struct ctl, ops) == 64, "ctl.ops");
 
+/* The functions qjs_entry calls (shim.c), by number: internal/wasmvm's
+   entry constants (entry.go; TestABI checks them, the tags and the control
+   block's offsets against this file). */
+enum {
+    ENTRY_EVAL = 0,
+    ENTRY_RUN_JOBS = 1,
+    ENTRY_MALLOC = 2,
+    ENTRY_FREE = 3,
+    ENTRY_DEF_HOST_FUNC = 4,
+    ENTRY_KERNEL_CALL = 6,
+    ENTRY_KERNEL_STEP = 7,
+    ENTRY_DROP_JOBS = 8,
+    ENTRY_INSPECT_STEP = 9,
+    ENTRY_KERNEL_RUN = 10,
+    ENTRY_PREPARE_RUN = 11,
+};
+
 /* ---- the host's imports ---- */
 
 /* env.host_call(fn, argv, argc) -> status: calls the host's function fn
