@@ -1,7 +1,10 @@
 // Package engine runs the sandbox's jobs: it starts each VM from the
-// hardened snapshot of internal/wasmvm, with the kernel (qjs.Kernel)
-// already in it, runs one job on it with its event loop, and turns the
-// kernel's host calls into calls of a [Job].
+// hardened snapshot of internal/wasmvm, with the kernel readied in it,
+// runs one job on it with its event loop, and turns the shim's host calls
+// into calls of a [Job]. The kernel is the protocol of a job between the
+// shim's C and this package (internal/qjs/shim/kernel.h, mirrored in
+// ops.go): a host call is C → Go → C, its values as bytes of the codec's
+// binary format both ways, and no JavaScript runs on its way.
 //
 // A VM is owned by one goroutine at a time. Only [VM.Interrupt] and
 // [VM.InterruptJob] may be called from another goroutine. A VM runs one job
@@ -21,7 +24,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/intl"
-	"github.com/airlockrun/airlock/internal/qjs"
 	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
@@ -56,6 +58,8 @@ type VM struct {
 	compiled bool
 	// reply is where Job.Call writes a host call's reply (see dispatch).
 	reply Reply
+	// slots are entryRun's arguments, kept for the next run (runSlots).
+	slots []wasmvm.Value
 }
 
 // The one engine and snapshot of the process, made at the first New.
@@ -66,16 +70,13 @@ var shared struct {
 	ready atomic.Bool // once has run
 }
 
-// kernelScript hands the kernel, qjs.Kernel, to the shim (see
-// wasmvm.SnapshotOptions.Kernel).
-//
-// Intl (internal/intl) is evaluated after the kernel, with its host
-// function (OP_INTL), taken from the global object first: the kernel's objects
-// keep the places they had in the image without it, and the pages a run
-// that uses no Intl touches are as many as before (BENCHMARKS.md, "Intl").
-func kernelScript() string {
+// intlScript hands Intl (internal/intl) its host function (OP_INTL),
+// which the kernel's readying (entryInit) left on the global object, and
+// evaluates it after the kernel: the kernel's objects keep the places they
+// had in the image without it, and the pages a run that uses no Intl
+// touches are as many as before (BENCHMARKS.md, "Intl").
+func intlScript() string {
 	return "(() => { const h = globalThis.__airlock_intl; delete globalThis.__airlock_intl;\n" +
-		"__airlock_kernel((\n" + qjs.Kernel + "\n)());\n" +
 		"(\n" + intl.Source + "\n)(h); })()"
 }
 
@@ -87,7 +88,7 @@ func snapshot() (*wasmvm.Snapshot, error) {
 			shared.err = fmt.Errorf("airlock: the engine could not be started: %w", err)
 			return
 		}
-		shared.sn, err = e.NewSnapshot(ctx, &wasmvm.SnapshotOptions{Kernel: kernelScript(), Pool: poolSize})
+		shared.sn, err = e.NewSnapshot(ctx, &wasmvm.SnapshotOptions{Init: []wasmvm.Entry{entryInit}, Hidden: intlScript(), Pool: poolSize})
 		if err != nil {
 			shared.err = fmt.Errorf("airlock: sandbox bootstrap failed: %w", err)
 		}
@@ -162,7 +163,7 @@ func vmOf(ctx context.Context, sn *wasmvm.Snapshot) (*VM, error) {
 func newVM(sb *wasmvm.Sandbox) *VM {
 	v := &VM{sb: sb, key: randomKey()}
 	v.globalsName = "airlock:globals:" + v.key
-	sb.SetKernel(v.host)
+	sb.SetHostFunc(v.host)
 	return v
 }
 
@@ -191,7 +192,7 @@ func (v *VM) setMemoryLimit(limit uintptr) error {
 	v.sb = sb
 	v.intrMu.Unlock()
 	old.Close(context.Background())
-	sb.SetKernel(v.host)
+	sb.SetHostFunc(v.host)
 	sb.SetHeapLimit(uint64(limit))
 	return nil
 }
@@ -273,7 +274,7 @@ func (v *VM) GlobalsModule() string { return v.globalsName }
 
 var errBadDispatch = errors.New("airlock: malformed host call")
 
-// host answers the kernel's host function: args[0] is the operation
+// host answers the shim's host function: args[0] is the operation
 // (ops.go).
 // Nothing may unwind through the engine: a runtime.Goexit (a test's
 // FailNow in a host function) marks the VM abandoned.
@@ -313,10 +314,16 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		return 0
 	}
 	text := func(i int) string {
-		if i < len(args) && (args[i].Kind == wasmvm.String || args[i].Kind == wasmvm.Bytes) {
+		if i < len(args) && args[i].Kind == wasmvm.String {
 			return args[i].Text
 		}
 		return ""
+	}
+	encoded := func(i int) []byte {
+		if i < len(args) && args[i].Kind == wasmvm.Bytes {
+			return args[i].Bytes
+		}
+		return nil
 	}
 	switch op {
 	case opCall, opCallEncoded: // call host function: id, then raw args or the encoded list
@@ -327,21 +334,38 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		// cost the processor a stall at each copy (it is larger than Go
 		// keeps in registers), a third of a dispatch.
 		r := &v.reply
+		var raw []Arg
+		var list []byte
 		if op == opCallEncoded {
-			j.Call(num(1), nil, text(2), true, r)
+			if list = encoded(2); list == nil {
+				list = []byte{}
+			}
 		} else {
 			// The primitives are handed over typed, as the shim gave them:
 			// no list is made and none is boxed.
-			j.Call(num(1), args[2:], "", false, r)
+			raw = args[2:]
 		}
-		a, err := replyValue(r)
+		switch {
+		case j.CallBytes != nil:
+			j.CallBytes(num(1), raw, list, r)
+		case j.Call != nil: // the compatibility seam
+			j.Call(num(1), raw, string(list), op == opCallEncoded, r)
+		}
+		a := answer(r)
 		*r = Reply{}
-		return a, err
+		return a, nil
 	case opDone: // kind (0 a primitive, 1 encoded), value
 		if len(args) < 3 {
 			return undefined, errBadDispatch
 		}
-		j.outcome = &Outcome{Kind: OK, Value: rawOf(args[2]), Wire: num(1) == 1}
+		o := &Outcome{Kind: OK}
+		if num(1) == 1 {
+			o.Wire, o.Bytes = true, append([]byte(nil), encoded(2)...)
+			o.Value = wireText(o.Bytes) // the compatibility seam
+		} else {
+			o.Value = rawOf(args[2])
+		}
+		j.outcome = o
 		v.settled()
 		return undefined, nil
 	case opFailed: // phase, name, message, stack, fileName, line, column[, host function]
@@ -351,10 +375,10 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		o := &Outcome{Kind: Thrown}
 		switch num(1) {
 		case phaseLink:
-			// The kernel counts a run as started when the globals module
-			// hands it the globals; a job without it (a bare entry, which
-			// loads no other module) has started once its entry compiled.
-			if j.Globals != "" || !v.compiled {
+			// The run counts as started when the globals module hands it
+			// the globals; a job without it (a bare entry, which loads no
+			// other module) has started once its entry compiled.
+			if j.hasGlobals() || !v.compiled {
 				o.Kind = LinkFailed
 			}
 		case phaseExport:
@@ -371,8 +395,13 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		v.settled()
 		return undefined, nil
 	case opLog: // level, the arguments encoded
-		if len(args) == 3 && j.Log != nil {
-			j.Log(num(1), text(2))
+		if len(args) == 3 {
+			switch {
+			case j.LogBytes != nil:
+				j.LogBytes(num(1), encoded(2))
+			case j.Log != nil: // the compatibility seam
+				j.Log(num(1), string(encoded(2)))
+			}
 		}
 		return undefined, nil
 	case opOutOfMemory: // reporting a failure failed: the heap is exhausted
@@ -384,24 +413,30 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 	return undefined, errBadDispatch
 }
 
-// replyValue is a host call's reply as the kernel's host function answers
-// it.
-func replyValue(r *Reply) (wasmvm.Value, error) {
+// answer is a host call's reply as the shim takes it: a value, bytes of
+// the binary format, JSON text, an Error to throw, or the id of an
+// asynchronous call.
+func answer(r *Reply) wasmvm.Value {
 	switch r.Kind {
 	case ReplyArg:
-		return argValue(r.Arg), nil
-	case ReplyRaw, ReplyJSON: // a JSON host function's text is parsed by the shim
-		return valueOf(r.Value), nil
-	case ReplyWire:
+		return argValue(r.Arg)
+	case ReplyRaw:
+		return valueOf(r.Value)
+	case ReplyBytes:
+		return wasmvm.Value{Kind: wasmvm.Bytes, Bytes: r.Bytes}
+	case ReplyJSON: // a JSON host function's text, parsed by the shim
 		s, _ := r.Value.(string)
-		return wasmvm.Value{Kind: wasmvm.KernelWire, Text: validUTF8(s)}, nil
+		return wasmvm.Value{Kind: wasmvm.JSON, Text: validUTF8(s)}
 	case ReplyError:
 		s, _ := r.Value.(string)
-		return wasmvm.Value{Kind: wasmvm.KernelError, Text: validUTF8(s)}, nil
+		return wasmvm.Value{Kind: wasmvm.Error, Text: validUTF8(s)}
 	case ReplyAsync:
-		return wasmvm.Value{Kind: wasmvm.KernelAsync, Number: float64(toInt(r.Value))}, nil
+		return wasmvm.Value{Kind: wasmvm.Async, Number: float64(toInt(r.Value))}
+	case ReplyWire: // the compatibility seam
+		s, _ := r.Value.(string)
+		return wireValue(s)
 	}
-	return wasmvm.Value{}, errBadDispatch
+	return wasmvm.Value{Kind: wasmvm.Error, Text: errBadDispatch.Error()}
 }
 
 // opsSpent tells the job when the step j runs past its operation budget.
@@ -442,7 +477,7 @@ func (v *VM) intlCall(args []wasmvm.Value) wasmvm.Value {
 // the interrupt.
 func (v *VM) settled() { v.sb.Interrupt() }
 
-// rawOf converts a primitive from the kernel.
+// rawOf converts a primitive from the shim.
 func rawOf(a wasmvm.Value) any {
 	switch a.Kind {
 	case wasmvm.Undefined:
@@ -457,7 +492,7 @@ func rawOf(a wasmvm.Value) any {
 	return a.Text
 }
 
-// argValue is a typed primitive answer for the kernel: a primitive as it
+// argValue is a typed primitive answer for the shim: a primitive as it
 // is, a string as Go reads it, anything else a malformed reply.
 func argValue(a Arg) wasmvm.Value {
 	switch a.Kind {
@@ -466,10 +501,10 @@ func argValue(a Arg) wasmvm.Value {
 	case wasmvm.String:
 		return wasmvm.Value{Kind: wasmvm.String, Text: validUTF8(a.Text)}
 	}
-	return wasmvm.Value{Kind: wasmvm.KernelError, Text: errBadDispatch.Error()}
+	return wasmvm.Value{Kind: wasmvm.Error, Text: errBadDispatch.Error()}
 }
 
-// valueOf converts a raw primitive for the kernel.
+// valueOf converts a raw primitive for the shim.
 func valueOf(x any) wasmvm.Value {
 	switch x := x.(type) {
 	case nil:
@@ -485,7 +520,7 @@ func valueOf(x any) wasmvm.Value {
 	case string:
 		return wasmvm.Value{Kind: wasmvm.String, Text: validUTF8(x)}
 	}
-	return wasmvm.Value{Kind: wasmvm.KernelError, Text: errBadDispatch.Error()}
+	return wasmvm.Value{Kind: wasmvm.Error, Text: errBadDispatch.Error()}
 }
 
 func toInt(a any) int {
@@ -523,7 +558,7 @@ func (v *VM) hooks(j *Job) wasmvm.ModuleHooks {
 	return h
 }
 
-// failure turns an error of the engine, not of the kernel's reporting,
+// failure turns an error of the engine, not of the shim's reporting,
 // into an outcome: an out-of-memory, a stop, an uncatchable error or a
 // fault.
 func (v *VM) failure(err error) Outcome {

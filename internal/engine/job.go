@@ -37,9 +37,16 @@ const (
 // Outcome is how a job ended.
 type Outcome struct {
 	Kind OutcomeKind
-	// Value is the result: a raw primitive, or wire text when Wire is set.
+	// Value is the result: a raw primitive, or, when Wire is set, the
+	// result encoded (Bytes) as a string: the compatibility seam
+	// (compat.go), for a host side that reads no Bytes yet; it shares
+	// Bytes' memory.
 	Value any
 	Wire  bool
+	// Bytes is the result encoded, in the binary format of the codec
+	// (internal/qjs/shim/codec.c), when Wire is set: the host's to keep,
+	// not to modify.
+	Bytes []byte
 	// The thrown error, for Thrown and LinkFailed, as the engine reported it.
 	Name, Message, Stack string
 	FileName             string // set for syntax errors
@@ -60,11 +67,12 @@ type ReplyKind int
 
 const (
 	ReplyRaw   ReplyKind = iota // Value is a primitive passed as is
-	ReplyWire                   // Value is wire text
+	ReplyWire                   // Value is wire text (the compatibility seam, compat.go)
 	ReplyError                  // Value is an error message; the call throws an Error
 	ReplyAsync                  // Value is the id of a pending asynchronous call
 	ReplyJSON                   // Value is JSON text, the answer of a JSON host function
 	ReplyArg                    // Arg is a primitive, typed: no Value is boxed for it
+	ReplyBytes                  // Bytes is the answer encoded in the binary format
 )
 
 // Reply is the answer of a host call.
@@ -72,8 +80,13 @@ type Reply struct {
 	Kind  ReplyKind
 	Value any
 	// Arg is the answer of Kind ReplyArg: undefined, null, a boolean, a
-	// number or a string (UTF-8; other text crosses as wire text).
+	// number or a string (UTF-8; other text crosses encoded).
 	Arg Arg
+	// Bytes is the answer of Kind ReplyBytes: a value in the codec's binary
+	// format (internal/qjs/shim/codec.c), which the sandbox decodes, its
+	// host functions (tag 21) made as the sandbox's. The engine reads it
+	// while the call returns (or the call is settled) and keeps none of it.
+	Bytes []byte
 }
 
 // Arg is a primitive argument or answer of a host call, typed as the
@@ -81,23 +94,57 @@ type Reply struct {
 // (text from JavaScript, a lone surrogate as WTF-8).
 type Arg = wasmvm.Value
 
-// Completion settles an asynchronous host call: Reply is raw, wire, JSON or
-// error.
+// Completion settles an asynchronous host call: Reply is raw, typed,
+// bytes, JSON, wire text or an error.
 type Completion struct {
 	ID    int
 	Reply Reply
 }
 
+// Input is what a run hands its program, in the binary transport: values
+// in the codec's binary format (internal/qjs/shim/codec.c), which the
+// shim decodes itself, before any of the program's code runs.
+type Input struct {
+	// Args is the encoded list of the selected export's arguments; nil:
+	// none.
+	Args []byte
+	// Globals are the globals' values, one for each of Job.GlobalNames,
+	// each encoded; the entries at Job.Console and Report are not read
+	// (the shim puts its capturing console and the built-in report there).
+	// nil when no module of the job imports the globals module (a bare
+	// entry, source.Graph.Bare): nothing is decoded, and a failure after
+	// the entry compiled is the program's, not a link error.
+	Globals [][]byte
+	// Report is the index among the globals of the built-in report (host
+	// function 0, its arguments shown or stored), which the shim keeps
+	// made in its image, or -1 for none.
+	Report int
+	// Imports is the encoded list of the bridged module objects (frozen in
+	// the sandbox); nil: none.
+	Imports []byte
+}
+
 // Job is one run of an entry module on a VM.
+//
+// Its host side speaks the binary transport (Input, CallBytes, LogBytes,
+// Outcome.Bytes, Reply.Bytes: the codec's binary format, no text made of
+// a value on the way) or, through the compatibility seam (compat.go), wire
+// text (Args, Globals, Imports, Call, Log, Outcome.Value, ReplyWire: "J"
+// and JSON, or "B" and the base64 of the binary format). A field of the
+// binary transport that is set is used instead of its wire-text twin.
 type Job struct {
 	Entry      string // the entry module's resolved name
 	Fn         string // the export to select
 	FnOptional bool   // a missing Fn gives undefined instead of a link error
-	Args       string // wire text of the argument array
-	// Globals is the JSON array of the wire texts of the global values, or
-	// "" when no module of the job imports the globals module (a bare
-	// entry, source.Graph.Bare): nothing is decoded, and a failure after
-	// the entry compiled is the program's, not a link error.
+	// Input is the run's arguments, globals and bridged modules in the
+	// binary transport; nil: Args, Globals and Imports, wire text.
+	Input *Input
+	Args  string // wire text of the argument array
+	// Globals is the JSON array of the wire texts of the global values
+	// ("R" stands for the built-in report, host function 0), or "" when
+	// no module of the job imports the globals module (a bare entry,
+	// source.Graph.Bare): nothing is decoded, and a failure after the
+	// entry compiled is the program's, not a link error.
 	Globals     string
 	Imports     string // wire text of the array of bridged module objects
 	MemoryLimit uintptr
@@ -119,16 +166,26 @@ type Job struct {
 	// URL, if set, gives the import.meta.url of a loaded module, or "" for
 	// none.
 	URL func(name string) string
-	// Console is the index among the globals where the kernel puts its
+	// Console is the index among the globals where the shim puts its
 	// capturing console, or -1 for none.
 	Console int
-	// Log records a call of the capturing console: the index of the method
-	// (log, info, warn, error, debug) and the wire text of the arguments.
+	// LogBytes records a call of the capturing console: the index of the
+	// method (log, info, warn, error, debug) and the arguments' list
+	// encoded, a view of the sandbox's memory valid only during the call.
+	LogBytes func(level int, encoded []byte)
+	// Log is LogBytes with the encoding as a string (the compatibility
+	// seam), used when LogBytes is nil.
 	Log func(level int, wire string)
-	// Call runs host function id with primitive args, or with wire text
-	// of the args, and writes its reply to rep (a Reply the VM keeps for
-	// this, its zero value at the call). args are valid only during the
-	// call (their strings are the call's own and may be kept).
+	// CallBytes runs host function id with primitive args, or with
+	// encoded, its argument list in the binary format (a view of the
+	// sandbox's memory, valid only during the call; nil when the
+	// arguments are the primitives args), and writes its reply to rep (a
+	// Reply the VM keeps for this, its zero value at the call). args are
+	// valid only during the call (their strings are the call's own and may
+	// be kept).
+	CallBytes func(id int, args []Arg, encoded []byte, rep *Reply)
+	// Call is CallBytes with the encoding as a string (the compatibility
+	// seam), used when CallBytes is nil.
 	Call func(id int, args []Arg, wire string, encoded bool, rep *Reply)
 	// Take returns the result of an asynchronous host call that has
 	// finished, if there is one; Ready receives a value after one has
@@ -178,22 +235,60 @@ func (v *VM) Run(j *Job) (out Outcome) {
 	if j.stopped() {
 		return Outcome{Kind: Stopped}
 	}
-	// The kernel readies the run; the shim then compiles and evaluates
-	// the entry module (wasmvm.Sandbox.KernelRun). A run with no arguments
-	// and no globals (a bare entry) has nothing to ready.
-	optional := wasmvm.Value{Kind: wasmvm.Bool, Bool: j.FnOptional}
-	var err error
-	if j.Args == emptyWire && j.Globals == "" {
-		_, err = v.sb.KernelRun(context.Background(), "", str(j.Entry), str(j.Fn), optional)
-	} else {
-		_, err = v.sb.KernelRun(context.Background(), "start",
-			str(j.Entry), str(j.Fn), optional, num(j.Console), str(j.Args), str(j.Globals), str(j.Imports))
-	}
+	// The shim decodes the run's input, then compiles, links and
+	// evaluates the entry module and selects its export (entryRun).
+	_, err := v.sb.Call(context.Background(), entryRun, v.runSlots(j)...)
 	return v.loop(j, err)
 }
 
-// emptyWire is the wire text of an empty list.
-const emptyWire = "J[]"
+// runSlots are the arguments of entryRun for job j (ops.go's run*).
+func (v *VM) runSlots(j *Job) []wasmvm.Value {
+	flags := 0
+	if j.FnOptional {
+		flags |= runOptional
+	}
+	s := append(v.slots[:0], str(j.Entry), str(j.Fn), wasmvm.Value{}, wasmvm.Value{}, wasmvm.Value{},
+		num(j.Console), num(-1))
+	if in := j.Input; in != nil {
+		s[runArgs] = bytesValue(in.Args)
+		if in.Globals != nil {
+			flags |= runWithGlobals
+			s[runImports] = bytesValue(in.Imports)
+			s[runReport] = num(in.Report)
+			for i, g := range in.Globals {
+				if i == j.Console || i == in.Report {
+					s = append(s, wasmvm.Value{})
+				} else {
+					s = append(s, bytesValue(g))
+				}
+			}
+		}
+	} else {
+		var f int
+		s, f = wireSlots(j, s) // the compatibility seam
+		flags |= f
+	}
+	s[runFlags] = num(flags)
+	v.slots = s
+	return s
+}
+
+// hasGlobals reports whether a module of the job imports the globals
+// module.
+func (j *Job) hasGlobals() bool {
+	if j.Input != nil {
+		return j.Input.Globals != nil
+	}
+	return j.Globals != ""
+}
+
+// bytesValue is encoded bytes as the shim takes them; nil is undefined.
+func bytesValue(b []byte) wasmvm.Value {
+	if b == nil {
+		return wasmvm.Value{}
+	}
+	return wasmvm.Value{Kind: wasmvm.Bytes, Bytes: b}
+}
 
 func str(s string) wasmvm.Value { return wasmvm.Value{Kind: wasmvm.String, Text: s} }
 func num(n int) wasmvm.Value    { return wasmvm.Value{Kind: wasmvm.Number, Number: float64(n)} }
@@ -251,19 +346,12 @@ func (v *VM) loop(j *Job, err error) Outcome {
 	}
 }
 
+// complete settles the asynchronous call c (entrySettle).
 func (v *VM) complete(c Completion) error {
-	ok, kind, value := true, 0, valueOf(c.Reply.Value)
-	switch c.Reply.Kind {
-	case ReplyArg:
-		value = argValue(c.Reply.Arg)
-	case ReplyWire:
-		kind = 1
-	case ReplyJSON: // settled as wire text in its plain-JSON form
-		kind, value = 1, str("J"+c.Reply.Value.(string))
-	case ReplyError:
-		ok = false
+	a := answer(&c.Reply)
+	if a.Kind == wasmvm.Async { // a settlement is a value
+		a = wasmvm.Value{Kind: wasmvm.Error, Text: errBadDispatch.Error()}
 	}
-	_, err := v.sb.KernelCall(context.Background(), "settle",
-		num(c.ID), wasmvm.Value{Kind: wasmvm.Bool, Bool: ok}, num(kind), value)
+	_, err := v.sb.Call(context.Background(), entrySettle, num(c.ID), a)
 	return err
 }

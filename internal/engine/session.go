@@ -27,7 +27,7 @@ func (v *VM) StartSession(memoryLimit uintptr) error {
 
 // installSession installs the capturing console.
 func (v *VM) installSession() error {
-	if _, err := v.sb.KernelCall(context.Background(), "installConsole"); err != nil {
+	if _, err := v.sb.Call(context.Background(), entryInstallConsole); err != nil {
 		return fmt.Errorf("airlock: session setup failed: %w", err)
 	}
 	return nil
@@ -125,22 +125,38 @@ func (v *VM) DefineTool(name string, id int, json, shown bool) error {
 	if !v.sess {
 		return errNoSession
 	}
-	_, err := v.sb.KernelCall(context.Background(), "defineTool",
-		str(name), num(id), wasmvm.Value{Kind: wasmvm.Bool, Bool: json}, wasmvm.Value{Kind: wasmvm.Bool, Bool: shown})
+	mode := fnPlain
+	switch {
+	case shown:
+		mode = fnShown
+	case json:
+		mode = fnJSON
+	}
+	_, err := v.sb.Call(context.Background(), entryDefineTool, str(name), num(id), num(mode))
 	return err
 }
 
-// DefineValue makes the value of wire text the global name. A step's
-// global let of that name takes the value too (it shadows the global
-// object's property); a step's const or class of that name, or a binding
-// still in its temporal dead zone, is an error. name must be an
-// identifier.
+// DefineValueBytes makes the value encoded in the codec's binary format
+// (internal/qjs/shim/codec.c) the global name. A step's global let of
+// that name takes the value too (it shadows the global object's
+// property); a step's const or class of that name, or a binding still in
+// its temporal dead zone, is an error. name must be an identifier.
+func (v *VM) DefineValueBytes(name string, encoded []byte) error {
+	return v.defineValue(name, bytesValue(encoded))
+}
+
+// DefineValue is DefineValueBytes with the value as wire text (the
+// compatibility seam, compat.go).
 func (v *VM) DefineValue(name, wire string) error {
+	return v.defineValue(name, wireValue(wire))
+}
+
+func (v *VM) defineValue(name string, value wasmvm.Value) error {
 	if !v.sess {
 		return errNoSession
 	}
 	ctx := context.Background()
-	if _, err := v.sb.KernelCall(ctx, "defineValue", str(name), str(wire)); err != nil {
+	if _, err := v.sb.Call(ctx, entryDefineValue, str(name), value); err != nil {
 		return err
 	}
 	if _, err := v.sb.Eval(ctx, fmt.Sprintf("%s = globalThis[%q]", name, name), "<variables>", wasmvm.Script); err != nil {
@@ -150,7 +166,7 @@ func (v *VM) DefineValue(name, wire string) error {
 }
 
 // Step evaluates script as strict global code of the session's realm, or
-// sloppy with Job.Sloppy (see qjs_kernel_step in the shim): its top-level let, const and class stay in
+// sloppy with Job.Sloppy (entryStep, the shim's session_step): its top-level let, const and class stay in
 // the realm's global lexical scope, its var and function declarations on
 // the global object; await and return are allowed at its top level. Its
 // value is what it returns, else its completion value (the last
@@ -198,9 +214,10 @@ func (v *VM) Step(j *Job, script string, ops int) (out Outcome, discarded bool) 
 	}
 	var err error
 	if flags := stepFlags(ops >= 0, j.Sloppy); v.kept != "" && v.kept == script && v.keptFlags == flags {
-		_, err = v.sb.StepKept(ctx) // compiled by PrepareStep
+		// compiled by PrepareStep, with its flags
+		_, err = v.sb.Call(ctx, entryStep, wasmvm.Value{}, wasmvm.Value{}, num(wasmvm.StepKeep))
 	} else {
-		_, err = v.sb.Step(ctx, script, "<eval>", flags)
+		_, err = v.sb.Call(ctx, entryStep, str(script), str("<eval>"), num(flags))
 	}
 	v.kept = ""
 	return v.loop(j, err), false
@@ -212,13 +229,13 @@ func (v *VM) setRunning(j *Job) {
 	v.intrMu.Unlock()
 }
 
-// discard cancels what the last step left: the kernel forgets its pending
+// discard cancels what the last step left: the shim forgets its pending
 // host calls, and the queued jobs are dropped unrun. It reports whether
 // the VM can run the next step.
 func (v *VM) discard() bool {
 	ctx := context.Background()
 	v.sb.ClearInterrupt()
-	if _, err := v.sb.KernelCall(ctx, "reset"); err != nil {
+	if _, err := v.sb.Call(ctx, entryReset); err != nil {
 		return false
 	}
 	return v.sb.DropJobs(ctx) == nil

@@ -78,7 +78,7 @@ for f in quickjs libunicode cutils dtoa; do
 done
 $CC $CFLAGS $NOBULK -O2 -c "$SRC/libregexp.c" -o "$WORK/obj/libregexp.o"
 # The shim, one file per concept (shim/shim.c lists them).
-SHIM="shim memory realm hostcall module run kernel failure console inspect"
+SHIM="shim memory realm hostcall module run session failure console inspect"
 for f in $SHIM; do
 	$CC $CFLAGS $NOBULK $OPT -c "$HERE/shim/$f.c" -o "$WORK/obj/$f.o"
 done

@@ -6,9 +6,9 @@
 // The module's interface (the exports, the imports env.host_call and
 // env.host_result, and the control block qjs_ctl) is described in
 // shim/shim.c and shim/shim.h; internal/wasmvm runs the module. The
-// kernel's JavaScript (Kernel) lives here too, beside the C it is one
-// contract with (shim/kernel.c: the hooks it takes, the methods the shim
-// calls); internal/engine evaluates it into its snapshot.
+// kernel, the protocol of a job between the shim and internal/engine (its
+// operations and entries), is declared in shim/kernel.h; its work is the
+// shim's C, with no JavaScript of its own.
 package qjs
 
 import _ "embed"
@@ -27,12 +27,3 @@ var WASM []byte
 //
 //go:embed qjs.data
 var DATA []byte
-
-// Kernel is the kernel's JavaScript (shim/kernel.js): the glue of a run and
-// of an executor's session, evaluated once into the snapshot that every
-// sandbox starts from, compiled without source or debug information. It
-// takes the hooks shim/kernel.c defines and hands itself to the shim,
-// which calls its methods (internal/engine calls them through wasmvm).
-//
-//go:embed shim/kernel.js
-var Kernel string

@@ -26,17 +26,14 @@ const (
 	tagNumber    = 4
 	tagString    = 5
 	tagJSON      = 6
-	tagError     = 7
-	// host -> kernel only: its replies (see Kernel*)
-	tagReplyWire  = 8
-	tagReplyError = 9
-	tagReplyAsync = 10
-	// guest -> host only: an ArrayBuffer's bytes
-	tagBytes = 11
+	tagError     = 7 // host -> guest only
+	tagAsync     = 8 // host -> guest only
+	tagBytes     = 9
 )
 
-// kernelFn is the host function number of the kernel's __airlock_host.
-const kernelFn = 0x7fffffff
+// hostFn is the number of the host function the shim calls on its own
+// behalf (shim.h's HOST_FN): SetHostFunc's.
+const hostFn = 0x7fffffff
 
 const (
 	resOK        = 0

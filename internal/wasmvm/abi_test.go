@@ -7,11 +7,14 @@ import (
 	"testing"
 )
 
-// TestABI: the shim's numbers that this package mirrors (abi.go, entry.go)
-// are declared once, in internal/qjs/shim/shim.h: the functions qjs_entry
-// calls, the slot tags, the result statuses and the control block's
-// offsets, which the header asserts at compile time. This test reads the
-// header and fails when a name or a number differs.
+// TestABI: the shim's numbers that this package mirrors (abi.go, entry.go,
+// control.go) are declared once, in internal/qjs/shim/shim.h: the
+// functions qjs_entry calls, the flags of a step, the slot tags, the
+// result statuses, the host function of the shim's own calls and the
+// control block's offsets, which the header asserts at compile time. This
+// test reads the header and fails when a name or a number differs. The
+// kernel's entries (from ENTRY_SLOTS on) are not this package's: they are
+// declared in kernel.h and mirrored by internal/engine (TestKernelOps).
 func TestABI(t *testing.T) {
 	h, err := os.ReadFile("../qjs/shim/shim.h")
 	if err != nil {
@@ -20,15 +23,14 @@ func TestABI(t *testing.T) {
 	goSide := map[string]uint64{
 		"ENTRY_EVAL": uint64(entryEval), "ENTRY_RUN_JOBS": uint64(entryRunJobs), "ENTRY_MALLOC": uint64(entryMalloc),
 		"ENTRY_FREE": uint64(entryFree), "ENTRY_DEF_HOST_FUNC": uint64(entryDefHostFunc),
-		"ENTRY_KERNEL_CALL": uint64(entryKernelCall), "ENTRY_KERNEL_STEP": uint64(entryKernelStep),
 		"ENTRY_DROP_JOBS": uint64(entryDropJobs), "ENTRY_INSPECT_STEP": uint64(entryInspectStep),
-		"ENTRY_KERNEL_RUN": uint64(entryKernelRun), "ENTRY_PREPARE_RUN": uint64(entryPrepareRun),
+		"ENTRY_PREPARE_RUN": uint64(entryPrepareRun), "ENTRY_SLOTS": uint64(EntrySlots),
+		"STEP_BUDGET": StepBudget, "STEP_SLOPPY": StepSloppy, "STEP_KEPT": StepKeep,
 		"TAG_UNDEFINED": tagUndefined, "TAG_NULL": tagNull, "TAG_FALSE": tagFalse, "TAG_TRUE": tagTrue,
 		"TAG_NUMBER": tagNumber, "TAG_STRING": tagString, "TAG_JSON": tagJSON, "TAG_ERROR": tagError,
-		"TAG_REPLY_WIRE": tagReplyWire, "TAG_REPLY_ERROR": tagReplyError, "TAG_REPLY_ASYNC": tagReplyAsync,
-		"TAG_BYTES": tagBytes,
+		"TAG_ASYNC": tagAsync, "TAG_BYTES": tagBytes,
 		"RES_OK": resOK, "RES_EXCEPTION": resException, "RES_PENDING": resPending,
-		"KERNEL_FN": kernelFn,
+		"HOST_FN": hostFn,
 		"ctl.oom": ctlOOM, "ctl.heap_limit": ctlHeapLimit, "ctl.heap_used": ctlHeapUsed,
 		"ctl.res_status": ctlResStatus, "ctl.res": ctlRes, "ctl.ret": ctlRet, "ctl.soft": ctlSoft,
 		"ctl.heap_peak": ctlHeapPeak, "ctl.ops": ctlOps, "slot": slotSize,
@@ -47,10 +49,10 @@ func TestABI(t *testing.T) {
 			t.Errorf("%s is %d in shim.h, %d in Go", name, n, want)
 		}
 	}
-	for _, m := range regexp.MustCompile(`(?m)^\s*((?:ENTRY|TAG|RES)_[A-Z_]+)\s*=\s*(\d+)`).FindAllStringSubmatch(string(h), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\s*((?:ENTRY|TAG|RES|STEP)_[A-Z_]+)\s*=\s*(\d+)`).FindAllStringSubmatch(string(h), -1) {
 		check(m[1], m[2])
 	}
-	for _, m := range regexp.MustCompile(`(?m)^#define (KERNEL_FN) (0x[0-9a-f]+|\d+)`).FindAllStringSubmatch(string(h), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^#define (HOST_FN) (0x[0-9a-f]+|\d+)`).FindAllStringSubmatch(string(h), -1) {
 		check(m[1], m[2])
 	}
 	for _, m := range regexp.MustCompile(`offsetof\(struct ctl, (\w+)\) == (\d+), "(ctl\.\w+)"`).FindAllStringSubmatch(string(h), -1) {

@@ -2,28 +2,31 @@ package wasmvm
 
 import "context"
 
-// entry names one of the shim's functions a sandbox calls. Every call goes
+// Entry names one of the shim's functions a sandbox calls. Every call goes
 // through the shim's one export qjs_entry, its arguments on Sandbox.stack
 // and the entry after them: wazero gives each exported function the host
 // calls a native stack of its own, which grows to the deepest call it ran
 // and never shrinks, so that ten functions, three of them deep, held
 // ~250 KiB of host memory per sandbox where one holds ~60 KiB
 // (RATIONALE.md, "Idle executor memory"). The values are shim/shim.h's
-// ENTRY_* constants.
-type entry uint64
+// ENTRY_* constants. The entries from EntrySlots on are another layer's
+// (the kernel's, internal/qjs/shim/kernel.h), which Call calls with their
+// arguments as value slots: this package does not know what they do.
+type Entry uint64
 
 const (
-	entryEval        entry = 0
-	entryRunJobs     entry = 1
-	entryMalloc      entry = 2
-	entryFree        entry = 3
-	entryDefHostFunc entry = 4
-	entryKernelCall  entry = 6
-	entryKernelStep  entry = 7
-	entryDropJobs    entry = 8
-	entryInspectStep entry = 9
-	entryKernelRun   entry = 10
-	entryPrepareRun  entry = 11
+	entryEval        Entry = 0
+	entryRunJobs     Entry = 1
+	entryMalloc      Entry = 2
+	entryFree        Entry = 3
+	entryDefHostFunc Entry = 4
+	entryDropJobs    Entry = 5
+	entryInspectStep Entry = 6
+	entryPrepareRun  Entry = 7
+
+	// EntrySlots is the first entry that takes its arguments as value
+	// slots (shim.h's ENTRY_SLOTS): Call's.
+	EntrySlots Entry = 32
 )
 
 // entryArg is the index of the entry on the stack, after the widest
@@ -34,7 +37,7 @@ const entryArg = 5
 // a stack of the caller's), its result in st[0]. A call made while another
 // is under way (from a host function) gets a call engine of its own: one
 // native stack cannot hold two calls.
-func (s *Sandbox) enter(ctx context.Context, e entry, st []uint64) error {
+func (s *Sandbox) enter(ctx context.Context, e Entry, st []uint64) error {
 	st[entryArg] = uint64(e)
 	if s.entered {
 		return s.mod.ExportedFunction("qjs_entry").CallWithStack(ctx, st)

@@ -111,3 +111,26 @@ func TestClockAndRandomness(t *testing.T) {
 		t.Errorf("a rewound sandbox drew the same Math.random() again: %s", r)
 	}
 }
+
+// TestJSONStringifyKeepsItsListsToItself: QuickJS's JSON.stringify kept the
+// specification's internal Lists (the stack of the values being
+// serialized, the replacer's property list) in ordinary arrays, whose
+// growth past a fast array's reach (an accessor a program put on
+// Array.prototype's indexes) called the program's accessors: JSON.stringify
+// of nested values ran the program's setter, where V8 runs nothing, and so
+// did a JSON host function's call, whose arguments the shim serializes with
+// it. Patch 0018 gives the Lists no prototype.
+func TestJSONStringifyKeepsItsListsToItself(t *testing.T) {
+	s := newSandbox(t, nil)
+	got := evalJSON(t, s, `(() => {
+		let seen = 0;
+		for (const k of ["0", "1", "2"]) Object.defineProperty(Array.prototype, k, {
+			get() { seen++ }, set(v) { seen++ }, configurable: true });
+		const text = JSON.stringify([[1, [2]], { a: [3] }]) + JSON.stringify({ a: { b: 1 }, c: 2 }, ["a", "b"]);
+		for (const k of ["0", "1", "2"]) delete Array.prototype[k];
+		return [text, seen];
+	})()`)
+	if got != `["[[1,[2]],{\"a\":[3]}]{\"a\":{\"b\":1}}",0]` {
+		t.Fatalf("got %s: JSON.stringify reached Array.prototype's accessors", got)
+	}
+}

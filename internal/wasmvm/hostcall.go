@@ -37,10 +37,11 @@ func sandboxOf(ctx context.Context) *Sandbox {
 
 // hostCall is env.host_call(fn, argv, argc) -> status: the arguments are
 // argc slots at argv (tag, len, f64 or pointer); the answer goes to the
-// control block's ret slot. Its text (if any) goes to the buffer the call
-// offered in that slot (pointer and size) when it fits, the pointer left in
-// the payload; otherwise the payload is 0 and the text waits in the sandbox
-// for host_result. Status 0 is an answer, 1 a failure that spends the sandbox.
+// control block's ret slot. Its text or bytes (if any) go to the buffer the
+// call offered in that slot (pointer and size) when they fit, the pointer
+// left in the payload; otherwise the payload is 0 and they wait in the
+// sandbox for host_result. Status 0 is an answer, 1 a failure that spends
+// the sandbox.
 func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	s := sandboxOf(ctx)
 	if s == nil {
@@ -51,8 +52,8 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	stack[0] = 1
 	var f namedFunc
 	switch {
-	case fn == kernelFn && s.kernel != nil:
-		f = namedFunc{"kernel", s.kernel}
+	case fn == hostFn && s.hostFn != nil:
+		f = namedFunc{"shim", s.hostFn}
 	case fn < uint32(len(s.funcs)):
 		f = s.funcs[fn]
 	default:
@@ -84,18 +85,23 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 			v = Value{Kind: Bool, Bool: tag == tagTrue}
 		case tagNumber:
 			v = Value{Kind: Number, Number: math.Float64frombits(binary.LittleEndian.Uint64(sl[8:]))}
-		case tagString, tagJSON, tagBytes:
+		case tagString, tagJSON:
 			b, ok := mem.Read(binary.LittleEndian.Uint32(sl[8:]), n)
 			if !ok {
 				return
 			}
 			v = Value{Kind: String, Text: string(b)}
-			switch tag {
-			case tagJSON:
+			if tag == tagJSON {
 				v.Kind = JSON
-			case tagBytes:
-				v.Kind = Bytes
 			}
+		case tagBytes:
+			// A view of the guest's memory: no guest code runs until the
+			// host function returns.
+			b, ok := mem.Read(binary.LittleEndian.Uint32(sl[8:]), n)
+			if !ok {
+				return
+			}
+			v = Value{Kind: Bytes, Bytes: b}
 		default:
 			return
 		}
@@ -111,6 +117,7 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	}
 	var tag uint32
 	var text string
+	var bytes []byte
 	s.pending = s.pending[:0]
 	if err != nil {
 		tag = tagError
@@ -128,32 +135,45 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 			}
 		case Number:
 			tag = tagNumber
-		case String, JSON, KernelWire, KernelError:
-			tag = textTags[ret.Kind]
-			text = ret.Text
-		case KernelAsync:
-			tag = tagReplyAsync
+		case String:
+			tag, text = tagString, ret.Text
+		case JSON:
+			tag, text = tagJSON, ret.Text
+		case Bytes:
+			tag, bytes = tagBytes, ret.Bytes
+		case Async:
+			tag = tagAsync
+		case Error:
+			tag, text = tagError, ret.Text
 		default:
 			tag = tagError
 			text = fmt.Sprintf("host function %q returned a value of unknown kind %d", f.name, ret.Kind)
 		}
 	}
 	var payload uint64
+	n := len(text) + len(bytes) // one of them
 	switch tag {
-	case tagNumber, tagReplyAsync:
+	case tagNumber, tagAsync:
 		payload = math.Float64bits(ret.Number)
-	case tagString, tagJSON, tagError, tagReplyWire, tagReplyError:
-		// Text shorter than the offered buffer goes there with its NUL,
-		// the buffer's address in the payload: the guest needs no second
-		// crossing (host_result) for it. Longer text waits in pending.
-		if offerPtr != 0 && uint64(len(text)) < uint64(offerLen) {
-			if b, ok := mem.Read(offerPtr, uint32(len(text))+1); ok {
-				b[copy(b, text)] = 0
+	case tagString, tagJSON, tagError, tagBytes:
+		// Text or bytes shorter than the offered buffer go there with a
+		// NUL after them, the buffer's address in the payload: the guest
+		// needs no second crossing (host_result) for them. Longer ones
+		// wait in pending.
+		if offerPtr != 0 && uint64(n) < uint64(offerLen) {
+			if b, ok := mem.Read(offerPtr, uint32(n)+1); ok {
+				if bytes != nil {
+					copy(b, bytes)
+				} else {
+					copy(b, text)
+				}
+				b[n] = 0
 				payload = uint64(offerPtr)
 				break
 			}
 		}
 		s.pending = append(s.pending, text...)
+		s.pending = append(s.pending, bytes...)
 	}
 	// The answer is written in place, through a view of the slot: a Go
 	// array handed to mem.Write would escape, an allocation per call.
@@ -162,13 +182,10 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 		return
 	}
 	binary.LittleEndian.PutUint32(slot[0:], tag)
-	binary.LittleEndian.PutUint32(slot[4:], uint32(len(text)))
+	binary.LittleEndian.PutUint32(slot[4:], uint32(n))
 	binary.LittleEndian.PutUint64(slot[8:], payload)
 	stack[0] = 0
 }
-
-// textTags are the slot tags of the Kinds answered as text.
-var textTags = [...]uint32{String: tagString, JSON: tagJSON, KernelWire: tagReplyWire, KernelError: tagReplyError}
 
 func callHost(ctx context.Context, fn HostFunc, args []Value) (v Value, err error, panicked any) {
 	defer func() {

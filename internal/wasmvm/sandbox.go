@@ -40,7 +40,7 @@ type Sandbox struct {
 
 	funcs   []namedFunc
 	modules ModuleHooks
-	kernel  HostFunc
+	hostFn  HostFunc // answers the shim's own host calls (SetHostFunc)
 	args    []Value
 	pending []byte
 	fault   error // a host function's panic
@@ -202,7 +202,7 @@ func (s *Sandbox) Reset() bool {
 	s.trimmed = s.trimmed[:0] // the rewound pages are the image's: none to make again
 	s.funcs = s.funcs[:0]
 	s.modules = ModuleHooks{}
-	s.kernel = nil
+	s.hostFn = nil
 	s.fault = nil
 	s.spent = false
 	return true
@@ -260,7 +260,7 @@ func (s *Sandbox) free(ctx context.Context, p uint32) {
 
 // run calls f (its arguments on s.stack) with the sandbox in ctx and the
 // stop armed on ctx, frees buf, and reads the outcome.
-func (s *Sandbox) run(ctx context.Context, f entry, buf uint32) (Result, error) {
+func (s *Sandbox) run(ctx context.Context, f Entry, buf uint32) (Result, error) {
 	if err := s.call(ctx, f, "eval"); err != nil {
 		return Result{}, err
 	}
@@ -296,7 +296,7 @@ func (s *Sandbox) run(ctx context.Context, f entry, buf uint32) (Result, error) 
 // call calls f with s.stack, which holds its arguments and then its
 // results, stopped by Terminate when ctx is done. A stop, a trap or a
 // host function's fault is the error of outcomeErr.
-func (s *Sandbox) call(ctx context.Context, f entry, what string) error {
+func (s *Sandbox) call(ctx context.Context, f Entry, what string) error {
 	var disarm func() bool
 	if ctx.Done() != nil {
 		disarm = context.AfterFunc(ctx, s.Terminate)

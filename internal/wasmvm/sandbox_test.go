@@ -3,6 +3,7 @@ package wasmvm
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -143,7 +144,7 @@ func TestHostCall(t *testing.T) {
 		t.Fatalf("args %+v", got)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("arg %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}

@@ -42,10 +42,16 @@ func (e *Engine) snapshotPath(o *SnapshotOptions) string {
 	var n [8]byte
 	h.Write(snapMagic[:])
 	h.Write(e.wasmSum[:])
-	for _, s := range []string{o.Setup, o.Kernel} {
+	for _, s := range []string{o.Setup, o.Hidden} {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
 		h.Write([]byte(s))
+	}
+	binary.LittleEndian.PutUint64(n[:], uint64(len(o.Init)))
+	h.Write(n[:])
+	for _, e := range o.Init {
+		binary.LittleEndian.PutUint64(n[:], uint64(e))
+		h.Write(n[:])
 	}
 	binary.LittleEndian.PutUint64(n[:], uint64(o.Headroom))
 	h.Write(n[:])

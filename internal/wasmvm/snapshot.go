@@ -19,14 +19,15 @@ type SnapshotOptions struct {
 	// Setup is JavaScript run before the capture, as a script, in the realm
 	// the shim made and hardened. Empty: none.
 	Setup string
-	// Kernel, if set, is the kernel's script, run after Setup (see
-	// kernel.go). It finds the shim's hooks as globals: __airlock_host,
-	// its host function, the others qjs_kernel_hooks and the codec define
-	// (__airlock_hostfn, __airlock_pending, __airlock_encode,
-	// __airlock_decode), and __airlock_kernel, to hand itself to; none is
-	// left on the global object after it. Its functions keep no source and
-	// no debug information.
-	Kernel string
+	// Init are entries of the shim's (Call), called after Setup with no
+	// arguments, in order: another layer's readying of the realm (the
+	// kernel's, internal/engine).
+	Init []Entry
+	// Hidden is JavaScript run after Init, as a script compiled without
+	// source or debug information: no program can read its functions' text
+	// (Function.prototype.toString), and their frames are left out of a
+	// backtrace. Empty: none.
+	Hidden string
 	// Headroom is free heap the image carries, so that a sandbox can
 	// allocate that much before its memory grows (a sandbox whose memory
 	// grew cannot be rewound). Zero means 4 MiB. Its zero pages cost
@@ -80,7 +81,7 @@ type pooled struct {
 }
 
 // NewSnapshot makes a VM (hardened by the shim as it makes it), runs
-// opts.Setup and the kernel, and captures the result.
+// opts.Setup, Init and Hidden, and captures the result.
 func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snapshot, error) {
 	var o SnapshotOptions
 	if opts != nil {
@@ -150,22 +151,21 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 			return nil, fmt.Errorf("wasmvm: snapshot setup: %w", err)
 		}
 	}
-	if o.Kernel != "" {
-		if r, err := call("qjs_kernel_hooks", uint64(sn.ctxPtr)); err != nil || r != 0 {
-			return nil, fmt.Errorf("wasmvm: kernel hooks: %v", err)
+	for _, e := range o.Init {
+		if _, err := sb.Call(ctx, e); err != nil {
+			return nil, fmt.Errorf("wasmvm: snapshot entry %d: %w", e, err)
 		}
+	}
+	if o.Hidden != "" {
 		if _, err := call("qjs_set_strip", uint64(sn.ctxPtr), 3); err != nil {
 			return nil, err
 		}
-		_, err := sb.Eval(ctx, o.Kernel, "<kernel>", Script)
+		_, err := sb.Eval(ctx, o.Hidden, "<hidden>", Script)
 		if _, err2 := call("qjs_set_strip", uint64(sn.ctxPtr), 0); err == nil {
 			err = err2
 		}
 		if err != nil {
-			return nil, fmt.Errorf("wasmvm: kernel: %w", err)
-		}
-		if r, err := call("qjs_kernel_ready", uint64(sn.ctxPtr)); err != nil || int32(r) != 0 {
-			return nil, fmt.Errorf("wasmvm: the kernel did not hand itself over (%v)", err)
+			return nil, fmt.Errorf("wasmvm: snapshot's hidden script: %w", err)
 		}
 	}
 	sn.sp = mod.ExportedGlobal("__stack_pointer").Get()

@@ -11,26 +11,34 @@ const (
 	Bool
 	Number
 	String // UTF-8 text; from JavaScript, a lone surrogate as WTF-8 (its three bytes)
-	JSON   // any other value, as JSON text (objects, arrays, BigInt throws)
+	JSON   // JSON text, in Text: a script's value (Result); the guest parses it as JSON
 
-	// The kernel's replies (see Sandbox.SetKernel), answers of its host
-	// function only: the list [0, Text], [1, Text], [2, Number].
-	KernelWire  // wire text of a value the kernel decodes
-	KernelError // the message of an Error to throw
-	KernelAsync // the id of a pending asynchronous call: a promise
-
-	// Bytes is an ArrayBuffer's bytes, in Text (JavaScript to Go only):
-	// the kernel's encoded values (internal/qjs/shim/codec.c).
+	// Bytes is a value in the shim's binary format (internal/qjs/shim/codec.c),
+	// in Bytes, both ways: the guest encodes the values it passes a host
+	// function that are not primitives, and decodes those it is sent so.
 	Bytes
+
+	// Async answers a host call with the id of an asynchronous call, in
+	// Number: the guest makes a promise for it, which an entry of the
+	// shim's settles later (Call). Host to guest only.
+	Async
+
+	// Error is an Error of the message in Text, thrown where the guest
+	// takes the value (an entry's argument, an answer: a HostFunc may
+	// return a Go error instead). Host to guest only.
+	Error
 )
 
-// Value is a value crossing between Go and JavaScript: a primitive, or
-// JSON text for the rest. It is the minimal form the value codec builds on.
+// Value is a value crossing between Go and JavaScript: a primitive, text
+// (String, JSON) or bytes of the shim's binary format (Bytes).
 type Value struct {
 	Kind   Kind
 	Bool   bool    // Kind == Bool
-	Number float64 // Kind == Number
-	Text   string  // Kind == String or JSON
+	Number float64 // Kind == Number, Async
+	Text   string  // Kind == String, JSON or Error
+	// Bytes is the encoding of Kind == Bytes. An argument's is a view of
+	// the guest's memory, valid only during the call: copy what is kept.
+	Bytes []byte
 }
 
 // MaxHostArgs is the most arguments a HostFunc receives; a call with more
@@ -44,10 +52,11 @@ const MaxHostArgs = 16
 const MaxSpecifier = 4096
 
 // HostFunc is a Go function callable from JavaScript. args is valid only
-// during the call. A returned error is thrown in JavaScript as an Error
-// with its text as the message; a panic is recovered and spends the
-// sandbox (HostPanicError). ctx is the context of the Eval or RunJobs in
-// progress.
+// during the call. It answers with a Value (Async only if its caller
+// takes one: the shim's own calls, SetHostFunc) or an error, which is
+// thrown in JavaScript as an Error with its text as the message; a panic
+// is recovered and spends the sandbox (HostPanicError). ctx is the context
+// of the Eval, RunJobs or Call in progress.
 type HostFunc func(ctx context.Context, args []Value) (Value, error)
 
 // Result is the outcome of an Eval that did not throw.
@@ -81,9 +90,8 @@ type ModuleHooks struct {
 	Fallback func(name string) (string, error)
 	// URL, if set, returns the import.meta.url of module name, or "".
 	URL func(name string) string
-	// Globals, if set, returns the export names of the kernel's native
-	// globals module when name is that module, else nil. Its exports are
-	// the kernel's handOver(): [globals, imports], one export for each
-	// global, the last export for the imports.
+	// Globals, if set, returns the export names of the shim's native
+	// globals module when name is that module, else nil: the module whose
+	// exports the shim sets itself (internal/qjs/shim/module.c).
 	Globals func(name string) []string
 }

@@ -5,8 +5,8 @@
  * function or symbol argument is logged as Node prints it ([Function: f],
  * [class A], Symbol(s)), and an argument that cannot cross as its kind
  * ([WeakMap], [Proxy]) instead of failing the program. The console is the
- * same for every run, made with the kernel; the kernel hands it to a run's
- * globals or a session's global object.
+ * same for every run, made once (ENTRY_INIT), in the image; a run's
+ * globals (run.c) or a session's global object (session.c) hold it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -168,9 +168,8 @@ static JSValue js_log(JSContext *ctx, JSValueConst this_val, int argc, JSValueCo
     return r;
 }
 
-/* console_hooks makes the console and defines __airlock_console for the
-   kernel. */
-int console_hooks(JSContext *ctx, JSValueConst global)
+/* console_init makes the console (ENTRY_INIT). */
+int console_init(JSContext *ctx)
 {
     JSValue list = JS_Eval(ctx, captured_src, sizeof captured_src - 1, "<console>", JS_EVAL_TYPE_GLOBAL);
     int i, err = 0;
@@ -189,7 +188,9 @@ int console_hooks(JSContext *ctx, JSValueConst global)
             JS_DefinePropertyValueStr(ctx, console_obj, levels[i], f, JS_PROP_C_W_E) < 0)
             err = -1;
     }
-    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_console", JS_DupValue(ctx, console_obj),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
     return err ? -1 : 0;
 }
+
+/* console_value is the capturing console, the same object for every run
+   and session of the VM. */
+JSValueConst console_value(void) { return console_obj; }

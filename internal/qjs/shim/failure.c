@@ -370,7 +370,7 @@ JSValue fail(JSContext *ctx, int phase, JSValueConst e)
 }
 
 /* fail_pending reports the pending exception as fail does, when the
-   kernel's hooks are defined and a catch clause would catch it (a
+   kernel is readied (ENTRY_INIT) and a catch clause would catch it (a
    queueMicrotask callback threw it, realm.c); otherwise it stays pending. */
 JSValue fail_pending(JSContext *ctx)
 {
@@ -440,7 +440,8 @@ JSValue done(JSContext *ctx, JSValueConst v)
     return r < 0 ? JS_EXCEPTION : JS_UNDEFINED;
 }
 
-/* js_fail is a hook of the kernel's: fail(e) in phase magic. */
+/* js_fail is fail(e) in phase magic, as a function: a reaction of the
+   run's promises (run.c, session.c). */
 static JSValue js_fail(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
 {
     (void)this_val;
@@ -448,7 +449,7 @@ static JSValue js_fail(JSContext *ctx, JSValueConst this_val, int argc, JSValueC
     return fail(ctx, magic, argc > 0 ? argv[0] : JS_UNDEFINED);
 }
 
-/* js_done is the kernel's hook done(value). */
+/* js_done is done(value), as a function. */
 static JSValue js_done(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
 {
     (void)this_val;
@@ -457,15 +458,16 @@ static JSValue js_done(JSContext *ctx, JSValueConst this_val, int argc, JSValueC
     return done(ctx, argc > 0 ? argv[0] : JS_UNDEFINED);
 }
 
-/* failure_hooks captures the natives the texts are cut with and defines
-   the kernel's hooks for the outcome. */
-int failure_hooks(JSContext *ctx, JSValueConst global)
+/* The outcome's functions, made by failure_init: C functions with data,
+   which QuickJS calls without a frame of their own. */
+static JSValue outcome_fns[N_OUTCOME_FNS] = {JS_UNDEFINED};
+
+JSValueConst outcome_fn(int which) { return outcome_fns[which]; }
+
+/* failure_init captures the natives the texts are cut with and makes the
+   functions of the outcome (ENTRY_INIT). */
+int failure_init(JSContext *ctx)
 {
-    static const struct {
-        const char *name;
-        int phase;
-    } fails[] = {{"__airlock_linkFailed", PHASE_LINK}, {"__airlock_failed", PHASE_RUN},
-                 {"__airlock_exportMissing", PHASE_EXPORT}};
     JSValue list = JS_Eval(ctx, natives_src, sizeof natives_src - 1, "<failure>", JS_EVAL_TYPE_GLOBAL);
     int i, err = 0;
     if (JS_IsException(list))
@@ -473,11 +475,10 @@ int failure_hooks(JSContext *ctx, JSValueConst global)
     for (i = 0; i < N_NATIVES; i++)
         natives[i] = JS_GetPropertyUint32(ctx, list, (uint32_t)i);
     JS_FreeValue(ctx, list);
-    for (i = 0; i < 3; i++) {
-        JSValue f = JS_NewCFunctionData(ctx, js_fail, 1, fails[i].phase, 0, NULL);
-        err |= JS_DefinePropertyValueStr(ctx, global, fails[i].name, f, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
-    }
-    err |= JS_DefinePropertyValueStr(ctx, global, "__airlock_done", JS_NewCFunctionData(ctx, js_done, 1, 0, 0, NULL),
-                                     JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0;
+    outcome_fns[OUTCOME_DONE] = JS_NewCFunctionData(ctx, js_done, 1, 0, 0, NULL);
+    outcome_fns[OUTCOME_LINK_FAILED] = JS_NewCFunctionData(ctx, js_fail, 1, PHASE_LINK, 0, NULL);
+    outcome_fns[OUTCOME_FAILED] = JS_NewCFunctionData(ctx, js_fail, 1, PHASE_RUN, 0, NULL);
+    for (i = 0; i < N_OUTCOME_FNS; i++)
+        err |= JS_IsException(outcome_fns[i]);
     return err ? -1 : 0;
 }

@@ -1,12 +1,14 @@
 /*
  * hostcall.c: calls of the host's functions. A host function of a run
- * (js_host_fn) calls the host's kernel function with OP_CALL and its
+ * (js_host_fn) calls the host's function HOST_FN with OP_CALL and its
  * primitive arguments as slots, or OP_CALL_ENCODED and its argument list
- * encoded (codec.c); the host answers in qjs_ctl.ret (see shim.c): a value,
- * wire text that is decoded here, an error to throw, or the id of an
- * asynchronous call, whose promise waits here until the host settles it.
- * No JavaScript runs on the way. A function qjs_def_host_func defines (a
- * sandbox without a kernel) calls the host's function of that number.
+ * encoded (codec.c); the host answers in qjs_ctl.ret (see shim.c): a
+ * value (a primitive, text, JSON text, or bytes of the codec's format,
+ * decoded here), an error to throw, or the id of an asynchronous call,
+ * whose promise waits here until the host settles it (ENTRY_SETTLE). No
+ * JavaScript runs on the way, and no text is made of a value. A function
+ * qjs_def_host_func defines (a sandbox of the host's own, with no run)
+ * calls the host's function of that number.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -140,16 +142,57 @@ static char *answer_text(JSContext *ctx, uint32_t *len, int *owned)
     return host_text(ctx, len);
 }
 
-/* take_answer turns the host's answer in qjs_ctl.ret into a value: a
-   primitive, text, JSON text parsed (and, with json set, a string parsed
-   as JSON: a JSON host function's answer), or an Error thrown. */
-static JSValue take_answer(JSContext *ctx, int json)
-{
-    int tag = qjs_ctl.ret.tag, owned;
-    JSValue ret;
-    uint32_t len;
-    char *buf;
+static JSValue syntax_error_proto = JS_UNDEFINED;
 
+/* parse_json is the value of JSON text p[0:len] a JSON host function
+   answered, or a TypeError that says why it has none. What the parser
+   threw is told apart by its prototype and its own message: no getter of
+   the program's runs. */
+static JSValue parse_json(JSContext *ctx, const char *p, uint32_t len)
+{
+    JSValue ret = JS_ParseJSON(ctx, p, len, "<host reply>"), e, proto;
+    JSPropertyDescriptor d;
+    JSAtom a;
+    int syntax, has;
+    if (!JS_IsException(ret) || JS_IsUncatchableException(ctx))
+        return ret;
+    e = JS_GetException(ctx);
+    proto = JS_IsObject(e) ? JS_GetPrototype(ctx, e) : JS_UNDEFINED;
+    syntax = JS_IsObject(proto) && JS_VALUE_GET_PTR(proto) == JS_VALUE_GET_PTR(syntax_error_proto);
+    JS_FreeValue(ctx, proto);
+    if (syntax) { /* the parser reports its stack's end as a SyntaxError */
+        a = JS_NewAtom(ctx, "message");
+        has = JS_GetOwnProperty(ctx, &d, e, a);
+        JS_FreeAtom(ctx, a);
+        if (has < 0)
+            JS_FreeValue(ctx, JS_GetException(ctx));
+        if (has > 0) {
+            const char *m = JS_IsString(d.value) ? JS_ToCString(ctx, d.value) : NULL;
+            syntax = !m || strcmp(m, "stack overflow") != 0;
+            JS_FreeCString(ctx, m);
+            JS_FreeValue(ctx, d.value);
+            JS_FreeValue(ctx, d.getter);
+            JS_FreeValue(ctx, d.setter);
+        }
+    }
+    JS_FreeValue(ctx, e);
+    return JS_ThrowTypeError(ctx, syntax ? "airlock: the host function returned text that is not JSON" :
+        "airlock: the sandbox could not hold the answer of the host function (out of memory, or nested too deep)");
+}
+
+static JSValue host_error(JSContext *ctx, const char *text, size_t len, int fn);
+static JSValue rethrow_marked(JSContext *ctx, int fn);
+
+/* host_value is the value the host sent as a slot of tag, its text or
+   bytes p[0:len] (a NUL after them) or its number num: a primitive, a
+   string, JSON text parsed, the codec's encoding decoded (its host
+   functions made), or for TAG_ERROR an Error of message p, thrown. fn is
+   the host function whose answer it is, whose errors are marked as its
+   own (rethrow_marked), or -1; json: a JSON host function's answer, whose
+   text that does not parse throws a TypeError that says so. */
+JSValue host_value(JSContext *ctx, int tag, const char *p, uint32_t len, double num, int fn, int json)
+{
+    JSValue v;
     switch (tag) {
     case TAG_UNDEFINED:
         return JS_UNDEFINED;
@@ -160,59 +203,79 @@ static JSValue take_answer(JSContext *ctx, int json)
     case TAG_TRUE:
         return JS_TRUE;
     case TAG_NUMBER:
-        return JS_NewFloat64(ctx, qjs_ctl.ret.u.num);
+        return JS_NewFloat64(ctx, num);
     case TAG_STRING:
+        return JS_NewStringLen(ctx, p, len);
     case TAG_JSON:
-    case TAG_ERROR:
+        if (json)
+            return parse_json(ctx, p, len);
+        v = JS_ParseJSON(ctx, p, len, "<host>");
         break;
+    case TAG_BYTES:
+        v = codec_decode(ctx, (const uint8_t *)p, len, host_fn_new);
+        break;
+    case TAG_ERROR:
+        if (fn >= 0)
+            v = host_error(ctx, p, len, fn);
+        else {
+            JSValue msg = JS_NewStringLen(ctx, p, len);
+            if (JS_IsException(msg))
+                return msg;
+            v = JS_NewError(ctx);
+            if (JS_IsException(v) ||
+                JS_DefinePropertyValueStr(ctx, v, "message", msg, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE) < 0) {
+                JS_FreeValue(ctx, v);
+                return JS_EXCEPTION;
+            }
+        }
+        return JS_IsException(v) ? v : JS_Throw(ctx, v);
     default:
         return JS_ThrowInternalError(ctx, "host call: bad answer");
     }
+    if (JS_IsException(v) && fn >= 0)
+        return rethrow_marked(ctx, fn);
+    return v;
+}
+
+/* slot_value is host_value of a slot the host wrote in a guest buffer (an
+   entry's argument, kernel.h). */
+JSValue slot_value(JSContext *ctx, const struct slot *s, int fn, int json)
+{
+    return host_value(ctx, s->tag, (const char *)(uintptr_t)s->u.ptr, s->len, s->tag == TAG_NUMBER ? s->u.num : 0,
+                      fn, json);
+}
+
+static JSValue async_call(JSContext *ctx, int32_t id, int fn, int json);
+
+/* answer_value is the value of the host's answer in qjs_ctl.ret to a call
+   of host function fn (-1: a function of qjs_def_host_func's, which cannot
+   answer asynchronously), as host_value makes it, or the promise of an
+   asynchronous call. */
+static JSValue answer_value(JSContext *ctx, int fn, int json)
+{
+    int tag = qjs_ctl.ret.tag, owned;
+    uint32_t len;
+    char *buf;
+    JSValue v;
+    switch (tag) {
+    case TAG_STRING:
+    case TAG_JSON:
+    case TAG_ERROR:
+    case TAG_BYTES:
+        break;
+    case TAG_ASYNC:
+        if (fn >= 0)
+            return async_call(ctx, (int32_t)qjs_ctl.ret.u.num, fn, json);
+        return JS_ThrowInternalError(ctx, "host call: bad answer");
+    default:
+        return host_value(ctx, tag, NULL, 0, qjs_ctl.ret.u.num, fn, json);
+    }
     if (!(buf = answer_text(ctx, &len, &owned)))
         return JS_EXCEPTION;
-    if (tag == TAG_STRING && json) {
-        ret = JS_ParseJSON(ctx, buf, len, "<host reply>");
-        if (JS_IsException(ret)) {
-            JSValue e = JS_GetException(ctx), name = JS_UNDEFINED;
-            const char *s = NULL;
-            int syntax;
-            if (JS_IsError(ctx, e))
-                name = JS_GetPropertyStr(ctx, e, "name");
-            s = JS_IsString(name) ? JS_ToCString(ctx, name) : NULL;
-            syntax = s && strcmp(s, "SyntaxError") == 0;
-            JS_FreeCString(ctx, s);
-            JS_FreeValue(ctx, name);
-            if (syntax) { /* the parser reports its stack's end as a SyntaxError */
-                JSValue m = JS_GetPropertyStr(ctx, e, "message");
-                s = JS_IsString(m) ? JS_ToCString(ctx, m) : NULL;
-                syntax = !s || strcmp(s, "stack overflow") != 0;
-                JS_FreeCString(ctx, s);
-                JS_FreeValue(ctx, m);
-            }
-            JS_FreeValue(ctx, e);
-            ret = JS_ThrowTypeError(ctx, syntax ? "airlock: the host function returned text that is not JSON" :
-                "airlock: the sandbox could not hold the answer of the host function (out of memory, or nested too deep)");
-        }
-    } else if (tag == TAG_STRING)
-        ret = JS_NewStringLen(ctx, buf, len);
-    else if (tag == TAG_JSON)
-        ret = JS_ParseJSON(ctx, buf, len, "<host>");
-    else {
-        JSValue msg = JS_NewStringLen(ctx, buf, len), err;
-        if (JS_IsException(msg))
-            ret = msg;
-        else {
-            err = JS_NewError(ctx);
-            if (!JS_IsException(err))
-                JS_DefinePropertyValueStr(ctx, err, "message", msg, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
-            else
-                JS_FreeValue(ctx, msg);
-            ret = JS_Throw(ctx, err);
-        }
-    }
+    v = host_value(ctx, tag, buf, len, 0, fn, json);
     if (owned)
         js_free(ctx, buf);
-    return ret;
+    return v;
 }
 
 /* ---- functions of the host's own (a sandbox without a kernel) ---- */
@@ -236,7 +299,7 @@ static JSValue js_host_func(JSContext *ctx, JSValueConst this_val, int argc, JSV
     free_args(ctx, argc, strs);
     if (r != 0)
         return JS_ThrowInternalError(ctx, "host call failed");
-    return take_answer(ctx, 0);
+    return answer_value(ctx, -1, 0);
 }
 
 /* qjs_def_host_func defines globalThis[name] as a function that calls the
@@ -303,8 +366,8 @@ static JSValue throw_stop(JSContext *ctx)
     return JS_EXCEPTION;
 }
 
-/* kernel_op calls the host's kernel function with the n slots (the
-   operation first) and leaves its answer in qjs_ctl.ret. 0, or -1 with an
+/* kernel_op calls the host's function HOST_FN with the n slots (the
+   operation first, kernel.h) and leaves its answer in qjs_ctl.ret. 0, or -1 with an
    exception pending: the call failed (the sandbox is spent), or the host
    stopped the program during the call (a step's budget spent, a final
    answer given, the run's outcome known), which ends it here, not at the
@@ -312,7 +375,7 @@ static JSValue throw_stop(JSContext *ctx)
 int kernel_op(JSContext *ctx, struct slot *slots, int n)
 {
     offer_answer();
-    if (host_call(KERNEL_FN, slots, n) != 0) {
+    if (host_call(HOST_FN, slots, n) != 0) {
         JS_ThrowInternalError(ctx, "host call failed");
         return -1;
     }
@@ -343,7 +406,7 @@ static JSValue js_kernel_op(JSContext *ctx, JSValueConst this_val, int argc, JSV
     }
     r = kernel_op(ctx, slots, argc + 1);
     free_args(ctx, argc, strs);
-    return r < 0 ? JS_EXCEPTION : take_answer(ctx, 0);
+    return r < 0 ? JS_EXCEPTION : answer_value(ctx, -1, 0);
 }
 
 JSValue kernel_op_function(JSContext *ctx, int op, const char *name)
@@ -435,14 +498,15 @@ static JSValue host_error(JSContext *ctx, const char *text, size_t len, int fn)
 /* ---- pending asynchronous calls ----
  *
  * An asynchronous host function's call returns a promise at once; the host
- * settles it later (qjs_kernel_call's "settle", settle_call) by the call's
- * id, which the host chose. The promises' resolving functions wait here, in
- * a table keyed by that id (open addressing), until then, or until the
- * session's next step forgets them (reset_calls).
+ * settles it later (ENTRY_SETTLE, settle_call) by the call's id, which the
+ * host chose. The promises' resolving functions wait here, in a table keyed
+ * by that id (open addressing), until then, or until the session's next
+ * step forgets them (ENTRY_RESET, reset_calls).
  */
 
 struct pending_call {
     int32_t id, fn; /* fn -1: a free entry */
+    int32_t json;   /* a JSON host function's call */
     JSValue resolve, reject;
 };
 
@@ -465,7 +529,7 @@ static struct pending_call *find_call(int32_t id)
 
 /* add_call keeps the resolving functions of call id of host function fn
    (taken). -1 with an exception pending. */
-static int add_call(JSContext *ctx, int32_t id, int fn, JSValue *funcs)
+static int add_call(JSContext *ctx, int32_t id, int fn, int json, JSValue *funcs)
 {
     uint32_t i;
     if ((calls_n + 1) * 2 > calls_cap) { /* at most half full */
@@ -491,6 +555,7 @@ static int add_call(JSContext *ctx, int32_t id, int fn, JSValue *funcs)
         ;
     calls[i].id = id;
     calls[i].fn = fn;
+    calls[i].json = json;
     calls[i].resolve = funcs[0];
     calls[i].reject = funcs[1];
     calls_n++;
@@ -520,12 +585,12 @@ static void take_call(struct pending_call *e)
 
 /* async_call makes the promise of an asynchronous call id of host
    function fn. */
-static JSValue async_call(JSContext *ctx, int32_t id, int fn)
+static JSValue async_call(JSContext *ctx, int32_t id, int fn, int json)
 {
     JSValue funcs[2], p = JS_NewPromiseCapability(ctx, funcs);
     if (JS_IsException(p))
         return p;
-    if (add_call(ctx, id, fn, funcs) < 0) {
+    if (add_call(ctx, id, fn, json, funcs) < 0) {
         JS_FreeValue(ctx, funcs[0]);
         JS_FreeValue(ctx, funcs[1]);
         JS_FreeValue(ctx, p);
@@ -534,40 +599,31 @@ static JSValue async_call(JSContext *ctx, int32_t id, int fn)
     return p;
 }
 
-/* settle_call settles the promise of asynchronous call id: fulfilled
-   (ok) with value, or with the value of the wire text value (kind 1);
-   rejected (!ok) with an Error of message value. An unknown id (a call the
-   session forgot) is ignored. */
-JSValue settle_call(JSContext *ctx, int argc, JSValueConst *argv)
+/* settle_call is ENTRY_SETTLE (kernel.h): it settles the promise of
+   asynchronous call id, slots[0], fulfilled with the value of slots[1] (a
+   value as an answer is one, host_value), or rejected with the Error a
+   TAG_ERROR slot makes, or with what decoding the value threw. An unknown
+   id (a call the session forgot) is ignored. */
+JSValue settle_call(JSContext *ctx, struct slot *slots, int argc)
 {
     struct pending_call *e, c;
-    int32_t id;
-    int ok, kind;
     JSValue v, r;
-    if (argc < 4 || JS_ToInt32(ctx, &id, argv[0]) < 0 || JS_ToInt32(ctx, &kind, argv[2]) < 0)
+    int ok = 1;
+    if (argc != 2 || slots[0].tag != TAG_NUMBER)
         return JS_ThrowTypeError(ctx, "airlock: bad settle");
-    ok = JS_ToBool(ctx, argv[1]);
-    if (!(e = find_call(id)))
+    if (!(e = find_call((int32_t)slots[0].u.num)))
         return JS_UNDEFINED;
     c = *e;
     take_call(e);
-    if (!ok) {
-        size_t len;
-        const char *s = JS_ToCStringLen(ctx, &len, argv[3]);
-        v = s ? host_error(ctx, s, len, c.fn) : JS_EXCEPTION;
-        JS_FreeCString(ctx, s);
-    } else if (kind == 1) {
-        v = wire_decode_value(ctx, argv[3]);
-        if (JS_IsException(v) && !JS_IsUncatchableException(ctx)) {
-            v = JS_GetException(ctx); /* the promise is rejected with it */
-            ok = 0;
-            if (mark_host_error(ctx, v, c.fn) < 0) {
-                JS_FreeValue(ctx, v);
-                v = JS_EXCEPTION;
-            }
+    v = slot_value(ctx, &slots[1], c.fn, c.json);
+    if (JS_IsException(v) && !JS_IsUncatchableException(ctx)) {
+        v = JS_GetException(ctx); /* the promise is rejected with it */
+        ok = 0;
+        if (mark_host_error(ctx, v, c.fn) < 0) {
+            JS_FreeValue(ctx, v);
+            v = JS_EXCEPTION;
         }
-    } else
-        v = JS_DupValue(ctx, argv[3]);
+    }
     if (JS_IsException(v))
         r = v;
     else {
@@ -579,7 +635,8 @@ JSValue settle_call(JSContext *ctx, int argc, JSValueConst *argv)
     return r;
 }
 
-/* reset_calls forgets every pending call: their promises never settle. */
+/* reset_calls is ENTRY_RESET: it forgets every pending call, whose
+   promises never settle. */
 void reset_calls(JSContext *ctx)
 {
     uint32_t i;
@@ -593,101 +650,7 @@ void reset_calls(JSContext *ctx)
     calls_n = 0;
 }
 
-/* ---- wire text ----
- *
- * What the host sends a run (arguments, globals, modules, answers) is wire
- * text: "J" and JSON text for plain data, parsed by the engine's JSON
- * parser (own data properties, no setter runs), or "B" and the base64 of
- * the binary format (codec.c), decoded here.
- */
-
-static int base64_value(uint8_t c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
-/* wire_decode is the value of wire text s[0:len] (NUL after it). */
-static JSValue wire_decode(JSContext *ctx, const char *s, size_t len)
-{
-    const uint8_t *in = (const uint8_t *)s + 1;
-    uint8_t *out;
-    size_t n, i, o = 0;
-    uint32_t acc = 0;
-    int bits = 0, d;
-    JSValue v;
-    if (len > 0 && s[0] == 'J')
-        return JS_ParseJSON(ctx, s + 1, len - 1, "<host>");
-    if (len == 0 || s[0] != 'B')
-        return JS_ThrowTypeError(ctx, "airlock: malformed host reply");
-    n = len - 1;
-    while (n > 0 && in[n - 1] == '=')
-        n--;
-    if (!(out = js_malloc(ctx, n * 3 / 4 + 1)))
-        return JS_EXCEPTION;
-    for (i = 0; i < n; i++) {
-        if ((d = base64_value(in[i])) < 0) {
-            js_free(ctx, out);
-            return JS_ThrowTypeError(ctx, "airlock: malformed host reply");
-        }
-        acc = acc << 6 | (uint32_t)d;
-        if ((bits += 6) >= 8) {
-            bits -= 8;
-            out[o++] = (uint8_t)(acc >> bits);
-        }
-    }
-    v = codec_decode(ctx, out, o, host_fn_new);
-    js_free(ctx, out);
-    return v;
-}
-
-/* wire_decode_value is the value of the wire text in the string text. */
-JSValue wire_decode_value(JSContext *ctx, JSValueConst text)
-{
-    size_t len;
-    const char *s = JS_ToCStringLen(ctx, &len, text);
-    JSValue v;
-    if (!s)
-        return JS_EXCEPTION;
-    v = wire_decode(ctx, s, len);
-    JS_FreeCString(ctx, s);
-    return v;
-}
-
 /* ---- host functions of a run ---- */
-
-/* reply is the value of the answer of a call of host function fn (json: a
-   JSON host function's): a value, the value of wire text, a thrown Error
-   (marked), or the promise of an asynchronous call. */
-static JSValue reply(JSContext *ctx, int fn, int json)
-{
-    int tag = qjs_ctl.ret.tag, owned;
-    uint32_t len;
-    char *buf;
-    JSValue v;
-    if (tag == TAG_REPLY_ASYNC)
-        return async_call(ctx, (int32_t)qjs_ctl.ret.u.num, fn);
-    if (tag != TAG_REPLY_WIRE && tag != TAG_REPLY_ERROR)
-        return take_answer(ctx, json);
-    if (!(buf = answer_text(ctx, &len, &owned)))
-        return JS_EXCEPTION;
-    if (tag == TAG_REPLY_ERROR) {
-        v = host_error(ctx, buf, len, fn);
-        v = JS_IsException(v) ? v : JS_Throw(ctx, v);
-    } else {
-        v = wire_decode(ctx, buf, len);
-        if (JS_IsException(v))
-            v = rethrow_marked(ctx, fn);
-    }
-    if (owned)
-        js_free(ctx, buf);
-    return v;
-}
 
 /* host_fn_primitives calls host function id with arguments that are all
    primitives (OP_CALL), written out for the call a program makes most: the
@@ -742,7 +705,7 @@ static int host_fn_primitives(JSContext *ctx, int id, int argc, JSValueConst *ar
              qjs_ctl.ret.len < ANSWER_SIZE)
         ret = JS_NewStringLen(ctx, answer_buf, qjs_ctl.ret.len);
     else
-        ret = reply(ctx, id, 0);
+        ret = answer_value(ctx, id, 0);
 done:
     for (i = 0; i < nstr; i++)
         JS_FreeCString(ctx, strs[i]);
@@ -780,7 +743,7 @@ static JSValue call_json(JSContext *ctx, int id, int argc, JSValueConst *argv)
     slots[2].u.ptr = (uint32_t)(uintptr_t)s;
     r = kernel_op(ctx, slots, 3);
     JS_FreeCString(ctx, s);
-    return r < 0 ? JS_EXCEPTION : reply(ctx, id, 1);
+    return r < 0 ? JS_EXCEPTION : answer_value(ctx, id, 1);
 }
 
 /* call_encoded calls host function id with its argument list encoded
@@ -807,7 +770,19 @@ static JSValue call_encoded(JSContext *ctx, int id, int shown, int argc, JSValue
     slots[2].u.ptr = (uint32_t)(uintptr_t)p;
     r = kernel_op(ctx, slots, 3);
     js_free(ctx, p);
-    return r < 0 ? JS_EXCEPTION : reply(ctx, id, 0);
+    return r < 0 ? JS_EXCEPTION : answer_value(ctx, id, 0);
+}
+
+/* host_fn_call calls host function id of mode (FN_*) with argv[0:argc]:
+   the work of a host function of a run, and of a session's tool. */
+JSValue host_fn_call(JSContext *ctx, int id, int mode, int argc, JSValueConst *argv)
+{
+    JSValue r;
+    if (mode == FN_JSON)
+        return call_json(ctx, id, argc, argv);
+    if (argc <= MAX_SLOTS - 2 && host_fn_primitives(ctx, id, argc, argv, &r))
+        return r;
+    return call_encoded(ctx, id, mode == FN_SHOWN, argc, argv);
 }
 
 /* js_host_fn is a host function of a run (host_fn_new): a C function
@@ -817,15 +792,9 @@ static JSValue call_encoded(JSContext *ctx, int id, int shown, int argc, JSValue
    caller's frames only. */
 static JSValue js_host_fn(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
 {
-    int id = JS_VALUE_GET_INT(data[0]), mode = JS_VALUE_GET_INT(data[1]);
-    JSValue r;
     (void)this_val;
     (void)magic;
-    if (mode == FN_JSON)
-        return call_json(ctx, id, argc, argv);
-    if (argc <= MAX_SLOTS - 2 && host_fn_primitives(ctx, id, argc, argv, &r))
-        return r;
-    return call_encoded(ctx, id, mode == FN_SHOWN, argc, argv);
+    return host_fn_call(ctx, JS_VALUE_GET_INT(data[0]), JS_VALUE_GET_INT(data[1]), argc, argv);
 }
 
 /* host_fn_new makes host function id, of mode (FN_*), named name (taken). */
@@ -846,11 +815,11 @@ JSValue host_fn_new(JSContext *ctx, uint32_t id, JSValue name, int mode)
     return f;
 }
 
-/* hostcall_init readies the host functions of runs, when the kernel's
-   hooks are defined. */
+/* hostcall_init readies the host functions of runs (ENTRY_INIT): it
+   captures what their errors are made and marked with. */
 int hostcall_init(JSContext *ctx, JSValueConst global)
 {
-    JSValue wm = JS_GetPropertyStr(ctx, global, "WeakMap"), proto;
+    JSValue wm = JS_GetPropertyStr(ctx, global, "WeakMap"), proto, se;
     if (JS_IsException(wm))
         return -1;
     host_errors = JS_CallConstructor(ctx, wm, 0, NULL);
@@ -858,8 +827,11 @@ int hostcall_init(JSContext *ctx, JSValueConst global)
     weakmap_get = JS_GetPropertyStr(ctx, proto, "get");
     weakmap_set = JS_GetPropertyStr(ctx, proto, "set");
     error_ctor = JS_GetPropertyStr(ctx, global, "Error");
+    se = JS_GetPropertyStr(ctx, global, "SyntaxError");
+    syntax_error_proto = JS_GetPropertyStr(ctx, se, "prototype");
+    JS_FreeValue(ctx, se);
     JS_FreeValue(ctx, proto);
     JS_FreeValue(ctx, wm);
     return JS_IsException(host_errors) || !JS_IsFunction(ctx, weakmap_get) || !JS_IsFunction(ctx, weakmap_set) ||
-                   !JS_IsFunction(ctx, error_ctor) ? -1 : 0;
+                   !JS_IsFunction(ctx, error_ctor) || !JS_IsObject(syntax_error_proto) ? -1 : 0;
 }

@@ -2,7 +2,7 @@
  * module.c: the modules a program imports. QuickJS asks the host for a
  * module's name (env.normalize_module) and its source (env.load_module);
  * the native globals module of a run hands the program its globals and
- * bridged modules, which the kernel holds.
+ * bridged modules, which the run holds (run.c).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -89,32 +89,29 @@ JSModuleDef *module_loader(JSContext *ctx, const char *name, void *opaque)
 
 /* The native globals module of a run: one export for each of the run's
    globals, and last the bridged modules; evaluating it takes them from the
-   kernel's handOver() (which marks the run as started). The names are
-   those the host gave for the module loaded last, each ended by NUL. */
+   run (hand_over, which marks the run as started). The names are those
+   the host gave for the module loaded last, each ended by NUL. */
 static char *globals_names;
 static uint32_t globals_len;
 
 static int globals_init(JSContext *ctx, JSModuleDef *m)
 {
-    JSValue payload = call_kernel(ctx, "handOver", 0, NULL), globals;
-    uint32_t i = 0, off = 0, n = 0;
+    JSValue *globals, imports;
+    uint32_t i = 0, off = 0, n = 0, ng;
     int r = 0;
-    if (JS_IsException(payload))
+    if (hand_over(ctx, &globals, &ng, &imports) < 0)
         return -1;
-    globals = JS_GetPropertyUint32(ctx, payload, 0);
-    if (JS_IsException(globals)) {
-        JS_FreeValue(ctx, payload);
-        return -1;
-    }
     for (off = 0; off < globals_len; off += (uint32_t)strlen(globals_names + off) + 1)
         n++;
     for (off = 0, i = 0; r == 0 && off < globals_len; off += (uint32_t)strlen(globals_names + off) + 1, i++) {
-        JSValue v = i + 1 < n ? JS_GetPropertyUint32(ctx, globals, i) : JS_GetPropertyUint32(ctx, payload, 1);
-        if (JS_IsException(v) || JS_SetModuleExport(ctx, m, globals_names + off, v) < 0)
+        JSValue v = i + 1 < n ? (i < ng ? JS_DupValue(ctx, globals[i]) : JS_UNDEFINED) : JS_DupValue(ctx, imports);
+        if (JS_SetModuleExport(ctx, m, globals_names + off, v) < 0)
             r = -1;
     }
-    JS_FreeValue(ctx, globals);
-    JS_FreeValue(ctx, payload);
+    for (i = 0; i < ng; i++)
+        JS_FreeValue(ctx, globals[i]);
+    js_free(ctx, globals);
+    JS_FreeValue(ctx, imports);
     return r;
 }
 

@@ -6,11 +6,14 @@
  *
  *   memory.c    QuickJS's heap, limited and accounted; the stops
  *   realm.c     the realm and its hardening
- *   hostcall.c  calls of the host's functions
+ *   hostcall.c  calls of the host's functions, their answers, the pending
+ *               asynchronous calls
  *   module.c    the modules a program imports
- *   run.c       results, and the run of a job's entry module
- *   kernel.c    the kernel (the JavaScript that readies and reports a job)
- *               and the executor's session
+ *   run.c       results, and the run of a job: its input, its entry module,
+ *               the export it selects
+ *   session.c   the kernel readied, and the executor's session
+ *   failure.c   the outcome told to the host, its texts cut
+ *   console.c   the capturing console
  *   codec.c     the value codec's sandbox side, both ways
  *   inspect.c   an executor step's validation
  *   bulk.c      memcpy, memmove and memset, with stops
@@ -30,16 +33,22 @@
  *   heap_limit, heap_used   bytes of QuickJS's heap (0 limit = none).
  *   res_*     the result of the last qjs_eval/qjs_run_jobs.
  *
- * Host calls. qjs_def_host_func defines a global function; calling it
- * encodes the arguments as slots (struct slot) in a guest buffer and calls
- * the import env.host_call(fn, argv, argc). The host answers with a slot in
- * qjs_ctl.ret; the text of strings and JSON comes in a buffer the call
- * offered (answer_buf) when it fits, else it is fetched with
- * env.host_result(ptr) into a buffer the guest allocated. shim.h declares
- * the imports.
+ * Host calls. A host function encodes its arguments as slots (struct slot)
+ * in a guest buffer and calls the import env.host_call(fn, argv, argc):
+ * those of a run call HOST_FN with the kernel's operation first (kernel.h),
+ * those qjs_def_host_func defines call their own number. The host answers
+ * with a slot in qjs_ctl.ret; the text or bytes of strings, JSON and
+ * encoded values come in a buffer the call offered (answer_buf) when they
+ * fit, else they are fetched with env.host_result(ptr) into a buffer the
+ * guest allocated. shim.h declares the imports.
+ *
+ * Entries. The host calls the shim's functions through qjs_entry, by
+ * number (shim.h's ENTRY_*, and the kernel's, kernel.h, whose arguments
+ * are value slots in a guest buffer the host wrote).
  */
 #include <stdint.h>
 #include "shim.h"
+#include "kernel.h"
 
 EXPORT(qjs_ctl_addr) struct ctl *qjs_ctl_addr(void) { return &qjs_ctl; }
 
@@ -55,6 +64,9 @@ EXPORT(qjs_ctl_addr) struct ctl *qjs_ctl_addr(void) { return &qjs_ctl; }
 
 EXPORT(qjs_entry) uint32_t qjs_entry(uint32_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t e, int32_t op)
 {
+    JSContext *ctx = P(a);
+    struct slot *slots = P(b);
+    int argc = (int)c;
     switch (op) {
     case ENTRY_EVAL:
         return (uint32_t)qjs_eval(P(a), P(b), c, P(d), (int32_t)e);
@@ -67,20 +79,32 @@ EXPORT(qjs_entry) uint32_t qjs_entry(uint32_t a, uint32_t b, uint32_t c, uint32_
         return 0;
     case ENTRY_DEF_HOST_FUNC:
         return (uint32_t)qjs_def_host_func(P(a), P(b), (int32_t)c);
-    case ENTRY_KERNEL_CALL:
-        return (uint32_t)qjs_kernel_call(P(a), P(b), P(c), (int32_t)d);
-    case ENTRY_KERNEL_STEP:
-        return (uint32_t)qjs_kernel_step(P(a), P(b), c, P(d), (int32_t)e);
     case ENTRY_DROP_JOBS:
         qjs_drop_jobs(P(a));
         return 0;
-    case ENTRY_KERNEL_RUN:
-        return (uint32_t)qjs_kernel_run(P(a), P(b), P(c), (int32_t)d);
     case ENTRY_PREPARE_RUN:
         qjs_prepare_run(P(a));
         return 0;
     case ENTRY_INSPECT_STEP:
         return (uint32_t)(uintptr_t)qjs_inspect_step(P(a), P(b), c, P(d), (int32_t)e);
+    /* the kernel's (kernel.h): (ctx, slots, argc) */
+    case ENTRY_INIT:
+        return (uint32_t)entry_outcome(ctx, kernel_init(ctx));
+    case ENTRY_RUN:
+        return (uint32_t)entry_outcome(ctx, run_job(ctx, slots, argc));
+    case ENTRY_SETTLE:
+        return (uint32_t)entry_outcome(ctx, settle_call(ctx, slots, argc));
+    case ENTRY_RESET:
+        reset_calls(ctx);
+        return (uint32_t)entry_outcome(ctx, JS_UNDEFINED);
+    case ENTRY_STEP:
+        return (uint32_t)entry_outcome(ctx, session_step(ctx, slots, argc));
+    case ENTRY_DEFINE_TOOL:
+        return (uint32_t)entry_outcome(ctx, define_tool(ctx, slots, argc));
+    case ENTRY_DEFINE_VALUE:
+        return (uint32_t)entry_outcome(ctx, define_value(ctx, slots, argc));
+    case ENTRY_INSTALL_CONSOLE:
+        return (uint32_t)entry_outcome(ctx, install_console(ctx));
     }
     __builtin_trap();
 }

@@ -19,15 +19,14 @@ enum {
     TAG_TRUE = 3,
     TAG_NUMBER = 4,
     TAG_STRING = 5, /* UTF-8 text, ptr/len */
-    TAG_JSON = 6,   /* JSON text, ptr/len */
-    TAG_ERROR = 7,  /* host -> guest only: throw Error(text) */
-    /* host -> kernel only: the kernel's replies [0, wire], [1, message],
-       [2, id] (see js_kernel_host) */
-    TAG_REPLY_WIRE = 8,
-    TAG_REPLY_ERROR = 9,
-    TAG_REPLY_ASYNC = 10,
-    TAG_BYTES = 11, /* guest -> host only: an ArrayBuffer's bytes, ptr/len (the
-                       kernel's encoded values, codec.c) */
+    TAG_JSON = 6,   /* JSON text, ptr/len: host -> guest, a JSON host function's
+                       answer (and plain data sent as JSON); guest -> host, a
+                       JSON host function's arguments */
+    TAG_ERROR = 7,  /* host -> guest only: throw Error(text), ptr/len */
+    TAG_ASYNC = 8,  /* host -> guest only: the id of an asynchronous call, in
+                       the number: the guest makes a promise, which an entry
+                       settles later (kernel.h's ENTRY_SETTLE) */
+    TAG_BYTES = 9,  /* a value in the codec's binary format (codec.c), ptr/len */
 };
 
 struct slot {
@@ -54,9 +53,9 @@ struct ctl {
     int32_t res_status;
     struct slot res;
     struct slot ret; /* host call answer, written by the host */
-    volatile int32_t soft; /* offset 56: stop the bytecode only (see kernel) */
+    volatile int32_t soft; /* offset 56: stop the bytecode only (wasmvm's Interrupt) */
     uint32_t heap_peak;    /* offset 60: the most heap_used since the host reset it */
-    int64_t ops;           /* offset 64: what is left of a step's operation budget (see qjs_kernel_step) */
+    int64_t ops;           /* offset 64: what is left of a step's operation budget (ENTRY_STEP) */
 };
 
 extern struct ctl qjs_ctl;
@@ -75,19 +74,29 @@ _Static_assert(__builtin_offsetof(struct ctl, ops) == 64, "ctl.ops");
 
 /* The functions qjs_entry calls (shim.c), by number: internal/wasmvm's
    entry constants (entry.go; TestABI checks them, the tags and the control
-   block's offsets against this file). */
+   block's offsets against this file). Each takes the arguments qjs_entry
+   passes it as they are, except the entries from ENTRY_SLOTS on, another
+   layer's (the kernel's, kernel.h), which take (ctx, argv, argc): argc
+   value slots at argv, their texts and bytes after them in the same guest
+   buffer, each text followed by a NUL (wasmvm's Sandbox.Call). */
 enum {
     ENTRY_EVAL = 0,
     ENTRY_RUN_JOBS = 1,
     ENTRY_MALLOC = 2,
     ENTRY_FREE = 3,
     ENTRY_DEF_HOST_FUNC = 4,
-    ENTRY_KERNEL_CALL = 6,
-    ENTRY_KERNEL_STEP = 7,
-    ENTRY_DROP_JOBS = 8,
-    ENTRY_INSPECT_STEP = 9,
-    ENTRY_KERNEL_RUN = 10,
-    ENTRY_PREPARE_RUN = 11,
+    ENTRY_DROP_JOBS = 5,
+    ENTRY_INSPECT_STEP = 6,
+    ENTRY_PREPARE_RUN = 7,
+    ENTRY_SLOTS = 32,
+};
+
+/* The flags of a step of a session (kernel.h's ENTRY_STEP) and of its
+   inspection (ENTRY_INSPECT_STEP): wasmvm's Step* constants. */
+enum {
+    STEP_BUDGET = 1, /* count loops and function entries against qjs_ctl.ops */
+    STEP_SLOPPY = 2, /* sloppy global code, as Node's REPL runs it */
+    STEP_KEPT = 4,   /* the inspection keeps the compiled step; the step runs the kept one */
 };
 
 /* ---- the host's imports ---- */
@@ -119,9 +128,11 @@ IMPORT("env", "load_module") extern int32_t host_load_module(const char *name, u
 IMPORT("env", "normalize_module") extern int32_t host_normalize_module(const char *base, uint32_t blen,
                                                                         const char *name, uint32_t nlen);
 
-/* KERNEL_FN is the host function number of the kernel's calls of the host
-   (js_kernel_host). */
-#define KERNEL_FN 0x7fffffff
+/* HOST_FN is the number of the host's function the shim calls on its own
+   behalf (hostcall.c's shim_op): for the host functions of a run, its
+   outcome, its console, Intl. Its first argument says what is asked
+   (kernel.h's OP_*); wasmvm passes the call on unread. */
+#define HOST_FN 0x7fffffff
 
 /* MAX_SLOTS is the most arguments a host function takes; more is a
    RangeError (wasmvm.MaxHostArgs). */
@@ -164,38 +175,50 @@ int hostcall_init(JSContext *ctx, JSValueConst global);
 int kernel_op(JSContext *ctx, struct slot *slots, int n);
 JSValue kernel_op_function(JSContext *ctx, int op, const char *name);
 JSValue host_fn_new(JSContext *ctx, uint32_t id, JSValue name, int mode);
+JSValue host_fn_call(JSContext *ctx, int id, int mode, int argc, JSValueConst *argv);
+JSValue host_value(JSContext *ctx, int tag, const char *p, uint32_t len, double num, int fn, int json);
+JSValue slot_value(JSContext *ctx, const struct slot *s, int fn, int json);
 int host_error_of(JSContext *ctx, JSValueConst e);
-JSValue settle_call(JSContext *ctx, int argc, JSValueConst *argv);
+JSValue settle_call(JSContext *ctx, struct slot *slots, int argc);
 void reset_calls(JSContext *ctx);
-JSValue wire_decode_value(JSContext *ctx, JSValueConst text);
 
 /* ---- module.c: modules ---- */
 
 JSModuleDef *module_loader(JSContext *ctx, const char *name, void *opaque);
 char *module_normalize(JSContext *ctx, const char *base, const char *name, void *opaque);
 
-/* ---- run.c: results and the run of the entry module ---- */
+/* ---- run.c: results and the run of a job ---- */
 
 void set_exception(JSContext *ctx);
 void set_value(JSContext *ctx, JSValue v);
-JSValue run_entry(JSContext *ctx, JSValueConst name, int extra, JSValueConst *extras);
+int32_t entry_outcome(JSContext *ctx, JSValue r);
 int32_t qjs_eval(JSContext *ctx, const char *src, uint32_t len, const char *filename, int32_t module);
 int32_t qjs_run_jobs(JSContext *ctx);
+int run_init(JSContext *ctx, JSValueConst global);
+JSValue run_job(JSContext *ctx, struct slot *s, int argc);
+int hand_over(JSContext *ctx, JSValue **globals, uint32_t *n, JSValue *imports);
+JSValue settle_with(JSContext *ctx, JSValueConst v);
 
 /* ---- failure.c, console.c: the outcome, the console ---- */
 
-int failure_hooks(JSContext *ctx, JSValueConst global);
+/* The outcome's functions (outcome_fn), for the reactions of promises. */
+enum { OUTCOME_DONE, OUTCOME_LINK_FAILED, OUTCOME_FAILED, N_OUTCOME_FNS };
+
+int failure_init(JSContext *ctx);
+JSValueConst outcome_fn(int which);
 JSValue fail(JSContext *ctx, int phase, JSValueConst e);
 JSValue done(JSContext *ctx, JSValueConst v);
 JSValue fail_pending(JSContext *ctx);
-int console_hooks(JSContext *ctx, JSValueConst global);
+int console_init(JSContext *ctx);
+JSValueConst console_value(void);
 
-/* ---- kernel.c: the kernel and the session ---- */
+/* ---- session.c: the kernel readied, the executor's session ---- */
 
-JSValue call_kernel(JSContext *ctx, const char *method, int argc, JSValueConst *argv);
-int32_t qjs_kernel_call(JSContext *ctx, const char *method, struct slot *slots, int32_t argc);
-int32_t qjs_kernel_run(JSContext *ctx, const char *method, struct slot *slots, int32_t argc);
-int32_t qjs_kernel_step(JSContext *ctx, const char *src, uint32_t len, const char *filename, int32_t flags);
+JSValue kernel_init(JSContext *ctx);
+JSValue session_step(JSContext *ctx, struct slot *slots, int argc);
+JSValue define_tool(JSContext *ctx, struct slot *slots, int argc);
+JSValue define_value(JSContext *ctx, struct slot *slots, int argc);
+JSValue install_console(JSContext *ctx);
 void qjs_drop_jobs(JSContext *ctx);
 
 /* ---- codec.c, inspect.c ---- */
