@@ -451,3 +451,98 @@ armed = true`); o.Kind != OK {
 		}
 	})
 }
+
+// BenchmarkHostCallTransport: a host call with an object argument and an
+// object answer ({n, tag}), b.N of them in one program, through the binary
+// transport (CallBytes, ReplyBytes) and through the compatibility seam
+// (Call with the encoded arguments as a string; the answer as wire text:
+// "J" and JSON, as the root sends plain data, or "B" and base64). The host
+// side's work is a constant answer: what differs is the engine's crossing.
+func BenchmarkHostCallTransport(b *testing.B) {
+	answer := map[string]any{"n": 1.0, "tag": "x"}
+	bin := enc(answer)
+	for _, c := range []struct {
+		name string
+		set  func(j *Job)
+	}{
+		{"bytes", func(j *Job) {
+			j.CallBytes = func(_ int, _ []Arg, _ []byte, rep *Reply) { rep.Kind, rep.Bytes = ReplyBytes, bin }
+		}},
+		{"wire-json", func(j *Job) {
+			j.Call = func(_ int, _ []Arg, _ string, _ bool, rep *Reply) { rep.Kind, rep.Value = ReplyWire, `J{"n":1,"tag":"x"}` }
+		}},
+		{"wire-base64", func(j *Job) {
+			text := "B" + enc64(bin)
+			j.Call = func(_ int, _ []Arg, _ string, _ bool, rep *Reply) { rep.Kind, rep.Value = ReplyWire, text }
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			v, err := New()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer v.Close()
+			j := mainJob(v, "")
+			j.Globals, j.GlobalNames, j.Console = `["R"]`, []string{"f"}, -1
+			j.Load = func(string) (string, error) {
+				return fmt.Sprintf(`import { f } from "%s"; let s = 0; for (let i = 0; i < %d; i++) s += f({ n: i, tag: "x" }).n; export default s`,
+					v.GlobalsModule(), b.N), nil
+			}
+			j.Call = nil
+			c.set(j)
+			b.ResetTimer()
+			if o := v.Run(j); o.Kind != OK || o.Value != float64(b.N) {
+				b.Fatalf("%+v", o)
+			}
+		})
+	}
+}
+
+// BenchmarkInputTransport: a run given ~1 MB of plain data as its
+// argument (5,000 records), as bytes of the codec's format (the binary
+// transport: the shim's decoder builds it) and as the compatibility seam's
+// wire text ("J" and JSON, which the engine's JSON parser builds, as the
+// root sends plain data today; "B" and base64, decoded in Go first).
+func BenchmarkInputTransport(b *testing.B) {
+	rows := make([]any, 5000)
+	var js strings.Builder
+	js.WriteString("[[")
+	for i := range rows {
+		bio := strings.Repeat("lorem ipsum ", 12)
+		rows[i] = map[string]any{"id": float64(i), "name": fmt.Sprint("user-", i), "email": fmt.Sprint("user", i, "@example.com"),
+			"tags": []any{"a", "b", "c"}, "score": float64(i) * 1.5, "active": i%2 == 0, "bio": bio}
+		if i > 0 {
+			js.WriteString(",")
+		}
+		fmt.Fprintf(&js, `{"active":%v,"bio":%q,"email":"user%d@example.com","id":%d,"name":"user-%d","score":%v,"tags":["a","b","c"]}`,
+			i%2 == 0, bio, i, i, i, float64(i)*1.5)
+	}
+	js.WriteString("]]")
+	bin := enc([]any{rows})
+	for _, c := range []struct {
+		name string
+		set  func(j *Job)
+	}{
+		{"bytes", func(j *Job) { j.Input = &Input{Args: bin} }},
+		{"wire-json", func(j *Job) { j.Args = "J" + js.String() }},
+		{"wire-base64", func(j *Job) { j.Args = "B" + enc64(bin) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bin)))
+			for b.Loop() {
+				v, err := New()
+				if err != nil {
+					b.Fatal(err)
+				}
+				j := mainJob(v, `export function main(rows) { return rows.length }`)
+				j.Fn, j.Globals = "main", ""
+				j.Load = func(string) (string, error) { return `export function main(rows) { return rows.length }`, nil }
+				c.set(j)
+				if o := v.Run(j); o.Kind != OK || o.Value != 5000.0 {
+					b.Fatalf("%+v", o)
+				}
+				v.Close()
+			}
+		})
+	}
+}

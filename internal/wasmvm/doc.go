@@ -48,7 +48,10 @@
 //     stdio, no environment, no arguments: the fd functions libc links in
 //     answer EBADF.
 //   - The functions defined with [Sandbox.DefineFunc]; values cross by copy
-//     ([Value]).
+//     ([Value]). And the shim's own host function ([Sandbox.SetHostFunc])
+//     and its numbered entries ([Sandbox.Call]), through which a layer
+//     above (internal/engine's kernel) runs jobs: this package carries
+//     their values and does not read them.
 //   - The modules its [ModuleLoader] supplies ([Sandbox.SetModuleLoader]);
 //     without one, every import fails.
 //
@@ -84,7 +87,7 @@
 //
 // # Errors
 //
-// Eval and RunJobs return [*Exception] for a value the program threw (the
+// Eval, RunJobs and Call return [*Exception] for a value the program threw (the
 // sandbox stays usable), and, spending the sandbox until Reset:
 // [ErrTerminated], the context's error for a done context, [ErrMemoryLimit],
 // [*TrapError] and [*HostPanicError]. A spent sandbox answers [ErrSpent].
