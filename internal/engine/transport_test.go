@@ -469,7 +469,9 @@ func BenchmarkHostCallTransport(b *testing.B) {
 			j.CallBytes = func(_ int, _ []Arg, _ []byte, rep *Reply) { rep.Kind, rep.Bytes = ReplyBytes, bin }
 		}},
 		{"wire-json", func(j *Job) {
-			j.Call = func(_ int, _ []Arg, _ string, _ bool, rep *Reply) { rep.Kind, rep.Value = ReplyWire, `J{"n":1,"tag":"x"}` }
+			j.Call = func(_ int, _ []Arg, _ string, _ bool, rep *Reply) {
+				rep.Kind, rep.Value = ReplyWire, `J{"n":1,"tag":"x"}`
+			}
 		}},
 		{"wire-base64", func(j *Job) {
 			text := "B" + enc64(bin)
