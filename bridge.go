@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/wasmvm"
+	"github.com/airlockrun/airlock/js"
 )
 
 // Async marks a Go function as asynchronous: called from the sandbox it
@@ -84,13 +85,13 @@ type hostFunc struct {
 func fastPath(fn any) func(args []any) (any, error) {
 	switch f := fn.(type) {
 	case func():
-		return func([]any) (any, error) { f(); return Undefined{}, nil }
+		return func([]any) (any, error) { f(); return js.Undefined{}, nil }
 	case func(any):
-		return func(args []any) (any, error) { f(argAt(args, 0)); return Undefined{}, nil }
+		return func(args []any) (any, error) { f(argAt(args, 0)); return js.Undefined{}, nil }
 	case func(any) any:
 		return func(args []any) (any, error) { return f(argAt(args, 0)), nil }
 	case func(...any):
-		return func(args []any) (any, error) { f(args...); return Undefined{}, nil }
+		return func(args []any) (any, error) { f(args...); return js.Undefined{}, nil }
 	case func(...any) any:
 		return func(args []any) (any, error) { return f(args...), nil }
 	case func(...any) (any, error):
@@ -244,7 +245,7 @@ func argAt(args []any, i int) any {
 	if i < len(args) {
 		return args[i]
 	}
-	return Undefined{}
+	return js.Undefined{}
 }
 
 // numberAt is argument i for a float64 parameter.
@@ -252,7 +253,7 @@ func numberAt(args []any, i int) (float64, error) {
 	switch x := argAt(args, i).(type) {
 	case float64:
 		return x, nil
-	case nil, Undefined:
+	case nil, js.Undefined:
 		return 0, nil
 	default:
 		return 0, argError(i, x, "float64")
@@ -264,7 +265,7 @@ func stringAt(args []any, i int) (string, error) {
 	switch x := argAt(args, i).(type) {
 	case string:
 		return x, nil
-	case nil, Undefined:
+	case nil, js.Undefined:
 		return "", nil
 	default:
 		return "", argError(i, x, "string")
@@ -370,7 +371,7 @@ func (h *hostFunc) call(ctx context.Context, args []any) (result any, err error,
 			}
 			break
 		}
-		var a any = Undefined{}
+		var a any = js.Undefined{}
 		if i < len(args) {
 			a = args[i]
 		}
@@ -393,7 +394,7 @@ func (h *hostFunc) call(ctx context.Context, args []any) (result any, err error,
 		out = out[:h.nOut-1]
 	}
 	if len(out) == 0 {
-		return Undefined{}, nil, false
+		return js.Undefined{}, nil, false
 	}
 	return out[0].Interface(), nil, false
 }
@@ -431,7 +432,7 @@ func convertArg(a any, t reflect.Type) (reflect.Value, error) {
 		return reflect.ValueOf(&a).Elem(), nil
 	}
 	switch a.(type) {
-	case nil, Undefined:
+	case nil, js.Undefined:
 		return reflect.Zero(t), nil
 	}
 	v := reflect.ValueOf(a)
@@ -476,7 +477,7 @@ func convertArg(a any, t reflect.Type) (reflect.Value, error) {
 	}
 	// Composite targets (structs, typed slices and maps) go through JSON,
 	// with encoding/json's rules for field names and types.
-	b, err := json.Marshal(JSONValue(a))
+	b, err := json.Marshal(js.JSONValue(a))
 	if err != nil {
 		return reflect.Value{}, fmt.Errorf("cannot convert %s to %s", jsType(a), t)
 	}

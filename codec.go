@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/js"
 )
 
 // The wire format carries values between Go and the sandbox's kernel
@@ -76,18 +77,18 @@ var typeShownFunc = reflect.TypeFor[shownFunc]()
 type funcRegistrar func(fn reflect.Value) (int, error)
 
 var (
-	typeUndefined   = reflect.TypeFor[Undefined]()
+	typeUndefined   = reflect.TypeFor[js.Undefined]()
 	typeTime        = reflect.TypeFor[time.Time]()
 	typeBigInt      = reflect.TypeFor[*big.Int]()
-	typeMap         = reflect.TypeFor[*Map]()
-	typeSet         = reflect.TypeFor[*Set]()
-	typeArrayBuffer = reflect.TypeFor[ArrayBuffer]()
-	typeClamped     = reflect.TypeFor[Uint8ClampedArray]()
-	typeFloat16     = reflect.TypeFor[Float16Array]()
-	typeDataView    = reflect.TypeFor[DataView]()
-	typeBoxed       = reflect.TypeFor[*Boxed]()
-	typeRegExp      = reflect.TypeFor[*RegExp]()
-	typeArray       = reflect.TypeFor[*Array]()
+	typeMap         = reflect.TypeFor[*js.Map]()
+	typeSet         = reflect.TypeFor[*js.Set]()
+	typeArrayBuffer = reflect.TypeFor[js.ArrayBuffer]()
+	typeClamped     = reflect.TypeFor[js.Uint8ClampedArray]()
+	typeFloat16     = reflect.TypeFor[js.Float16Array]()
+	typeDataView    = reflect.TypeFor[js.DataView]()
+	typeBoxed       = reflect.TypeFor[*js.Boxed]()
+	typeRegExp      = reflect.TypeFor[*js.RegExp]()
+	typeArray       = reflect.TypeFor[*js.Array]()
 	typeError       = reflect.TypeFor[error]()
 	typeAsync       = reflect.TypeFor[asyncFunc]()
 	typeJSONFunc    = reflect.TypeFor[jsonFunc]()
@@ -286,7 +287,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 				*t.dst = ref
 				continue
 			}
-			m := v.Interface().(*Map)
+			m := v.Interface().(*js.Map)
 			node := make([]any, 1+2*len(m.Entries))
 			node[0] = "m"
 			children := make([]reflect.Value, 0, 2*len(m.Entries))
@@ -301,7 +302,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 				*t.dst = ref
 				continue
 			}
-			s := v.Interface().(*Set)
+			s := v.Interface().(*js.Set)
 			node := make([]any, 1+len(s.Values))
 			node[0] = "s"
 			children := make([]reflect.Value, len(s.Values))
@@ -322,7 +323,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 		case typeFloat16:
 			container(identity{}, false)
 			b := make([]byte, 0, 2*v.Len())
-			for _, h := range v.Interface().(Float16Array) {
+			for _, h := range v.Interface().(js.Float16Array) {
 				b = binary.LittleEndian.AppendUint16(b, h)
 			}
 			*t.dst = []any{"x", "Float16Array", b}
@@ -333,12 +334,12 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			continue
 		case typeRegExp:
 			container(identity{}, false)
-			re := v.Interface().(*RegExp)
+			re := v.Interface().(*js.RegExp)
 			*t.dst = []any{"g", re.Source, re.Flags}
 			continue
 		case typeBoxed:
 			container(identity{}, false)
-			x, err := boxedWire(v.Interface().(*Boxed).Value)
+			x, err := boxedWire(v.Interface().(*js.Boxed).Value)
 			if err != nil {
 				return nil, err
 			}
@@ -349,7 +350,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 				*t.dst = ref
 				continue
 			}
-			a := v.Interface().(*Array)
+			a := v.Interface().(*js.Array)
 			names := make([]string, 0, len(a.Props))
 			for k := range a.Props {
 				names = append(names, k)
@@ -372,7 +373,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 		}
 		if typ == typeAsync || typ == typeJSONFunc {
 			if reg == nil {
-				return nil, &CloneError{What: "a function"}
+				return nil, &js.CloneError{What: "a function"}
 			}
 			id, err := reg(v)
 			if err != nil {
@@ -385,7 +386,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			container(identity{}, false)
 			name := "Error"
 			msg := v.Interface().(error).Error()
-			if ev, ok := v.Interface().(*ErrorValue); ok {
+			if ev, ok := v.Interface().(*js.ErrorValue); ok {
 				name, msg = ev.Name, ev.Message
 			}
 			*t.dst = []any{"e", name, msg}
@@ -420,7 +421,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 				continue
 			}
 			if reg == nil {
-				return nil, &CloneError{What: "function " + typ.String()}
+				return nil, &js.CloneError{What: "function " + typ.String()}
 			}
 			id, err := reg(v)
 			if err != nil {
@@ -517,7 +518,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 		case reflect.Struct:
 			fields := structFields(typ)
 			if len(fields) == 0 && typ.NumField() > 0 {
-				return nil, &CloneError{What: "a value of type " + typ.String() + " (no exported fields)"}
+				return nil, &js.CloneError{What: "a value of type " + typ.String() + " (no exported fields)"}
 			}
 			container(identity{}, false)
 			node := make([]any, 1, 1+2*len(fields))
@@ -534,7 +535,7 @@ func encodeTree(root reflect.Value, reg funcRegistrar) (any, error) {
 			*t.dst = node
 			pushStride(node, vals, 2, 2)
 		default:
-			return nil, &CloneError{What: "a value of type " + typ.String()}
+			return nil, &js.CloneError{What: "a value of type " + typ.String()}
 		}
 	}
 	return out, nil
@@ -739,7 +740,7 @@ func decodeWire(text string, budget int) (any, error) {
 		tag, _ := node[0].(string)
 		switch tag {
 		case "u":
-			set(t, Undefined{})
+			set(t, js.Undefined{})
 		case "n":
 			s, _ := str(node, 1)
 			f, ok := specialNumber(s)
@@ -795,13 +796,13 @@ func decodeWire(text string, budget int) (any, error) {
 			budget -= int(f) * 16
 			a := make([]any, int(f))
 			for i := range a {
-				a[i] = Undefined{}
+				a[i] = js.Undefined{}
 			}
 			// Named properties make it an *Array.
-			var named *Array
+			var named *js.Array
 			for i := 2; i < len(node); i += 2 {
 				if _, ok := node[i].(string); ok {
-					named = &Array{Elements: a, Props: map[string]any{}}
+					named = &js.Array{Elements: a, Props: map[string]any{}}
 					break
 				}
 			}
@@ -827,7 +828,7 @@ func decodeWire(text string, budget int) (any, error) {
 			if len(node)%2 != 1 {
 				return nil, errMalformed
 			}
-			m := &Map{Entries: make([]MapEntry, (len(node)-1)/2)}
+			m := &js.Map{Entries: make([]js.MapEntry, (len(node)-1)/2)}
 			refs = append(refs, m)
 			set(t, m)
 			for i := len(m.Entries) - 1; i >= 0; i-- {
@@ -835,7 +836,7 @@ func decodeWire(text string, budget int) (any, error) {
 				push(decodeTask{node: node[1+2*i], ptr: &m.Entries[i].Key, depth: t.depth + 1})
 			}
 		case "s":
-			s := &Set{Values: make([]any, len(node)-1)}
+			s := &js.Set{Values: make([]any, len(node)-1)}
 			refs = append(refs, s)
 			set(t, s)
 			for i := len(s.Values) - 1; i >= 0; i-- {
@@ -867,12 +868,12 @@ func decodeWire(text string, budget int) (any, error) {
 			if err != nil {
 				return nil, errMalformed
 			}
-			refs = append(refs, ArrayBuffer(b))
-			set(t, ArrayBuffer(b))
+			refs = append(refs, js.ArrayBuffer(b))
+			set(t, js.ArrayBuffer(b))
 		case "e":
 			name, _ := str(node, 1)
 			msg, _ := str(node, 2)
-			e := &ErrorValue{Name: name, Message: msg}
+			e := &js.ErrorValue{Name: name, Message: msg}
 			refs = append(refs, e)
 			set(t, e)
 		case "v":
@@ -881,15 +882,15 @@ func decodeWire(text string, budget int) (any, error) {
 			if err != nil {
 				return nil, errMalformed
 			}
-			refs = append(refs, DataView(b))
-			set(t, DataView(b))
+			refs = append(refs, js.DataView(b))
+			set(t, js.DataView(b))
 		case "g":
 			src, ok1 := str(node, 1)
 			flags, ok2 := str(node, 2)
 			if !ok1 || !ok2 {
 				return nil, errMalformed
 			}
-			re := &RegExp{Source: src, Flags: flags}
+			re := &js.RegExp{Source: src, Flags: flags}
 			refs = append(refs, re)
 			set(t, re)
 		case "p":
@@ -900,7 +901,7 @@ func decodeWire(text string, budget int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			b := &Boxed{Value: x}
+			b := &js.Boxed{Value: x}
 			refs = append(refs, b)
 			set(t, b)
 		case "w":
@@ -943,16 +944,16 @@ var typedArrays = []struct {
 }{
 	{"Uint8Array", reflect.TypeFor[[]byte](), 1},
 	{"Uint8ClampedArray", typeClamped, 1},
-	{"Int8Array", reflect.TypeFor[Int8Array](), 1},
-	{"Int16Array", reflect.TypeFor[Int16Array](), 2},
-	{"Uint16Array", reflect.TypeFor[Uint16Array](), 2},
+	{"Int8Array", reflect.TypeFor[js.Int8Array](), 1},
+	{"Int16Array", reflect.TypeFor[js.Int16Array](), 2},
+	{"Uint16Array", reflect.TypeFor[js.Uint16Array](), 2},
 	{"Float16Array", typeFloat16, 2},
-	{"Int32Array", reflect.TypeFor[Int32Array](), 4},
-	{"Uint32Array", reflect.TypeFor[Uint32Array](), 4},
-	{"Float32Array", reflect.TypeFor[Float32Array](), 4},
-	{"Float64Array", reflect.TypeFor[Float64Array](), 8},
-	{"BigInt64Array", reflect.TypeFor[BigInt64Array](), 8},
-	{"BigUint64Array", reflect.TypeFor[BigUint64Array](), 8},
+	{"Int32Array", reflect.TypeFor[js.Int32Array](), 4},
+	{"Uint32Array", reflect.TypeFor[js.Uint32Array](), 4},
+	{"Float32Array", reflect.TypeFor[js.Float32Array](), 4},
+	{"Float64Array", reflect.TypeFor[js.Float64Array](), 8},
+	{"BigInt64Array", reflect.TypeFor[js.BigInt64Array](), 8},
+	{"BigUint64Array", reflect.TypeFor[js.BigUint64Array](), 8},
 }
 
 func typedArray(kind string, b []byte) (any, error) {
@@ -971,63 +972,63 @@ func typedArray(kind string, b []byte) (any, error) {
 	case "Uint8Array":
 		return b, nil
 	case "Uint8ClampedArray":
-		return Uint8ClampedArray(b), nil
+		return js.Uint8ClampedArray(b), nil
 	case "Int8Array":
-		out := make(Int8Array, n)
+		out := make(js.Int8Array, n)
 		for i := range out {
 			out[i] = int8(b[i])
 		}
 		return out, nil
 	case "Int16Array":
-		out := make(Int16Array, n)
+		out := make(js.Int16Array, n)
 		for i := range out {
 			out[i] = int16(ne.Uint16(b[2*i:]))
 		}
 		return out, nil
 	case "Uint16Array":
-		out := make(Uint16Array, n)
+		out := make(js.Uint16Array, n)
 		for i := range out {
 			out[i] = ne.Uint16(b[2*i:])
 		}
 		return out, nil
 	case "Float16Array":
-		out := make(Float16Array, n)
+		out := make(js.Float16Array, n)
 		for i := range out {
 			out[i] = ne.Uint16(b[2*i:])
 		}
 		return out, nil
 	case "Int32Array":
-		out := make(Int32Array, n)
+		out := make(js.Int32Array, n)
 		for i := range out {
 			out[i] = int32(ne.Uint32(b[4*i:]))
 		}
 		return out, nil
 	case "Uint32Array":
-		out := make(Uint32Array, n)
+		out := make(js.Uint32Array, n)
 		for i := range out {
 			out[i] = ne.Uint32(b[4*i:])
 		}
 		return out, nil
 	case "Float32Array":
-		out := make(Float32Array, n)
+		out := make(js.Float32Array, n)
 		for i := range out {
 			out[i] = math.Float32frombits(ne.Uint32(b[4*i:]))
 		}
 		return out, nil
 	case "Float64Array":
-		out := make(Float64Array, n)
+		out := make(js.Float64Array, n)
 		for i := range out {
 			out[i] = math.Float64frombits(ne.Uint64(b[8*i:]))
 		}
 		return out, nil
 	case "BigInt64Array":
-		out := make(BigInt64Array, n)
+		out := make(js.BigInt64Array, n)
 		for i := range out {
 			out[i] = int64(ne.Uint64(b[8*i:]))
 		}
 		return out, nil
 	default: // BigUint64Array
-		out := make(BigUint64Array, n)
+		out := make(js.BigUint64Array, n)
 		for i := range out {
 			out[i] = ne.Uint64(b[8*i:])
 		}
@@ -1103,7 +1104,7 @@ func boxedWire(x any) (any, error) {
 			return []any{"i", x.String()}, nil
 		}
 	}
-	return nil, &CloneError{What: fmt.Sprintf("a Boxed value of type %T", x)}
+	return nil, &js.CloneError{What: fmt.Sprintf("a Boxed value of type %T", x)}
 }
 
 // boxedValue decodes the primitive of a boxed primitive.
@@ -1142,7 +1143,7 @@ func fromRaw(v any) any {
 	case int:
 		return float64(x)
 	case engine.Undefined:
-		return Undefined{}
+		return js.Undefined{}
 	}
 	return v
 }
@@ -1159,7 +1160,7 @@ func toRaw(v any) (any, bool) {
 		// Text that is not UTF-8 (a lone surrogate's WTF-8) crosses
 		// encoded.
 		return v, utf8.ValidString(x)
-	case Undefined:
+	case js.Undefined:
 		return engine.Undefined{}, true
 	case float64:
 		return v, true
@@ -1169,10 +1170,4 @@ func toRaw(v any) (any, bool) {
 		}
 	}
 	return nil, false
-}
-
-// marshalJSONValue marshals a value for the Result JSON, where NaN and the
-// infinities, which JSON lacks, become null as in JSON.stringify.
-func marshalJSONValue(v any) ([]byte, error) {
-	return json.Marshal(JSONValue(v))
 }

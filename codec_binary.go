@@ -8,6 +8,8 @@ import (
 	"math/big"
 	"strings"
 	"time"
+
+	"github.com/airlockrun/airlock/js"
 )
 
 // The sandbox encodes the values it sends to the host (results, host
@@ -125,9 +127,9 @@ type binFrame struct {
 	n, i   int // items, next item
 	arr    []any
 	obj    map[string]any
-	m      *Map
-	set    *Set
-	named  *Array
+	m      *js.Map
+	set    *js.Set
+	named  *js.Array
 	length int  // sparse: the array's length
 	value  bool // Map: the entry's value is next
 }
@@ -168,7 +170,7 @@ func decodeBinary(s string, budget int) (any, error) {
 		}
 		switch tag {
 		case bUndefined:
-			return Undefined{}, nil
+			return js.Undefined{}, nil
 		case bNull:
 			return nil, nil
 		case bFalse:
@@ -232,10 +234,10 @@ func decodeBinary(s string, budget int) (any, error) {
 				f.arr = make([]any, n)
 				v = f.arr
 			case bMap:
-				f.m = &Map{Entries: make([]MapEntry, n)}
+				f.m = &js.Map{Entries: make([]js.MapEntry, n)}
 				v = f.m
 			case bSet:
-				f.set = &Set{Values: make([]any, n)}
+				f.set = &js.Set{Values: make([]any, n)}
 				v = f.set
 			}
 			stack = append(stack, f)
@@ -252,12 +254,12 @@ func decodeBinary(s string, budget int) (any, error) {
 			budget -= int(length) * 16
 			a := make([]any, length)
 			for i := range a {
-				a[i] = Undefined{}
+				a[i] = js.Undefined{}
 			}
 			f := binFrame{tag: tag, n: int(n), arr: a, length: int(length)}
 			v = a
 			if named != 0 {
-				f.named = &Array{Elements: a, Props: map[string]any{}}
+				f.named = &js.Array{Elements: a, Props: map[string]any{}}
 				v = f.named
 			}
 			stack = append(stack, f)
@@ -288,9 +290,9 @@ func decodeBinary(s string, budget int) (any, error) {
 				return nil, errMalformed
 			}
 			if tag == bBuffer {
-				v = ArrayBuffer(b)
+				v = js.ArrayBuffer(b)
 			} else {
-				v = DataView(b)
+				v = js.DataView(b)
 			}
 		case bError:
 			name, ok1 := r.str()
@@ -298,16 +300,16 @@ func decodeBinary(s string, budget int) (any, error) {
 			if !ok1 || !ok2 {
 				return nil, errMalformed
 			}
-			v = &ErrorValue{Name: name, Message: msg}
+			v = &js.ErrorValue{Name: name, Message: msg}
 		case bRegExp:
 			src, ok1 := r.str()
 			flags, ok2 := r.str()
 			if !ok1 || !ok2 {
 				return nil, errMalformed
 			}
-			v = &RegExp{Source: src, Flags: flags}
+			v = &js.RegExp{Source: src, Flags: flags}
 		case bBoxed:
-			b := &Boxed{}
+			b := &js.Boxed{}
 			refs = append(refs, b)
 			x, err := read()
 			if err != nil {

@@ -2,6 +2,7 @@ package airlock
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airlockrun/airlock/js"
 )
 
 // bin builds binary text for the tests: the header's counts and the body.
@@ -76,7 +79,7 @@ func FuzzDecodeBinary(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := marshalJSONValue(v); err != nil {
+		if _, err := json.Marshal(js.JSONValue(v)); err != nil {
 			t.Fatalf("decoded %q, but it does not marshal: %v", s, err)
 		}
 		if _, err := encodeWire(v, nil); err != nil {
@@ -120,18 +123,18 @@ func TestDecodeBinary(t *testing.T) {
 func TestBinaryWriterRoundTrip(t *testing.T) {
 	shared := []any{1.0}
 	in := map[string]any{
-		"m":    &Map{Entries: []MapEntry{{Key: "k", Value: Int16Array{-1, 2}}}},
-		"s":    &Set{Values: []any{true, nil, Undefined{}}},
+		"m":    &js.Map{Entries: []js.MapEntry{{Key: "k", Value: js.Int16Array{-1, 2}}}},
+		"s":    &js.Set{Values: []any{true, nil, js.Undefined{}}},
 		"d":    time.UnixMilli(-5).UTC(),
 		"inv":  time.Time{},
 		"nan":  math.NaN(),
 		"big":  big.NewInt(-42),
-		"re":   &RegExp{Source: "a", Flags: "g"},
-		"box":  &Boxed{Value: "s\xed\xa0\x80"},
-		"dv":   DataView{1},
-		"ab":   ArrayBuffer{2},
-		"err":  &ErrorValue{Name: "TypeError", Message: "m"},
-		"arr":  &Array{Elements: []any{1.0}, Props: map[string]any{"n": "x"}},
+		"re":   &js.RegExp{Source: "a", Flags: "g"},
+		"box":  &js.Boxed{Value: "s\xed\xa0\x80"},
+		"dv":   js.DataView{1},
+		"ab":   js.ArrayBuffer{2},
+		"err":  &js.ErrorValue{Name: "TypeError", Message: "m"},
+		"arr":  &js.Array{Elements: []any{1.0}, Props: map[string]any{"n": "x"}},
 		"lone": "\xed\xb0\x80",
 		"a":    shared, "b": shared,
 	}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/js"
 )
 
 // session is an executor's sandbox: one VM owned by one goroutine, which
@@ -702,7 +703,7 @@ func (st *step) call(id int, raw []engine.Arg, wire string, encoded bool) engine
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
 	if id == finalAnswerID {
-		var v any = Undefined{}
+		var v any = js.Undefined{}
 		if len(args) > 0 {
 			v = args[0]
 		}

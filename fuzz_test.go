@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airlockrun/airlock/js"
 )
 
 // FuzzDecodeWire feeds arbitrary text to the decoder of values coming from
@@ -27,7 +29,7 @@ func FuzzDecodeWire(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		v, err := decodeWire(s, 1<<20)
 		if err == nil {
-			_, _ = marshalJSONValue(v)
+			_, _ = json.Marshal(js.JSONValue(v))
 		}
 	})
 }

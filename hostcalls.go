@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/wasmvm"
+	"github.com/airlockrun/airlock/js"
 )
 
 // callArgs decodes the arguments of a host call: primitives as the
@@ -48,7 +49,7 @@ func fromArg(a engine.Arg) any {
 	case wasmvm.String:
 		return a.Text
 	}
-	return Undefined{}
+	return js.Undefined{}
 }
 
 // argCost is what primitive arguments cost the run's budget, as rawCost

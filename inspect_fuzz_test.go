@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/airlockrun/airlock/js"
 )
 
 // FuzzInspect decodes arbitrary wire text, as values from the sandbox
@@ -44,7 +46,7 @@ func FuzzInspect(f *testing.F) {
 			t.Fatalf("invalid UTF-8: %q", got)
 		}
 		_ = Inspect(v)
-		if _, err := json.Marshal(JSONValue(v)); err != nil {
+		if _, err := json.Marshal(js.JSONValue(v)); err != nil {
 			t.Fatalf("JSON of %s: %v", s, err)
 		}
 	})

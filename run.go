@@ -16,6 +16,7 @@ import (
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/source"
 	"github.com/airlockrun/airlock/internal/wasmvm"
+	"github.com/airlockrun/airlock/js"
 )
 
 // run is the state of one run, shared by the caller's goroutine, the VM's
@@ -219,7 +220,7 @@ var reportYielding = []string{"report"}
 func (r *run) builtinReport() (string, error) {
 	f := shownFunc(func(v any) { r.report(v) })
 	h := &hostFunc{fn: reflect.ValueOf(f), params: []reflect.Type{typeAny},
-		fast: func(args []any) (any, error) { f(argAt(args, 0)); return Undefined{}, nil }}
+		fast: func(args []any) (any, error) { f(argAt(args, 0)); return js.Undefined{}, nil }}
 	id := r.add(h)
 	if id == 0 {
 		return builtinReportText, nil
