@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"runtime"
 	"strings"
 
+	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/wasmvm"
 	"github.com/airlockrun/airlock/js"
@@ -26,6 +26,29 @@ import (
 func Async(fn any) any { return asyncFunc{fn: reflect.ValueOf(fn)} }
 
 type asyncFunc struct{ fn reflect.Value }
+
+// BridgedMode is the mode of the function it wraps.
+func (a asyncFunc) BridgedMode() codec.FuncMode {
+	if isJSONFunc(a.fn) {
+		return codec.FuncJSON
+	}
+	return codec.FuncPlain
+}
+
+// BridgedMode is codec.FuncJSON.
+func (jsonFunc) BridgedMode() codec.FuncMode { return codec.FuncJSON }
+
+// shownFunc is a host function whose arguments are values to show or
+// store, not to compute with: the built-in report (codec.FuncShown).
+type shownFunc func(v any)
+
+// BridgedMode is codec.FuncShown.
+func (shownFunc) BridgedMode() codec.FuncMode { return codec.FuncShown }
+
+var (
+	typeAsync    = reflect.TypeFor[asyncFunc]()
+	typeJSONFunc = reflect.TypeFor[jsonFunc]()
+)
 
 // JSONFunc bridges a Go function that takes and gives JSON text, the
 // fastest way across the boundary for structured data. Called from the
@@ -59,6 +82,7 @@ func isJSONFunc(v reflect.Value) bool {
 
 var (
 	typeContext = reflect.TypeFor[context.Context]()
+	typeError   = reflect.TypeFor[error]()
 	typeAny     = reflect.TypeFor[any]()
 )
 
@@ -275,7 +299,7 @@ func stringAt(args []any, i int) (string, error) {
 // argError is the error of argument i, value a, which a parameter of type
 // to cannot take: one text for the fast and the typed paths.
 func argError(i int, a any, to string) error {
-	return fmt.Errorf("argument %d: cannot convert %s to %s", i+1, jsType(a), to)
+	return fmt.Errorf("argument %d: cannot convert %s to %s", i+1, codec.JSType(a), to)
 }
 
 func newHostFunc(v reflect.Value) (*hostFunc, error) {
@@ -424,93 +448,7 @@ func (h *hostFunc) callTyped(args []engine.Arg) (result engine.Arg, err error, p
 }
 
 // convertArg converts a value that came from the sandbox to a parameter type.
-func convertArg(a any, t reflect.Type) (reflect.Value, error) {
-	if t == typeAny {
-		if a == nil {
-			return reflect.Zero(t), nil
-		}
-		return reflect.ValueOf(&a).Elem(), nil
-	}
-	switch a.(type) {
-	case nil, js.Undefined:
-		return reflect.Zero(t), nil
-	}
-	v := reflect.ValueOf(a)
-	if v.Type().AssignableTo(t) {
-		nv := reflect.New(t).Elem()
-		nv.Set(v)
-		return nv, nil
-	}
-	if f, ok := a.(float64); ok {
-		nv := reflect.New(t).Elem()
-		switch t.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			if f != math.Trunc(f) || math.IsInf(f, 0) {
-				return nv, fmt.Errorf("expected an integer (%s), got %v", t, f)
-			}
-			nv.SetInt(int64(f))
-			if float64(nv.Int()) != f {
-				return nv, fmt.Errorf("%v overflows %s", f, t)
-			}
-			return nv, nil
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			if f != math.Trunc(f) || f < 0 || math.IsInf(f, 0) {
-				return nv, fmt.Errorf("expected a non-negative integer (%s), got %v", t, f)
-			}
-			nv.SetUint(uint64(f))
-			if float64(nv.Uint()) != f {
-				return nv, fmt.Errorf("%v overflows %s", f, t)
-			}
-			return nv, nil
-		case reflect.Float32, reflect.Float64:
-			nv.SetFloat(f)
-			return nv, nil
-		}
-	}
-	if v.Kind() == t.Kind() && v.Type().ConvertibleTo(t) && isScalar(t.Kind()) {
-		return v.Convert(t), nil
-	}
-	// A typed array (Float64Array, BigInt64Array …) to a slice of its
-	// element type: []float64, []int64, a named slice type of the user's.
-	if t.Kind() == reflect.Slice && v.Kind() == reflect.Slice && t.Elem() == v.Type().Elem() && typedName(v.Type()) != "" {
-		return v.Convert(t), nil
-	}
-	// Composite targets (structs, typed slices and maps) go through JSON,
-	// with encoding/json's rules for field names and types.
-	b, err := json.Marshal(js.JSONValue(a))
-	if err != nil {
-		return reflect.Value{}, fmt.Errorf("cannot convert %s to %s", jsType(a), t)
-	}
-	p := reflect.New(t)
-	if err := json.Unmarshal(b, p.Interface()); err != nil {
-		return reflect.Value{}, fmt.Errorf("cannot convert %s to %s", jsType(a), t)
-	}
-	return p.Elem(), nil
-}
-
-func isScalar(k reflect.Kind) bool {
-	switch k {
-	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64:
-		return true
-	}
-	return false
-}
-
-func jsType(a any) string {
-	switch a.(type) {
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("a value of Go type %T", a)
-}
+func convertArg(a any, t reflect.Type) (reflect.Value, error) { return codec.Convert(a, t) }
 
 // reply turns a host function's result into the engine's reply.
 func (r *run) reply(v any, err error) engine.Reply {

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/js"
 )
@@ -120,7 +121,7 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 		}
 		m := opts.Modules[spec]
 		hidden := fmt.Sprintf("%smod_%d", reservedPrefix, i)
-		text, err := encodeWire(map[string]any(m), s.register(""))
+		text, err := codec.Encode(map[string]any(m), s.register(""))
 		if err != nil {
 			return fmt.Errorf("module %q: %w", spec, err)
 		}
@@ -150,7 +151,7 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 }
 
 // register returns a registrar that gives functions ids in the session.
-func (s *session) register(name string) funcRegistrar {
+func (s *session) register(name string) codec.Registrar {
 	return func(v reflect.Value) (int, error) {
 		h, err := newHostFunc(v)
 		if err != nil {
@@ -230,7 +231,7 @@ func (s *session) sendVariables(ctx context.Context, vars map[string]any) error 
 			return err
 		}
 		// Variables are data: a function among them would be a tool.
-		text, err := encodeWire(vars[name], func(reflect.Value) (int, error) {
+		text, err := codec.Encode(vars[name], func(reflect.Value) (int, error) {
 			return 0, errors.New("a variable cannot hold a function; send it with SendTools")
 		})
 		if err != nil {
@@ -698,7 +699,7 @@ func (st *step) call(id int, raw []engine.Arg, wire string, encoded bool) engine
 		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
 	}
 	h := st.s.funcs[id]
-	args, err := callArgs(raw, wire, encoded, st.budget.spend, errValueTooLarge, defaultValueBytes)
+	args, err := callArgs(raw, wire, encoded, st.budget.spend, codec.ErrTooLarge, defaultValueBytes)
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
@@ -739,7 +740,7 @@ func (st *step) invoke(h *hostFunc, args []any) engine.Reply {
 func (st *step) reply(v any, err error) engine.Reply {
 	return budgetedReply(hostReply(v, err, func(reflect.Value) (int, error) {
 		return 0, errors.New("a tool cannot return a function")
-	}), st.budget.spend, errValueTooLarge)
+	}), st.budget.spend, codec.ErrTooLarge)
 }
 
 // log records a console call, within the step's log budget.
@@ -757,11 +758,11 @@ func (st *step) log(level int, wire string) {
 	st.mu.Lock()
 	cut := st.cut
 	st.mu.Unlock()
-	if cut || !st.budget.spend(wireCost(wire)) {
+	if cut || !st.budget.spend(codec.Cost(wire)) {
 		st.truncate()
 		return
 	}
-	v, err := decodeWire(wire, defaultValueBytes)
+	v, err := codec.Decode(wire, defaultValueBytes)
 	args, _ := v.([]any)
 	if err != nil {
 		args = nil

@@ -1,12 +1,13 @@
 package airlock
 
 import (
-	"encoding/base64"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/wasmvm"
 	"github.com/airlockrun/airlock/js"
@@ -26,10 +27,10 @@ func callArgs(in []engine.Arg, wire string, encoded bool, spend func(int) bool, 
 		}
 		return args, nil
 	}
-	if !spend(wireCost(wire)) {
+	if !spend(codec.Cost(wire)) {
 		return nil, spent
 	}
-	v, err := decodeWire(wire, limit)
+	v, err := codec.Decode(wire, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func argCost(in []engine.Arg) int {
 // the answer as it is, its text paid for by spend (the 8 bytes of any
 // answer were paid with the arguments), or, for text that is not UTF-8 (a
 // lone surrogate's WTF-8), the same answer encoded as any other value's.
-func typedReply(v engine.Arg, reg funcRegistrar, spend func(int) bool, spent error) engine.Reply {
+func typedReply(v engine.Arg, reg codec.Registrar, spend func(int) bool, spent error) engine.Reply {
 	if v.Kind == wasmvm.String {
 		if !utf8.ValidString(v.Text) {
 			return budgetedReply(hostReply(v.Text, nil, reg), spend, spent)
@@ -230,7 +231,7 @@ func jsonReply(t jsonText) engine.Reply {
 
 // hostReply turns a host function's result into the engine's reply; reg
 // registers the functions the result holds, if they may cross.
-func hostReply(v any, err error, reg funcRegistrar) engine.Reply {
+func hostReply(v any, err error, reg codec.Registrar) engine.Reply {
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
@@ -240,45 +241,11 @@ func hostReply(v any, err error, reg funcRegistrar) engine.Reply {
 	if raw, ok := toRaw(v); ok {
 		return engine.Reply{Kind: engine.ReplyRaw, Value: raw}
 	}
-	text, err := encodeWire(v, reg)
+	text, err := codec.Encode(v, reg)
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
 	return engine.Reply{Kind: engine.ReplyWire, Value: text}
-}
-
-// wireCost is what wire or JSON text costs the run's budget: its bytes,
-// 16 more for each value in a list and 64 for each list or object, a
-// measure of what decoding it costs in Go memory beyond the text (an
-// interface and a slot per value, a slice or map per container): decoded,
-// the text's values take at most about three times their cost at the peak.
-func wireCost(text string) int {
-	if isBinary(text) {
-		return binaryCost(text)
-	}
-	if len(text) > 0 && text[0] == 'B' { // base64 of binary text: its header's counts
-		var head [9]byte
-		n, _ := base64.StdEncoding.Decode(head[:], []byte(text[1:min(len(text), 13)]))
-		return len(text) + binaryCost(string(head[:n])) - n
-	}
-	n, inString := len(text), false
-	for i := 0; i < len(text); i++ {
-		switch c := text[i]; {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ',':
-			n += 16
-		case c == '[' || c == '{':
-			n += 64
-		}
-	}
-	return n
 }
 
 // rawCost is what raw primitives cost the run's budget: a string its bytes,
@@ -299,7 +266,7 @@ func replyCost(rep engine.Reply) int {
 	switch v := rep.Value.(type) {
 	case string:
 		if rep.Kind == engine.ReplyWire || rep.Kind == engine.ReplyJSON {
-			return wireCost(v)
+			return codec.Cost(v)
 		}
 		return 8 + len(v)
 	}
@@ -358,13 +325,48 @@ func (b *byteBudget) take(n int) int {
 func (b *byteBudget) value(out engine.Outcome, limit int) (any, error) {
 	if !out.Wire {
 		if !b.spend(rawCost([]any{out.Value})) {
-			return nil, errValueTooLarge
+			return nil, codec.ErrTooLarge
 		}
 		return fromRaw(out.Value), nil
 	}
 	text, _ := out.Value.(string)
-	if !b.spend(wireCost(text)) {
-		return nil, errValueTooLarge
+	if !b.spend(codec.Cost(text)) {
+		return nil, codec.ErrTooLarge
 	}
-	return decodeWire(text, limit)
+	return codec.Decode(text, limit)
+}
+
+// fromRaw converts a raw primitive that came out of the engine.
+func fromRaw(v any) any {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case engine.Undefined:
+		return js.Undefined{}
+	}
+	return v
+}
+
+// toRaw reports whether a Go value can cross as a raw primitive, and its
+// raw form.
+func toRaw(v any) (any, bool) {
+	// v itself is returned where it can be: x, boxed again, would be an
+	// allocation per host call.
+	switch x := v.(type) {
+	case nil, bool:
+		return v, true
+	case string:
+		// Text that is not UTF-8 (a lone surrogate's WTF-8) crosses
+		// encoded.
+		return v, utf8.ValidString(x)
+	case js.Undefined:
+		return engine.Undefined{}, true
+	case float64:
+		return v, true
+	case int:
+		if x >= math.MinInt32 && x <= math.MaxInt32 {
+			return x, true
+		}
+	}
+	return nil, false
 }

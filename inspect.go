@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/js"
 )
 
@@ -403,7 +404,7 @@ func (p *printer) value(v reflect.Value, level int) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		p.str(strconv.FormatUint(v.Uint(), 10))
 	case reflect.Slice:
-		if name := typedName(t); name != "" {
+		if name := codec.TypedName(t); name != "" {
 			p.typed(name, v, level)
 			return
 		}
@@ -438,17 +439,6 @@ func (p *printer) value(v reflect.Value, level int) {
 	default:
 		p.str("[" + t.String() + "]")
 	}
-}
-
-// typedName is the typed array a slice type stands for, as the package
-// documentation's table says, or "".
-func typedName(t reflect.Type) string {
-	for _, a := range typedArrays {
-		if a.typ == t {
-			return a.name
-		}
-	}
-	return ""
 }
 
 // cycle reports whether id is being written further up the path, and if

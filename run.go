@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/source"
 	"github.com/airlockrun/airlock/internal/wasmvm"
@@ -105,8 +106,8 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 	r.exec.r = r
 	var err error
 	if len(opts.Execute.Args) == 0 {
-		r.args = emptyArray
-	} else if r.args, err = encodeWire(opts.Execute.Args, r.register); err != nil {
+		r.args = codec.EmptyList
+	} else if r.args, err = codec.Encode(opts.Execute.Args, r.register); err != nil {
 		return nil, fmt.Errorf("airlock: Execute.Args: %w", err)
 	}
 
@@ -137,11 +138,11 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 			r.exports[s] = sortedKeys(m)
 			mods[i] = map[string]any(m)
 		}
-		if r.imports, err = encodeWire(mods, r.register); err != nil {
+		if r.imports, err = codec.Encode(mods, r.register); err != nil {
 			return nil, fmt.Errorf("airlock: Imports: %w", err)
 		}
 	} else {
-		r.imports = emptyArray
+		r.imports = codec.EmptyList
 	}
 	// The run's context is cancelled when it settles or is stopped; host
 	// functions get it.
@@ -198,7 +199,7 @@ func (r *run) encodeGlobals() error {
 		if n == "report" && r.yielding != nil {
 			texts[i], err = r.builtinReport()
 		} else {
-			texts[i], err = encodeWire(globals[n], r.register)
+			texts[i], err = codec.Encode(globals[n], r.register)
 		}
 		if err != nil {
 			return fmt.Errorf("airlock: Globals[%q]: %w", n, err)
@@ -225,7 +226,7 @@ func (r *run) builtinReport() (string, error) {
 	if id == 0 {
 		return builtinReportText, nil
 	}
-	return encodeWire(shownFunc(func(any) {}), func(reflect.Value) (int, error) { return id, nil })
+	return codec.Encode(shownFunc(func(any) {}), func(reflect.Value) (int, error) { return id, nil })
 }
 
 // builtinReportText is the global text of the built-in report as host
@@ -505,11 +506,11 @@ func (r *run) log(level int, wire string) {
 	if level < 0 || level >= len(logLevels) || r.stopped.Load() {
 		return
 	}
-	if !r.budget.spend(16 + wireCost(wire)) {
+	if !r.budget.spend(16 + codec.Cost(wire)) {
 		r.halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
 		return
 	}
-	v, err := decodeWire(wire, r.rt.cfg.MaxValueBytes)
+	v, err := codec.Decode(wire, r.rt.cfg.MaxValueBytes)
 	args, _ := v.([]any)
 	if err != nil || args == nil {
 		args = []any{}
@@ -549,9 +550,6 @@ func approxSize(v any) int {
 	}
 	return 8
 }
-
-// emptyArray is the wire text of [], which the kernel knows without decoding.
-const emptyArray = `J[]`
 
 var missingExportRE = regexp.MustCompile(`^Could not find export '(.*)' in module '(.*)'$`)
 
