@@ -141,7 +141,10 @@
 // types: numbers to integer kinds only when integral and in range, missing
 // arguments and null to zero values, a typed array to a slice of its
 // element type ([]float64, a named type of the user's) as it is, structs,
-// other typed slices and maps through encoding/json. A first
+// other typed slices and maps as encoding/json converts them (names, tags
+// and types by its rules), read straight from the sandbox's encoding where
+// they are plain data. A wrong argument throws an Error that names it
+// ("argument 2: cannot convert a string to int"). A first
 // context.Context parameter receives the run's context, which is cancelled
 // when the run ends or is stopped. It may return nothing, a value, an
 // error, or a value and an error; a non-nil error is thrown in the sandbox
@@ -150,13 +153,17 @@
 // [RuntimeConfig].MaxAsyncCalls of a run at once; the calls beyond wait,
 // without a goroutine, for one of them to return.
 //
-// The fastest synchronous functions are those of numbers and strings in the
-// shapes func(float64) float64, func(float64) (float64, error),
-// func(float64, float64) float64, func(string) string,
-// func(string) (string, error), func(string) float64 and func(string) bool:
-// their arguments and answer cross without reflection or boxing, a number
-// call with no allocation at all. Other functions convert the same way,
-// their arguments boxed in a list.
+// A function type's converters are built once, when the first function of
+// the type is bridged, and kept for the process, as encoding/json keeps its
+// encoders. The functions of numbers, strings and booleans are called with
+// no reflection, no boxing and no allocation: a function of one parameter
+// of type int, int64, uint, float64, string or bool, or of two of int,
+// float64, string and bool, returning nothing, an error, one of those types
+// or one and an error, with a first context.Context parameter or not (of
+// two parameters, when it returns an error): func(int) int,
+// func(string) string, func(float64, int) bool,
+// func(context.Context, int) (int, error). Other functions are called
+// through reflection, their arguments converted by their types' converters.
 //
 // A stop (Terminate, the context, the safety cap) does not wait for host
 // functions: a run stopped while a synchronous call blocks settles at once,

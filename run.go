@@ -11,13 +11,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/hostcall"
 	"github.com/airlockrun/airlock/internal/source"
-	"github.com/airlockrun/airlock/internal/wasmvm"
-	"github.com/airlockrun/airlock/js"
 )
 
 // run is the state of one run, shared by the caller's goroutine, the VM's
@@ -44,10 +42,10 @@ type run struct {
 	consoleIndex   int  // its place among the globals
 
 	mu     sync.Mutex
-	funcs  atomic.Pointer[[]*hostFunc] // copied on write: read without the lock
+	funcs  atomic.Pointer[[]*hostcall.Func] // copied on write: read without the lock
 	logs   []Log
-	budget byteBudget // for values crossing between sandbox and host
-	async  *asyncCalls
+	budget hostcall.Budget // for values crossing between sandbox and host
+	async  *hostcall.AsyncCalls
 
 	// inCall is set while the VM's goroutine is in a synchronous host
 	// call; stopped is set by halt before it closes stop. Each side sets
@@ -95,11 +93,11 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		src:      src,
 		fnID:     opts.Execute.Fn,
 		memLimit: opts.MemoryLimitBytes,
-		async:    newAsyncCalls(rt.cfg.MaxAsyncCalls),
+		async:    hostcall.NewAsyncCalls(rt.cfg.MaxAsyncCalls),
 		stop:     make(chan struct{}),
 		exec:     &Execution{done: make(chan struct{})},
 	}
-	r.budget.init(rt.cfg.MaxValueBytes)
+	r.budget.Init(rt.cfg.MaxValueBytes)
 	if r.memLimit == 0 {
 		r.memLimit = rt.cfg.MemoryLimitBytes
 	}
@@ -219,14 +217,11 @@ var reportYielding = []string{"report"}
 // was a tenth of a warm run's time before the engine was entered, and
 // decoding it in the kernel ~6 µs of a warm hello's.
 func (r *run) builtinReport() (string, error) {
-	f := shownFunc(func(v any) { r.report(v) })
-	h := &hostFunc{fn: reflect.ValueOf(f), params: []reflect.Type{typeAny},
-		fast: func(args []any) (any, error) { f(argAt(args, 0)); return js.Undefined{}, nil }}
-	id := r.add(h)
+	id := r.add(hostcall.NewShown(func(v any) { r.report(v) }))
 	if id == 0 {
 		return builtinReportText, nil
 	}
-	return codec.Encode(shownFunc(func(any) {}), func(reflect.Value) (int, error) { return id, nil })
+	return codec.Encode(hostcall.ShownFunc(func(any) {}), func(reflect.Value) (int, error) { return id, nil })
 }
 
 // builtinReportText is the global text of the built-in report as host
@@ -234,10 +229,10 @@ func (r *run) builtinReport() (string, error) {
 const builtinReportText = "R"
 
 // add appends h to the run's host functions and returns its id.
-func (r *run) add(h *hostFunc) int {
+func (r *run) add(h *hostcall.Func) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var funcs []*hostFunc
+	var funcs []*hostcall.Func
 	if p := r.funcs.Load(); p != nil {
 		funcs = *p
 	}
@@ -248,7 +243,7 @@ func (r *run) add(h *hostFunc) int {
 
 // register gives a Go function an id the sandbox can call.
 func (r *run) register(v reflect.Value) (int, error) {
-	h, err := newHostFunc(v)
+	h, err := hostcall.New(v)
 	if err != nil {
 		return 0, err
 	}
@@ -306,7 +301,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 			// Only runtime.Goexit in a host function leaves the run without
 			// an outcome: the VM's goroutine ends under it.
 			res.Status = StatusError
-			res.Error = &ScriptError{Name: "Error", Message: errGoexit}
+			res.Error = &ScriptError{Name: "Error", Message: hostcall.ErrGoexit}
 		}
 		r.settle(res)
 		again = !goexit && r.rt.wantIdle()
@@ -370,7 +365,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 		Log:         r.log,
 		Stop:        r.stop,
 	}
-	r.async.job(job)
+	r.async.Job(job)
 	out := vm.Run(job)
 	r.finish(res, out, graph)
 	return // again is set by the deferred settle
@@ -383,14 +378,14 @@ func (r *run) answer(id int, in []engine.Arg, wire string, encoded bool, rep *en
 		*rep = stoppedReply
 		return
 	}
-	var h *hostFunc
+	var h *hostcall.Func
 	if p := r.funcs.Load(); p != nil && id >= 0 && id < len(*p) {
 		h = (*p)[id]
 	}
 	switch {
 	case h == nil:
 		*rep = engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
-	case h.typed != nil && !encoded && !h.async:
+	case h.Typed() && !encoded && !h.Async:
 		r.callTyped(h, in, rep)
 	default:
 		*rep = r.call(h, in, wire, encoded)
@@ -398,13 +393,13 @@ func (r *run) answer(id int, in []engine.Arg, wire string, encoded bool, rep *en
 }
 
 // call is answer for any other host function h: its arguments decoded.
-func (r *run) call(h *hostFunc, in []engine.Arg, wire string, encoded bool) engine.Reply {
-	args, err := callArgs(in, wire, encoded, r.budget.spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
+func (r *run) call(h *hostcall.Func, in []engine.Arg, wire string, encoded bool) engine.Reply {
+	args, err := hostcall.CallArgs(h, in, wire, encoded, r.budget.Spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
-	if h.async {
-		return r.async.start(func() engine.Reply { return r.invoke(h, args) })
+	if h.Async {
+		return r.async.Start(func() engine.Reply { return r.invoke(h, args) })
 	}
 	if !r.begin() {
 		return stoppedReply
@@ -449,14 +444,14 @@ func (r *run) end() bool {
 }
 
 // callTyped is answer for a synchronous function of numbers, strings and
-// booleans (hostFunc.typed): it takes the primitives as the engine typed
+// booleans (hostcall.Func.Typed): it takes the primitives as the engine typed
 // them, no []any, and writes a number, boolean or empty answer as it came
 // into rep, field by field: a Reply returned and copied whole cost the
 // processor a stall at each copy (it is larger than Go keeps in registers).
-func (r *run) callTyped(h *hostFunc, in []engine.Arg, rep *engine.Reply) {
+func (r *run) callTyped(h *hostcall.Func, in []engine.Arg, rep *engine.Reply) {
 	// The answer's 8 bytes are paid with the arguments: one update of
 	// the budget for a call that answers a number.
-	if !r.budget.spend(argCost(in) + 8) {
+	if !r.budget.Spend(hostcall.ArgCost(in) + 8) {
 		*rep = engine.Reply{Kind: engine.ReplyError, Value: errRunBudgetSpent.Error()}
 		return
 	}
@@ -464,18 +459,15 @@ func (r *run) callTyped(h *hostFunc, in []engine.Arg, rep *engine.Reply) {
 		*rep = stoppedReply
 		return
 	}
-	v, err, panicked := h.callTyped(in)
+	v, err, panicked := h.CallTyped(r.ctx, in)
 	if panicked {
 		r.halt(StatusError, err.Error())
 	}
-	// A string answer's text is paid here (typedReply's work for UTF-8,
-	// without its closures).
-	plain := err == nil && (v.Kind != wasmvm.String ||
-		utf8.ValidString(v.Text) && (v.Text == "" || r.budget.spend(len(v.Text))))
+	plain := err == nil && r.budget.PayAnswer(v)
 	if err != nil {
 		*rep = r.reply(nil, err)
 	} else if !plain {
-		*rep = typedReply(v, r.register, r.budget.spend, errRunBudgetSpent)
+		*rep = hostcall.TypedReply(v, r.register, r.budget.Spend, errRunBudgetSpent)
 	}
 	if !r.end() {
 		*rep = stoppedReply
@@ -488,12 +480,17 @@ func (r *run) callTyped(h *hostFunc, in []engine.Arg, rep *engine.Reply) {
 
 // invoke calls host function h with args and makes its reply; a panic in
 // it ends the run with an error.
-func (r *run) invoke(h *hostFunc, args []any) engine.Reply {
-	v, err, panicked := h.call(r.ctx, args)
+func (r *run) invoke(h *hostcall.Func, args hostcall.Args) engine.Reply {
+	v, err, panicked := h.Call(r.ctx, args)
 	if panicked {
 		r.halt(StatusError, err.Error())
 	}
 	return r.reply(v, err)
+}
+
+// reply turns a host function's result into the engine's reply.
+func (r *run) reply(v any, err error) engine.Reply {
+	return hostcall.Budgeted(hostcall.Reply(v, err, r.register), r.budget.Spend, errRunBudgetSpent)
 }
 
 var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing between the sandbox and the host (RuntimeConfig.MaxValueBytes) is used up")
@@ -506,7 +503,7 @@ func (r *run) log(level int, wire string) {
 	if level < 0 || level >= len(logLevels) || r.stopped.Load() {
 		return
 	}
-	if !r.budget.spend(16 + codec.Cost(wire)) {
+	if !r.budget.Spend(16 + codec.Cost(wire)) {
 		r.halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
 		return
 	}
@@ -530,7 +527,7 @@ func timeoutMessage(d time.Duration) string {
 }
 
 func (r *run) report(v any) {
-	if !r.budget.spend(16 + approxSize(v)) {
+	if !r.budget.Spend(16 + approxSize(v)) {
 		r.halt(StatusError, "the run's budget for values crossing to the host is used up by reports")
 		return
 	}
@@ -574,7 +571,7 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	}
 	switch out.Kind {
 	case engine.OK:
-		v, err := r.budget.value(out, r.rt.cfg.MaxValueBytes)
+		v, err := r.budget.Value(out, r.rt.cfg.MaxValueBytes)
 		if err != nil {
 			res.Status = StatusError
 			res.Error = &ScriptError{Name: "RangeError", Message: err.Error()}
@@ -585,13 +582,13 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	case engine.Thrown:
 		res.Status = StatusError
 		res.Error = r.scriptError(out, g)
-		r.budget.payError(res.Error)
+		payError(&r.budget, res.Error)
 		r.paid.Store(res.Error)
 	case engine.LinkFailed:
 		res.Status = StatusLinkError
 		res.Error = r.linkError(out, g)
 		if g.Failure == nil { // the engine's error, not the loader's
-			r.budget.payError(res.Error)
+			payError(&r.budget, res.Error)
 			r.paid.Store(res.Error)
 		}
 	case engine.ExportMissing:
@@ -679,7 +676,7 @@ func (r *run) settle(res *Result) {
 			r.timeout.Stop()
 		}
 		r.cancel()
-		r.async.close()
+		r.async.Close()
 		res.Duration = time.Since(r.exec.start)
 		clipError(res.Error)
 		r.mu.Lock()

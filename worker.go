@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock/internal/codec"
+	"github.com/airlockrun/airlock/internal/hostcall"
 )
 
 // Worker-process mode (RuntimeConfig.Workers): sandboxes run in child
@@ -131,7 +132,7 @@ type remoteRun struct {
 	id       uint64
 	proc     *workerProc
 	opts     Options
-	fns      []*hostFunc
+	fns      []*hostcall.Func
 	exec     *Execution
 	ctx      context.Context
 	once     sync.Once
@@ -139,7 +140,7 @@ type remoteRun struct {
 	// budget is what is left of the run's MaxValueBytes, counted again on
 	// the host's side of the pipe: the worker counts it too, but the host
 	// does not rely on a process that runs untrusted code.
-	budget byteBudget
+	budget hostcall.Budget
 	// streamed is how many console calls were streamed to Options.Log, and
 	// so already counted in the budget when the result brings them again.
 	streamed atomic.Int64
@@ -252,7 +253,7 @@ func (w *workerProc) read(out io.Reader) {
 		case "call":
 			go r.call(m)
 		case "report":
-			if !r.budget.spend(16 + codec.Cost(m.Text)) {
+			if !r.budget.Spend(16 + codec.Cost(m.Text)) {
 				r.fail("the run's budget for values crossing to the host is used up by reports")
 				continue
 			}
@@ -268,7 +269,7 @@ func (w *workerProc) read(out io.Reader) {
 			if m.Log == nil || r.opts.Log == nil {
 				continue
 			}
-			if !r.budget.spend(16 + codec.Cost(m.Log.Args)) {
+			if !r.budget.Spend(16 + codec.Cost(m.Log.Args)) {
 				r.fail("the run's budget for values crossing to the host is used up by console output")
 				continue
 			}
@@ -317,9 +318,9 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 		return nil, err
 	}
 	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}}
-	r.budget.init(rt.cfg.MaxValueBytes)
+	r.budget.Init(rt.cfg.MaxValueBytes)
 	reg := func(v reflect.Value) (int, error) {
-		h, err := newHostFunc(v)
+		h, err := hostcall.New(v)
 		if err != nil {
 			return 0, err
 		}
@@ -328,13 +329,13 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 	}
 	value := func(name string, v any) (wvalue, error) {
 		rv := reflect.ValueOf(v)
-		if rv.IsValid() && (rv.Kind() == reflect.Func && !rv.IsNil() || rv.Type() == typeAsync || rv.Type() == typeJSONFunc) {
+		if hostcall.IsBridged(rv) {
 			id, err := reg(rv)
 			if err != nil {
 				return wvalue{}, err
 			}
 			h := r.fns[id]
-			return wvalue{Name: name, Fn: id, Async: h.async, JSON: h.json != nil}, nil
+			return wvalue{Name: name, Fn: id, Async: h.Async, JSON: h.JSON()}, nil
 		}
 		text, err := codec.Encode(v, func(reflect.Value) (int, error) {
 			return 0, errors.New("in worker-process mode a function must be a global or a module export, not inside a value")
@@ -441,11 +442,11 @@ func (r *remoteRun) killAfterGrace() {
 
 // call runs a host function for the worker and sends the reply.
 func (r *remoteRun) call(m wmsg) {
-	reply := &wmsg{Kind: "reply", Run: r.id, Call: m.Call, Err: errGoexit}
+	reply := &wmsg{Kind: "reply", Run: r.id, Call: m.Call, Err: hostcall.ErrGoexit}
 	returned := false
 	defer func() { // also after a runtime.Goexit
 		if !returned {
-			r.fail(errGoexit)
+			r.fail(hostcall.ErrGoexit)
 		}
 		r.proc.send(reply)
 	}()
@@ -464,28 +465,22 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 		return "", "airlock: unknown host function"
 	}
 	h := r.fns[fn]
-	if !r.budget.spend(codec.Cost(text)) {
+	if !r.budget.Spend(codec.Cost(text)) {
 		return "", errRunBudgetSpent.Error()
 	}
-	var args []any
-	if h.json != nil {
-		args = []any{text}
-	} else {
-		v, err := codec.Decode(text, r.proc.pool.rt.cfg.MaxValueBytes)
-		if err != nil {
-			return "", errMessage(err)
-		}
-		args, _ = v.([]any)
+	args, err := hostcall.ArgsOfText(h, text, r.proc.pool.rt.cfg.MaxValueBytes)
+	if err != nil {
+		return "", errMessage(err)
 	}
-	res, err, panicked := h.call(r.ctx, args) // panics recovered there
+	res, err, panicked := h.Call(r.ctx, args) // panics recovered there
 	if panicked {
 		r.fail(err.Error())
 	}
 	if err != nil {
 		return "", errMessage(err)
 	}
-	if t, ok := res.(jsonText); ok {
-		if !r.budget.spend(codec.Cost(string(t))) {
+	if t, ok := res.(hostcall.JSONText); ok {
+		if !r.budget.Spend(codec.Cost(string(t))) {
 			return "", errRunBudgetSpent.Error()
 		}
 		return string(t), ""
@@ -496,7 +491,7 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 	if err != nil {
 		return "", errMessage(err)
 	}
-	if !r.budget.spend(codec.Cost(enc)) {
+	if !r.budget.Spend(codec.Cost(enc)) {
 		return "", errRunBudgetSpent.Error()
 	}
 	return enc, ""
@@ -529,7 +524,7 @@ func (r *remoteRun) settle(wr *wresult) {
 		if wr.Status == StatusSuccess {
 			var v any
 			err := codec.ErrTooLarge
-			if r.budget.spend(codec.Cost(wr.Result)) {
+			if r.budget.Spend(codec.Cost(wr.Result)) {
 				v, err = codec.Decode(wr.Result, budget)
 			}
 			if err != nil {
@@ -548,7 +543,7 @@ func (r *remoteRun) settle(wr *wresult) {
 		}
 		streamed := int(r.streamed.Load())
 		for i, l := range wr.Logs {
-			if i >= streamed && !r.budget.spend(16+codec.Cost(l.Args)) {
+			if i >= streamed && !r.budget.Spend(16+codec.Cost(l.Args)) {
 				break
 			}
 			v, _ := codec.Decode(l.Args, budget)
@@ -562,7 +557,7 @@ func (r *remoteRun) settle(wr *wresult) {
 		// paid for again, after the logs, as in process: the host does not
 		// rely on the worker.
 		if res.Error == wr.Error && wr.Thrown {
-			r.budget.payError(res.Error)
+			payError(&r.budget, res.Error)
 		} else {
 			clipError(res.Error)
 		}

@@ -49,7 +49,9 @@ var typeAny = reflect.TypeFor[any]()
 // as it is; a number to an integer type only when integral and in range; a
 // bool, string or number to a type of the same kind; a typed array to a
 // slice of its element type; anything else (structs, other slices and
-// maps) through encoding/json, with its rules for names and types.
+// maps) through encoding/json, with its rules for names and types (NaN
+// and the infinities, which JSON has no number for, to no type but a
+// number's).
 func Convert(a any, t reflect.Type) (reflect.Value, error) {
 	nv := reflect.New(t).Elem()
 	return nv, ConvertInto(a, nv)
@@ -90,6 +92,11 @@ func ConvertInto(a any, dst reflect.Value) error {
 		case reflect.Float32, reflect.Float64:
 			dst.SetFloat(f)
 			return nil
+		}
+		// NaN and the infinities are numbers: JSON's null for them would
+		// make any other type's zero value.
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return CannotConvert(JSType(a), t)
 		}
 	}
 	if v.Kind() == t.Kind() && isScalar(t.Kind()) && v.Type().ConvertibleTo(t) {
