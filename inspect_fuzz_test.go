@@ -36,7 +36,7 @@ func FuzzInspect(f *testing.F) {
 		js.BigInt64Array{-1}, js.ArrayBuffer{1, 2}, &js.ErrorValue{Name: "TypeError", Message: "it's \"quoted\"\n"},
 		map[string]any{"it's": map[string]any{"a b": []any{"x\u0085y"}}}, deep, []any{list, list, []any{list}},
 	} {
-		b, _, err := codec.AppendBinary(nil, v, nil)
+		b, err := codec.AppendBinary(nil, v, nil)
 		if err != nil {
 			f.Fatal(err)
 		}

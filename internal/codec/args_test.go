@@ -117,7 +117,7 @@ func checkArgs(t *testing.T, seed uint64) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 7))
 	v := randomValue(r, 0)
-	text, _, err := AppendBinary(nil, []any{v}, nil)
+	text, err := AppendBinary(nil, []any{v}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,8 +151,8 @@ func checkArgs(t *testing.T, seed uint64) {
 // sameNaN reports two values equal but for NaNs in the same places, which
 // DeepEqual never finds equal: their encodings are the same.
 func sameNaN(a, b reflect.Value) bool {
-	x, _, err1 := AppendBinary(nil, a.Interface(), nil)
-	y, _, err2 := AppendBinary(nil, b.Interface(), nil)
+	x, err1 := AppendBinary(nil, a.Interface(), nil)
+	y, err2 := AppendBinary(nil, b.Interface(), nil)
 	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
@@ -175,7 +175,7 @@ func TestArgsDirectTakesPlainData(t *testing.T) {
 		{reflect.TypeFor[map[string]any](), map[string]any{"a": js.Undefined{}}},
 		{reflect.TypeFor[any](), &js.Map{}},
 	} {
-		text, _, err := AppendBinary(nil, []any{c.v}, nil)
+		text, err := AppendBinary(nil, []any{c.v}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

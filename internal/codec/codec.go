@@ -42,10 +42,9 @@
 // that both sides number them alike without writing the ids down.
 //
 // The engine's transport still carries texts: what crosses into the
-// sandbox is wire text ([Encode]), "J" and plain JSON for plain data, which
-// the engine's own JSON.parse builds, or "B" and the base64 of the binary
+// sandbox is wire text ([Encode]), "B" and the base64 of the binary
 // format; what comes out is the binary format itself. [Decode] and [Cost]
-// read all three.
+// read both.
 //
 // A JavaScript string is a list of UTF-16 code units and may hold a lone
 // surrogate (half of a pair), which UTF-8 cannot encode. Such a string

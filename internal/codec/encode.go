@@ -27,36 +27,47 @@ type encodeState struct {
 	values, objects uint32 // the header's counts; objects is also the next id
 	// seen maps the containers met so far to their ids: a container met
 	// again (a cycle, a shared reference) is written as tag 8.
-	seen  map[identity]uint32
+	seen  map[address]seenAs
 	reg   Registrar
 	depth int
-	// plain is cleared by anything plain JSON cannot hold: a tag other
-	// than null, booleans, strings, finite numbers other than -0, objects
-	// and arrays, a string that is not UTF-8, a repeated object.
-	plain bool
+	// keys holds the sorted keys of the objects being written, each
+	// object's after its parent's.
+	keys []string
 }
 
+// identity is a container's: its type and address, and a slice's length
+// (two slices of one array are different arrays).
 type identity struct {
 	t   reflect.Type
 	p   uintptr
 	len int
 }
 
+// address and seenAs are an identity in the map of those met: the key
+// holds no pointer (no interface to hash, no write barrier).
+type address struct {
+	p   uintptr
+	len int
+}
+
+type seenAs struct {
+	t  reflect.Type
+	id uint32
+}
+
 // AppendBinary appends v to buf as binary text: the header and the value.
 // Functions in v are given ids by reg; a nil reg makes them a
-// *js.CloneError. plain reports that v is plain data (objects, arrays,
-// strings, finite numbers, booleans, null, no repeated object), which
-// plain JSON can carry (AppendJSON).
-func AppendBinary(buf []byte, v any, reg Registrar) (out []byte, plain bool, err error) {
-	e := &encodeState{b: buf, reg: reg, plain: true}
+// *js.CloneError.
+func AppendBinary(buf []byte, v any, reg Registrar) ([]byte, error) {
+	e := &encodeState{b: buf, reg: reg}
 	start := len(buf)
 	e.b = append(e.b, Magic, 0, 0, 0, 0, 0, 0, 0, 0)
 	if err := e.any(v); err != nil {
-		return buf, false, err
+		return buf, err
 	}
 	binary.LittleEndian.PutUint32(e.b[start+1:], e.values)
 	binary.LittleEndian.PutUint32(e.b[start+5:], e.objects)
-	return e.b, e.plain, nil
+	return e.b, nil
 }
 
 // any writes a value held in an interface.
@@ -105,9 +116,6 @@ func (e *encodeState) number(f float64) {
 		e.b = binary.LittleEndian.AppendUint32(e.b, uint32(i))
 		return
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) || f == 0 {
-		e.plain = false // NaN, the infinities, -0
-	}
 	e.b = append(e.b, tF64)
 	e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(f))
 }
@@ -127,7 +135,6 @@ func (e *encodeState) str(s string) {
 		e.b = append(e.b, s...)
 		return
 	}
-	e.plain = false
 	at := len(e.b)
 	e.b = append(e.b, 0, 0, 0, 0)
 	e.b = appendWTF8(e.b, s)
@@ -150,18 +157,30 @@ func (e *encodeState) open(tag byte) {
 // ref writes tag 8 for a container met before, or records it with the id
 // it is about to take; it reports whether it wrote the reference.
 func (e *encodeState) ref(id identity) bool {
-	if n, ok := e.seen[id]; ok {
+	a := address{id.p, id.len}
+	if n, ok := e.seen[a]; ok {
+		if n.t != id.t {
+			// Another type at the same address (a struct and its first
+			// field): a container of its own, not recorded.
+			return false
+		}
 		e.values++
-		e.plain = false
 		e.b = append(e.b, tRef)
-		e.b = binary.LittleEndian.AppendUint32(e.b, n)
+		e.b = binary.LittleEndian.AppendUint32(e.b, n.id)
 		return true
 	}
 	if e.seen == nil {
-		e.seen = map[identity]uint32{}
+		e.seen = map[address]seenAs{}
 	}
-	e.seen[id] = e.objects
+	e.seen[a] = seenAs{id.t, e.objects}
 	return false
+}
+
+// forget removes the record of a container that ref recorded.
+func (e *encodeState) forget(id identity) {
+	if n, ok := e.seen[address{id.p, id.len}]; ok && n.t == id.t {
+		delete(e.seen, address{id.p, id.len})
+	}
 }
 
 // enter and leave bound the nesting of containers.
@@ -188,11 +207,13 @@ func (e *encodeState) object(m map[string]any) error {
 	if err := e.enter(); err != nil {
 		return err
 	}
-	keys := make([]string, 0, len(m))
+	start := len(e.keys)
 	for k := range m {
-		keys = append(keys, k)
+		e.keys = append(e.keys, k)
 	}
+	keys := e.keys[start:]
 	sort.Strings(keys)
+	defer func() { e.keys = e.keys[:start] }()
 	e.open(tObject)
 	e.b = binary.LittleEndian.AppendUint32(e.b, uint32(len(keys)))
 	for _, k := range keys {
@@ -305,13 +326,11 @@ func newEncoder(t reflect.Type) encoder {
 	case typeUndefined:
 		return func(e *encodeState, _ reflect.Value) error {
 			e.values++
-			e.plain = false
 			e.b = append(e.b, tUndefined)
 			return nil
 		}
 	case typeTime:
 		return func(e *encodeState, v reflect.Value) error {
-			e.plain = false
 			e.open(tDate)
 			ms := math.NaN() // the zero Time is what an invalid Date arrives as
 			if d := v.Interface().(time.Time); !d.IsZero() {
@@ -323,7 +342,6 @@ func newEncoder(t reflect.Type) encoder {
 	case typeBigInt:
 		return nullable(func(e *encodeState, v reflect.Value) error {
 			e.values++
-			e.plain = false
 			e.b = append(e.b, tBigInt)
 			e.str(v.Interface().(*big.Int).String())
 			return nil
@@ -338,14 +356,12 @@ func newEncoder(t reflect.Type) encoder {
 			tag = tView
 		}
 		return func(e *encodeState, v reflect.Value) error {
-			e.plain = false
 			e.open(tag)
 			e.raw(v.Bytes())
 			return nil
 		}
 	case typeClamped:
 		return func(e *encodeState, v reflect.Value) error {
-			e.plain = false
 			e.open(tTyped)
 			e.b = append(e.b, kindClamped)
 			e.raw(v.Bytes())
@@ -353,7 +369,6 @@ func newEncoder(t reflect.Type) encoder {
 		}
 	case typeFloat16:
 		return func(e *encodeState, v reflect.Value) error {
-			e.plain = false
 			e.open(tTyped)
 			e.b = append(e.b, kindFloat16)
 			h := v.Interface().(js.Float16Array)
@@ -365,7 +380,6 @@ func newEncoder(t reflect.Type) encoder {
 		}
 	case typeRegExp:
 		return nullable(func(e *encodeState, v reflect.Value) error {
-			e.plain = false
 			re := v.Interface().(*js.RegExp)
 			e.open(tRegExp)
 			e.str(re.Source)
@@ -438,7 +452,6 @@ func (e *encodeState) function(v reflect.Value, mode FuncMode) error {
 		return err
 	}
 	e.values++
-	e.plain = false
 	e.b = append(e.b, tFunc)
 	e.b = binary.LittleEndian.AppendUint32(e.b, uint32(id))
 	e.str("")
@@ -456,7 +469,6 @@ func encodeBridged(e *encodeState, v reflect.Value) error {
 }
 
 func encodeError(e *encodeState, v reflect.Value) error {
-	e.plain = false
 	name, msg := "Error", ""
 	if ev, ok := v.Interface().(*js.ErrorValue); ok {
 		name, msg = ev.Name, ev.Message
@@ -489,7 +501,6 @@ func encodeJSMap(e *encodeState, v reflect.Value) error {
 	if err := e.enter(); err != nil {
 		return err
 	}
-	e.plain = false
 	m := v.Interface().(*js.Map)
 	e.open(tMap)
 	e.b = binary.LittleEndian.AppendUint32(e.b, uint32(len(m.Entries)))
@@ -512,7 +523,6 @@ func encodeJSSet(e *encodeState, v reflect.Value) error {
 	if err := e.enter(); err != nil {
 		return err
 	}
-	e.plain = false
 	s := v.Interface().(*js.Set)
 	e.open(tSet)
 	e.b = binary.LittleEndian.AppendUint32(e.b, uint32(len(s.Values)))
@@ -534,7 +544,6 @@ func encodeJSArray(e *encodeState, v reflect.Value) error {
 	if err := e.enter(); err != nil {
 		return err
 	}
-	e.plain = false
 	a := v.Interface().(*js.Array)
 	names := make([]string, 0, len(a.Props))
 	for k := range a.Props {
@@ -570,7 +579,6 @@ func encodeJSArray(e *encodeState, v reflect.Value) error {
 // encodeBoxed writes a boxed primitive: its value a bool, string, number
 // or *big.Int.
 func encodeBoxed(e *encodeState, v reflect.Value) error {
-	e.plain = false
 	x := v.Interface().(*js.Boxed).Value
 	switch x := x.(type) {
 	case bool, string, float64, float32, int, int64:
@@ -624,7 +632,7 @@ func pointerEncoder(t reflect.Type) encoder {
 		// The pointee took the id recorded only if it was written as an
 		// object (not as null, a primitive or a reference).
 		if tag := e.b[at]; tag < tObject || tag > tBoxed {
-			delete(e.seen, id)
+			e.forget(id)
 		}
 		return nil
 	}
@@ -638,7 +646,6 @@ func sliceEncoder(t reflect.Type) encoder {
 	if kind, ok := typedKinds[t]; ok && kind != kindUint8 {
 		size := int(t.Elem().Size())
 		return nullable(func(e *encodeState, v reflect.Value) error {
-			e.plain = false
 			e.open(tTyped)
 			e.b = append(e.b, kind)
 			e.b = binary.LittleEndian.AppendUint32(e.b, uint32(v.Len()*size))
@@ -648,7 +655,6 @@ func sliceEncoder(t reflect.Type) encoder {
 	}
 	if t.Elem().Kind() == reflect.Uint8 {
 		f := func(e *encodeState, v reflect.Value) error {
-			e.plain = false
 			e.open(tTyped)
 			e.b = append(e.b, kindUint8)
 			if isSlice {
@@ -764,7 +770,6 @@ func mapEncoder(t reflect.Type) encoder {
 				}
 			}
 		} else {
-			e.plain = false
 			texts := make([]string, len(keys))
 			for i, k := range keys {
 				texts[i] = fmt.Sprint(k)

@@ -10,7 +10,7 @@ import (
 )
 
 // Magic is the first byte of binary text: no JSON text starts with it, nor
-// does wire text ("J", "B"), so the readers tell them apart.
+// does wire text ("B"), so the readers tell them apart.
 const Magic = 0xB1
 
 // headerSize is the size of the header: Magic, u32 values, u32 objects.
@@ -67,18 +67,22 @@ func le32[T ~string | ~[]byte](s T) uint32 {
 }
 
 // Cost is what wire text costs a run's budget: binary text as BinaryCost
-// counts it ("B" text by its header's counts too), JSON text ("J" text, a
-// JSON function's) its bytes, 16 more for each value in a list and 64 for
-// each list or object: decoded, the text's values take at most about three
+// counts it ("B" text as the binary text it holds), JSON text (a JSON
+// function's) its bytes, 16 more for each value in a list and 64 for each
+// list or object: decoded, the text's values take at most about three
 // times their cost at the peak.
 func Cost(text string) int {
 	if IsBinary(text) {
 		return BinaryCost(text)
 	}
-	if len(text) > 0 && text[0] == 'B' { // base64 of binary text: its header's counts
+	if len(text) > 0 && text[0] == 'B' { // base64 of binary text: the binary's cost
 		var head [headerSize]byte
 		n, _ := base64.StdEncoding.Decode(head[:], []byte(text[1:min(len(text), 13)]))
-		return len(text) + BinaryCost(head[:n]) - n
+		size := base64.StdEncoding.DecodedLen(len(text) - 1)
+		for i := len(text) - 1; i > len(text)-3 && i > 0 && text[i] == '='; i-- {
+			size--
+		}
+		return size + BinaryCost(head[:n]) - n
 	}
 	n, inString := len(text), false
 	for i := 0; i < len(text); i++ {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/big"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -54,8 +53,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add(s)
 		f.Add("B" + base64.StdEncoding.EncodeToString([]byte(s)))
 	}
-	for _, s := range []string{"J1", `J{"a":[1,"x",null]}`, "J", "B", "B!!", "Bsw==", "", "x",
-		"J" + strings.Repeat("[", 20000) + strings.Repeat("]", 20000)} {
+	for _, s := range []string{"J1", `J{"a":[1,"x",null]}`, "J", "B", "B!!", "Bsw==", "", "x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -73,7 +71,7 @@ func FuzzDecode(f *testing.F) {
 }
 
 // Every value the encoder takes decodes back as it was, through wire text
-// of either form, and plain data crosses as plain JSON.
+// and through binary text.
 func TestEncodeDecode(t *testing.T) {
 	for _, v := range wireSeeds() {
 		text, err := Encode(v, nil)
@@ -84,39 +82,37 @@ func TestEncodeDecode(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%#v: %.40q: %v", v, text, err)
 		}
-		want := v
-		if text[0] == 'J' { // plain data: what encoding/json gives
-			b, _ := json.Marshal(v)
-			var w any
-			json.Unmarshal(b, &w)
-			want = w
-		} else {
-			want, _ = Decode(mustBinaryOf(t, v), 1<<20)
-		}
-		if !sameValue(got, want) {
-			t.Errorf("%#v: got %#v, want %#v (%.40q)", v, got, want, text)
+		want, err := DecodeBinary(mustBinaryOf(t, v), 1<<20)
+		if err != nil || !sameValue(got, want) {
+			t.Errorf("%#v: got %#v, want %#v (%v)", v, got, want, err)
 		}
 	}
 	for _, c := range []struct {
 		v    any
-		want string
+		want any
 	}{
-		{nil, "Jnull"}, {[]any{}, "J[]"}, {map[string]any{"b": 1, "a": []any{"x", true, 1.5}}, `J{"a":["x",true,1.5],"b":1}`},
-		{"é\n", `J"é\n"`}, {1e21, "J1e+21"}, {[]string{"<&>"}, `J["<&>"]`},
+		{nil, nil}, {[]any{}, []any{}}, {map[string]any{"b": 1, "a": []any{"x", true, 1.5}}, map[string]any{"b": 1.0, "a": []any{"x", true, 1.5}}},
+		{"é\n", "é\n"}, {1e21, 1e21}, {[]string{"<&>"}, []any{"<&>"}}, {int64(-1 << 40), -float64(1 << 40)},
+		{math.Copysign(0, -1), math.Copysign(0, -1)}, {[]js.Undefined{{}}, []any{js.Undefined{}}},
 	} {
-		if got, err := Encode(c.v, nil); err != nil || got != c.want {
-			t.Errorf("%#v: %q, %v, want %q", c.v, got, err, c.want)
+		text, err := Encode(c.v, nil)
+		if err != nil || text[0] != 'B' {
+			t.Fatalf("%#v: %q, %v", c.v, text, err)
 		}
-	}
-	for _, v := range []any{math.Copysign(0, -1), math.NaN(), "a\xed\xa0\x80", js.Undefined{}, []any{js.Undefined{}}, time.Time{}} {
-		if got, _ := Encode(v, nil); got[0] != 'B' {
-			t.Errorf("%#v crossed as %q, which plain JSON cannot hold", v, got)
+		got, err := Decode(text, 1<<20)
+		if err != nil || !reflect.DeepEqual(got, c.want) || math.Signbit(toFloat(got)) != math.Signbit(toFloat(c.want)) {
+			t.Errorf("%#v: %#v, %v, want %#v", c.v, got, err, c.want)
 		}
 	}
 }
 
+func toFloat(v any) float64 {
+	f, _ := v.(float64)
+	return f
+}
+
 func mustBinaryOf(t *testing.T, v any) string {
-	b, _, err := AppendBinary(nil, v, nil)
+	b, err := AppendBinary(nil, v, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,20 +177,4 @@ func TestEncodeRefused(t *testing.T) {
 			t.Errorf("%T: %v, want a *js.CloneError", v, err)
 		}
 	}
-}
-
-// FuzzJSONString checks the codec's JSON string writer against encoding/json.
-func FuzzJSONString(f *testing.F) {
-	for _, s := range []string{"", "a", "\"\\", "\x00\x1f\u2028", "\xff\xfe", "ß€😀", "</script>"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var want string
-		if err := json.Unmarshal(AppendJSONString(nil, s), &want); err != nil {
-			t.Fatalf("%q: not JSON: %v", s, err)
-		}
-		if valid := strings.ToValidUTF8(s, "\uFFFD"); want != valid {
-			t.Fatalf("%q: decodes to %q", s, want)
-		}
-	})
 }

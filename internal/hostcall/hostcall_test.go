@@ -174,7 +174,7 @@ func call(t *testing.T, f *Func, prims []engine.Arg, list []any) (any, error) {
 	t.Helper()
 	wire, encoded := "", list != nil
 	if encoded {
-		b, _, err := codec.AppendBinary(nil, list, nil)
+		b, err := codec.AppendBinary(nil, list, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
