@@ -44,9 +44,9 @@ func NewParams(types []reflect.Type, variadic bool) *Params {
 	return p
 }
 
-// A placeholder stands in the reader's list of objects for one that a
-// direct decoder read into a Go type of its own: a reference to it sends
-// the list the slow way.
+// A placeholder stands in the reader's list of objects (refs) for one
+// that a direct decoder read into a Go type of its own: a reference to it
+// sends the list the slow way.
 type placeholder struct{}
 
 // ArgsOf converts the argument list in binary text to the parameters, into
@@ -96,15 +96,23 @@ func (p *Params) Convert(list []any, dst []reflect.Value, elem func() reflect.Va
 
 // fast is ArgsOf straight from the text, or false.
 func (p *Params) fast(text string, budget int, dst []reflect.Value, elem func() reflect.Value) ([]reflect.Value, bool) {
-	r, err := newReader(text, budget)
-	if err != nil {
+	r := readers.Get().(*reader)
+	defer func() {
+		refs := r.refs
+		clear(refs) // nothing of this call's values kept
+		if cap(refs) > 1024 {
+			refs = nil
+		}
+		*r = reader{refs: refs[:0]}
+		readers.Put(r)
+	}()
+	if r.init(text, budget) != nil {
 		return dst, false
 	}
 	tag, ok := r.u8()
 	if !ok || tag != tArray || !r.count(tag) {
 		return dst, false
 	}
-	r.refs = append(r.refs, placeholder{})
 	count, ok := r.u32()
 	if !ok || int64(count) > int64(r.left()) {
 		return dst, false
@@ -132,6 +140,9 @@ func (p *Params) fast(text string, budget int, dst []reflect.Value, elem func() 
 	}
 	return dst, r.done() == nil
 }
+
+// readers holds the readers of argument lists between calls.
+var readers = sync.Pool{New: func() any { return new(reader) }}
 
 var argDecoders sync.Map // reflect.Type → argDecoder
 
@@ -401,7 +412,6 @@ func newJSONDecoder(t reflect.Type) jsonDecoder {
 			if tag != tArray || depth >= MaxDepth {
 				return false
 			}
-			r.refs = append(r.refs, placeholder{})
 			n, ok := r.u32()
 			if !ok || int64(n) > int64(r.left()) {
 				return false
@@ -431,7 +441,6 @@ func newJSONDecoder(t reflect.Type) jsonDecoder {
 			if tag != tObject || depth >= MaxDepth {
 				return false
 			}
-			r.refs = append(r.refs, placeholder{})
 			n, ok := r.u32()
 			if !ok || int64(n) > int64(r.left()) {
 				return false
@@ -519,7 +528,6 @@ func (r *reader) jsonAny(tag byte, depth int) (any, bool) {
 		if depth >= MaxDepth {
 			return nil, false
 		}
-		r.refs = append(r.refs, placeholder{})
 		n, ok := r.u32()
 		if !ok || int64(n) > int64(r.left()) {
 			return nil, false
@@ -606,7 +614,6 @@ func structDecoder(t reflect.Type) jsonDecoder {
 		if tag != tObject || depth >= MaxDepth {
 			return false
 		}
-		r.refs = append(r.refs, placeholder{})
 		n, ok := r.u32()
 		if !ok || int64(n) > int64(r.left()) {
 			return false
@@ -677,7 +684,6 @@ func (r *reader) skip(depth int) bool {
 		if depth >= MaxDepth {
 			return false
 		}
-		r.refs = append(r.refs, placeholder{})
 		n, ok := r.u32()
 		if !ok || int64(n) > int64(r.left()) {
 			return false

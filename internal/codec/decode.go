@@ -31,14 +31,30 @@ type reader struct {
 
 // newReader reads binary text s under budget, after its header.
 func newReader(s string, budget int) (*reader, error) {
+	r := &reader{}
+	return r, r.init(s, budget)
+}
+
+// init readies r to read binary text s under budget, after its header.
+func (r *reader) init(s string, budget int) error {
 	if len(s) < headerSize || s[0] != Magic {
-		return nil, ErrMalformed
+		return ErrMalformed
 	}
 	if len(s) > budget {
-		return nil, ErrTooLarge
+		return ErrTooLarge
 	}
-	return &reader{s: s, pos: headerSize, maxValues: int64(le32(s[1:5])), maxObjects: int64(le32(s[5:9])),
-		budget: budget - len(s)}, nil
+	r.s, r.pos, r.budget = s, headerSize, budget-len(s)
+	r.maxValues, r.maxObjects = int64(le32(s[1:5])), int64(le32(s[5:9]))
+	return nil
+}
+
+// keep adds an object just read to refs, which holds every object read
+// so far by its id, placeholders for those a direct decoder read.
+func (r *reader) keep(v any) {
+	for int64(len(r.refs)) < r.objects-1 {
+		r.refs = append(r.refs, placeholder{})
+	}
+	r.refs = append(r.refs, v)
 }
 
 func (r *reader) u8() (byte, bool) {
@@ -269,8 +285,11 @@ func (r *reader) one(stack *[]frame) (any, error) {
 		return r.bigint()
 	case tRef:
 		id, ok := r.u32()
-		if !ok || int64(id) >= int64(len(r.refs)) {
+		switch {
+		case !ok || int64(id) >= r.objects:
 			return nil, ErrMalformed
+		case int64(id) >= int64(len(r.refs)):
+			return nil, errPlaceholder
 		}
 		if _, ok := r.refs[id].(placeholder); ok {
 			return nil, errPlaceholder
@@ -368,7 +387,7 @@ func (r *reader) one(stack *[]frame) (any, error) {
 		v = &js.RegExp{Source: src, Flags: flags}
 	case tBoxed:
 		b := &js.Boxed{}
-		r.refs = append(r.refs, b)
+		r.keep(b)
 		x, err := r.one(stack)
 		if err != nil {
 			return nil, err
@@ -383,7 +402,7 @@ func (r *reader) one(stack *[]frame) (any, error) {
 	default:
 		return nil, ErrMalformed
 	}
-	r.refs = append(r.refs, v)
+	r.keep(v)
 	return v, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 )
 
@@ -28,5 +29,32 @@ func BenchmarkCallTyped(b *testing.B) {
 				f.CallTyped(ctx, c.args)
 			}
 		})
+	}
+}
+
+// BenchmarkCallStruct is the Go side of a call with an object argument
+// converted to a struct, without the engine: its arguments from the
+// binary text, the call, the reply.
+func BenchmarkCallStruct(b *testing.B) {
+	type point struct {
+		N   int    `json:"n"`
+		Tag string `json:"tag"`
+	}
+	f := mustNew(b, func(p point) int { return p.N })
+	text, err := codec.AppendBinary(nil, []any{map[string]any{"n": 1.0, "tag": "x"}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wire := string(text)
+	spend := func(int) bool { return true }
+	ctx := context.Background()
+	b.ReportAllocs()
+	for range b.N {
+		args, err := CallArgs(f, nil, wire, true, spend, nil, 1<<20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		v, err, _ := f.Call(ctx, args)
+		Reply(v, err, nil)
 	}
 }
