@@ -185,3 +185,33 @@ func TestArgsDirectTakesPlainData(t *testing.T) {
 		}
 	}
 }
+
+type deepList []deepList
+
+// A value nested to the format's bound, given to a parameter of a
+// recursive type, converts or is refused, as Convert would: the direct
+// decoders recurse no deeper than MaxDepth.
+func TestArgsDeep(t *testing.T) {
+	for _, depth := range []int{100, MaxDepth - 2, MaxDepth + 5} {
+		v := any([]any{})
+		for i := 0; i < depth; i++ {
+			v = []any{v}
+		}
+		text, err := AppendBinary(nil, []any{v}, nil)
+		if err != nil {
+			if depth > MaxDepth {
+				continue // the encoder refuses it first
+			}
+			t.Fatal(err)
+		}
+		p := NewParams([]reflect.Type{reflect.TypeFor[deepList]()}, false)
+		dst := []reflect.Value{reflect.New(reflect.TypeFor[deepList]()).Elem()}
+		_, _, err = p.ArgsOf(string(text), 1<<30, dst, nil)
+		list, _ := DecodeBinary(string(text), 1<<30)
+		want := reflect.New(reflect.TypeFor[deepList]()).Elem()
+		cerr := ConvertInto(list.([]any)[0], want)
+		if (err == nil) != (cerr == nil) {
+			t.Errorf("depth %d: ArgsOf %v, Convert %v", depth, err, cerr)
+		}
+	}
+}
