@@ -42,54 +42,51 @@ func typedCallerOf(t reflect.Type, fn any) typedCaller {
 	return nil
 }
 
-// get reads argument i for a parameter of type A: a missing argument is
-// undefined.
-func get[A prim](args []engine.Arg, i int) (A, error) {
-	var v A
-	var a engine.Arg
-	if i < len(args) {
-		a = args[i]
+// getter returns the reader of an argument for a parameter of type A,
+// chosen once per shape: the call reads with it, with no type switch.
+func getter[A prim]() func(a engine.Arg) (A, error) {
+	var f any
+	switch any(*new(A)).(type) {
+	case float64:
+		f = func(a engine.Arg) (float64, error) { return number(a, typeFloat64) }
+	case int:
+		f = func(a engine.Arg) (int, error) { n, err := integer(a, typeInt); return int(n), err }
+	case int64:
+		f = func(a engine.Arg) (int64, error) { return integer(a, typeInt64) }
+	case uint:
+		f = func(a engine.Arg) (uint, error) { n, err := unsigned(a, typeUint); return uint(n), err }
+	case string:
+		f = text
+	case bool:
+		f = boolean
 	}
-	var err error
-	switch p := any(&v).(type) {
-	case *float64:
-		*p, err = number(a, typeFloat64)
-	case *int:
-		var n int64
-		n, err = integer(a, typeInt)
-		*p = int(n)
-	case *int64:
-		*p, err = integer(a, typeInt64)
-	case *uint:
-		var n uint64
-		n, err = unsigned(a, typeUint)
-		*p = uint(n)
-	case *string:
-		*p, err = text(a)
-	case *bool:
-		*p, err = boolean(a)
-	}
-	if err != nil {
-		return v, argError(i, err)
-	}
-	return v, nil
+	return f.(func(engine.Arg) (A, error))
 }
 
-// put is an answer as a typed primitive.
-func put[R prim](r R) engine.Arg {
-	switch x := any(r).(type) {
+// putter returns the writer of an answer of type R as a typed primitive.
+func putter[R prim]() func(r R) engine.Arg {
+	var f any
+	switch any(*new(R)).(type) {
 	case float64:
-		return engine.Arg{Kind: wasmvm.Number, Number: x}
+		f = func(x float64) engine.Arg { return engine.Arg{Kind: wasmvm.Number, Number: x} }
 	case int:
-		return engine.Arg{Kind: wasmvm.Number, Number: float64(x)}
+		f = func(x int) engine.Arg { return engine.Arg{Kind: wasmvm.Number, Number: float64(x)} }
 	case int64:
-		return engine.Arg{Kind: wasmvm.Number, Number: float64(x)}
+		f = func(x int64) engine.Arg { return engine.Arg{Kind: wasmvm.Number, Number: float64(x)} }
 	case uint:
-		return engine.Arg{Kind: wasmvm.Number, Number: float64(x)}
+		f = func(x uint) engine.Arg { return engine.Arg{Kind: wasmvm.Number, Number: float64(x)} }
 	case string:
-		return engine.Arg{Kind: wasmvm.String, Text: x}
+		f = func(x string) engine.Arg { return engine.Arg{Kind: wasmvm.String, Text: x} }
 	case bool:
-		return engine.Arg{Kind: wasmvm.Bool, Bool: x}
+		f = func(x bool) engine.Arg { return engine.Arg{Kind: wasmvm.Bool, Bool: x} }
+	}
+	return f.(func(R) engine.Arg)
+}
+
+// arg is argument i: undefined when it is missing.
+func arg(args []engine.Arg, i int) engine.Arg {
+	if i < len(args) {
+		return args[i]
 	}
 	return engine.Arg{}
 }
@@ -239,28 +236,28 @@ func noResult0(m makers) {
 // func(ctx) (R, error).
 func result0[R prim](m makers) {
 	m[reflect.TypeFor[func() R]()] = func(fn any) typedCaller {
-		f := fn.(func() R)
+		f, put := fn.(func() R), putter[R]()
 		return func(context.Context, []engine.Arg) (engine.Arg, error) { return put(f()), nil }
 	}
 	m[reflect.TypeFor[func() (R, error)]()] = func(fn any) typedCaller {
-		f := fn.(func() (R, error))
+		f, put := fn.(func() (R, error)), putter[R]()
 		return func(context.Context, []engine.Arg) (engine.Arg, error) { r, err := f(); return put(r), err }
 	}
 	m[reflect.TypeFor[func(context.Context) R]()] = func(fn any) typedCaller {
-		f := fn.(func(context.Context) R)
+		f, put := fn.(func(context.Context) R), putter[R]()
 		return func(ctx context.Context, _ []engine.Arg) (engine.Arg, error) { return put(f(ctx)), nil }
 	}
 	m[reflect.TypeFor[func(context.Context) (R, error)]()] = func(fn any) typedCaller {
-		f := fn.(func(context.Context) (R, error))
+		f, put := fn.(func(context.Context) (R, error)), putter[R]()
 		return func(ctx context.Context, _ []engine.Arg) (engine.Arg, error) { r, err := f(ctx); return put(r), err }
 	}
 }
 
 func noResult1[A prim](m makers) {
 	m[reflect.TypeFor[func(A)]()] = func(fn any) typedCaller {
-		f := fn.(func(A))
+		f, get := fn.(func(A)), getter1[A]()
 		return func(_ context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, err := get[A](args, 0)
+			a, err := get(args)
 			if err == nil {
 				f(a)
 			}
@@ -268,9 +265,9 @@ func noResult1[A prim](m makers) {
 		}
 	}
 	m[reflect.TypeFor[func(A) error]()] = func(fn any) typedCaller {
-		f := fn.(func(A) error)
+		f, get := fn.(func(A) error), getter1[A]()
 		return func(_ context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, err := get[A](args, 0)
+			a, err := get(args)
 			if err == nil {
 				err = f(a)
 			}
@@ -278,9 +275,9 @@ func noResult1[A prim](m makers) {
 		}
 	}
 	m[reflect.TypeFor[func(context.Context, A)]()] = func(fn any) typedCaller {
-		f := fn.(func(context.Context, A))
+		f, get := fn.(func(context.Context, A)), getter1[A]()
 		return func(ctx context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, err := get[A](args, 0)
+			a, err := get(args)
 			if err == nil {
 				f(ctx, a)
 			}
@@ -288,9 +285,9 @@ func noResult1[A prim](m makers) {
 		}
 	}
 	m[reflect.TypeFor[func(context.Context, A) error]()] = func(fn any) typedCaller {
-		f := fn.(func(context.Context, A) error)
+		f, get := fn.(func(context.Context, A) error), getter1[A]()
 		return func(ctx context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, err := get[A](args, 0)
+			a, err := get(args)
 			if err == nil {
 				err = f(ctx, a)
 			}
@@ -301,9 +298,9 @@ func noResult1[A prim](m makers) {
 
 func result1[A, R prim](m makers) {
 	m[reflect.TypeFor[func(A) R]()] = func(fn any) typedCaller {
-		f := fn.(func(A) R)
+		f, get, put := fn.(func(A) R), getter1[A](), putter[R]()
 		return func(_ context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, err := get[A](args, 0)
+			a, err := get(args)
 			if err != nil {
 				return engine.Arg{}, err
 			}
@@ -311,9 +308,9 @@ func result1[A, R prim](m makers) {
 		}
 	}
 	m[reflect.TypeFor[func(A) (R, error)]()] = func(fn any) typedCaller {
-		f := fn.(func(A) (R, error))
+		f, get, put := fn.(func(A) (R, error)), getter1[A](), putter[R]()
 		return func(_ context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, err := get[A](args, 0)
+			a, err := get(args)
 			if err != nil {
 				return engine.Arg{}, err
 			}
@@ -322,9 +319,9 @@ func result1[A, R prim](m makers) {
 		}
 	}
 	m[reflect.TypeFor[func(context.Context, A) R]()] = func(fn any) typedCaller {
-		f := fn.(func(context.Context, A) R)
+		f, get, put := fn.(func(context.Context, A) R), getter1[A](), putter[R]()
 		return func(ctx context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, err := get[A](args, 0)
+			a, err := get(args)
 			if err != nil {
 				return engine.Arg{}, err
 			}
@@ -332,9 +329,9 @@ func result1[A, R prim](m makers) {
 		}
 	}
 	m[reflect.TypeFor[func(context.Context, A) (R, error)]()] = func(fn any) typedCaller {
-		f := fn.(func(context.Context, A) (R, error))
+		f, get, put := fn.(func(context.Context, A) (R, error)), getter1[A](), putter[R]()
 		return func(ctx context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, err := get[A](args, 0)
+			a, err := get(args)
 			if err != nil {
 				return engine.Arg{}, err
 			}
@@ -346,9 +343,9 @@ func result1[A, R prim](m makers) {
 
 func noResult2[A, B prim](m makers) {
 	m[reflect.TypeFor[func(A, B)]()] = func(fn any) typedCaller {
-		f := fn.(func(A, B))
+		f, get := fn.(func(A, B)), getter2[A, B]()
 		return func(_ context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, b, err := get2[A, B](args)
+			a, b, err := get(args)
 			if err == nil {
 				f(a, b)
 			}
@@ -356,9 +353,9 @@ func noResult2[A, B prim](m makers) {
 		}
 	}
 	m[reflect.TypeFor[func(A, B) error]()] = func(fn any) typedCaller {
-		f := fn.(func(A, B) error)
+		f, get := fn.(func(A, B) error), getter2[A, B]()
 		return func(_ context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, b, err := get2[A, B](args)
+			a, b, err := get(args)
 			if err == nil {
 				err = f(a, b)
 			}
@@ -366,9 +363,9 @@ func noResult2[A, B prim](m makers) {
 		}
 	}
 	m[reflect.TypeFor[func(context.Context, A, B) error]()] = func(fn any) typedCaller {
-		f := fn.(func(context.Context, A, B) error)
+		f, get := fn.(func(context.Context, A, B) error), getter2[A, B]()
 		return func(ctx context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, b, err := get2[A, B](args)
+			a, b, err := get(args)
 			if err == nil {
 				err = f(ctx, a, b)
 			}
@@ -379,9 +376,9 @@ func noResult2[A, B prim](m makers) {
 
 func result2[A, B, R prim](m makers) {
 	m[reflect.TypeFor[func(A, B) R]()] = func(fn any) typedCaller {
-		f := fn.(func(A, B) R)
+		f, get, put := fn.(func(A, B) R), getter2[A, B](), putter[R]()
 		return func(_ context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, b, err := get2[A, B](args)
+			a, b, err := get(args)
 			if err != nil {
 				return engine.Arg{}, err
 			}
@@ -389,9 +386,9 @@ func result2[A, B, R prim](m makers) {
 		}
 	}
 	m[reflect.TypeFor[func(A, B) (R, error)]()] = func(fn any) typedCaller {
-		f := fn.(func(A, B) (R, error))
+		f, get, put := fn.(func(A, B) (R, error)), getter2[A, B](), putter[R]()
 		return func(_ context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, b, err := get2[A, B](args)
+			a, b, err := get(args)
 			if err != nil {
 				return engine.Arg{}, err
 			}
@@ -400,9 +397,9 @@ func result2[A, B, R prim](m makers) {
 		}
 	}
 	m[reflect.TypeFor[func(context.Context, A, B) (R, error)]()] = func(fn any) typedCaller {
-		f := fn.(func(context.Context, A, B) (R, error))
+		f, get, put := fn.(func(context.Context, A, B) (R, error)), getter2[A, B](), putter[R]()
 		return func(ctx context.Context, args []engine.Arg) (engine.Arg, error) {
-			a, b, err := get2[A, B](args)
+			a, b, err := get(args)
 			if err != nil {
 				return engine.Arg{}, err
 			}
@@ -412,13 +409,33 @@ func result2[A, B, R prim](m makers) {
 	}
 }
 
-// get2 reads the arguments of a function of two parameters.
-func get2[A, B prim](args []engine.Arg) (A, B, error) {
-	a, err := get[A](args, 0)
-	if err != nil {
-		var b B
-		return a, b, err
+// getter1 returns the reader of the argument of a function of one
+// parameter.
+func getter1[A prim]() func(args []engine.Arg) (A, error) {
+	g := getter[A]()
+	return func(args []engine.Arg) (A, error) {
+		a, err := g(arg(args, 0))
+		if err != nil {
+			return a, argError(0, err)
+		}
+		return a, nil
 	}
-	b, err := get[B](args, 1)
-	return a, b, err
+}
+
+// getter2 returns the reader of the arguments of a function of two
+// parameters.
+func getter2[A, B prim]() func(args []engine.Arg) (A, B, error) {
+	ga, gb := getter[A](), getter[B]()
+	return func(args []engine.Arg) (A, B, error) {
+		a, err := ga(arg(args, 0))
+		if err != nil {
+			var b B
+			return a, b, argError(0, err)
+		}
+		b, err := gb(arg(args, 1))
+		if err != nil {
+			return a, b, argError(1, err)
+		}
+		return a, b, nil
+	}
 }
