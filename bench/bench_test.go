@@ -103,17 +103,25 @@ func BenchmarkColdStart(b *testing.B) {
 // the gaps). The timer is not stopped for the gaps: stopping it reads the
 // memory statistics, which stops the world and doubled the p50.
 func BenchmarkWarmLatency(b *testing.B) {
+	// Data globals, as an agent's run gets a few: they cross into the
+	// sandbox through the value codec.
+	data := map[string]any{
+		"input": map[string]any{"rows": []any{map[string]any{"id": 1, "name": "a"}, map[string]any{"id": 2, "name": "b"}}},
+		"limit": 10,
+	}
 	for _, c := range []struct {
-		name string
-		src  string
-		lang airlock.Language
-	}{{"js", helloJS, airlock.JavaScript}, {"ts", helloTS, airlock.TypeScript},
-		{"js-locale", localeJS, airlock.JavaScript},
+		name    string
+		src     string
+		lang    airlock.Language
+		globals map[string]any
+	}{{"js", helloJS, airlock.JavaScript, nil}, {"ts", helloTS, airlock.TypeScript, nil},
+		{"js-locale", localeJS, airlock.JavaScript, nil},
 		// A hello that logs: its module imports the globals module, where
 		// the hellos above are bare (source.Graph.Bare).
-		{"js-log", logJS, airlock.JavaScript},
+		{"js-log", logJS, airlock.JavaScript, nil},
+		{"js-globals", `export default input.rows.length + limit`, airlock.JavaScript, data},
 		// Plain JavaScript in the default language, TypeScript.
-		{"ts-plain", helloJS, airlock.TypeScript}} {
+		{"ts-plain", helloJS, airlock.TypeScript, nil}} {
 		b.Run(c.name, func(b *testing.B) {
 			rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: 2})
 			defer rt.Close()
@@ -128,7 +136,7 @@ func BenchmarkWarmLatency(b *testing.B) {
 					runtime.Gosched()
 				}
 				start := time.Now()
-				ex, err := rt.Run(context.Background(), c.src, airlock.Options{Language: c.lang})
+				ex, err := rt.Run(context.Background(), c.src, airlock.Options{Language: c.lang, Globals: c.globals})
 				if err != nil {
 					b.Fatal(err)
 				}
