@@ -226,6 +226,12 @@ func TestReflectedCalls(t *testing.T) {
 		{"array to struct", func(shape) {}, nil, []any{[]any{}}, nil, "argument 1: cannot convert an array to hostcall.shape"},
 		{"any", func(v any) any { return v }, nil, []any{&js.Map{}}, &js.Map{Entries: []js.MapEntry{}}, ""},
 		{"typed, encoded", func(x float64) float64 { return x }, nil, []any{2.0, "extra"}, 2.0, ""},
+		{"bytes from a Uint8Array", func(b []byte) int { return int(b[1]) }, nil, []any{[]byte{1, 2}}, 2.0, ""},
+		{"bytes from an Array", func(b []byte) int { return int(b[1]) }, nil, []any{[]any{1.0, 3.0}}, 3.0, ""},
+		{"array", func(a [2]int) int { return a[0] + a[1] }, nil, []any{[]any{1.0, 3.0}}, 4.0, ""},
+		{"map of slices", func(m map[string][]string) int { return len(m["k"]) }, nil, []any{map[string]any{"k": []any{"a", "b"}}}, 2.0, ""},
+		{"slice from a typed array", func(x []float64) float64 { return x[0] }, nil, []any{js.Float64Array{1.5}}, 1.5, ""},
+		{"uint64, int16", func(a uint64, b int16) float64 { return float64(a) + float64(b) }, []engine.Arg{num(1 << 40), num(-2)}, nil, float64(1<<40 - 2), ""},
 		{"typed, wrong, encoded", func(x float64) float64 { return x }, nil, []any{[]any{1.0}}, nil, "argument 1: cannot convert an array to float64"},
 	} {
 		got, err := call(t, mustNew(t, c.fn), c.prims, c.list)
