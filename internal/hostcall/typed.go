@@ -42,25 +42,66 @@ func typedCallerOf(t reflect.Type, fn any) typedCaller {
 	return nil
 }
 
-// getter returns the reader of an argument for a parameter of type A,
-// chosen once per shape: the call reads with it, with no type switch.
-func getter[A prim]() func(a engine.Arg) (A, error) {
+// getter returns the reader of argument i for a parameter of type A,
+// chosen once per shape: the call reads with it, with no type switch. A
+// missing argument is undefined.
+func getter[A prim]() func(args []engine.Arg, i int) (A, error) {
 	var f any
 	switch any(*new(A)).(type) {
 	case float64:
-		f = func(a engine.Arg) (float64, error) { return number(a, typeFloat64) }
+		f = func(args []engine.Arg, i int) (float64, error) {
+			if i < len(args) && args[i].Kind == wasmvm.Number {
+				return args[i].Number, nil
+			}
+			x, err := number(arg(args, i), typeFloat64)
+			return x, wrap(i, err)
+		}
 	case int:
-		f = func(a engine.Arg) (int, error) { n, err := integer(a, typeInt); return int(n), err }
+		f = func(args []engine.Arg, i int) (int, error) {
+			// An integral number in range, the common case, at once: int64
+			// of anything else (a fraction, NaN, past the range) is not it.
+			if i < len(args) && args[i].Kind == wasmvm.Number && float64(int(args[i].Number)) == args[i].Number {
+				return int(args[i].Number), nil
+			}
+			n, err := integer(arg(args, i), typeInt)
+			return int(n), wrap(i, err)
+		}
 	case int64:
-		f = func(a engine.Arg) (int64, error) { return integer(a, typeInt64) }
+		f = func(args []engine.Arg, i int) (int64, error) {
+			if i < len(args) && args[i].Kind == wasmvm.Number && float64(int64(args[i].Number)) == args[i].Number {
+				return int64(args[i].Number), nil
+			}
+			n, err := integer(arg(args, i), typeInt64)
+			return n, wrap(i, err)
+		}
 	case uint:
-		f = func(a engine.Arg) (uint, error) { n, err := unsigned(a, typeUint); return uint(n), err }
+		f = func(args []engine.Arg, i int) (uint, error) {
+			n, err := unsigned(arg(args, i), typeUint)
+			return uint(n), wrap(i, err)
+		}
 	case string:
-		f = text
+		f = func(args []engine.Arg, i int) (string, error) {
+			if i < len(args) && args[i].Kind == wasmvm.String {
+				return args[i].Text, nil
+			}
+			s, err := text(arg(args, i))
+			return s, wrap(i, err)
+		}
 	case bool:
-		f = boolean
+		f = func(args []engine.Arg, i int) (bool, error) {
+			b, err := boolean(arg(args, i))
+			return b, wrap(i, err)
+		}
 	}
-	return f.(func(engine.Arg) (A, error))
+	return f.(func([]engine.Arg, int) (A, error))
+}
+
+// wrap is argError of argument i, or nil.
+func wrap(i int, err error) error {
+	if err != nil {
+		return argError(i, err)
+	}
+	return nil
 }
 
 // putter returns the writer of an answer of type R as a typed primitive.
@@ -413,13 +454,7 @@ func result2[A, B, R prim](m makers) {
 // parameter.
 func getter1[A prim]() func(args []engine.Arg) (A, error) {
 	g := getter[A]()
-	return func(args []engine.Arg) (A, error) {
-		a, err := g(arg(args, 0))
-		if err != nil {
-			return a, argError(0, err)
-		}
-		return a, nil
-	}
+	return func(args []engine.Arg) (A, error) { return g(args, 0) }
 }
 
 // getter2 returns the reader of the arguments of a function of two
@@ -427,15 +462,12 @@ func getter1[A prim]() func(args []engine.Arg) (A, error) {
 func getter2[A, B prim]() func(args []engine.Arg) (A, B, error) {
 	ga, gb := getter[A](), getter[B]()
 	return func(args []engine.Arg) (A, B, error) {
-		a, err := ga(arg(args, 0))
+		a, err := ga(args, 0)
 		if err != nil {
 			var b B
-			return a, b, argError(0, err)
+			return a, b, err
 		}
-		b, err := gb(arg(args, 1))
-		if err != nil {
-			return a, b, argError(1, err)
-		}
-		return a, b, nil
+		b, err := gb(args, 1)
+		return a, b, err
 	}
 }
