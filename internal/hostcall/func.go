@@ -7,12 +7,13 @@
 // A call converts its arguments straight to the parameters' types: the
 // primitives the engine hands over as they are typed, an encoded argument
 // list from the binary format (internal/codec). The functions of numbers,
-// strings and booleans ([Func.Typed]: any mix of int, int64, uint,
-// float64, string and bool, up to two parameters, with a leading
-// context.Context and a trailing error if they like) are called by callers
-// written for their types: nothing is boxed, nothing allocated, no
-// reflection. Any other function is called through reflect.Value.Call with
-// its arguments converted by its type's converters.
+// strings and booleans ([Func.Typed]: one parameter of int, int64, uint,
+// float64, string or bool, or two of int, float64, string and bool; a
+// result of one of them, an error, both or none; a first context.Context,
+// with two parameters when it returns an error) are called by callers
+// written for their types (typed.go): nothing is boxed, nothing allocated,
+// no reflection. Any other function is called through reflect.Value.Call
+// with its arguments converted by its type's converters.
 //
 // A Func is safe for concurrent use: the asynchronous calls of a run call
 // it from goroutines of their own.
