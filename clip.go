@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/airlockrun/airlock/internal/hostcall"
 )
 
 // DefaultMaxOutput is the bound, in characters, that the agent layer and
@@ -142,8 +144,8 @@ func clipChars(s string, max int) string {
 
 // payText charges the bytes of a text that crossed from the sandbox to b,
 // and cuts it to what b had left if that is less.
-func (b *byteBudget) payText(s string) string {
-	if k := b.take(len(s)); k < len(s) {
+func payText(b *hostcall.Budget, s string) string {
+	if k := b.Take(len(s)); k < len(s) {
 		return clipBytes(s, k)
 	}
 	return s
@@ -152,9 +154,9 @@ func (b *byteBudget) payText(s string) string {
 // payError bounds e (clipError) and charges its texts that come from the
 // sandbox (Name, Message, Stack) to b, in that order, each cut to what b
 // has left when it cannot pay for all of it.
-func (b *byteBudget) payError(e *ScriptError) {
+func payError(b *hostcall.Budget, e *ScriptError) {
 	clipError(e)
-	e.Name = b.payText(e.Name)
-	e.Message = b.payText(e.Message)
-	e.Stack = b.payText(e.Stack)
+	e.Name = payText(b, e.Name)
+	e.Message = payText(b, e.Message)
+	e.Stack = payText(b, e.Stack)
 }

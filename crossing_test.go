@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/js"
 )
 
 // The values of issue 21's crossing: every structured-clone type, as the
@@ -79,26 +80,26 @@ export const describe = (v) => {
 // table.
 func crossingWant() map[string]any {
 	return map[string]any{
-		"i8": airlock.Int8Array{-1, 2}, "u8": []byte{1, 255}, "u8c": airlock.Uint8ClampedArray{0, 255},
-		"i16": airlock.Int16Array{-300, 7}, "u16": airlock.Uint16Array{65535}, "f16": airlock.Float16Array{0x3E00},
-		"i32": airlock.Int32Array{-5, 1 << 30}, "u32": airlock.Uint32Array{4294967295},
-		"f32": airlock.Float32Array{0.5, float32(math.Inf(-1))}, "f64": airlock.Float64Array{math.Pi, math.NaN(), math.Copysign(0, -1)},
-		"b64": airlock.BigInt64Array{math.MinInt64, 5}, "bu64": airlock.BigUint64Array{math.MaxUint64},
-		"sub": airlock.Int16Array{2, 3},
-		"dv":  airlock.DataView{2, 3},
-		"num": &airlock.Boxed{Value: 1.5}, "str": &airlock.Boxed{Value: "s\xed\xa0\x80"},
-		"bool": &airlock.Boxed{Value: false}, "big": &airlock.Boxed{Value: big.NewInt(10)},
-		"nan": &airlock.Boxed{Value: math.NaN()},
-		"re":  &airlock.RegExp{Source: `a+\/b`, Flags: "dgimsy"}, "rev": &airlock.RegExp{Source: `[\p{L}--[a-z]]`, Flags: "v"},
-		"reEmpty": &airlock.RegExp{Source: "(?:)", Flags: ""},
+		"i8": js.Int8Array{-1, 2}, "u8": []byte{1, 255}, "u8c": js.Uint8ClampedArray{0, 255},
+		"i16": js.Int16Array{-300, 7}, "u16": js.Uint16Array{65535}, "f16": js.Float16Array{0x3E00},
+		"i32": js.Int32Array{-5, 1 << 30}, "u32": js.Uint32Array{4294967295},
+		"f32": js.Float32Array{0.5, float32(math.Inf(-1))}, "f64": js.Float64Array{math.Pi, math.NaN(), math.Copysign(0, -1)},
+		"b64": js.BigInt64Array{math.MinInt64, 5}, "bu64": js.BigUint64Array{math.MaxUint64},
+		"sub": js.Int16Array{2, 3},
+		"dv":  js.DataView{2, 3},
+		"num": &js.Boxed{Value: 1.5}, "str": &js.Boxed{Value: "s\xed\xa0\x80"},
+		"bool": &js.Boxed{Value: false}, "big": &js.Boxed{Value: big.NewInt(10)},
+		"nan": &js.Boxed{Value: math.NaN()},
+		"re":  &js.RegExp{Source: `a+\/b`, Flags: "dgimsy"}, "rev": &js.RegExp{Source: `[\p{L}--[a-z]]`, Flags: "v"},
+		"reEmpty": &js.RegExp{Source: "(?:)", Flags: ""},
 		"inv":     time.Time{}, "max": time.UnixMilli(8.64e15).UTC(), "min": time.UnixMilli(-8.64e15).UTC(),
 		"neg":         time.UnixMilli(-1).UTC(),
-		"named":       &airlock.Array{Elements: []any{1.0, 2.0}, Props: map[string]any{"total": 3.0, "label": "n"}},
-		"sparseNamed": &airlock.Array{Elements: []any{1.0, airlock.Undefined{}, 3.0}, Props: map[string]any{"extra": true}},
-		"te":          &airlock.ErrorValue{Name: "TypeError", Message: "t"}, "ra": &airlock.ErrorValue{Name: "RangeError", Message: "r"},
-		"se": &airlock.ErrorValue{Name: "SyntaxError", Message: "s"}, "ref": &airlock.ErrorValue{Name: "ReferenceError", Message: "f"},
-		"ev": &airlock.ErrorValue{Name: "EvalError", Message: "e"}, "ue": &airlock.ErrorValue{Name: "URIError", Message: "u"},
-		"err": &airlock.ErrorValue{Name: "Error", Message: "plain"}, "custom": &airlock.ErrorValue{Name: "MyError", Message: "m"},
+		"named":       &js.Array{Elements: []any{1.0, 2.0}, Props: map[string]any{"total": 3.0, "label": "n"}},
+		"sparseNamed": &js.Array{Elements: []any{1.0, js.Undefined{}, 3.0}, Props: map[string]any{"extra": true}},
+		"te":          &js.ErrorValue{Name: "TypeError", Message: "t"}, "ra": &js.ErrorValue{Name: "RangeError", Message: "r"},
+		"se": &js.ErrorValue{Name: "SyntaxError", Message: "s"}, "ref": &js.ErrorValue{Name: "ReferenceError", Message: "f"},
+		"ev": &js.ErrorValue{Name: "EvalError", Message: "e"}, "ue": &js.ErrorValue{Name: "URIError", Message: "u"},
+		"err": &js.ErrorValue{Name: "Error", Message: "plain"}, "custom": &js.ErrorValue{Name: "MyError", Message: "m"},
 		"lone": "a\xed\xa0\x80b", "loneLow": "\xed\xb0\x80", "pair": "\U0001F600", "reversed": "\xed\xb0\x80\xed\xa0\x80",
 	}
 }
@@ -125,8 +126,8 @@ func sameGo(got, want any) bool {
 		}
 		return true
 	}
-	if b, ok := want.(*airlock.Boxed); ok {
-		return sameGo(got.(*airlock.Boxed).Value, b.Value)
+	if b, ok := want.(*js.Boxed); ok {
+		return sameGo(got.(*js.Boxed).Value, b.Value)
 	}
 	if b, ok := want.(*big.Int); ok {
 		return b.Cmp(got.(*big.Int)) == 0
@@ -231,8 +232,8 @@ func TestCrossing_GoSlices(t *testing.T) {
 		names = append(names, k)
 	}
 	globals["bytes"] = []byte{1, 2}
-	globals["typed64"] = airlock.Float64Array{1.5}
-	globals["typedBig"] = airlock.BigInt64Array{-2}
+	globals["typed64"] = js.Float64Array{1.5}
+	globals["typedBig"] = js.BigInt64Array{-2}
 	res := runOpts(t, `
 		const out = {};
 		for (const [k, v] of Object.entries({ `+strings.Join(names, ", ")+` })) {
@@ -323,28 +324,28 @@ func TestCrossing_ShownAsNode(t *testing.T) {
 		v    any
 		want string
 	}{
-		{&airlock.RegExp{Source: "a+b", Flags: "gi"}, "/a+b/gi"},
-		{&airlock.Boxed{Value: 1.5}, "[Number: 1.5]"},
-		{&airlock.Boxed{Value: "s"}, "[String: 's']"},
-		{&airlock.Boxed{Value: false}, "[Boolean: false]"},
-		{&airlock.Boxed{Value: big.NewInt(1)}, "[BigInt: 1n]"},
-		{&airlock.Array{Elements: []any{1.0, 2.0}, Props: map[string]any{"total": 3.0}}, "[ 1, 2, total: 3 ]"},
-		{airlock.Float64Array{1.5, math.NaN()}, "Float64Array(2) [ 1.5, NaN ]"},
-		{airlock.BigInt64Array{-1}, "BigInt64Array(1) [ -1n ]"},
-		{airlock.Int8Array{-1}, "Int8Array(1) [ -1 ]"},
+		{&js.RegExp{Source: "a+b", Flags: "gi"}, "/a+b/gi"},
+		{&js.Boxed{Value: 1.5}, "[Number: 1.5]"},
+		{&js.Boxed{Value: "s"}, "[String: 's']"},
+		{&js.Boxed{Value: false}, "[Boolean: false]"},
+		{&js.Boxed{Value: big.NewInt(1)}, "[BigInt: 1n]"},
+		{&js.Array{Elements: []any{1.0, 2.0}, Props: map[string]any{"total": 3.0}}, "[ 1, 2, total: 3 ]"},
+		{js.Float64Array{1.5, math.NaN()}, "Float64Array(2) [ 1.5, NaN ]"},
+		{js.BigInt64Array{-1}, "BigInt64Array(1) [ -1n ]"},
+		{js.Int8Array{-1}, "Int8Array(1) [ -1 ]"},
 		{[]float64{1.5, 2}, "[ 1.5, 2 ]"},
 		{[]int64{-1}, "[ -1 ]"},
 		{Scores{1}, "[ 1 ]"},
-		{airlock.DataView{1, 2}, "DataView { byteLength: 2, byteOffset: 0, buffer: ArrayBuffer { [Uint8Contents]: <01 02>, byteLength: 2 } }"},
+		{js.DataView{1, 2}, "DataView { byteLength: 2, byteOffset: 0, buffer: ArrayBuffer { [Uint8Contents]: <01 02>, byteLength: 2 } }"},
 	} {
 		if got := airlock.Inspect(c.v); got != c.want {
 			t.Errorf("Inspect(%#v) = %q, want %q", c.v, got, c.want)
 		}
 	}
-	b, err := json.Marshal(airlock.JSONValue(map[string]any{
-		"b": &airlock.Boxed{Value: math.NaN()}, "a": &airlock.Array{Elements: []any{1.0}, Props: map[string]any{"x": 1.0}},
-		"d": time.Time{}, "f64": airlock.Float64Array{1, math.NaN()}, "f32": airlock.Float32Array{float32(math.Inf(1))},
-		"i64": airlock.BigInt64Array{-1},
+	b, err := json.Marshal(js.JSONValue(map[string]any{
+		"b": &js.Boxed{Value: math.NaN()}, "a": &js.Array{Elements: []any{1.0}, Props: map[string]any{"x": 1.0}},
+		"d": time.Time{}, "f64": js.Float64Array{1, math.NaN()}, "f32": js.Float32Array{float32(math.Inf(1))},
+		"i64": js.BigInt64Array{-1},
 	}))
 	if err != nil || string(b) != `{"a":[1],"b":null,"d":null,"f32":[null],"f64":[1,null],"i64":[-1]}` {
 		t.Errorf("JSONValue = %s, %v", b, err)
@@ -397,7 +398,7 @@ func TestCrossing_HugeTypedArrays(t *testing.T) {
 		const b = echo(a);
 		export default [b instanceof Float64Array, b.length, b[b.length - 1]];
 	`, airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: 256 << 20, Globals: map[string]any{
-		"echo": func(v []float64) airlock.Float64Array { got = len(v); return v },
+		"echo": func(v []float64) js.Float64Array { got = len(v); return v },
 	}})
 	wantResult(t, res, []any{true, float64(1 << 20), 1.5})
 	if got != 1<<20 {
@@ -512,7 +513,7 @@ func TestCrossing_NativeDecoderFromGo(t *testing.T) {
 	res := runOpts(t, `export default [m instanceof Map, m.size, typeof m.get("f"), m.get("f")(2),
 		pair[0] === pair[1], Object.getPrototypeOf(pair) === Array.prototype, Object.prototype.hasOwnProperty.call(pair[0], "k")];`,
 		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
-			"m":    &airlock.Map{Entries: []airlock.MapEntry{{Key: "f", Value: func(n float64) float64 { return n * 3 }}, {Key: time.Time{}, Value: nil}}},
+			"m":    &js.Map{Entries: []js.MapEntry{{Key: "f", Value: func(n float64) float64 { return n * 3 }}, {Key: time.Time{}, Value: nil}}},
 			"pair": []any{shared, shared},
 		}})
 	wantResult(t, res, []any{true, 2.0, "function", 6.0, true, true, true})
@@ -530,7 +531,7 @@ func TestCrossing_NativeDecoderIgnoresSetters(t *testing.T) {
 	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
 		"get": func() any {
 			return map[string]any{"o": map[string]any{"k": 1}, "a": []any{2.0},
-				"m": &airlock.Map{Entries: []airlock.MapEntry{{Key: "x", Value: map[string]any{"k": 3}}}}}
+				"m": &js.Map{Entries: []js.MapEntry{{Key: "x", Value: map[string]any{"k": 3}}}}}
 		},
 	}})
 	wantResult(t, res, []any{0.0, 1.0, 2.0, 3.0})

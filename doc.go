@@ -112,88 +112,15 @@
 //
 // # Values
 //
-// Sandbox values arrive in Go as:
-//
-//	JavaScript                 Go
-//	undefined                  Undefined{}
-//	null                       nil
-//	boolean                    bool
-//	number (NaN, ±Inf, -0 too) float64
-//	bigint                     *big.Int
-//	string                     string (a lone surrogate as WTF-8, see below)
-//	Array                      []any (a hole is Undefined{})
-//	Array with named properties *Array (arr.total = 3)
-//	plain object, class instance map[string]any (own enumerable string keys)
-//	Map                        *Map (entries in order)
-//	Set                        *Set (values in order)
-//	Date                       time.Time, UTC, ms precision, all of ±8.64e15 ms
-//	                           (invalid: the zero Time)
-//	Uint8Array                 []byte
-//	other typed arrays         the type of the same name: Int8Array ([]int8),
-//	                           Uint8ClampedArray ([]byte), Int16Array,
-//	                           Uint16Array, Float16Array ([]uint16, the
-//	                           half-precision bits), Int32Array, Uint32Array,
-//	                           Float32Array, Float64Array ([]float64),
-//	                           BigInt64Array ([]int64), BigUint64Array
-//	ArrayBuffer                ArrayBuffer
-//	DataView                   DataView (the bytes it views)
-//	new Number(1), new String("s"), new Boolean(b), Object(1n)
-//	                           *Boxed (Value: float64, string, bool, *big.Int)
-//	RegExp                     *RegExp (Source, Flags; lastIndex is not kept)
-//	Error (as a value)         *ErrorValue (Name, Message; a TypeError,
-//	                           RangeError, SyntaxError, ReferenceError,
-//	                           EvalError or URIError comes back as one, any
-//	                           other name as an Error with that name)
-//	function, symbol           in a value going to the host to be shown or
-//	                           stored (a result, a report, a console argument,
-//	                           an executor step's value or final answer):
-//	                           dropped as JSON.stringify drops it (see below);
-//	                           as a host function's argument: a DataCloneError
-//	Proxy, WeakMap, WeakSet, WeakRef, Promise, a Symbol object
-//	                           not transferable: a DataCloneError
-//
-// Every value in the table comes back as it was when it returns from Go: a
-// Float64Array handed to a host function taking any and returned is a
-// Float64Array again (a parameter of type []float64 receives its elements,
-// but a []float64 returned is an Array), an invalid Date is invalid again,
-// an *Array keeps its names. What Go cannot hold is lost: a class of the
-// program's own (an Error subclass included, which keeps its name), holes
-// (undefined when they come back), and the order of object and named array
-// keys (Go maps keep none). A string with a lone surrogate (half of a
-// UTF-16 pair, which UTF-8 cannot encode) arrives as WTF-8: each lone
-// surrogate as the three bytes of its code point in UTF-8's scheme (U+D800
-// is "\xed\xa0\x80"), and those bytes in a Go string become the lone
-// surrogate again in the sandbox; any other byte that is not UTF-8 becomes
-// U+FFFD.
-//
-// A function or symbol in a value that is shown or stored never fails the
-// run, whose host calls may already have happened: as in JSON.stringify, an
-// object property holding one is left out, and so are a Map entry keyed by
-// one and a Set member; an array element or a Map value becomes Undefined{}
-// (JSON.stringify's null in JSON forms), and so does the value itself at
-// the top. A console argument that is a function or symbol is logged as
-// the string Node prints for it ("[Function: f]", "[class A]",
-// "Symbol(x)"). A Proxy, even of a function, is refused before any trap, as
-// everywhere; the arguments of other host functions and structuredClone
-// still refuse functions and symbols, since a parameter needs a value.
-//
-// Go values reach the sandbox as: nil → null; Undefined{} → undefined; bool,
-// strings and all numeric kinds → boolean, string, number (NaN, ±Inf and -0
-// kept); *big.Int → bigint; time.Time → Date (the zero Time → an invalid
-// Date); []byte and byte arrays → Uint8Array; the typed array types
-// (Float64Array, BigInt64Array …), ArrayBuffer, DataView, *Boxed, *RegExp,
-// *Array → what arrives as them; other slices and arrays → Array, numeric
-// ones included ([]float64, []int64, a named type such as
-// type Scores []float64), their elements numbers, as encoding/json writes
-// them and as an int64 alone arrives; maps
-// with string keys → plain objects; other maps and *Map → Map; *Set → Set;
-// structs → plain objects of their exported fields, named and omitted as
-// encoding/json does; json.Marshaler values → what their JSON decodes to;
-// error values → Error; pointers → what they point to, with identity kept;
-// functions → callable functions. Channels, complex numbers and structs with
-// no exported fields cannot cross: [Runtime.Run] returns a [*CloneError].
-// Identity is kept within a value (a cycle stays a cycle); each global is a
-// value of its own, so two globals that share a Go object get two copies.
+// Values cross by deep copy in both directions. Sandbox values arrive in Go
+// as Go's own types where it has them (nil, bool, float64, string, *big.Int,
+// time.Time, []any, map[string]any, []byte) and as the types of package
+// [github.com/airlockrun/airlock/js] where it has none ([js.Undefined],
+// [js.Map], [js.Set], the typed arrays, [js.Boxed], [js.RegExp],
+// [js.ErrorValue] …); Go values reach the sandbox by the same table, read
+// the other way. The table, and what cannot cross, are in that package's
+// documentation. A Go value that cannot cross among a run's options makes
+// [Runtime.Run] return a [*js.CloneError].
 //
 // # Showing values
 //
@@ -202,7 +129,7 @@
 // Map(2) { 'a' => 1, 'b' => 2 }, Uint8Array(3) [ 1, 2, 3 ], a cycle as
 // <ref *1> { self: [Circular *1] }), bounded in depth, items, string length
 // and bytes ([InspectOptions]); [Result.Text] and [Log.Message] use it.
-// [JSONValue] makes any value encodable as JSON (NaN → null, cycles cut),
+// [js.JSONValue] makes any value encodable as JSON (NaN → null, cycles cut),
 // and [ClipText] cuts a text to [DefaultMaxOutput] characters around a
 // marker that says how much was cut, as the agent layer and the MCP server
 // do with what goes back to a model.
@@ -214,7 +141,10 @@
 // types: numbers to integer kinds only when integral and in range, missing
 // arguments and null to zero values, a typed array to a slice of its
 // element type ([]float64, a named type of the user's) as it is, structs,
-// other typed slices and maps through encoding/json. A first
+// other typed slices and maps as encoding/json converts them (names, tags
+// and types by its rules), read straight from the sandbox's encoding where
+// they are plain data. A wrong argument throws an Error that names it
+// ("argument 2: cannot convert a string to int"). A first
 // context.Context parameter receives the run's context, which is cancelled
 // when the run ends or is stopped. It may return nothing, a value, an
 // error, or a value and an error; a non-nil error is thrown in the sandbox
@@ -223,13 +153,17 @@
 // [RuntimeConfig].MaxAsyncCalls of a run at once; the calls beyond wait,
 // without a goroutine, for one of them to return.
 //
-// The fastest synchronous functions are those of numbers and strings in the
-// shapes func(float64) float64, func(float64) (float64, error),
-// func(float64, float64) float64, func(string) string,
-// func(string) (string, error), func(string) float64 and func(string) bool:
-// their arguments and answer cross without reflection or boxing, a number
-// call with no allocation at all. Other functions convert the same way,
-// their arguments boxed in a list.
+// A function type's converters are built once, when the first function of
+// the type is bridged, and kept for the process, as encoding/json keeps its
+// encoders. The functions of numbers, strings and booleans are called with
+// no reflection, no boxing and no allocation: a function of one parameter
+// of type int, int64, uint, float64, string or bool, or of two of int,
+// float64, string and bool, returning nothing, an error, one of those types
+// or one and an error, with a first context.Context parameter or not (of
+// two parameters, when it returns an error): func(int) int,
+// func(string) string, func(float64, int) bool,
+// func(context.Context, int) (int, error). Other functions are called
+// through reflection, their arguments converted by their types' converters.
 //
 // A stop (Terminate, the context, the safety cap) does not wait for host
 // functions: a run stopped while a synchronous call blocks settles at once,
@@ -253,7 +187,7 @@
 // # Errors
 //
 // [Runtime.Run] returns an error only for invalid [Options] (a wrapped
-// description, or a [*CloneError] for a value that cannot cross) and
+// description, or a [*js.CloneError] for a value that cannot cross) and
 // [ErrClosed]. Everything that happens in the sandbox is in the [Result]:
 // its [Status], and for any status but success a [*ScriptError] with the
 // name, message, stack, specifier and position, each text at most

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/js"
 )
 
 // A step is global code of the executor's one realm: the engine keeps
@@ -237,7 +238,7 @@ func TestExecutor_StateNeverReachesTheNext(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := mustRun(t, ex, "return "+probe)
-		want := []any{"undefined", "undefined", airlock.Undefined{}, airlock.Undefined{}, "function", "number"}
+		want := []any{"undefined", "undefined", js.Undefined{}, js.Undefined{}, "function", "number"}
 		if !reflect.DeepEqual(out.Output, want) {
 			t.Fatalf("executor %d saw %v", i, out.Output)
 		}
@@ -246,7 +247,7 @@ func TestExecutor_StateNeverReachesTheNext(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := evalJS(t, "export default "+probe)
-		if !reflect.DeepEqual(res, []any{"undefined", "undefined", airlock.Undefined{}, airlock.Undefined{}, "undefined", "undefined"}) {
+		if !reflect.DeepEqual(res, []any{"undefined", "undefined", js.Undefined{}, js.Undefined{}, "undefined", "undefined"}) {
 			t.Fatalf("a run after executor %d saw %v", i, res)
 		}
 	}

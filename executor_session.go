@@ -13,7 +13,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/hostcall"
+	"github.com/airlockrun/airlock/js"
 )
 
 // session is an executor's sandbox: one VM owned by one goroutine, which
@@ -23,7 +26,7 @@ type session struct {
 	done  chan struct{} // closed when the goroutine has closed the VM
 
 	// Touched on the VM's goroutine only.
-	funcs   []*hostFunc
+	funcs   []*hostcall.Func
 	names   []string // the tool name of each function, "" for others
 	modules map[string]string
 	cur     *step
@@ -108,18 +111,18 @@ func (s *session) serve(vm *engine.VM) {
 // setup registers final_answer (the VM has it defined: engine.NewSession)
 // and defines the modules, on the VM's goroutine.
 func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
-	fa, err := newHostFunc(reflect.ValueOf(func(v any) {}))
+	fa, err := hostcall.New(reflect.ValueOf(func(v any) {}))
 	if err != nil {
 		return err
 	}
-	s.funcs, s.names = []*hostFunc{fa}, []string{""}
+	s.funcs, s.names = []*hostcall.Func{fa}, []string{""}
 	for i, spec := range sortedKeys(opts.Modules) {
 		if !slices.Contains(opts.AuthorizedImports, spec) {
 			continue
 		}
 		m := opts.Modules[spec]
 		hidden := fmt.Sprintf("%smod_%d", reservedPrefix, i)
-		text, err := encodeWire(map[string]any(m), s.register(""))
+		text, err := codec.Encode(map[string]any(m), s.register(""))
 		if err != nil {
 			return fmt.Errorf("module %q: %w", spec, err)
 		}
@@ -149,9 +152,9 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 }
 
 // register returns a registrar that gives functions ids in the session.
-func (s *session) register(name string) funcRegistrar {
+func (s *session) register(name string) codec.Registrar {
 	return func(v reflect.Value) (int, error) {
-		h, err := newHostFunc(v)
+		h, err := hostcall.New(v)
 		if err != nil {
 			return 0, err
 		}
@@ -184,7 +187,7 @@ func taskOf(f func(*engine.VM) error, errc chan<- error) func(*engine.VM) {
 			if p := recover(); p != nil {
 				errc <- fmt.Errorf("airlock: %v", p)
 			} else if !returned { // runtime.Goexit: this goroutine, and the session, end
-				errc <- errors.New("airlock: " + errGoexit)
+				errc <- errors.New("airlock: " + hostcall.ErrGoexit)
 			}
 		}()
 		err := f(vm)
@@ -229,7 +232,7 @@ func (s *session) sendVariables(ctx context.Context, vars map[string]any) error 
 			return err
 		}
 		// Variables are data: a function among them would be a tool.
-		text, err := encodeWire(vars[name], func(reflect.Value) (int, error) {
+		text, err := codec.Encode(vars[name], func(reflect.Value) (int, error) {
 			return 0, errors.New("a variable cannot hold a function; send it with SendTools")
 		})
 		if err != nil {
@@ -253,12 +256,10 @@ func (s *session) sendTools(ctx context.Context, tools map[string]any) error {
 			return err
 		}
 		v := reflect.ValueOf(tools[name])
-		_, async := tools[name].(asyncFunc)
-		_, json := tools[name].(jsonFunc)
-		if !async && !json && (!v.IsValid() || v.Kind() != reflect.Func || v.IsNil()) {
+		if !hostcall.IsBridged(v) {
 			return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q is not a function but %T", name, tools[name])
 		}
-		if _, err := newHostFunc(v); err != nil {
+		if _, err := hostcall.New(v); err != nil {
 			return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
 		}
 	}
@@ -266,7 +267,7 @@ func (s *session) sendTools(ctx context.Context, tools map[string]any) error {
 		for _, name := range sortedKeys(tools) {
 			id, err := s.register(name)(reflect.ValueOf(tools[name]))
 			if err == nil {
-				err = vm.DefineTool(name, id, isJSONFunc(reflect.ValueOf(tools[name])), false)
+				err = vm.DefineTool(name, id, hostcall.IsJSON(reflect.ValueOf(tools[name])), false)
 			}
 			if err != nil {
 				return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
@@ -334,8 +335,8 @@ type step struct {
 	logs    strings.Builder
 	entries []LogEntry
 	cut     bool
-	budget  byteBudget
-	async   *asyncCalls
+	budget  hostcall.Budget
+	async   *hostcall.AsyncCalls
 	// inCall and stopped are as in run: a step stopped for its time while
 	// a synchronous tool call holds the VM returns at once.
 	inCall  atomic.Bool
@@ -421,9 +422,9 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	st := &step{
 		s: s, ctx: runCtx, opts: opts,
 		stop: make(chan struct{}), ended: make(chan struct{}),
-		async: newAsyncCalls(0),
+		async: hostcall.NewAsyncCalls(0),
 	}
-	st.budget.init(defaultValueBytes)
+	st.budget.Init(defaultValueBytes)
 	timer := time.AfterFunc(time.Until(deadline), func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
 	if ctx.Done() != nil {
@@ -436,7 +437,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		sent := false
 		defer func() {
 			if !sent { // runtime.Goexit in a tool: the session's goroutine ends
-				results <- stepResult{engine.Outcome{Kind: engine.Crashed, Message: errGoexit}, true}
+				results <- stepResult{engine.Outcome{Kind: engine.Crashed, Message: hostcall.ErrGoexit}, true}
 			}
 		}()
 		st.vm.Store(vm)
@@ -451,7 +452,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 			OpsSpent: func() { st.halt(stopOps, nil) },
 			Sloppy:   opts.Sloppy,
 		}
-		st.async.job(job)
+		st.async.Job(job)
 		st.job.Store(job)
 		out, discarded := vm.Step(job, prep.TransformedCode, ops)
 		sent = true
@@ -472,19 +473,19 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		// gets the host's decision after a grace period.
 		if (st.reason == stopTimeout || st.reason == stopContext) && st.inCall.Load() {
 			cancel()
-			st.async.close()
+			st.async.Close()
 			return nil, true, st.stopError(st.logText())
 		}
 		select {
 		case res = <-results:
 		case <-time.After(time.Second):
 			cancel()
-			st.async.close()
+			st.async.Close()
 			return nil, true, st.stopError(st.logText())
 		}
 	}
 	cancel()
-	st.async.close()
+	st.async.Close()
 	return st.finish(res, prep)
 }
 
@@ -577,7 +578,7 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 	}
 	switch out.Kind {
 	case engine.OK:
-		v, err := st.budget.value(out, defaultValueBytes)
+		v, err := st.budget.Value(out, defaultValueBytes)
 		if err != nil {
 			return fail(CodeRuntimeException, map[string]any{"name": "DataCloneError", "message": err.Error()}, "Runtime exception: %s", err)
 		}
@@ -585,8 +586,8 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 	case engine.Thrown:
 		// The error's texts, cut in the sandbox, are paid for once, and
 		// held once: Details' name and message are the text of Message.
-		name, msg := st.budget.payText(clipChars(out.Name, MaxErrorText)), st.budget.payText(clipChars(out.Message, MaxErrorText))
-		out.Stack = st.budget.payText(out.Stack)
+		name, msg := payText(&st.budget, clipChars(out.Name, MaxErrorText)), payText(&st.budget, clipChars(out.Message, MaxErrorText))
+		out.Stack = payText(&st.budget, out.Stack)
 		if out.FromHost && out.HostFunc != finalAnswerID && out.HostFunc < len(st.s.names) {
 			text := "Tool execution failed: " + msg
 			msg = text[len(text)-len(msg):]
@@ -604,7 +605,7 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 		return failText(CodeRuntimeException, st.exceptionDetails(name, msg, out.Stack, prep), text)
 	case engine.LinkFailed: // the engine refused what the parser took
 		line, col := prep.position(out.Line, out.Column)
-		text := "Code validation failed: " + st.budget.payText(clipChars(out.Message, MaxErrorText))
+		text := "Code validation failed: " + payText(&st.budget, clipChars(out.Message, MaxErrorText))
 		d := Diagnostic{Rule: "syntax_valid", Severity: DiagnosticError, Message: text[len("Code validation failed: "):],
 			Location: &Location{Line: line, Column: col}, Fix: "fix the syntax error"}
 		return failText(CodeValidationFailed, map[string]any{"diagnostics": []Diagnostic{d}}, text)
@@ -697,12 +698,12 @@ func (st *step) call(id int, raw []engine.Arg, wire string, encoded bool) engine
 		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
 	}
 	h := st.s.funcs[id]
-	args, err := callArgs(raw, wire, encoded, st.budget.spend, errValueTooLarge, defaultValueBytes)
-	if err != nil {
-		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-	}
 	if id == finalAnswerID {
-		var v any = Undefined{}
+		args, err := hostcall.Values(raw, wire, encoded, st.budget.Spend, codec.ErrTooLarge, defaultValueBytes)
+		if err != nil {
+			return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+		}
+		var v any = js.Undefined{}
 		if len(args) > 0 {
 			v = args[0]
 		}
@@ -710,9 +711,13 @@ func (st *step) call(id int, raw []engine.Arg, wire string, encoded bool) engine
 		st.halt(stopFinal, nil)
 		return engine.Reply{Kind: engine.ReplyRaw, Value: engine.Undefined{}}
 	}
+	args, err := hostcall.CallArgs(h, raw, wire, encoded, st.budget.Spend, codec.ErrTooLarge, defaultValueBytes)
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
 	// A tool that panics fails like one that returns an error.
-	if h.async {
-		return st.async.start(func() engine.Reply { return st.invoke(h, args) })
+	if h.Async {
+		return st.async.Start(func() engine.Reply { return st.invoke(h, args) })
 	}
 	st.inCall.Store(true)
 	if st.stopped.Load() {
@@ -728,17 +733,17 @@ func (st *step) call(id int, raw []engine.Arg, wire string, encoded bool) engine
 }
 
 // invoke calls tool h with args and makes its reply.
-func (st *step) invoke(h *hostFunc, args []any) engine.Reply {
-	v, err, _ := h.call(st.ctx, args)
+func (st *step) invoke(h *hostcall.Func, args hostcall.Args) engine.Reply {
+	v, err, _ := h.Call(st.ctx, args)
 	return st.reply(v, err)
 }
 
 // reply turns a tool's result into the engine's reply. A tool's results
 // are data: a function among them cannot cross.
 func (st *step) reply(v any, err error) engine.Reply {
-	return budgetedReply(hostReply(v, err, func(reflect.Value) (int, error) {
+	return hostcall.Budgeted(hostcall.Reply(v, err, func(reflect.Value) (int, error) {
 		return 0, errors.New("a tool cannot return a function")
-	}), st.budget.spend, errValueTooLarge)
+	}), st.budget.Spend, codec.ErrTooLarge)
 }
 
 // log records a console call, within the step's log budget.
@@ -756,11 +761,11 @@ func (st *step) log(level int, wire string) {
 	st.mu.Lock()
 	cut := st.cut
 	st.mu.Unlock()
-	if cut || !st.budget.spend(wireCost(wire)) {
+	if cut || !st.budget.Spend(codec.Cost(wire)) {
 		st.truncate()
 		return
 	}
-	v, err := decodeWire(wire, defaultValueBytes)
+	v, err := codec.Decode(wire, defaultValueBytes)
 	args, _ := v.([]any)
 	if err != nil {
 		args = nil

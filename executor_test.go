@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/js"
 )
 
 func mustRun(t *testing.T, ex *airlock.Executor, code string) *airlock.CodeOutput {
@@ -142,7 +143,7 @@ const m = await import("x-ok");
 let empty;
 `)
 	out := mustRun(t, ex, `return [a, b, c, d, e, f, h, add(2, 3), new Counter().inc(), nested, i, await m.double(21), empty]`)
-	want := []any{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 5.0, 1.0, "v", 3.0, 42.0, airlock.Undefined{}}
+	want := []any{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 5.0, 1.0, "v", 3.0, 42.0, js.Undefined{}}
 	if fmt.Sprint(out.Output) != fmt.Sprint(want) {
 		t.Errorf("got %v, want %v", out.Output, want)
 	}
@@ -226,7 +227,7 @@ func TestExecutor_Output(t *testing.T) {
 	ex := newExecutor(t, airlock.ExecutorOptions{})
 	for code, want := range map[string]any{
 		`1 + 1`:                      2.0,
-		`const k = 1`:                airlock.Undefined{},
+		`const k = 1`:                js.Undefined{},
 		`return {a: [1, "x"]}`:       map[string]any{"a": []any{1.0, "x"}},
 		`return await readTool("p")`: "content:p",
 		`const r = await readTool("p"); return r.length`: 9.0,
@@ -241,7 +242,7 @@ func TestExecutor_Output(t *testing.T) {
 		t.Errorf("final answer: %#v", out)
 	}
 	out = mustRun(t, ex, `final_answer()`)
-	if !out.IsFinalAnswer || out.Output != (airlock.Undefined{}) {
+	if !out.IsFinalAnswer || out.Output != (js.Undefined{}) {
 		t.Errorf("empty final answer: %#v", out)
 	}
 }

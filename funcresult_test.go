@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/js"
 )
 
 // shownSrc builds a value holding functions and symbols at every place a
@@ -28,12 +29,12 @@ const shownSrc = `
 // array elements and Map values become undefined.
 func wantShown(t *testing.T, got any) {
 	t.Helper()
-	u := airlock.Undefined{}
+	u := js.Undefined{}
 	want := map[string]any{
 		"keep": 1.0,
 		"arr":  []any{1.0, u, u, 2.0},
-		"map":  &airlock.Map{Entries: []airlock.MapEntry{{Key: "a", Value: u}, {Key: "b", Value: 2.0}}},
-		"set":  &airlock.Set{Values: []any{1.0, 2.0}},
+		"map":  &js.Map{Entries: []js.MapEntry{{Key: "a", Value: u}, {Key: "b", Value: 2.0}}},
+		"set":  &js.Set{Values: []any{1.0, 2.0}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %s, want %s", airlock.Inspect(got), airlock.Inspect(want))
@@ -68,7 +69,7 @@ func TestShown_TopLevelFunctionOrSymbolIsUndefined(t *testing.T) {
 			`export default Promise.resolve(() => 1)`,
 		} {
 			res := runOn(t, rt, src, airlock.Options{})
-			wantResult(t, res, airlock.Undefined{})
+			wantResult(t, res, js.Undefined{})
 		}
 	}
 }
@@ -118,7 +119,7 @@ func TestShown_ReportsDropFunctionsAndSymbols(t *testing.T) {
 			t.Fatalf("reports %v / %v", got, res.Reports)
 		}
 		wantShown(t, got[0])
-		u := airlock.Undefined{}
+		u := js.Undefined{}
 		if !reflect.DeepEqual(got[1:], []any{u, u, []any{u}}) {
 			t.Fatalf("reports = %s", airlock.Inspect(got))
 		}
@@ -220,7 +221,7 @@ func TestShown_ExecutorFinalAnswerAndReturn(t *testing.T) {
 	if err := ex.Init(ctx); err != nil {
 		t.Fatal(err)
 	}
-	u := airlock.Undefined{}
+	u := js.Undefined{}
 	for _, c := range []struct {
 		code  string
 		final bool
@@ -271,14 +272,14 @@ func TestShown_CyclesSharedAndSparse(t *testing.T) {
 		o := r[1].(map[string]any)
 		shared := r[3].(map[string]any)
 		sparse := r[2].([]any)
-		u := airlock.Undefined{}
+		u := js.Undefined{}
 		if r[0] != u || r[4] != u || len(sparse) != 6 || sparse[3] != u ||
 			reflect.ValueOf(o["self"]).Pointer() != reflect.ValueOf(o).Pointer() ||
 			reflect.ValueOf(o["shared"]).Pointer() != reflect.ValueOf(shared).Pointer() ||
 			reflect.ValueOf(sparse[5]).Pointer() != reflect.ValueOf(shared).Pointer() {
 			t.Fatalf("result = %s", airlock.Inspect(res.Result))
 		}
-		m := o["m"].(*airlock.Map)
+		m := o["m"].(*js.Map)
 		if _, ok := o["f"]; ok || len(m.Entries) != 1 || m.Entries[0].Key != "k" ||
 			reflect.ValueOf(m.Entries[0].Value).Pointer() != reflect.ValueOf(shared).Pointer() {
 			t.Fatalf("result = %s", airlock.Inspect(res.Result))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/js"
 )
 
 // The functions of numbers, strings and booleans a program calls most are
@@ -180,7 +181,7 @@ func TestHostCall_ArgumentPaths(t *testing.T) {
 		want = append(want, describe(prims[:min(n, len(prims))]...))
 	}
 	want = append(want, describe(append(append([]any{}, prims...), 11, 12, 13)...),
-		describe("é", 1, map[string]any{"k": 2}), describe("é", 1, []any{3}), describe(airlock.Undefined{}, 4))
+		describe("é", 1, map[string]any{"k": 2}), describe("é", 1, []any{3}), describe(js.Undefined{}, 4))
 	wantResult(t, res, want)
 }
 
@@ -220,7 +221,7 @@ func TestHostCall_RepliesInSequence(t *testing.T) {
 			case "bool":
 				return true
 			}
-			return airlock.Undefined{}
+			return js.Undefined{}
 		},
 		"later": airlock.Async(func(x float64) float64 { return x + 1 }),
 	}

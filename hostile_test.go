@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/js"
 )
 
 // settle runs src with a deadline and fails the test if the run does not
@@ -601,7 +602,7 @@ func TestHostile_SparseArrayExpansion(t *testing.T) {
 	if !strings.Contains(res.Error.Message, "too large") {
 		t.Fatal(res.Error.Message)
 	}
-	wantResult(t, run(t, `const a = [1, , 3]; export default a`), []any{1.0, airlock.Undefined{}, 3.0})
+	wantResult(t, run(t, `const a = [1, , 3]; export default a`), []any{1.0, js.Undefined{}, 3.0})
 }
 
 // Console floods stop at the run's budget for values crossing to the host.
@@ -774,7 +775,7 @@ func TestHostile_TypedArrayCodecTampering(t *testing.T) {
 		export default [new Uint8Array([1, 2, 3]), new Int16Array([-1, 300])]`,
 		airlock.Options{Language: airlock.JavaScript})
 	wantStatus(t, res, airlock.StatusSuccess)
-	want := []any{[]byte{1, 2, 3}, airlock.Int16Array{-1, 300}}
+	want := []any{[]byte{1, 2, 3}, js.Int16Array{-1, 300}}
 	if !reflect.DeepEqual(res.Result, want) {
 		t.Fatalf("got %#v, want %#v", res.Result, want)
 	}

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/airlockrun/airlock/internal/codec"
+	"github.com/airlockrun/airlock/js"
 )
 
 // Defaults of [InspectOptions].
@@ -71,15 +74,15 @@ type InspectOptions struct {
 //	undefined, null          undefined, null
 //	array ([]any)            [ 1, 'a', [Array] ]
 //	object (map[string]any)  { a: 1, 'b-c': 2 } (keys sorted: Go maps keep no order)
-//	*Map, *Set               Map(1) { 'a' => 1 }, Set(2) { 1, 2 }
+//	*js.Map, *js.Set         Map(1) { 'a' => 1 }, Set(2) { 1, 2 }
 //	Date (time.Time)         2024-01-02T03:04:05.000Z; the zero Time: Invalid Date
 //	typed arrays             Uint8Array(3) [ 1, 2, 3 ], BigInt64Array(1) [ 1n ]
-//	ArrayBuffer              ArrayBuffer { [Uint8Contents]: <01 02>, byteLength: 2 }
-//	DataView                 DataView { byteLength: 2, byteOffset: 0, buffer: ArrayBuffer { ... } }
-//	RegExp (*RegExp)         /a+b/gi
-//	boxed (*Boxed)           [Number: 1.5], [String: 's'], [Boolean: false], [BigInt: 1n]
-//	array with names (*Array) [ 1, 2, total: 3 ]
-//	Error (*ErrorValue)      [TypeError: boom]
+//	js.ArrayBuffer           ArrayBuffer { [Uint8Contents]: <01 02>, byteLength: 2 }
+//	js.DataView              DataView { byteLength: 2, byteOffset: 0, buffer: ArrayBuffer { ... } }
+//	RegExp (*js.RegExp)      /a+b/gi
+//	boxed (*js.Boxed)        [Number: 1.5], [String: 's'], [Boolean: false], [BigInt: 1n]
+//	array with names (*js.Array) [ 1, 2, total: 3 ]
+//	Error (*js.ErrorValue)   [TypeError: boom]
 //	a cycle                  <ref *1> { self: [Circular *1] }
 //
 // Other Go values are shown by kind: structs as objects of their exported
@@ -159,7 +162,7 @@ var (
 	inspRaw       = reflect.TypeFor[json.RawMessage]()
 	inspNumber    = reflect.TypeFor[json.Number]()
 	inspError     = reflect.TypeFor[error]()
-	inspUndefined = reflect.TypeFor[Undefined]()
+	inspUndefined = reflect.TypeFor[js.Undefined]()
 	inspSliceAny  = reflect.TypeFor[[]any]()
 	inspMapAny    = reflect.TypeFor[map[string]any]()
 )
@@ -296,18 +299,18 @@ func (p *printer) value(v reflect.Value, level int) {
 	case inspNumber:
 		p.str(v.String())
 		return
-	case reflect.TypeFor[*ErrorValue]():
+	case reflect.TypeFor[*js.ErrorValue]():
 		if v.IsNil() {
 			p.str("null")
 			return
 		}
-		e := v.Interface().(*ErrorValue)
+		e := v.Interface().(*js.ErrorValue)
 		p.errorText(e.Name, e.Message)
 		return
-	case reflect.TypeFor[ArrayBuffer]():
+	case reflect.TypeFor[js.ArrayBuffer]():
 		p.arrayBuffer(v.Bytes(), level)
 		return
-	case reflect.TypeFor[DataView]():
+	case reflect.TypeFor[js.DataView]():
 		if !p.enter(refID{}, level, "DataView") {
 			return
 		}
@@ -315,41 +318,41 @@ func (p *printer) value(v reflect.Value, level int) {
 		p.arrayBuffer(v.Bytes(), level+1)
 		p.str(" }")
 		return
-	case reflect.TypeFor[*RegExp]():
+	case reflect.TypeFor[*js.RegExp]():
 		if v.IsNil() {
 			p.str("null")
 			return
 		}
-		re := v.Interface().(*RegExp)
+		re := v.Interface().(*js.RegExp)
 		p.str("/" + re.Source + "/" + re.Flags)
 		return
-	case reflect.TypeFor[*Boxed]():
+	case reflect.TypeFor[*js.Boxed]():
 		if v.IsNil() {
 			p.str("null")
 			return
 		}
-		p.boxed(v.Interface().(*Boxed).Value, level)
+		p.boxed(v.Interface().(*js.Boxed).Value, level)
 		return
-	case reflect.TypeFor[*Array]():
+	case reflect.TypeFor[*js.Array]():
 		if v.IsNil() {
 			p.str("null")
 			return
 		}
-		p.namedArray(v, v.Interface().(*Array), level)
+		p.namedArray(v, v.Interface().(*js.Array), level)
 		return
-	case reflect.TypeFor[*Map]():
+	case reflect.TypeFor[*js.Map]():
 		if v.IsNil() {
 			p.str("null")
 			return
 		}
-		p.mapValue(v, v.Interface().(*Map), level)
+		p.mapValue(v, v.Interface().(*js.Map), level)
 		return
-	case reflect.TypeFor[*Set]():
+	case reflect.TypeFor[*js.Set]():
 		if v.IsNil() {
 			p.str("null")
 			return
 		}
-		p.setValue(v, v.Interface().(*Set), level)
+		p.setValue(v, v.Interface().(*js.Set), level)
 		return
 	}
 	switch t.Kind() {
@@ -401,7 +404,7 @@ func (p *printer) value(v reflect.Value, level int) {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		p.str(strconv.FormatUint(v.Uint(), 10))
 	case reflect.Slice:
-		if name := typedName(t); name != "" {
+		if name := codec.TypedName(t); name != "" {
 			p.typed(name, v, level)
 			return
 		}
@@ -436,17 +439,6 @@ func (p *printer) value(v reflect.Value, level int) {
 	default:
 		p.str("[" + t.String() + "]")
 	}
-}
-
-// typedName is the typed array a slice type stands for, as the package
-// documentation's table says, or "".
-func typedName(t reflect.Type) string {
-	for _, a := range typedArrays {
-		if a.typ == t {
-			return a.name
-		}
-	}
-	return ""
 }
 
 // cycle reports whether id is being written further up the path, and if
@@ -604,7 +596,7 @@ func (p *printer) boxed(x any, level int) {
 
 // namedArray writes an array with named properties as Node does:
 // [ 1, 2, total: 3 ].
-func (p *printer) namedArray(v reflect.Value, a *Array, level int) {
+func (p *printer) namedArray(v reflect.Value, a *js.Array, level int) {
 	id := idOf(v)
 	if !p.enter(id, level, "Array") {
 		return
@@ -647,7 +639,7 @@ func (p *printer) arrayBuffer(b []byte, level int) {
 	p.str(">, byteLength: " + strconv.Itoa(len(b)) + " }")
 }
 
-func (p *printer) mapValue(v reflect.Value, m *Map, level int) {
+func (p *printer) mapValue(v reflect.Value, m *js.Map, level int) {
 	n := len(m.Entries)
 	prefix := "Map(" + strconv.Itoa(n) + ") "
 	if n == 0 {
@@ -667,7 +659,7 @@ func (p *printer) mapValue(v reflect.Value, m *Map, level int) {
 	p.leave(id, start)
 }
 
-func (p *printer) setValue(v reflect.Value, s *Set, level int) {
+func (p *printer) setValue(v reflect.Value, s *js.Set, level int) {
 	n := len(s.Values)
 	prefix := "Set(" + strconv.Itoa(n) + ") "
 	if n == 0 {

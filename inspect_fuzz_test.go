@@ -2,31 +2,48 @@ package airlock
 
 import (
 	"encoding/json"
-	"strings"
+	"math"
+	"math/big"
 	"testing"
+	"time"
 	"unicode/utf8"
+
+	"github.com/airlockrun/airlock/internal/codec"
+	"github.com/airlockrun/airlock/js"
 )
 
-// FuzzInspect decodes arbitrary wire text, as values from the sandbox
+// FuzzInspect decodes arbitrary binary text, as values from the sandbox
 // arrive, and formats what decodes: Inspect must never panic, must return
 // valid UTF-8 when the strings in the value are, and must stay within its
 // bound on bytes, whatever the shape (cycles and shared containers
-// included: ["a",["r",0]] is an array that holds itself); JSONValue
-// of it must always encode.
+// included); js.JSONValue of it must always encode.
 func FuzzInspect(f *testing.F) {
-	for _, s := range []string{
-		`1`, `"s"`, `["u"]`, `["n","NaN"]`, `["n","-0"]`, `["i","-123"]`, `["o","a",1,"self",["r",0]]`,
-		`["a",["r",0],["a",["r",1],["r",0]]]`, `["h",5,0,1,4,2]`, `["m",["r",0],["s",["r",0],["r",1]]]`,
-		`["d",0]`, `["d",null]`, `["d",8640000000000000]`, `["x","Float64Array","AAAAAAAA+H8="]`,
-		`["x","BigInt64Array","//////////8="]`, `["b","AQI="]`, `["e","TypeError","it's \"quoted\"\n"]`,
-		`["o","it's",["o","a b",["a","x\u0085y"]]]`,
-		strings.Repeat(`["a",`, 3000) + "1" + strings.Repeat("]", 3000),
-		`["a",["a",["a",["a",["a","leaf","leaf"],["r",4]],["r",3]],["r",2]],["r",1]]`,
+	self := map[string]any{"a": 1.0}
+	self["self"] = self
+	list := []any{"leaf", "leaf"}
+	ring := []any{nil, []any{}}
+	ring[0] = ring
+	deep := any(1.0)
+	for i := 0; i < 3000; i++ {
+		deep = []any{deep}
+	}
+	m := &js.Map{}
+	m.Entries = []js.MapEntry{{Key: m, Value: &js.Set{Values: []any{m}}}}
+	for _, v := range []any{
+		1.0, "s", js.Undefined{}, math.NaN(), math.Copysign(0, -1), big.NewInt(-123), self, ring,
+		&js.Array{Elements: []any{1.0, js.Undefined{}, js.Undefined{}, js.Undefined{}, 2.0}}, m,
+		time.UnixMilli(0).UTC(), time.Time{}, time.UnixMilli(8640000000000000).UTC(), js.Float64Array{math.NaN()},
+		js.BigInt64Array{-1}, js.ArrayBuffer{1, 2}, &js.ErrorValue{Name: "TypeError", Message: "it's \"quoted\"\n"},
+		map[string]any{"it's": map[string]any{"a b": []any{"x\u0085y"}}}, deep, []any{list, list, []any{list}},
 	} {
-		f.Add(s, 3, 5, 20, 400)
+		b, err := codec.AppendBinary(nil, v, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b), 3, 5, 20, 400)
 	}
 	f.Fuzz(func(t *testing.T, s string, depth, items, chars, limit int) {
-		v, err := decodeWire(s, 1<<20)
+		v, err := codec.DecodeBinary(s, 1<<20)
 		if err != nil {
 			return
 		}
@@ -44,7 +61,7 @@ func FuzzInspect(f *testing.F) {
 			t.Fatalf("invalid UTF-8: %q", got)
 		}
 		_ = Inspect(v)
-		if _, err := json.Marshal(JSONValue(v)); err != nil {
+		if _, err := json.Marshal(js.JSONValue(v)); err != nil {
 			t.Fatalf("JSON of %s: %v", s, err)
 		}
 	})

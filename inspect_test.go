@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/js"
 )
 
 // inspectCase is a case of testdata/inspect/golden.json: a JavaScript
@@ -89,7 +90,7 @@ func TestInspectGo(t *testing.T) {
 	selfSlice := make([]any, 1)
 	selfSlice[0] = selfSlice
 	m := map[string]any{}
-	m["m"] = &airlock.Map{Entries: []airlock.MapEntry{{Key: "back", Value: m}}}
+	m["m"] = &js.Map{Entries: []js.MapEntry{{Key: "back", Value: m}}}
 	for _, c := range []struct {
 		name string
 		v    any
@@ -116,14 +117,14 @@ func TestInspectGo(t *testing.T) {
 		{"map[int]string", map[int]string{2: "b", 1: "a"}, "Map(2) { 1 => 'a', 2 => 'b' }"},
 		{"Go error", errors.New("disk full"), "[Error: disk full]"},
 		{"*ScriptError", &airlock.ScriptError{Name: "TypeError", Message: "x is not a function"}, "[TypeError: x is not a function]"},
-		{"ErrorValue without a message", &airlock.ErrorValue{Name: "Error"}, "[Error]"},
-		{"Float16Array", airlock.Float16Array{0x3c00, 0xc000, 0x7c00, 0x0001}, "Float16Array(4) [ 1, -2, Infinity, 5.960464477539063e-8 ]"},
-		{"Uint8ClampedArray", airlock.Uint8ClampedArray{1}, "Uint8ClampedArray(1) [ 1 ]"},
+		{"ErrorValue without a message", &js.ErrorValue{Name: "Error"}, "[Error]"},
+		{"Float16Array", js.Float16Array{0x3c00, 0xc000, 0x7c00, 0x0001}, "Float16Array(4) [ 1, -2, Infinity, 5.960464477539063e-8 ]"},
+		{"Uint8ClampedArray", js.Uint8ClampedArray{1}, "Uint8ClampedArray(1) [ 1 ]"},
 		{"nil *big.Int", (*big.Int)(nil), "null"},
 		{"channel", make(chan int), "[chan int]"},
 		{"func", func() {}, "[Function: func()]"},
 		{"NaN float64", math.NaN(), "NaN"},
-		{"Undefined in a map", map[string]any{"u": airlock.Undefined{}}, "{ u: undefined }"},
+		{"Undefined in a map", map[string]any{"u": js.Undefined{}}, "{ u: undefined }"},
 		{"invalid UTF-8 inside", []any{"a\xffb"}, `[ 'a\uFFFDb' ]`},
 	} {
 		if got := airlock.Inspect(c.v); got != c.want {

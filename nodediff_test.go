@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/js"
 )
 
 // nodeDiffDivergent lists the results of testdata/node whose value still
@@ -97,7 +98,7 @@ func TestNodeDifferential(t *testing.T) {
 			t.Errorf("%s: %s: %s\n%s", name, res.Error.Name, res.Error.Message, res.Error.Stack)
 			continue
 		}
-		j, err := json.Marshal(airlock.JSONValue(res.Result))
+		j, err := json.Marshal(js.JSONValue(res.Result))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/js"
 )
 
 // Status classifies how a run ended. The values are the seed contract's
@@ -86,7 +87,7 @@ func (l Log) MarshalJSON() ([]byte, error) {
 		Level     LogLevel `json:"level"`
 		Args      any      `json:"args"`
 		Timestamp int64    `json:"timestamp"`
-	}{l.Level, JSONValue(l.Args), l.Time.UnixMilli()})
+	}{l.Level, js.JSONValue(l.Args), l.Time.UnixMilli()})
 }
 
 // MarshalJSON encodes the Result as the seed's CodeExecutionResult. Values
@@ -95,7 +96,7 @@ func (l Log) MarshalJSON() ([]byte, error) {
 // a Map as an array of [key, value] pairs; a Set as an array; a Date as its
 // RFC 3339 time (an invalid one as null, one outside the years 0 to 9999 as
 // its ISO text); bytes as base64; a repeated object, as in a cycle, as null
-// ([JSONValue] does the conversion).
+// ([js.JSONValue] does the conversion).
 // A Result value encodes as a *Result does.
 func (r Result) MarshalJSON() ([]byte, error) {
 	type wire struct {
@@ -109,14 +110,14 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	}
 	w := wire{
 		Status:          r.Status,
-		Reports:         JSONValue(orEmpty(r.Reports)),
+		Reports:         js.JSONValue(orEmpty(r.Reports)),
 		Logs:            r.Logs,
 		Error:           r.Error,
 		DurationMs:      float64(r.Duration) / float64(time.Millisecond),
 		MemoryUsedBytes: r.MemoryUsedBytes,
 	}
 	if r.Status == StatusSuccess {
-		w.Result = JSONValue(r.Result)
+		w.Result = js.JSONValue(r.Result)
 		if w.Result == nil {
 			w.Result = json.RawMessage("null")
 		}

@@ -11,11 +11,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/hostcall"
 	"github.com/airlockrun/airlock/internal/source"
-	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
 // run is the state of one run, shared by the caller's goroutine, the VM's
@@ -42,10 +42,10 @@ type run struct {
 	consoleIndex   int  // its place among the globals
 
 	mu     sync.Mutex
-	funcs  atomic.Pointer[[]*hostFunc] // copied on write: read without the lock
+	funcs  atomic.Pointer[[]*hostcall.Func] // copied on write: read without the lock
 	logs   []Log
-	budget byteBudget // for values crossing between sandbox and host
-	async  *asyncCalls
+	budget hostcall.Budget // for values crossing between sandbox and host
+	async  *hostcall.AsyncCalls
 
 	// inCall is set while the VM's goroutine is in a synchronous host
 	// call; stopped is set by halt before it closes stop. Each side sets
@@ -93,19 +93,19 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		src:      src,
 		fnID:     opts.Execute.Fn,
 		memLimit: opts.MemoryLimitBytes,
-		async:    newAsyncCalls(rt.cfg.MaxAsyncCalls),
+		async:    hostcall.NewAsyncCalls(rt.cfg.MaxAsyncCalls),
 		stop:     make(chan struct{}),
 		exec:     &Execution{done: make(chan struct{})},
 	}
-	r.budget.init(rt.cfg.MaxValueBytes)
+	r.budget.Init(rt.cfg.MaxValueBytes)
 	if r.memLimit == 0 {
 		r.memLimit = rt.cfg.MemoryLimitBytes
 	}
 	r.exec.r = r
 	var err error
 	if len(opts.Execute.Args) == 0 {
-		r.args = emptyArray
-	} else if r.args, err = encodeWire(opts.Execute.Args, r.register); err != nil {
+		r.args = codec.EmptyList
+	} else if r.args, err = codec.Encode(opts.Execute.Args, r.register); err != nil {
 		return nil, fmt.Errorf("airlock: Execute.Args: %w", err)
 	}
 
@@ -136,11 +136,11 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 			r.exports[s] = sortedKeys(m)
 			mods[i] = map[string]any(m)
 		}
-		if r.imports, err = encodeWire(mods, r.register); err != nil {
+		if r.imports, err = codec.Encode(mods, r.register); err != nil {
 			return nil, fmt.Errorf("airlock: Imports: %w", err)
 		}
 	} else {
-		r.imports = emptyArray
+		r.imports = codec.EmptyList
 	}
 	// The run's context is cancelled when it settles or is stopped; host
 	// functions get it.
@@ -197,7 +197,7 @@ func (r *run) encodeGlobals() error {
 		if n == "report" && r.yielding != nil {
 			texts[i], err = r.builtinReport()
 		} else {
-			texts[i], err = encodeWire(globals[n], r.register)
+			texts[i], err = codec.Encode(globals[n], r.register)
 		}
 		if err != nil {
 			return fmt.Errorf("airlock: Globals[%q]: %w", n, err)
@@ -213,18 +213,15 @@ var reportYielding = []string{"report"}
 // builtinReport registers the run's built-in report and returns its wire
 // text. For the usual id, 0 (no function among the arguments), the text is
 // "R", which the kernel knows without decoding: it keeps the function made
-// with the image (bootstrap.js). Encoding a function through reflection
+// with the image (the shim). Encoding a function through reflection
 // was a tenth of a warm run's time before the engine was entered, and
 // decoding it in the kernel ~6 µs of a warm hello's.
 func (r *run) builtinReport() (string, error) {
-	f := shownFunc(func(v any) { r.report(v) })
-	h := &hostFunc{fn: reflect.ValueOf(f), params: []reflect.Type{typeAny},
-		fast: func(args []any) (any, error) { f(argAt(args, 0)); return Undefined{}, nil }}
-	id := r.add(h)
+	id := r.add(hostcall.NewShown(func(v any) { r.report(v) }))
 	if id == 0 {
 		return builtinReportText, nil
 	}
-	return encodeWire(shownFunc(func(any) {}), func(reflect.Value) (int, error) { return id, nil })
+	return codec.Encode(hostcall.ShownFunc(func(any) {}), func(reflect.Value) (int, error) { return id, nil })
 }
 
 // builtinReportText is the global text of the built-in report as host
@@ -232,10 +229,10 @@ func (r *run) builtinReport() (string, error) {
 const builtinReportText = "R"
 
 // add appends h to the run's host functions and returns its id.
-func (r *run) add(h *hostFunc) int {
+func (r *run) add(h *hostcall.Func) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var funcs []*hostFunc
+	var funcs []*hostcall.Func
 	if p := r.funcs.Load(); p != nil {
 		funcs = *p
 	}
@@ -246,7 +243,7 @@ func (r *run) add(h *hostFunc) int {
 
 // register gives a Go function an id the sandbox can call.
 func (r *run) register(v reflect.Value) (int, error) {
-	h, err := newHostFunc(v)
+	h, err := hostcall.New(v)
 	if err != nil {
 		return 0, err
 	}
@@ -304,7 +301,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 			// Only runtime.Goexit in a host function leaves the run without
 			// an outcome: the VM's goroutine ends under it.
 			res.Status = StatusError
-			res.Error = &ScriptError{Name: "Error", Message: errGoexit}
+			res.Error = &ScriptError{Name: "Error", Message: hostcall.ErrGoexit}
 		}
 		r.settle(res)
 		again = !goexit && r.rt.wantIdle()
@@ -368,7 +365,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 		Log:         r.log,
 		Stop:        r.stop,
 	}
-	r.async.job(job)
+	r.async.Job(job)
 	out := vm.Run(job)
 	r.finish(res, out, graph)
 	return // again is set by the deferred settle
@@ -381,14 +378,14 @@ func (r *run) answer(id int, in []engine.Arg, wire string, encoded bool, rep *en
 		*rep = stoppedReply
 		return
 	}
-	var h *hostFunc
+	var h *hostcall.Func
 	if p := r.funcs.Load(); p != nil && id >= 0 && id < len(*p) {
 		h = (*p)[id]
 	}
 	switch {
 	case h == nil:
 		*rep = engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
-	case h.typed != nil && !encoded && !h.async:
+	case h.Typed() && !encoded && !h.Async:
 		r.callTyped(h, in, rep)
 	default:
 		*rep = r.call(h, in, wire, encoded)
@@ -396,13 +393,13 @@ func (r *run) answer(id int, in []engine.Arg, wire string, encoded bool, rep *en
 }
 
 // call is answer for any other host function h: its arguments decoded.
-func (r *run) call(h *hostFunc, in []engine.Arg, wire string, encoded bool) engine.Reply {
-	args, err := callArgs(in, wire, encoded, r.budget.spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
+func (r *run) call(h *hostcall.Func, in []engine.Arg, wire string, encoded bool) engine.Reply {
+	args, err := hostcall.CallArgs(h, in, wire, encoded, r.budget.Spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
-	if h.async {
-		return r.async.start(func() engine.Reply { return r.invoke(h, args) })
+	if h.Async {
+		return r.async.Start(func() engine.Reply { return r.invoke(h, args) })
 	}
 	if !r.begin() {
 		return stoppedReply
@@ -447,14 +444,14 @@ func (r *run) end() bool {
 }
 
 // callTyped is answer for a synchronous function of numbers, strings and
-// booleans (hostFunc.typed): it takes the primitives as the engine typed
+// booleans (hostcall.Func.Typed): it takes the primitives as the engine typed
 // them, no []any, and writes a number, boolean or empty answer as it came
 // into rep, field by field: a Reply returned and copied whole cost the
 // processor a stall at each copy (it is larger than Go keeps in registers).
-func (r *run) callTyped(h *hostFunc, in []engine.Arg, rep *engine.Reply) {
+func (r *run) callTyped(h *hostcall.Func, in []engine.Arg, rep *engine.Reply) {
 	// The answer's 8 bytes are paid with the arguments: one update of
 	// the budget for a call that answers a number.
-	if !r.budget.spend(argCost(in) + 8) {
+	if !r.budget.Spend(hostcall.ArgCost(in) + 8) {
 		*rep = engine.Reply{Kind: engine.ReplyError, Value: errRunBudgetSpent.Error()}
 		return
 	}
@@ -462,18 +459,15 @@ func (r *run) callTyped(h *hostFunc, in []engine.Arg, rep *engine.Reply) {
 		*rep = stoppedReply
 		return
 	}
-	v, err, panicked := h.callTyped(in)
+	v, err, panicked := h.CallTyped(r.ctx, in)
 	if panicked {
 		r.halt(StatusError, err.Error())
 	}
-	// A string answer's text is paid here (typedReply's work for UTF-8,
-	// without its closures).
-	plain := err == nil && (v.Kind != wasmvm.String ||
-		utf8.ValidString(v.Text) && (v.Text == "" || r.budget.spend(len(v.Text))))
+	plain := err == nil && r.budget.PayAnswer(v)
 	if err != nil {
 		*rep = r.reply(nil, err)
 	} else if !plain {
-		*rep = typedReply(v, r.register, r.budget.spend, errRunBudgetSpent)
+		*rep = hostcall.TypedReply(v, r.register, r.budget.Spend, errRunBudgetSpent)
 	}
 	if !r.end() {
 		*rep = stoppedReply
@@ -486,12 +480,17 @@ func (r *run) callTyped(h *hostFunc, in []engine.Arg, rep *engine.Reply) {
 
 // invoke calls host function h with args and makes its reply; a panic in
 // it ends the run with an error.
-func (r *run) invoke(h *hostFunc, args []any) engine.Reply {
-	v, err, panicked := h.call(r.ctx, args)
+func (r *run) invoke(h *hostcall.Func, args hostcall.Args) engine.Reply {
+	v, err, panicked := h.Call(r.ctx, args)
 	if panicked {
 		r.halt(StatusError, err.Error())
 	}
 	return r.reply(v, err)
+}
+
+// reply turns a host function's result into the engine's reply.
+func (r *run) reply(v any, err error) engine.Reply {
+	return hostcall.Budgeted(hostcall.Reply(v, err, r.register), r.budget.Spend, errRunBudgetSpent)
 }
 
 var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing between the sandbox and the host (RuntimeConfig.MaxValueBytes) is used up")
@@ -504,11 +503,11 @@ func (r *run) log(level int, wire string) {
 	if level < 0 || level >= len(logLevels) || r.stopped.Load() {
 		return
 	}
-	if !r.budget.spend(16 + wireCost(wire)) {
+	if !r.budget.Spend(16 + codec.Cost(wire)) {
 		r.halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
 		return
 	}
-	v, err := decodeWire(wire, r.rt.cfg.MaxValueBytes)
+	v, err := codec.Decode(wire, r.rt.cfg.MaxValueBytes)
 	args, _ := v.([]any)
 	if err != nil || args == nil {
 		args = []any{}
@@ -528,7 +527,7 @@ func timeoutMessage(d time.Duration) string {
 }
 
 func (r *run) report(v any) {
-	if !r.budget.spend(16 + approxSize(v)) {
+	if !r.budget.Spend(16 + approxSize(v)) {
 		r.halt(StatusError, "the run's budget for values crossing to the host is used up by reports")
 		return
 	}
@@ -548,9 +547,6 @@ func approxSize(v any) int {
 	}
 	return 8
 }
-
-// emptyArray is the wire text of [], which the kernel knows without decoding.
-const emptyArray = `J[]`
 
 var missingExportRE = regexp.MustCompile(`^Could not find export '(.*)' in module '(.*)'$`)
 
@@ -575,7 +571,7 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	}
 	switch out.Kind {
 	case engine.OK:
-		v, err := r.budget.value(out, r.rt.cfg.MaxValueBytes)
+		v, err := r.budget.Value(out, r.rt.cfg.MaxValueBytes)
 		if err != nil {
 			res.Status = StatusError
 			res.Error = &ScriptError{Name: "RangeError", Message: err.Error()}
@@ -586,13 +582,13 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	case engine.Thrown:
 		res.Status = StatusError
 		res.Error = r.scriptError(out, g)
-		r.budget.payError(res.Error)
+		payError(&r.budget, res.Error)
 		r.paid.Store(res.Error)
 	case engine.LinkFailed:
 		res.Status = StatusLinkError
 		res.Error = r.linkError(out, g)
 		if g.Failure == nil { // the engine's error, not the loader's
-			r.budget.payError(res.Error)
+			payError(&r.budget, res.Error)
 			r.paid.Store(res.Error)
 		}
 	case engine.ExportMissing:
@@ -680,7 +676,7 @@ func (r *run) settle(res *Result) {
 			r.timeout.Stop()
 		}
 		r.cancel()
-		r.async.close()
+		r.async.Close()
 		res.Duration = time.Since(r.exec.start)
 		clipError(res.Error)
 		r.mu.Lock()

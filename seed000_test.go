@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/js"
 )
 
 // §1, §2.3: the caller-facing example, with imports, globals and a report.
@@ -161,7 +162,7 @@ func TestSeed_3_1_MissingExport(t *testing.T) {
 // §3.1, §10.2: with execute omitted, a module without a default export (one
 // that only reports) succeeds with an undefined result.
 func TestSeed_3_1_OmittedExecuteNoDefault(t *testing.T) {
-	wantResult(t, run(t, `export const notDefault = 1`), airlock.Undefined{})
+	wantResult(t, run(t, `export const notDefault = 1`), js.Undefined{})
 }
 
 // §3.1, §5.1: a non-function export with arguments is an error; without
@@ -323,13 +324,13 @@ func TestSeed_3_5_SandboxToHost(t *testing.T) {
 	got := res.Result.(map[string]any)
 	bi, _ := new(big.Int).SetString("12345678901234567890", 10)
 	checks := map[string]any{
-		"s": "str", "n": 1.5, "i": 3.0, "t": true, "z": nil, "u": airlock.Undefined{}, "b": bi,
+		"s": "str", "n": 1.5, "i": 3.0, "t": true, "z": nil, "u": js.Undefined{}, "b": bi,
 		"arr": []any{1.0, "two"},
-		"m":   &airlock.Map{Entries: []airlock.MapEntry{{Key: "k", Value: 1.0}, {Key: 2.0, Value: "v"}}},
-		"set": &airlock.Set{Values: []any{1.0, 2.0}},
-		"d":   time.UnixMilli(86400000).UTC(), "u8": []byte{1, 2, 3}, "f64": airlock.Float64Array{0.5},
-		"i32": airlock.Int32Array{-1}, "ab": airlock.ArrayBuffer{9, 8},
-		"err": &airlock.ErrorValue{Name: "TypeError", Message: "e"},
+		"m":   &js.Map{Entries: []js.MapEntry{{Key: "k", Value: 1.0}, {Key: 2.0, Value: "v"}}},
+		"set": &js.Set{Values: []any{1.0, 2.0}},
+		"d":   time.UnixMilli(86400000).UTC(), "u8": []byte{1, 2, 3}, "f64": js.Float64Array{0.5},
+		"i32": js.Int32Array{-1}, "ab": js.ArrayBuffer{9, 8},
+		"err": &js.ErrorValue{Name: "TypeError", Message: "e"},
 	}
 	for k, want := range checks {
 		if !reflect.DeepEqual(got[k], want) {
@@ -360,11 +361,11 @@ func TestSeed_3_5_HostToSandbox(t *testing.T) {
 		buf instanceof ArrayBuffer && buf.byteLength, pt.X + pt.Y, "tag" in pt, err instanceof Error && err.message,
 		typeof fn, fn(2),
 	]`, airlock.Options{Globals: map[string]any{
-		"s": "x", "n": 1, "b": true, "z": nil, "u": airlock.Undefined{}, "big": big.NewInt(99),
+		"s": "x", "n": 1, "b": true, "z": nil, "u": js.Undefined{}, "big": big.NewInt(99),
 		"nan": math.NaN(), "negz": math.Copysign(0, -1), "arr": []string{"a"},
-		"m":   &airlock.Map{Entries: []airlock.MapEntry{{Key: "a", Value: 1}}},
-		"set": &airlock.Set{Values: []any{1, 2}},
-		"d":   time.UnixMilli(5000), "bytes": []byte{1, 2}, "buf": airlock.ArrayBuffer{1, 2, 3},
+		"m":   &js.Map{Entries: []js.MapEntry{{Key: "a", Value: 1}}},
+		"set": &js.Set{Values: []any{1, 2}},
+		"d":   time.UnixMilli(5000), "bytes": []byte{1, 2}, "buf": js.ArrayBuffer{1, 2, 3},
 		"pt": point{X: 1, Y: 2}, "err": errors.New("boom"),
 		"fn": func(n int) int { return n * 10 },
 	}})
@@ -473,7 +474,7 @@ func TestSeed_3_5_NotTransferable(t *testing.T) {
 	}
 	_, err := testRuntime.Run(context.Background(), `export default 1`, airlock.Options{
 		Globals: map[string]any{"ch": make(chan int)}})
-	var ce *airlock.CloneError
+	var ce *js.CloneError
 	if !errors.As(err, &ce) {
 		t.Fatalf("a channel global: err = %v, want a CloneError", err)
 	}
@@ -806,7 +807,7 @@ func TestSeed_6_7_Nondeterminism(t *testing.T) {
 func TestSeed_6_8_Fresh(t *testing.T) {
 	evalJS(t, `Array.prototype.polluted = 1; Object.prototype.evil = 2; globalThis.leak = 3; export default 0`)
 	got := evalJS(t, `export default [[].polluted, ({}).evil, typeof leak]`)
-	if !reflect.DeepEqual(got, []any{airlock.Undefined{}, airlock.Undefined{}, "undefined"}) {
+	if !reflect.DeepEqual(got, []any{js.Undefined{}, js.Undefined{}, "undefined"}) {
 		t.Fatal(got)
 	}
 }
@@ -895,7 +896,7 @@ func TestSeed_10_2_Flagging(t *testing.T) {
 		Globals: map[string]any{"rows": rows},
 		Imports: map[string]airlock.Module{"supervisor": {"report": func(id float64) { flagged[id] = true }}},
 	})
-	wantResult(t, res, airlock.Undefined{})
+	wantResult(t, res, js.Undefined{})
 	if !reflect.DeepEqual(flagged, map[float64]bool{1: true, 3: true}) {
 		t.Fatal(flagged)
 	}
@@ -959,7 +960,7 @@ func TestSeed_3_5_PlainAndTaggedAgree(t *testing.T) {
 		Object.getPrototypeOf(plain) === Object.prototype, ({}).polluted, plain.__proto__.polluted, typeof fn]`,
 		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
 			"plain":  data,
-			"tagged": []any{data, &airlock.Set{Values: []any{1}}}, // a Set forces the kernel's walk
+			"tagged": []any{data, &js.Set{Values: []any{1}}}, // a Set forces the kernel's walk
 			"fn":     func() {},
 		}})
 	wantStatus(t, res, airlock.StatusSuccess)
@@ -967,7 +968,7 @@ func TestSeed_3_5_PlainAndTaggedAgree(t *testing.T) {
 	if r[0] != r[1] {
 		t.Fatalf("plain and tagged differ:\n%s\n%s", r[0], r[1])
 	}
-	if r[2] != true || r[3] != (airlock.Undefined{}) || r[4] != true || r[5] != "function" {
+	if r[2] != true || r[3] != (js.Undefined{}) || r[4] != true || r[5] != "function" {
 		t.Fatalf("got %v", r)
 	}
 }

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/airlockrun/airlock/internal/codec"
+	"github.com/airlockrun/airlock/internal/hostcall"
 )
 
 // Worker-process mode (RuntimeConfig.Workers): sandboxes run in child
@@ -129,7 +132,7 @@ type remoteRun struct {
 	id       uint64
 	proc     *workerProc
 	opts     Options
-	fns      []*hostFunc
+	fns      []*hostcall.Func
 	exec     *Execution
 	ctx      context.Context
 	once     sync.Once
@@ -137,7 +140,7 @@ type remoteRun struct {
 	// budget is what is left of the run's MaxValueBytes, counted again on
 	// the host's side of the pipe: the worker counts it too, but the host
 	// does not rely on a process that runs untrusted code.
-	budget byteBudget
+	budget hostcall.Budget
 	// streamed is how many console calls were streamed to Options.Log, and
 	// so already counted in the budget when the result brings them again.
 	streamed atomic.Int64
@@ -250,11 +253,11 @@ func (w *workerProc) read(out io.Reader) {
 		case "call":
 			go r.call(m)
 		case "report":
-			if !r.budget.spend(16 + wireCost(m.Text)) {
+			if !r.budget.Spend(16 + codec.Cost(m.Text)) {
 				r.fail("the run's budget for values crossing to the host is used up by reports")
 				continue
 			}
-			if v, err := decodeHostWire(m.Text, w.pool.rt.cfg.MaxValueBytes); err == nil {
+			if v, err := codec.Decode(m.Text, w.pool.rt.cfg.MaxValueBytes); err == nil {
 				r.exec.mu.Lock()
 				r.exec.reports = append(r.exec.reports, v)
 				r.exec.mu.Unlock()
@@ -266,12 +269,12 @@ func (w *workerProc) read(out io.Reader) {
 			if m.Log == nil || r.opts.Log == nil {
 				continue
 			}
-			if !r.budget.spend(16 + wireCost(m.Log.Args)) {
+			if !r.budget.Spend(16 + codec.Cost(m.Log.Args)) {
 				r.fail("the run's budget for values crossing to the host is used up by console output")
 				continue
 			}
 			r.streamed.Add(1)
-			v, _ := decodeHostWire(m.Log.Args, w.pool.rt.cfg.MaxValueBytes)
+			v, _ := codec.Decode(m.Log.Args, w.pool.rt.cfg.MaxValueBytes)
 			args, _ := v.([]any)
 			if args == nil {
 				args = []any{}
@@ -315,9 +318,9 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 		return nil, err
 	}
 	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}}
-	r.budget.init(rt.cfg.MaxValueBytes)
+	r.budget.Init(rt.cfg.MaxValueBytes)
 	reg := func(v reflect.Value) (int, error) {
-		h, err := newHostFunc(v)
+		h, err := hostcall.New(v)
 		if err != nil {
 			return 0, err
 		}
@@ -326,15 +329,15 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 	}
 	value := func(name string, v any) (wvalue, error) {
 		rv := reflect.ValueOf(v)
-		if rv.IsValid() && (rv.Kind() == reflect.Func && !rv.IsNil() || rv.Type() == typeAsync || rv.Type() == typeJSONFunc) {
+		if hostcall.IsBridged(rv) {
 			id, err := reg(rv)
 			if err != nil {
 				return wvalue{}, err
 			}
 			h := r.fns[id]
-			return wvalue{Name: name, Fn: id, Async: h.async, JSON: h.json != nil}, nil
+			return wvalue{Name: name, Fn: id, Async: h.Async, JSON: h.JSON()}, nil
 		}
-		text, err := encodeWire(v, func(reflect.Value) (int, error) {
+		text, err := codec.Encode(v, func(reflect.Value) (int, error) {
 			return 0, errors.New("in worker-process mode a function must be a global or a module export, not inside a value")
 		})
 		if err != nil {
@@ -350,7 +353,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 		spec.Memory = rt.cfg.MemoryLimitBytes
 	}
 	if len(opts.Execute.Args) > 0 {
-		text, err := encodeWire(opts.Execute.Args, func(reflect.Value) (int, error) {
+		text, err := codec.Encode(opts.Execute.Args, func(reflect.Value) (int, error) {
 			return 0, errors.New("in worker-process mode Execute.Args cannot hold functions")
 		})
 		if err != nil {
@@ -439,11 +442,11 @@ func (r *remoteRun) killAfterGrace() {
 
 // call runs a host function for the worker and sends the reply.
 func (r *remoteRun) call(m wmsg) {
-	reply := &wmsg{Kind: "reply", Run: r.id, Call: m.Call, Err: errGoexit}
+	reply := &wmsg{Kind: "reply", Run: r.id, Call: m.Call, Err: hostcall.ErrGoexit}
 	returned := false
 	defer func() { // also after a runtime.Goexit
 		if !returned {
-			r.fail(errGoexit)
+			r.fail(hostcall.ErrGoexit)
 		}
 		r.proc.send(reply)
 	}()
@@ -462,39 +465,33 @@ func (r *remoteRun) answer(fn int, text string) (out, errText string) {
 		return "", "airlock: unknown host function"
 	}
 	h := r.fns[fn]
-	if !r.budget.spend(wireCost(text)) {
+	if !r.budget.Spend(codec.Cost(text)) {
 		return "", errRunBudgetSpent.Error()
 	}
-	var args []any
-	if h.json != nil {
-		args = []any{text}
-	} else {
-		v, err := decodeHostWire(text, r.proc.pool.rt.cfg.MaxValueBytes)
-		if err != nil {
-			return "", errMessage(err)
-		}
-		args, _ = v.([]any)
+	args, err := hostcall.ArgsOfText(h, text, r.proc.pool.rt.cfg.MaxValueBytes)
+	if err != nil {
+		return "", errMessage(err)
 	}
-	res, err, panicked := h.call(r.ctx, args) // panics recovered there
+	res, err, panicked := h.Call(r.ctx, args) // panics recovered there
 	if panicked {
 		r.fail(err.Error())
 	}
 	if err != nil {
 		return "", errMessage(err)
 	}
-	if t, ok := res.(jsonText); ok {
-		if !r.budget.spend(wireCost(string(t))) {
+	if t, ok := res.(hostcall.JSONText); ok {
+		if !r.budget.Spend(codec.Cost(string(t))) {
 			return "", errRunBudgetSpent.Error()
 		}
 		return string(t), ""
 	}
-	enc, err := encodeWire(res, func(reflect.Value) (int, error) {
+	enc, err := codec.Encode(res, func(reflect.Value) (int, error) {
 		return 0, errors.New("in worker-process mode a host function cannot return a function")
 	})
 	if err != nil {
 		return "", errMessage(err)
 	}
-	if !r.budget.spend(wireCost(enc)) {
+	if !r.budget.Spend(codec.Cost(enc)) {
 		return "", errRunBudgetSpent.Error()
 	}
 	return enc, ""
@@ -526,9 +523,9 @@ func (r *remoteRun) settle(wr *wresult) {
 		budget := r.proc.pool.rt.cfg.MaxValueBytes
 		if wr.Status == StatusSuccess {
 			var v any
-			err := errValueTooLarge
-			if r.budget.spend(wireCost(wr.Result)) {
-				v, err = decodeHostWire(wr.Result, budget)
+			err := codec.ErrTooLarge
+			if r.budget.Spend(codec.Cost(wr.Result)) {
+				v, err = codec.Decode(wr.Result, budget)
 			}
 			if err != nil {
 				res.Status, res.Error = StatusError, &ScriptError{Name: "DataCloneError", Message: err.Error()}
@@ -546,10 +543,10 @@ func (r *remoteRun) settle(wr *wresult) {
 		}
 		streamed := int(r.streamed.Load())
 		for i, l := range wr.Logs {
-			if i >= streamed && !r.budget.spend(16+wireCost(l.Args)) {
+			if i >= streamed && !r.budget.Spend(16+codec.Cost(l.Args)) {
 				break
 			}
-			v, _ := decodeHostWire(l.Args, budget)
+			v, _ := codec.Decode(l.Args, budget)
 			args, _ := v.([]any)
 			if args == nil {
 				args = []any{}
@@ -560,7 +557,7 @@ func (r *remoteRun) settle(wr *wresult) {
 		// paid for again, after the logs, as in process: the host does not
 		// rely on the worker.
 		if res.Error == wr.Error && wr.Thrown {
-			r.budget.payError(res.Error)
+			payError(&r.budget, res.Error)
 		} else {
 			clipError(res.Error)
 		}
@@ -631,11 +628,11 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 				}
 			}
 			ex, err := startWorkerRun(rt, m.Spec, call, func(v any) {
-				if text, err := encodeWire(v, nil); err == nil {
+				if text, err := codec.Encode(v, nil); err == nil {
 					send(&wmsg{Kind: "report", Run: id, Text: text})
 				}
 			}, func(l Log) {
-				if text, err := encodeWire(l.Args, nil); err == nil {
+				if text, err := codec.Encode(l.Args, nil); err == nil {
 					send(&wmsg{Kind: "log", Run: id, Log: &wlog{Level: l.Level, Args: text, Time: l.Time}})
 				}
 			})
@@ -680,7 +677,7 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int, text string, async bool) (string, error), report func(any), logf func(Log)) (*Execution, error) {
 	value := func(v wvalue) (any, error) {
 		if v.Fn < 0 {
-			return decodeHostWire(v.Wire, rt.cfg.MaxValueBytes)
+			return codec.Decode(v.Wire, rt.cfg.MaxValueBytes)
 		}
 		fn, async := v.Fn, v.Async
 		if v.JSON {
@@ -694,7 +691,7 @@ func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int
 			return f, nil
 		}
 		f := func(ctx context.Context, args ...any) (any, error) {
-			text, err := encodeWire(args, nil)
+			text, err := codec.Encode(args, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -702,7 +699,7 @@ func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int
 			if err != nil {
 				return nil, err
 			}
-			return decodeHostWire(out, rt.cfg.MaxValueBytes)
+			return codec.Decode(out, rt.cfg.MaxValueBytes)
 		}
 		if v.Async {
 			return Async(f), nil
@@ -712,7 +709,7 @@ func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int
 	opts := Options{Filename: s.Filename, Language: s.Language, MemoryLimitBytes: s.Memory, Modules: s.Modules,
 		Execute: Execute{Fn: s.Fn}}
 	if s.Args != "" {
-		v, err := decodeHostWire(s.Args, rt.cfg.MaxValueBytes)
+		v, err := codec.Decode(s.Args, rt.cfg.MaxValueBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -755,7 +752,7 @@ func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int
 func toWire(res *Result) *wresult {
 	wr := &wresult{Status: res.Status, Error: res.Error, Memory: res.MemoryUsedBytes, Duration: res.Duration}
 	if res.Status == StatusSuccess {
-		text, err := encodeWire(res.Result, nil)
+		text, err := codec.Encode(res.Result, nil)
 		if err != nil {
 			wr.Status, wr.Error = StatusError, &ScriptError{Name: "DataCloneError", Message: err.Error()}
 		} else {
@@ -763,27 +760,11 @@ func toWire(res *Result) *wresult {
 		}
 	}
 	for _, l := range res.Logs {
-		text, err := encodeWire(l.Args, nil)
+		text, err := codec.Encode(l.Args, nil)
 		if err != nil {
 			continue
 		}
 		wr.Logs = append(wr.Logs, wlog{Level: l.Level, Args: text, Time: l.Time})
 	}
 	return wr
-}
-
-// decodeHostWire decodes wire text that encodeWire made: its plain-JSON
-// form ("J" and JSON text, for data without special values) or its tree.
-func decodeHostWire(text string, budget int) (any, error) {
-	if len(text) > 0 && text[0] == 'J' {
-		if len(text) > budget {
-			return nil, fmt.Errorf("airlock: a value of %d bytes is over the budget of %d", len(text), budget)
-		}
-		var v any
-		if err := json.Unmarshal([]byte(text[1:]), &v); err != nil {
-			return nil, fmt.Errorf("airlock: malformed value: %v", err)
-		}
-		return v, nil
-	}
-	return decodeWire(text, budget)
 }

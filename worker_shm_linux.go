@@ -12,6 +12,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/airlockrun/airlock/internal/hostcall"
 	"golang.org/x/sys/unix"
 )
 
@@ -230,7 +231,7 @@ func (w *workerProc) isDead() bool {
 func (w *workerProc) serve(i int, gen uint64) (poller bool) {
 	ws := w.calls
 	handoff := time.AfterFunc(pollHandoff, func() { w.handOff(gen) })
-	out, errText := "", errGoexit
+	out, errText := "", hostcall.ErrGoexit
 	returned := false
 	defer func() {
 		// Also when the host function called runtime.Goexit, which ends
@@ -249,7 +250,7 @@ func (w *workerProc) serve(i int, gen uint64) (poller bool) {
 	if r != nil {
 		defer func() {
 			if !returned {
-				r.fail(errGoexit)
+				r.fail(hostcall.ErrGoexit)
 			}
 		}()
 	}

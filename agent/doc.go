@@ -85,7 +85,7 @@
 // characters by default (airlock.DefaultMaxOutput). A longer text keeps its
 // head and its tail around "... [truncated N characters] ...". The JSON of
 // an Execution and of a Transcript never fails: values go through
-// airlock.JSONValue (NaN as null, cycles cut).
+// js.JSONValue (NaN as null, cycles cut).
 //
 // # Agent loops
 //

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlockrun/airlock/js"
+
 	"github.com/airlockrun/airlock"
 )
 
@@ -88,7 +90,7 @@ func (x *execution) globals(input any) (map[string]any, error) {
 		x.logs = append(x.logs, airlock.Log{Level: airlock.LevelLog, Args: args, Time: time.Now()})
 	}
 	if input == nil {
-		g["input"] = airlock.Undefined{}
+		g["input"] = js.Undefined{}
 	} else {
 		g["input"] = input
 	}

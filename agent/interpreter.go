@@ -14,6 +14,7 @@ import (
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/internal/instrument"
 	"github.com/airlockrun/airlock/internal/source"
+	"github.com/airlockrun/airlock/js"
 )
 
 // DefaultTimeout is how long code may run when neither the interpreter nor
@@ -249,7 +250,7 @@ type Execution struct {
 	Duration time.Duration `json:"durationNs"`
 }
 
-// MarshalJSON encodes the execution with its result as airlock.JSONValue
+// MarshalJSON encodes the execution with its result as js.JSONValue
 // makes it: NaN and the infinities as null, a cycle cut. It does not fail
 // on any result a run gives; a Go value that JSON cannot hold at all is
 // encoded as its airlock.Inspect text.
@@ -260,11 +261,11 @@ func (e Execution) MarshalJSON() ([]byte, error) {
 }
 
 // marshalWithValue encodes p, whose *v is a value a run gave, with that
-// value as airlock.JSONValue makes it, or as its airlock.Inspect text when
+// value as js.JSONValue makes it, or as its airlock.Inspect text when
 // JSON cannot hold it at all.
 func marshalWithValue(p any, v *any) ([]byte, error) {
 	x := *v
-	*v = airlock.JSONValue(x)
+	*v = js.JSONValue(x)
 	if b, err := json.Marshal(p); err == nil {
 		return b, nil
 	}

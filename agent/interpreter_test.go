@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlockrun/airlock/js"
+
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
 )
@@ -428,7 +430,7 @@ func TestResultForms(t *testing.T) {
 	} {
 		e := execute(t, it, code, agent.ExecuteOptions{})
 		wantOK(t, e)
-		if !reflect.DeepEqual(e.Result, want) && !(want == nil && e.Result == (airlock.Undefined{})) {
+		if !reflect.DeepEqual(e.Result, want) && !(want == nil && e.Result == (js.Undefined{})) {
 			t.Errorf("%q: result = %#v, want %#v", code, e.Result, want)
 		}
 	}

@@ -143,7 +143,7 @@ func (t *Transcript) add(s Step) {
 }
 
 // MarshalJSON encodes the transcript with its final answer as
-// airlock.JSONValue makes it, as Execution's MarshalJSON does: it does not
+// js.JSONValue makes it, as Execution's MarshalJSON does: it does not
 // fail on any answer a run gives.
 func (t Transcript) MarshalJSON() ([]byte, error) {
 	type plain Transcript

@@ -103,17 +103,25 @@ func BenchmarkColdStart(b *testing.B) {
 // the gaps). The timer is not stopped for the gaps: stopping it reads the
 // memory statistics, which stops the world and doubled the p50.
 func BenchmarkWarmLatency(b *testing.B) {
+	// Data globals, as an agent's run gets a few: they cross into the
+	// sandbox through the value codec.
+	data := map[string]any{
+		"input": map[string]any{"rows": []any{map[string]any{"id": 1, "name": "a"}, map[string]any{"id": 2, "name": "b"}}},
+		"limit": 10,
+	}
 	for _, c := range []struct {
-		name string
-		src  string
-		lang airlock.Language
-	}{{"js", helloJS, airlock.JavaScript}, {"ts", helloTS, airlock.TypeScript},
-		{"js-locale", localeJS, airlock.JavaScript},
+		name    string
+		src     string
+		lang    airlock.Language
+		globals map[string]any
+	}{{"js", helloJS, airlock.JavaScript, nil}, {"ts", helloTS, airlock.TypeScript, nil},
+		{"js-locale", localeJS, airlock.JavaScript, nil},
 		// A hello that logs: its module imports the globals module, where
 		// the hellos above are bare (source.Graph.Bare).
-		{"js-log", logJS, airlock.JavaScript},
+		{"js-log", logJS, airlock.JavaScript, nil},
+		{"js-globals", `export default input.rows.length + limit`, airlock.JavaScript, data},
 		// Plain JavaScript in the default language, TypeScript.
-		{"ts-plain", helloJS, airlock.TypeScript}} {
+		{"ts-plain", helloJS, airlock.TypeScript, nil}} {
 		b.Run(c.name, func(b *testing.B) {
 			rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: 2})
 			defer rt.Close()
@@ -128,7 +136,7 @@ func BenchmarkWarmLatency(b *testing.B) {
 					runtime.Gosched()
 				}
 				start := time.Now()
-				ex, err := rt.Run(context.Background(), c.src, airlock.Options{Language: c.lang})
+				ex, err := rt.Run(context.Background(), c.src, airlock.Options{Language: c.lang, Globals: c.globals})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -174,12 +182,45 @@ func BenchmarkHostCall(b *testing.B) {
 		}
 		b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
 	})
+	// The floor's typed calls: RegisterFunc converts the arguments to the
+	// function's parameter types by reflection.
+	for _, c := range []struct {
+		name string
+		call string
+		fn   any
+	}{
+		{"raw-floor-int", "f(i)", func(n int) int { return n }},
+		{"raw-floor-func-string", `f("hello").length`, func(s string) string { return s }},
+		// A struct is no parameter RegisterFunc converts: the object
+		// comes as its JSON text, decoded as its documentation says.
+		{"raw-floor-struct", "f({ n: i, tag: 'x' })", func(o *quickjs.Object) (int, error) {
+			var p point
+			err := o.Into(&p)
+			return p.N, err
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			vm, _ := quickjs.NewVM()
+			defer vm.Close()
+			if err := vm.RegisterFunc("f", c.fn, false); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			cpu := cpuNanos()
+			if _, err := vm.Eval(fmt.Sprintf(`{ let s = 0; for (let i = 0; i < %d; i++) s += %s; s }`, b.N, c.call), quickjs.EvalGlobal); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(cpuNanos()-cpu)/float64(b.N), "cpu-ns/op")
+		})
+	}
 	for _, c := range []struct {
 		name string
 		call string
 		fn   any
 	}{
 		{"sync", "f(i)", func(n float64) float64 { return n }},
+		{"sync-int", "f(i)", func(n int) int { return n }},
+		{"sync-struct", "f({ n: i, tag: 'x' })", func(p point) int { return p.N }},
 		{"sync-string", `f("hello").length`, func(s string) string { return s }},
 		{"sync-object", "f({ n: i, tag: 'x' }).n", func(m map[string]any) map[string]any { return m }},
 		{"async", "await f(i)", airlock.Async(func(n float64) float64 { return n })},
@@ -190,18 +231,13 @@ func BenchmarkHostCall(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			cpu := cpuNanos()
 			opts := airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"f": c.fn, "n": b.N}}
-			var res *airlock.Result
-			if c.name == "sync-string" {
-				// 26 bytes of the value budget a call: millions of calls
-				// need more than the default budget.
-				ex, err := stringRuntime.Run(context.Background(), loop(c.call), opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				res = ex.Wait()
-			} else {
-				res = runBench(b, loop(c.call), opts)
+			// Millions of calls spend more than the default budget for
+			// values crossing (26 bytes a string call).
+			ex, err := stringRuntime.Run(context.Background(), loop(c.call), opts)
+			if err != nil {
+				b.Fatal(err)
 			}
+			res := ex.Wait()
 			if res.Status != airlock.StatusSuccess {
 				b.Fatal(res.Error)
 			}
@@ -210,9 +246,15 @@ func BenchmarkHostCall(b *testing.B) {
 	}
 }
 
+// point is the struct argument of the host call benchmarks.
+type point struct {
+	N   int    `json:"n"`
+	Tag string `json:"tag"`
+}
+
 var benchRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: time.Minute})
 
-// stringRuntime is benchRuntime with a value budget for millions of string calls.
+// stringRuntime is benchRuntime with a value budget for millions of host calls.
 var stringRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: time.Minute, MaxValueBytes: 1 << 40})
 
 func runBench(b *testing.B, src string, opts airlock.Options) *airlock.Result {

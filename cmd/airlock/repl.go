@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlockrun/airlock/js"
+
 	"github.com/airlockrun/airlock"
 )
 
@@ -169,7 +171,7 @@ func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, c
 		}
 		if out.IsFinalAnswer {
 			fmt.Fprintf(w, "final answer: %s\n", formatValue(out.Output))
-		} else if _, undef := out.Output.(airlock.Undefined); !undef {
+		} else if _, undef := out.Output.(js.Undefined); !undef {
 			fmt.Fprintln(w, formatValue(out.Output))
 		}
 		return true

@@ -1,7 +1,8 @@
-package airlock
+package codec
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
@@ -9,11 +10,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/airlockrun/airlock/js"
 )
 
 // bin builds binary text for the tests: the header's counts and the body.
 func bin(values, objects uint32, body ...any) string {
-	b := []byte{binaryMagic}
+	b := []byte{Magic}
 	b = binary.LittleEndian.AppendUint32(b, values)
 	b = binary.LittleEndian.AppendUint32(b, objects)
 	for _, x := range body {
@@ -35,29 +38,29 @@ func bin(values, objects uint32, body ...any) string {
 }
 
 var binarySeeds = []string{
-	bin(1, 0, bI32, uint32(7)),
-	bin(1, 0, bString, "x\xed\xa0\x80"),
-	bin(1, 0, bBigInt, "-123456789012345678901234567890"),
-	bin(3, 1, bArray, uint32(2), bF64, math.NaN(), bUndefined),
-	bin(4, 2, bObject, uint32(2), "a", bNull, "self", bRef, uint32(0)),
-	bin(3, 1, bSparse, uint32(5), byte(1), uint32(2), byte(0), uint32(4), bTrue, byte(1), "name", bFalse),
-	bin(5, 3, bMap, uint32(2), bObject, uint32(0), bString, "v", bRef, uint32(1), bRef, uint32(0)),
-	bin(2, 1, bSet, uint32(1), bDate, math.NaN()),
-	bin(1, 1, bDate, 8.64e15),
-	bin(1, 1, bTyped, byte(11), "\x00\x00\x00\x00\x00\x00\xf8\x3f"),
-	bin(1, 1, bTyped, byte(7), "\xff\xff\xff\xff\xff\xff\xff\xff"),
-	bin(1, 1, bBuffer, "\x01\x02"),
-	bin(1, 1, bView, "\x03"),
-	bin(1, 1, bError, "TypeError", "m"),
-	bin(1, 1, bRegExp, "a+", "gi"),
-	bin(2, 1, bBoxed, bBigInt, "5"),
-	bin(2, 1, bBoxed, bObject, uint32(0)),
-	bin(1, 1, bArray, uint32(0xffffffff)),
-	bin(1, 1, bSparse, uint32(0xfffffffe), byte(0), uint32(0)),
-	bin(1, 0, bRef, uint32(0)),
-	bin(0, 0, bNull),
+	bin(1, 0, tI32, uint32(7)),
+	bin(1, 0, tString, "x\xed\xa0\x80"),
+	bin(1, 0, tBigInt, "-123456789012345678901234567890"),
+	bin(3, 1, tArray, uint32(2), tF64, math.NaN(), tUndefined),
+	bin(4, 2, tObject, uint32(2), "a", tNull, "self", tRef, uint32(0)),
+	bin(3, 1, tSparse, uint32(5), byte(1), uint32(2), byte(0), uint32(4), tTrue, byte(1), "name", tFalse),
+	bin(5, 3, tMap, uint32(2), tObject, uint32(0), tString, "v", tRef, uint32(1), tRef, uint32(0)),
+	bin(2, 1, tSet, uint32(1), tDate, math.NaN()),
+	bin(1, 1, tDate, 8.64e15),
+	bin(1, 1, tTyped, byte(11), "\x00\x00\x00\x00\x00\x00\xf8\x3f"),
+	bin(1, 1, tTyped, byte(7), "\xff\xff\xff\xff\xff\xff\xff\xff"),
+	bin(1, 1, tBuffer, "\x01\x02"),
+	bin(1, 1, tView, "\x03"),
+	bin(1, 1, tError, "TypeError", "m"),
+	bin(1, 1, tRegExp, "a+", "gi"),
+	bin(2, 1, tBoxed, tBigInt, "5"),
+	bin(2, 1, tBoxed, tObject, uint32(0)),
+	bin(1, 1, tArray, uint32(0xffffffff)),
+	bin(1, 1, tSparse, uint32(0xfffffffe), byte(0), uint32(0)),
+	bin(1, 0, tRef, uint32(0)),
+	bin(0, 0, tNull),
 	bin(1, 0, 99),
-	bin(1, 1, bTyped, byte(3), "\x01"),
+	bin(1, 1, tTyped, byte(3), "\x01"),
 	strings.Repeat("\xb1", 20),
 	"",
 }
@@ -72,14 +75,14 @@ func FuzzDecodeBinary(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		v, err := decodeBinary(s, 1<<20)
+		v, err := DecodeBinary(s, 1<<20)
 		if err != nil {
 			return
 		}
-		if _, err := marshalJSONValue(v); err != nil {
+		if _, err := json.Marshal(js.JSONValue(v)); err != nil {
 			t.Fatalf("decoded %q, but it does not marshal: %v", s, err)
 		}
-		if _, err := encodeWire(v, nil); err != nil {
+		if _, err := Encode(v, nil); err != nil {
 			t.Fatalf("decoded %q, but it does not encode again: %v", s, err)
 		}
 	})
@@ -89,7 +92,7 @@ func FuzzDecodeBinary(f *testing.F) {
 // charged), refuses a container larger than the bytes left, and keeps
 // identity.
 func TestDecodeBinary(t *testing.T) {
-	v, err := decodeBinary(bin(4, 2, bObject, uint32(2), "a", bNull, "self", bRef, uint32(0)), 1<<20)
+	v, err := DecodeBinary(bin(4, 2, tObject, uint32(2), "a", tNull, "self", tRef, uint32(0)), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,48 +101,48 @@ func TestDecodeBinary(t *testing.T) {
 		t.Fatal("a cycle lost its identity")
 	}
 	for _, s := range []string{
-		bin(2, 2, bObject, uint32(2), "a", bNull, "self", bRef, uint32(0)), // more values than the header says
-		bin(4, 0, bObject, uint32(2), "a", bNull, "self", bRef, uint32(0)), // more objects
-		bin(1, 1, bArray, uint32(1<<30)),                                   // larger than the text
-		bin(2, 1, bArray, uint32(1), bNull, bNull),                         // bytes after the value
+		bin(2, 2, tObject, uint32(2), "a", tNull, "self", tRef, uint32(0)), // more values than the header says
+		bin(4, 0, tObject, uint32(2), "a", tNull, "self", tRef, uint32(0)), // more objects
+		bin(1, 1, tArray, uint32(1<<30)),                                   // larger than the text
+		bin(2, 1, tArray, uint32(1), tNull, tNull),                         // bytes after the value
 	} {
-		if _, err := decodeBinary(s, 1<<20); !errors.Is(err, errMalformed) {
+		if _, err := DecodeBinary(s, 1<<20); !errors.Is(err, ErrMalformed) {
 			t.Errorf("%q: %v, want malformed", s, err)
 		}
 	}
-	if _, err := decodeBinary(bin(1, 1, bSparse, uint32(1<<30), byte(0), uint32(0)), 1<<20); !errors.Is(err, errValueTooLarge) {
+	if _, err := DecodeBinary(bin(1, 1, tSparse, uint32(1<<30), byte(0), uint32(0)), 1<<20); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("a sparse array of 2^30 under a budget of 1 MiB: %v", err)
 	}
-	if c := binaryCost(bin(3, 1, bArray, uint32(2), bNull, bNull)); c != 9+7+16*3+64 {
+	if c := BinaryCost(bin(3, 1, tArray, uint32(2), tNull, tNull)); c != 9+7+16*3+64 {
 		t.Errorf("cost %d", c)
 	}
 }
 
 // What the host writes in the binary format (values that are not plain
 // data) reads back as it was: worker processes copy values this way.
-func TestBinaryWriterRoundTrip(t *testing.T) {
+func TestEncodeRoundTrip(t *testing.T) {
 	shared := []any{1.0}
 	in := map[string]any{
-		"m":    &Map{Entries: []MapEntry{{Key: "k", Value: Int16Array{-1, 2}}}},
-		"s":    &Set{Values: []any{true, nil, Undefined{}}},
+		"m":    &js.Map{Entries: []js.MapEntry{{Key: "k", Value: js.Int16Array{-1, 2}}}},
+		"s":    &js.Set{Values: []any{true, nil, js.Undefined{}}},
 		"d":    time.UnixMilli(-5).UTC(),
 		"inv":  time.Time{},
 		"nan":  math.NaN(),
 		"big":  big.NewInt(-42),
-		"re":   &RegExp{Source: "a", Flags: "g"},
-		"box":  &Boxed{Value: "s\xed\xa0\x80"},
-		"dv":   DataView{1},
-		"ab":   ArrayBuffer{2},
-		"err":  &ErrorValue{Name: "TypeError", Message: "m"},
-		"arr":  &Array{Elements: []any{1.0}, Props: map[string]any{"n": "x"}},
+		"re":   &js.RegExp{Source: "a", Flags: "g"},
+		"box":  &js.Boxed{Value: "s\xed\xa0\x80"},
+		"dv":   js.DataView{1},
+		"ab":   js.ArrayBuffer{2},
+		"err":  &js.ErrorValue{Name: "TypeError", Message: "m"},
+		"arr":  &js.Array{Elements: []any{1.0}, Props: map[string]any{"n": "x"}},
 		"lone": "\xed\xb0\x80",
 		"a":    shared, "b": shared,
 	}
-	text, err := encodeWire(in, nil)
+	text, err := Encode(in, nil)
 	if err != nil || text[0] != 'B' {
 		t.Fatalf("%.20q, %v", text, err)
 	}
-	v, err := decodeWire(text, 1<<20)
+	v, err := Decode(text, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +156,7 @@ func TestBinaryWriterRoundTrip(t *testing.T) {
 	if reflect.ValueOf(out["a"]).Pointer() != reflect.ValueOf(out["b"]).Pointer() {
 		t.Fatal("a shared slice became two")
 	}
-	if c := wireCost(text); c < len(text)+16*10 {
+	if c := Cost(text); c < len(text)+16*10 {
 		t.Fatalf("cost %d for %d bytes", c, len(text))
 	}
 }

@@ -1,4 +1,4 @@
-package airlock
+package js
 
 import "fmt"
 
@@ -140,14 +140,17 @@ func isKey(v any) bool {
 	return false
 }
 
-// CloneError is the error for a value that cannot cross the boundary: a
-// function returned as a result, a symbol, a Proxy, a WeakMap, a channel.
-// Inside the sandbox it is thrown as a DataCloneError.
+// CloneError is the error for a Go value that cannot cross into the
+// sandbox: a channel, a complex number, a struct with no exported fields, a
+// function where none may cross. airlock's Runtime.Run returns it for such
+// a value among a run's options, and a host function's answer that holds
+// one throws its message in the sandbox.
 type CloneError struct {
 	// What names the value that could not cross, e.g. "function f" or "chan int".
 	What string
 }
 
+// Error returns the message, which names the value.
 func (e *CloneError) Error() string {
 	return fmt.Sprintf("airlock: %s could not be cloned across the sandbox boundary", e.What)
 }

@@ -1,9 +1,11 @@
-package airlock
+package js
 
 import (
+	"encoding/json"
 	"math"
 	"math/big"
 	"reflect"
+	"strconv"
 	"time"
 )
 
@@ -16,7 +18,7 @@ import (
 // outside the years 0 to 9999 its ISO text (+275760-09-13T00:00:00.000Z);
 // a container met a second time, as in a cycle, null, so that no value
 // expands without bound. Other values are returned as they are. It does not
-// recurse, and it does not modify v. The Result and Log JSON, and the
+// recurse, and it does not modify v. airlock's Result and Log JSON, and the
 // agent layer's, encode values through it.
 func JSONValue(v any) any {
 	type frame struct {
@@ -163,4 +165,34 @@ func finiteFloats[F float32 | float64](a []F) any {
 		return out
 	}
 	return a
+}
+
+// marshalJSONValue marshals a value as JSON, where NaN and the infinities,
+// which JSON lacks, become null as in JSON.stringify.
+func marshalJSONValue(v any) ([]byte, error) {
+	return json.Marshal(JSONValue(v))
+}
+
+// isoDate formats t as Date.prototype.toISOString does, for a year outside
+// 0 to 9999 too (+275760-09-13T00:00:00.000Z).
+func isoDate(t time.Time) string {
+	t = t.UTC()
+	y := t.Year()
+	var year string
+	switch {
+	case y >= 0 && y <= 9999:
+		year = pad(strconv.Itoa(y), 4)
+	case y < 0:
+		year = "-" + pad(strconv.Itoa(-y), 6)
+	default:
+		year = "+" + pad(strconv.Itoa(y), 6)
+	}
+	return year + t.Format("-01-02T15:04:05.000Z")
+}
+
+func pad(s string, n int) string {
+	for len(s) < n {
+		s = "0" + s
+	}
+	return s
 }

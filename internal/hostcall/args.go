@@ -1,0 +1,243 @@
+package hostcall
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/airlockrun/airlock/internal/codec"
+	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/wasmvm"
+	"github.com/airlockrun/airlock/js"
+)
+
+// Args are the arguments of one call, converted for its function. They
+// are the call's own: an asynchronous call takes them to its goroutine.
+type Args struct {
+	text  string          // a JSONFunc's: the JSON text of the list
+	typed bool            // prims are for the typed caller
+	prims []engine.Arg    // a copy: the engine's are valid during the call only
+	list  []any           // decoded, for the functions of decoded values
+	in    []reflect.Value // converted, a context's place first if the function takes one
+	// err is the conversion's error: the call's, as if the function had
+	// returned it (an asynchronous call's promise rejects with it).
+	err error
+}
+
+// CallArgs decodes and converts the arguments of a call of f: primitives
+// as the engine typed them, or the binary text of the list (wire, when
+// encoded), paid for by spend first; spent is the error when it cannot.
+// limit is codec.DecodeBinary's budget. An error is the call's at once; a
+// conversion's error is in the Args, for Call.
+func CallArgs(f *Func, in []engine.Arg, wire string, encoded bool, spend func(int) bool, spent error, limit int) (Args, error) {
+	if !encoded {
+		if !spend(ArgCost(in)) {
+			return Args{}, spent
+		}
+	} else if !spend(codec.Cost(wire)) {
+		return Args{}, spent
+	}
+	return f.args(in, wire, encoded, limit)
+}
+
+// Values decodes the arguments of a call as CallArgs does, for a function
+// that takes them as they were decoded (an executor's final answer).
+func Values(in []engine.Arg, wire string, encoded bool, spend func(int) bool, spent error, limit int) ([]any, error) {
+	if !encoded {
+		if !spend(ArgCost(in)) {
+			return nil, spent
+		}
+		return fromArgs(in), nil
+	}
+	if !spend(codec.Cost(wire)) {
+		return nil, spent
+	}
+	return decodeList(wire, limit)
+}
+
+// ArgsOfText converts the wire text of an argument list for f: the list a
+// worker process sends its host (for a JSONFunc, the JSON text itself).
+func ArgsOfText(f *Func, text string, limit int) (Args, error) {
+	if f.json != nil {
+		return Args{text: text}, nil
+	}
+	return f.args(nil, text, true, limit)
+}
+
+func (f *Func) args(in []engine.Arg, wire string, encoded bool, limit int) (Args, error) {
+	if f.json != nil {
+		var list []any
+		if encoded {
+			var err error
+			if list, err = decodeList(wire, limit); err != nil {
+				return Args{}, err
+			}
+		} else {
+			list = fromArgs(in)
+		}
+		text, _ := argAt(list, 0).(string)
+		return Args{text: text}, nil
+	}
+	if !encoded && f.typed != nil {
+		return Args{typed: true, prims: append([]engine.Arg(nil), in...)}, nil
+	}
+	if f.list != nil {
+		if !encoded {
+			return Args{list: fromArgs(in)}, nil
+		}
+		list, err := decodeList(wire, limit)
+		if list == nil {
+			list = []any{}
+		}
+		return Args{list: list}, err
+	}
+	sig := f.sig
+	n := len(sig.params)
+	if sig.variadic {
+		n--
+	}
+	first := 0
+	if sig.withCtx {
+		first = 1
+	}
+	vals := make([]reflect.Value, first+n, first+n+1)
+	for i := 0; i < n; i++ {
+		vals[first+i] = reflect.New(sig.params[i]).Elem()
+	}
+	var elem func() reflect.Value
+	if sig.variadic {
+		t := sig.params[n]
+		elem = func() reflect.Value { return reflect.New(t).Elem() }
+	}
+	if !encoded {
+		for i, a := range in {
+			var err error
+			switch {
+			case i < n:
+				err = setPrim(a, vals[first+i])
+			case sig.variadic:
+				d := elem()
+				err = setPrim(a, d)
+				vals = append(vals, d)
+			}
+			if err != nil {
+				return Args{err: argError(i, err)}, nil
+			}
+		}
+		return Args{in: vals}, nil
+	}
+	var out []reflect.Value
+	var failed int
+	var err error
+	if bin, ok := codec.Binary(wire); ok {
+		out, failed, err = sig.conv.ArgsOf(bin, limit, vals[first:], elem)
+	} else {
+		v, derr := codec.Decode(wire, limit)
+		if derr != nil {
+			return Args{}, derr
+		}
+		list, _ := v.([]any)
+		out, failed, err = sig.conv.Convert(list, vals[first:], elem)
+	}
+	if err != nil {
+		if failed < 0 {
+			return Args{}, err // the text's, not a conversion's
+		}
+		return Args{err: argError(failed, err)}, nil
+	}
+	if first == 1 {
+		out = append(vals[:1], out...)
+	}
+	return Args{in: out}, nil
+}
+
+// argError is the error of argument i (0-based).
+func argError(i int, err error) error {
+	return fmt.Errorf("argument %d: %w", i+1, err)
+}
+
+// setPrim converts a primitive argument to a parameter, as codec.Convert
+// converts it.
+func setPrim(a engine.Arg, dst reflect.Value) error {
+	k := dst.Kind()
+	switch a.Kind {
+	case wasmvm.Undefined, wasmvm.Null:
+		if k != reflect.Interface {
+			return nil
+		}
+	case wasmvm.Number:
+		switch k {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			n, err := codec.IntOf(a.Number, dst.Type())
+			if err == nil {
+				dst.SetInt(n)
+			}
+			return err
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			n, err := codec.UintOf(a.Number, dst.Type())
+			if err == nil {
+				dst.SetUint(n)
+			}
+			return err
+		case reflect.Float32, reflect.Float64:
+			dst.SetFloat(a.Number)
+			return nil
+		}
+	case wasmvm.String:
+		if k == reflect.String {
+			dst.SetString(a.Text)
+			return nil
+		}
+	case wasmvm.Bool:
+		if k == reflect.Bool {
+			dst.SetBool(a.Bool)
+			return nil
+		}
+	}
+	return codec.ConvertInto(fromArg(a), dst)
+}
+
+// decodeList decodes the wire text of an argument list.
+func decodeList(wire string, limit int) ([]any, error) {
+	v, err := codec.Decode(wire, limit)
+	if err != nil {
+		return nil, err
+	}
+	list, _ := v.([]any)
+	return list, nil
+}
+
+func fromArgs(in []engine.Arg) []any {
+	args := make([]any, len(in))
+	for i, a := range in {
+		args[i] = fromArg(a)
+	}
+	return args
+}
+
+// fromArg is a primitive argument as a Go value.
+func fromArg(a engine.Arg) any {
+	switch a.Kind {
+	case wasmvm.Null:
+		return nil
+	case wasmvm.Bool:
+		return a.Bool
+	case wasmvm.Number:
+		return a.Number
+	case wasmvm.String:
+		return a.Text
+	}
+	return js.Undefined{}
+}
+
+// ArgCost is what primitive arguments cost a run's budget: a string its
+// bytes, and every value 8.
+func ArgCost(in []engine.Arg) int {
+	n := 0
+	for i := range in {
+		n += 8
+		if in[i].Kind == wasmvm.String {
+			n += len(in[i].Text)
+		}
+	}
+	return n
+}

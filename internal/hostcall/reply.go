@@ -1,0 +1,145 @@
+package hostcall
+
+import (
+	"math"
+	"unicode/utf8"
+
+	"github.com/airlockrun/airlock/internal/codec"
+	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/wasmvm"
+	"github.com/airlockrun/airlock/js"
+)
+
+// TypedReply is the reply of a typed call's answer (see Func.Typed):
+// the answer as it is, its text paid for by spend (the 8 bytes of any
+// answer were paid with the arguments), or, for text that is not UTF-8 (a
+// lone surrogate's WTF-8), the same answer encoded as any other value's.
+func TypedReply(v engine.Arg, reg codec.Registrar, spend func(int) bool, spent error) engine.Reply {
+	if v.Kind == wasmvm.String {
+		if !utf8.ValidString(v.Text) {
+			return Budgeted(Reply(v.Text, nil, reg), spend, spent)
+		}
+		if len(v.Text) > 0 && !spend(len(v.Text)) {
+			return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
+		}
+	}
+	return engine.Reply{Kind: engine.ReplyArg, Arg: v}
+}
+
+// jsonReply is the reply of a JSONFunc: its text, which the sandbox parses
+// with its own JSON.parse; empty text is undefined.
+func jsonReply(t JSONText) engine.Reply {
+	if len(t) == 0 {
+		return engine.Reply{Kind: engine.ReplyRaw, Value: engine.Undefined{}}
+	}
+	return engine.Reply{Kind: engine.ReplyJSON, Value: string(t)}
+}
+
+// Reply turns a host function's result into the engine's reply; reg
+// registers the functions the result holds, if they may cross.
+func Reply(v any, err error, reg codec.Registrar) engine.Reply {
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
+	if t, ok := v.(JSONText); ok {
+		return jsonReply(t)
+	}
+	if raw, ok := toRaw(v); ok {
+		return engine.Reply{Kind: engine.ReplyRaw, Value: raw}
+	}
+	text, err := codec.Encode(v, reg)
+	if err != nil {
+		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
+	}
+	return engine.Reply{Kind: engine.ReplyWire, Value: text}
+}
+
+// RawCost is what raw primitives cost the run's budget: a string its bytes,
+// and every value 8.
+func RawCost(raw []any) int {
+	n := 0
+	for _, a := range raw {
+		n += 8
+		if s, ok := a.(string); ok {
+			n += len(s)
+		}
+	}
+	return n
+}
+
+// ReplyCost is what a host call's reply costs the run's budget.
+func ReplyCost(rep engine.Reply) int {
+	switch v := rep.Value.(type) {
+	case string:
+		if rep.Kind == engine.ReplyWire || rep.Kind == engine.ReplyJSON {
+			return codec.Cost(v)
+		}
+		return 8 + len(v)
+	}
+	return 8
+}
+
+// Budgeted is rep, or an error in its place when spend cannot pay
+// for it.
+func Budgeted(rep engine.Reply, spend func(int) bool, spent error) engine.Reply {
+	if rep.Kind == engine.ReplyAsync || spend(ReplyCost(rep)) {
+		return rep
+	}
+	return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
+}
+
+// fromRaw converts a raw primitive that came out of the engine.
+func fromRaw(v any) any {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case engine.Undefined:
+		return js.Undefined{}
+	}
+	return v
+}
+
+// toRaw reports whether a Go value can cross as a raw primitive, and its
+// raw form.
+func toRaw(v any) (any, bool) {
+	// v itself is returned where it can be: x, boxed again, would be an
+	// allocation per host call.
+	switch x := v.(type) {
+	case nil, bool:
+		return v, true
+	case string:
+		// Text that is not UTF-8 (a lone surrogate's WTF-8) crosses
+		// encoded.
+		return v, utf8.ValidString(x)
+	case js.Undefined:
+		return engine.Undefined{}, true
+	case float64:
+		return v, true
+	case int:
+		if x >= math.MinInt32 && x <= math.MaxInt32 {
+			return x, true
+		}
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case int16:
+		return float64(x), true
+	case int8:
+		return float64(x), true
+	case uint:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case uint16:
+		return float64(x), true
+	case uint8:
+		return float64(x), true
+	case float32:
+		return float64(x), true
+	}
+	return nil, false
+}
