@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -156,6 +157,18 @@ type RuntimeConfig struct {
 	// killing it ends its other runs too (TestWorkers_Hammer saw it at
 	// 100 ms with 18 runs a worker on 2 CPUs).
 	WorkerGrace time.Duration
+	// KeepWarm is how long after its last run the Runtime keeps what a run
+	// needs warm in the processor's caches: while no run comes, it rehearses
+	// one every 2 ms (a one-line program in a sandbox of its own, which the
+	// runtime then replaces), so that a run after an idle gap shorter than
+	// KeepWarm costs about twice what a run right after another does
+	// instead of three to four times: after a few milliseconds idle, other
+	// work has taken the caches (BENCHMARKS.md, "The warm path after an
+	// idle gap"). The price is CPU time while idle: 60-250 µs a rehearsal
+	// on the machines measured, 3-12% of a core for up to KeepWarm after
+	// each run that is not followed by another. 0, the zero value, and
+	// negative values rehearse nothing. Not in worker-process mode.
+	KeepWarm time.Duration
 	// MaxAsyncCalls is how many asynchronous host calls (see [Async]) of one
 	// run run at once, each on a goroutine of its own; a call beyond it
 	// waits, without a goroutine, until one of them returns. 0 means 64.
@@ -171,6 +184,9 @@ const (
 	defaultPrepared    = 2
 	defaultWorkerGrace = time.Second
 	defaultValueBytes  = 64 << 20
+	// rehearseEvery is how often an idle Runtime rehearses a run
+	// (RuntimeConfig.KeepWarm).
+	rehearseEvery = 2 * time.Millisecond
 )
 
 // Sentinel errors.
@@ -199,12 +215,32 @@ type Runtime struct {
 	waiting []*run
 	closed  atomic.Bool // set under readyMu
 	once    sync.Once
+
+	// lastRun is when Run was last called, in ns since epoch; warming is
+	// set while the goroutine that keeps the runtime warm runs (keepWarm),
+	// which stops at stop.
+	epoch      time.Time
+	lastRun    atomic.Int64
+	warming    atomic.Bool
+	stop       chan struct{}
+	rehearsals atomic.Int64 // for the tests
 }
 
+// A worker is a goroutine that holds a prepared sandbox until a run takes
+// it (jobs). The run is then run either by the worker or, if the run's
+// Execution.Wait comes first, on the goroutine that waits, which hands the
+// VM back for the worker to close.
 type worker struct {
 	vm   *engine.VM
 	jobs chan *run
+	back chan handBack
 }
+
+// handBack is what the goroutine that ran a worker's run tells it: whether
+// to prepare the next VM (run.execute's again), or that a host function
+// ended that goroutine (runtime.Goexit), which would have ended the
+// worker's had the worker run it: the worker then ends, its VM abandoned.
+type handBack struct{ again, ended bool }
 
 // NewRuntime returns a Runtime with the given configuration.
 func NewRuntime(cfg RuntimeConfig) *Runtime {
@@ -226,7 +262,7 @@ func NewRuntime(cfg RuntimeConfig) *Runtime {
 	if cfg.WorkerGrace <= 0 {
 		cfg.WorkerGrace = defaultWorkerGrace
 	}
-	rt := &Runtime{cfg: cfg}
+	rt := &Runtime{cfg: cfg, epoch: time.Now(), stop: make(chan struct{})}
 	if cfg.Workers > 0 {
 		rt.workers = newWorkerPool(rt)
 		return rt
@@ -257,17 +293,37 @@ func (rt *Runtime) work(r *run) {
 				rt.quit()
 				return
 			}
-			w := &worker{vm: vm, jobs: make(chan *run, 1)}
+			w := &worker{vm: vm, jobs: make(chan *run, 1), back: make(chan handBack, 1)}
 			var ok bool
 			if r, ok = rt.offer(w); ok && r == nil {
 				r = <-w.jobs
+				if r != nil && r.exec.w.Swap(nil) == nil {
+					// The goroutine that waits for the run runs it on vm.
+					b := <-w.back
+					vm.Close()
+					if r = nil; b.ended {
+						return
+					} else if !b.again {
+						if r = rt.closed1(); r == nil {
+							return
+						}
+					}
+					continue
+				}
 			}
 			if r == nil {
 				vm.Close()
 				return
 			}
 		}
-		if r.execute(vm, err) {
+		again := r.execute(vm, err)
+		if vm != nil {
+			// The caller that waits is now runnable on this goroutine's P,
+			// where it would wait behind the VM's teardown: it runs first.
+			runtime.Gosched()
+			vm.Close()
+		}
+		if again {
 			r = nil // the next VM is prepared ahead
 		} else if r = rt.closed1(); r == nil {
 			return
@@ -330,6 +386,7 @@ func (rt *Runtime) assign(r *run) {
 	rt.readyMu.Unlock()
 	switch {
 	case w != nil:
+		r.exec.w.Store(w)
 		w.jobs <- r
 	case !queued:
 		go rt.work(r)
@@ -387,6 +444,7 @@ func (rt *Runtime) Close() error {
 		rt.ready = nil
 		rt.idle -= len(ws)
 		rt.readyMu.Unlock()
+		close(rt.stop)
 		if rt.workers != nil {
 			rt.workers.close()
 		}
@@ -422,8 +480,64 @@ func (rt *Runtime) Run(ctx context.Context, src string, opts Options) (*Executio
 		return nil, err
 	}
 	r.exec.start = start
+	rt.lastRun.Store(int64(start.Sub(rt.epoch)))
+	if rt.cfg.KeepWarm > 0 && !rt.warming.Load() && rt.warming.CompareAndSwap(false, true) {
+		go rt.keepWarm()
+	}
 	rt.assign(r)
 	return r.exec, nil
+}
+
+// keepWarm rehearses a run every rehearseEvery in which no run came, until
+// none came for KeepWarm or the runtime is closed (RuntimeConfig.KeepWarm).
+// A run after an idle gap otherwise finds its code, the engine's and the
+// sandbox's memory out of every cache of the processor (RATIONALE.md, "The
+// warm path after an idle gap").
+func (rt *Runtime) keepWarm() {
+	t := time.NewTimer(rehearseEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-rt.stop:
+			rt.warming.Store(false)
+			return
+		case <-t.C:
+		}
+		idle := time.Since(rt.epoch) - time.Duration(rt.lastRun.Load())
+		if idle >= rt.cfg.KeepWarm {
+			rt.warming.Store(false)
+			// A Run between the reading and the store saw warming set.
+			if idle = time.Since(rt.epoch) - time.Duration(rt.lastRun.Load()); idle >= rt.cfg.KeepWarm ||
+				!rt.warming.CompareAndSwap(false, true) {
+				return
+			}
+		}
+		if idle >= rehearseEvery {
+			rt.rehearse()
+			t.Reset(rehearseEvery)
+		} else {
+			t.Reset(rehearseEvery - idle)
+		}
+	}
+}
+
+// rehearsal is the program keepWarm runs.
+const rehearsal = `export default 1`
+
+// rehearse runs the rehearsal as Run would, but without counting it as a
+// run (lastRun), on this goroutine (Execution.Wait).
+func (rt *Runtime) rehearse() {
+	if rt.closed.Load() {
+		return
+	}
+	r, err := rt.newRun(context.Background(), rehearsal, Options{})
+	if err != nil {
+		return
+	}
+	r.exec.start = time.Now()
+	rt.assign(r)
+	r.exec.Wait()
+	rt.rehearsals.Add(1)
 }
 
 // Execution is a run in progress. Its methods are safe for concurrent use.
@@ -433,13 +547,31 @@ type Execution struct {
 	start  time.Time
 	r      *run
 	remote *remoteRun // in worker-process mode
+	// w is the worker whose prepared sandbox the run took when it started,
+	// until the worker or Wait claims the run (swapping in nil).
+	w atomic.Pointer[worker]
 
 	mu      sync.Mutex
 	reports []any
 }
 
 // Wait blocks until the run settles and returns its Result.
+//
+// A run that took a prepared sandbox and that no goroutine of the Runtime
+// has started yet runs on the goroutine that calls Wait: its host
+// functions, Log and Report are then called on that goroutine. A run after
+// an idle gap then runs on the processor that is awake already, and the
+// caller is not woken when it ends (RATIONALE.md, "The warm path after an
+// idle gap").
 func (e *Execution) Wait() *Result {
+	if w := e.w.Swap(nil); w != nil {
+		b := handBack{ended: true}
+		// Also when a host function ends this goroutine (runtime.Goexit):
+		// the run has settled by then.
+		defer func() { w.back <- b }()
+		b.again = e.r.execute(w.vm, nil)
+		b.ended = false
+	}
 	<-e.done
 	return e.result
 }

@@ -23,43 +23,55 @@ import (
 //	go test -run '^$' -bench 'WarmIdle/gap=(0|2ms|20ms)$' -benchtime 2000x
 func BenchmarkWarmIdle(b *testing.B) {
 	for _, gap := range []time.Duration{0, 2 * time.Millisecond, 20 * time.Millisecond, 200 * time.Millisecond} {
-		b.Run("gap="+gapName(gap), func(b *testing.B) {
-			rt := airlock.NewRuntime(airlock.RuntimeConfig{})
-			defer rt.Close()
-			run := func() time.Duration {
-				start := time.Now()
-				ex, err := rt.Run(context.Background(), helloJS, airlock.Options{Language: airlock.JavaScript})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res := ex.Wait(); res.Status != airlock.StatusSuccess {
-					b.Fatal(res.Error)
-				}
-				return time.Since(start)
-			}
-			for range 50 { // the caches of the source and the pool filled
-				run()
-			}
-			idle := make([]time.Duration, 0, b.N)
-			next := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for range b.N {
-				if gap > 0 {
-					time.Sleep(gap)
-				}
-				idle = append(idle, run())
-				next = append(next, run())
-			}
-			b.StopTimer()
-			p50i, p99i := quantiles(idle)
-			p50n, p99n := quantiles(next)
-			b.ReportMetric(p50i, "idle-p50-µs")
-			b.ReportMetric(p99i, "idle-p99-µs")
-			b.ReportMetric(p50n, "next-p50-µs")
-			b.ReportMetric(p99n, "next-p99-µs")
-			b.ReportMetric(p50i/p50n, "idle/next")
-		})
+		for _, keep := range []struct {
+			name string
+			d    time.Duration
+		}{{"keepwarm=off", -1}, {"keepwarm=1s", time.Second}} {
+			b.Run("gap="+gapName(gap)+"/"+keep.name, func(b *testing.B) {
+				warmIdle(b, gap, airlock.RuntimeConfig{KeepWarm: keep.d})
+			})
+		}
 	}
+}
+
+func warmIdle(b *testing.B, gap time.Duration, cfg airlock.RuntimeConfig) {
+	rt := airlock.NewRuntime(cfg)
+	defer rt.Close()
+	run := func() time.Duration {
+		start := time.Now()
+		ex, err := rt.Run(context.Background(), helloJS, airlock.Options{Language: airlock.JavaScript})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res := ex.Wait(); res.Status != airlock.StatusSuccess {
+			b.Fatal(res.Error)
+		}
+		return time.Since(start)
+	}
+	for range 50 { // the caches of the source and the pool filled
+		run()
+	}
+	idle := make([]time.Duration, 0, b.N)
+	next := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	cpu := cpuNanos()
+	for range b.N {
+		if gap > 0 {
+			time.Sleep(gap)
+		}
+		idle = append(idle, run())
+		next = append(next, run())
+	}
+	b.StopTimer()
+	cpu = cpuNanos() - cpu
+	p50i, p99i := quantiles(idle)
+	p50n, p99n := quantiles(next)
+	b.ReportMetric(p50i, "idle-p50-µs")
+	b.ReportMetric(p99i, "idle-p99-µs")
+	b.ReportMetric(p50n, "next-p50-µs")
+	b.ReportMetric(p99n, "next-p99-µs")
+	b.ReportMetric(p50i/p50n, "idle/next")
+	b.ReportMetric(float64(cpu)/float64(2*b.N)/1e3, "cpu-µs/run")
 }
 
 func gapName(d time.Duration) string {
