@@ -359,10 +359,10 @@ func TestKeepWarm(t *testing.T) {
 	}
 	// A run starts it again, and the runs go on meanwhile.
 	for range 20 {
+		time.Sleep(3 * time.Millisecond)
 		if res := runOn(t, rt, `export default 2`, airlock.Options{}); res.Result != 2.0 {
 			t.Fatalf("%+v", res)
 		}
-		time.Sleep(3 * time.Millisecond)
 	}
 	if _, on := airlock.Rehearsals(rt); !on {
 		t.Fatal("not rehearsing after a run")
