@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -226,21 +225,10 @@ type Runtime struct {
 	rehearsals atomic.Int64 // for the tests
 }
 
-// A worker is a goroutine that holds a prepared sandbox until a run takes
-// it (jobs). The run is then run either by the worker or, if the run's
-// Execution.Wait comes first, on the goroutine that waits, which hands the
-// VM back for the worker to close.
 type worker struct {
 	vm   *engine.VM
 	jobs chan *run
-	back chan handBack
 }
-
-// handBack is what the goroutine that ran a worker's run tells it: whether
-// to prepare the next VM (run.execute's again), or that a host function
-// ended that goroutine (runtime.Goexit), which would have ended the
-// worker's had the worker run it: the worker then ends, its VM abandoned.
-type handBack struct{ again, ended bool }
 
 // NewRuntime returns a Runtime with the given configuration.
 func NewRuntime(cfg RuntimeConfig) *Runtime {
@@ -293,37 +281,17 @@ func (rt *Runtime) work(r *run) {
 				rt.quit()
 				return
 			}
-			w := &worker{vm: vm, jobs: make(chan *run, 1), back: make(chan handBack, 1)}
+			w := &worker{vm: vm, jobs: make(chan *run, 1)}
 			var ok bool
 			if r, ok = rt.offer(w); ok && r == nil {
 				r = <-w.jobs
-				if r != nil && r.exec.w.Swap(nil) == nil {
-					// The goroutine that waits for the run runs it on vm.
-					b := <-w.back
-					vm.Close()
-					if r = nil; b.ended {
-						return
-					} else if !b.again {
-						if r = rt.closed1(); r == nil {
-							return
-						}
-					}
-					continue
-				}
 			}
 			if r == nil {
 				vm.Close()
 				return
 			}
 		}
-		again := r.execute(vm, err)
-		if vm != nil {
-			// The caller that waits is now runnable on this goroutine's P,
-			// where it would wait behind the VM's teardown: it runs first.
-			runtime.Gosched()
-			vm.Close()
-		}
-		if again {
+		if r.execute(vm, err) {
 			r = nil // the next VM is prepared ahead
 		} else if r = rt.closed1(); r == nil {
 			return
@@ -386,7 +354,6 @@ func (rt *Runtime) assign(r *run) {
 	rt.readyMu.Unlock()
 	switch {
 	case w != nil:
-		r.exec.w.Store(w)
 		w.jobs <- r
 	case !queued:
 		go rt.work(r)
@@ -525,7 +492,7 @@ func (rt *Runtime) keepWarm() {
 const rehearsal = `export default 1`
 
 // rehearse runs the rehearsal as Run would, but without counting it as a
-// run (lastRun), on this goroutine (Execution.Wait).
+// run (lastRun), and waits for it.
 func (rt *Runtime) rehearse() {
 	if rt.closed.Load() {
 		return
@@ -547,31 +514,13 @@ type Execution struct {
 	start  time.Time
 	r      *run
 	remote *remoteRun // in worker-process mode
-	// w is the worker whose prepared sandbox the run took when it started,
-	// until the worker or Wait claims the run (swapping in nil).
-	w atomic.Pointer[worker]
 
 	mu      sync.Mutex
 	reports []any
 }
 
 // Wait blocks until the run settles and returns its Result.
-//
-// A run that took a prepared sandbox and that no goroutine of the Runtime
-// has started yet runs on the goroutine that calls Wait: its host
-// functions, Log and Report are then called on that goroutine. A run after
-// an idle gap then runs on the processor that is awake already, and the
-// caller is not woken when it ends (RATIONALE.md, "The warm path after an
-// idle gap").
 func (e *Execution) Wait() *Result {
-	if w := e.w.Swap(nil); w != nil {
-		b := handBack{ended: true}
-		// Also when a host function ends this goroutine (runtime.Goexit):
-		// the run has settled by then.
-		defer func() { w.back <- b }()
-		b.again = e.r.execute(w.vm, nil)
-		b.ended = false
-	}
 	<-e.done
 	return e.result
 }

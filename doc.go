@@ -244,10 +244,7 @@
 //
 // A [Runtime] is safe for concurrent use; so are [Run] and the methods of
 // [Execution]. Each run's VM lives on one goroutine, which runs its event
-// loop: one of the Runtime's, or the goroutine that calls [Execution.Wait]
-// if the run took a prepared sandbox and had not started when Wait was
-// called (a host function that calls runtime.Goexit then ends that
-// goroutine); asynchronous host calls run on goroutines of their own and hand
+// loop; asynchronous host calls run on goroutines of their own and hand
 // their results back to that loop through a queue. A run settles without
 // waiting for host functions still running (see above); every other
 // goroutine it started has returned. Synchronous host functions run on the run's

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -288,14 +289,13 @@ func (r *run) halt(status Status, msg string) {
 	})
 }
 
-// execute runs the run on vm, on the goroutine that owns vm (the worker's,
-// or the one that waits for the run: Execution.Wait), and settles the
-// Execution. vm stays open: the worker closes it.
+// execute runs on the VM's goroutine and settles the Execution.
 //
 // It reports whether the worker prepares another VM (Runtime.wantIdle) or
 // else, once this one is closed, runs a run that waits if any
-// (Runtime.closed1). It claims either before the VM is torn down: a run
-// that comes meanwhile waits for the worker (Runtime.assign).
+// (Runtime.closed1). It claims either before it yields to the caller: a
+// run that comes while this VM is torn down waits for the worker
+// (Runtime.assign).
 func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 	res := &Result{}
 	defer func() {
@@ -308,6 +308,12 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 		}
 		r.settle(res)
 		again = !goexit && r.rt.wantIdle()
+		// The caller that waits is now runnable on this goroutine's P, where
+		// it would wait behind the VM's teardown; let it run first.
+		runtime.Gosched()
+		if vm != nil {
+			vm.Close() // after settling: tearing down the heap is not the caller's wait
+		}
 	}()
 	if vmErr != nil {
 		res.Status = StatusError

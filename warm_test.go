@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -189,84 +188,7 @@ func TestFirstRunsOfAProcess(t *testing.T) {
 	}
 }
 
-// ranInWait reports whether the program of ex's run called its host
-// function "where" on the goroutine that called ex.Wait: a run nothing of
-// the runtime had started when Wait came runs there.
-func ranInWait(stack string) bool { return strings.Contains(stack, "(*Execution).Wait") }
-
-// A run whose Wait comes before any goroutine of the runtime started it runs
-// on the goroutine that waits: after an idle gap that goroutine's processor
-// is the one awake, and nobody has to be woken when the run ends. With one
-// processor and Wait called right after Run, nothing else can have started
-// the run first (but a preemption between the two, which is rare, can: one
-// run of ten suffices). Each run comes after a pause, in which the runtime
-// prepares its sandboxes: runs back to back on one processor wait for the
-// sandbox of the run before, which its worker then runs.
-func TestWaitRunsTheRunOnItsGoroutine(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	rt := airlock.NewRuntime(airlock.RuntimeConfig{})
-	defer rt.Close()
-	inWait := 0
-	for range 10 {
-		time.Sleep(5 * time.Millisecond)
-		var stack string
-		where := func() int {
-			buf := make([]byte, 64<<10)
-			stack = string(buf[:runtime.Stack(buf, false)])
-			return 1
-		}
-		ex, err := rt.Run(context.Background(), `export default where() + 1`,
-			airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"where": where}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res := ex.Wait(); res.Status != airlock.StatusSuccess || res.Result != 2.0 {
-			t.Fatalf("%+v", res)
-		}
-		if ranInWait(stack) {
-			inWait++
-		}
-	}
-	if inWait == 0 {
-		t.Fatal("no run ran on the goroutine that waited")
-	}
-}
-
-// A run that nobody waits for still runs: the worker that holds its
-// sandbox starts it, and the caller can wait for something the run does
-// (here a report) before it calls Wait, or never call it.
-func TestRunProgressesWithoutWait(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	rt := airlock.NewRuntime(airlock.RuntimeConfig{})
-	defer rt.Close()
-	for range 5 {
-		reported := make(chan any, 1)
-		var stack string
-		where := func() int {
-			buf := make([]byte, 64<<10)
-			stack = string(buf[:runtime.Stack(buf, false)])
-			return 1
-		}
-		ex, err := rt.Run(context.Background(), `report(where()); export default 2`, airlock.Options{Language: airlock.JavaScript,
-			Globals: map[string]any{"where": where}, Report: func(v any) { reported <- v }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v := <-reported; v != 1.0 {
-			t.Fatalf("reported %v", v)
-		}
-		<-ex.Done()
-		if ranInWait(stack) {
-			t.Fatal("the run ran in a Wait nobody called")
-		}
-		if res := ex.Wait(); res.Status != airlock.StatusSuccess || res.Result != 2.0 {
-			t.Fatalf("%+v", res)
-		}
-	}
-}
-
-// Several goroutines wait for one run: one of them (or the worker) runs it,
-// and all get the same Result.
+// Several goroutines wait for one run: all get the same Result.
 func TestManyWaitersOfOneRun(t *testing.T) {
 	rt := airlock.NewRuntime(airlock.RuntimeConfig{})
 	defer rt.Close()
@@ -288,45 +210,6 @@ func TestManyWaitersOfOneRun(t *testing.T) {
 		if first.Status != airlock.StatusSuccess || first.Result != 42.0 {
 			t.Fatalf("%+v", first)
 		}
-	}
-}
-
-// A host function that calls runtime.Goexit while its run runs on the
-// goroutine that called Wait ends that goroutine, as it would end any
-// goroutine it ran on; the run settles with the error all the same, its VM
-// is closed by its worker, and the runtime goes on.
-func TestGoexitInARunOnTheWaitingGoroutine(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	rt := airlock.NewRuntime(airlock.RuntimeConfig{Prepared: 1})
-	defer rt.Close()
-	ended := 0
-	for range 10 {
-		time.Sleep(5 * time.Millisecond) // the sandbox prepared
-		quit := func() { runtime.Goexit() }
-		ex, err := rt.Run(context.Background(), `quit(); export default 1`,
-			airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"quit": quit}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		returned := make(chan bool, 1)
-		go func() {
-			defer func() { returned <- false }()
-			ex.Wait()
-			returned <- true
-		}()
-		if !<-returned {
-			ended++
-		}
-		res := ex.Wait()
-		if res.Status != airlock.StatusError || !strings.Contains(res.Error.Message, "runtime.Goexit") {
-			t.Fatalf("%+v", res)
-		}
-		if res := runOn(t, rt, `export default "next"`, airlock.Options{Language: airlock.JavaScript}); res.Result != "next" {
-			t.Fatalf("%+v", res)
-		}
-	}
-	if ended == 0 {
-		t.Fatal("no run ran on the goroutine that waited")
 	}
 }
 
