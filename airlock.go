@@ -161,12 +161,13 @@ type RuntimeConfig struct {
 	// one every 2 ms (a one-line program in a sandbox of its own, which the
 	// runtime then replaces), so that a run after an idle gap shorter than
 	// KeepWarm costs about twice what a run right after another does
-	// instead of three to four times: after a few milliseconds idle, other
+	// instead of three and a half times: after a few milliseconds idle, other
 	// work has taken the caches (BENCHMARKS.md, "The warm path after an
-	// idle gap"). The price is CPU time while idle: ~0.24 ms a rehearsal on
-	// the 2-core VM measured, ~12% of a core for up to KeepWarm after each
-	// run that no other follows at once. 0, the zero value, and negative
-	// values rehearse nothing. Not in worker-process mode.
+	// idle gap"). The price is CPU time while idle: ~0.25-0.3 ms a
+	// rehearsal on the 2-core VM measured, 12-15% of a core for up to
+	// KeepWarm after each run that no other follows at once. 0, the zero
+	// value, and negative values rehearse nothing. Not in worker-process
+	// mode.
 	KeepWarm time.Duration
 	// MaxAsyncCalls is how many asynchronous host calls (see [Async]) of one
 	// run run at once, each on a goroutine of its own; a call beyond it
