@@ -156,6 +156,19 @@ type RuntimeConfig struct {
 	// killing it ends its other runs too (TestWorkers_Hammer saw it at
 	// 100 ms with 18 runs a worker on 2 CPUs).
 	WorkerGrace time.Duration
+	// KeepWarm is how long after its last run the Runtime keeps what a run
+	// needs warm in the processor's caches: while no run comes, it rehearses
+	// one every 2 ms (a one-line program in a sandbox of its own, which the
+	// runtime then replaces), so that a run after an idle gap shorter than
+	// KeepWarm costs about twice what a run right after another does
+	// instead of three and a half times: after a few milliseconds idle, other
+	// work has taken the caches (BENCHMARKS.md, "The warm path after an
+	// idle gap"). The price is CPU time while idle: ~0.25-0.3 ms a
+	// rehearsal on the 2-core VM measured, 12-15% of a core for up to
+	// KeepWarm after each run that no other follows at once. 0, the zero
+	// value, and negative values rehearse nothing. Not in worker-process
+	// mode.
+	KeepWarm time.Duration
 	// MaxAsyncCalls is how many asynchronous host calls (see [Async]) of one
 	// run run at once, each on a goroutine of its own; a call beyond it
 	// waits, without a goroutine, until one of them returns. 0 means 64.
@@ -171,6 +184,9 @@ const (
 	defaultPrepared    = 2
 	defaultWorkerGrace = time.Second
 	defaultValueBytes  = 64 << 20
+	// rehearseEvery is how often an idle Runtime rehearses a run
+	// (RuntimeConfig.KeepWarm).
+	rehearseEvery = 2 * time.Millisecond
 )
 
 // Sentinel errors.
@@ -199,6 +215,15 @@ type Runtime struct {
 	waiting []*run
 	closed  atomic.Bool // set under readyMu
 	once    sync.Once
+
+	// lastRun is when Run was last called, in ns since epoch; warming is
+	// set while the goroutine that keeps the runtime warm runs (keepWarm),
+	// which stops at stop.
+	epoch      time.Time
+	lastRun    atomic.Int64
+	warming    atomic.Bool
+	stop       chan struct{}
+	rehearsals atomic.Int64 // for the tests
 }
 
 type worker struct {
@@ -226,7 +251,7 @@ func NewRuntime(cfg RuntimeConfig) *Runtime {
 	if cfg.WorkerGrace <= 0 {
 		cfg.WorkerGrace = defaultWorkerGrace
 	}
-	rt := &Runtime{cfg: cfg}
+	rt := &Runtime{cfg: cfg, epoch: time.Now(), stop: make(chan struct{})}
 	if cfg.Workers > 0 {
 		rt.workers = newWorkerPool(rt)
 		return rt
@@ -387,6 +412,7 @@ func (rt *Runtime) Close() error {
 		rt.ready = nil
 		rt.idle -= len(ws)
 		rt.readyMu.Unlock()
+		close(rt.stop)
 		if rt.workers != nil {
 			rt.workers.close()
 		}
@@ -422,8 +448,64 @@ func (rt *Runtime) Run(ctx context.Context, src string, opts Options) (*Executio
 		return nil, err
 	}
 	r.exec.start = start
+	rt.lastRun.Store(int64(start.Sub(rt.epoch)))
+	if rt.cfg.KeepWarm > 0 && !rt.warming.Load() && rt.warming.CompareAndSwap(false, true) {
+		go rt.keepWarm()
+	}
 	rt.assign(r)
 	return r.exec, nil
+}
+
+// keepWarm rehearses a run every rehearseEvery in which no run came, until
+// none came for KeepWarm or the runtime is closed (RuntimeConfig.KeepWarm).
+// A run after an idle gap otherwise finds its code, the engine's and the
+// sandbox's memory out of every cache of the processor (RATIONALE.md, "The
+// warm path after an idle gap").
+func (rt *Runtime) keepWarm() {
+	t := time.NewTimer(rehearseEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-rt.stop:
+			rt.warming.Store(false)
+			return
+		case <-t.C:
+		}
+		idle := time.Since(rt.epoch) - time.Duration(rt.lastRun.Load())
+		if idle >= rt.cfg.KeepWarm {
+			rt.warming.Store(false)
+			// A Run between the reading and the store saw warming set.
+			if idle = time.Since(rt.epoch) - time.Duration(rt.lastRun.Load()); idle >= rt.cfg.KeepWarm ||
+				!rt.warming.CompareAndSwap(false, true) {
+				return
+			}
+		}
+		if idle >= rehearseEvery {
+			rt.rehearse()
+			t.Reset(rehearseEvery)
+		} else {
+			t.Reset(rehearseEvery - idle)
+		}
+	}
+}
+
+// rehearsal is the program keepWarm runs.
+const rehearsal = `export default 1`
+
+// rehearse runs the rehearsal as Run would, but without counting it as a
+// run (lastRun), and waits for it.
+func (rt *Runtime) rehearse() {
+	if rt.closed.Load() {
+		return
+	}
+	r, err := rt.newRun(context.Background(), rehearsal, Options{})
+	if err != nil {
+		return
+	}
+	r.exec.start = time.Now()
+	rt.assign(r)
+	r.exec.Wait()
+	rt.rehearsals.Add(1)
 }
 
 // Execution is a run in progress. Its methods are safe for concurrent use.

@@ -18,6 +18,10 @@ func WithoutLoopGuards(opts ExecutorOptions) ExecutorOptions {
 // rather than from its pool of rewound ones.
 func NewInstances() int64 { return engine.Instances() }
 
+// Rehearsals is how many runs rt rehearsed to keep warm
+// (RuntimeConfig.KeepWarm), and whether it keeps warm now.
+func Rehearsals(rt *Runtime) (int64, bool) { return rt.rehearsals.Load(), rt.warming.Load() }
+
 // SharedMemoryCalls is how many host calls rt's workers made through
 // shared memory.
 func SharedMemoryCalls(rt *Runtime) int64 {

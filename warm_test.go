@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/internal/childtest"
@@ -184,5 +185,79 @@ func TestFirstRunsOfAProcess(t *testing.T) {
 		if got := outcome(ex.Wait()); got != first[i] {
 			t.Errorf("run %d: first %s, later %s", i, first[i], got)
 		}
+	}
+}
+
+// Several goroutines wait for one run: all get the same Result.
+func TestManyWaitersOfOneRun(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{})
+	defer rt.Close()
+	for range 20 {
+		ex, err := rt.Run(context.Background(), `export default 40 + 2`, airlock.Options{Language: airlock.JavaScript})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results := make(chan *airlock.Result, 4)
+		for range 4 {
+			go func() { results <- ex.Wait() }()
+		}
+		first := <-results
+		for range 3 {
+			if res := <-results; res != first {
+				t.Fatal("two waiters got different results")
+			}
+		}
+		if first.Status != airlock.StatusSuccess || first.Result != 42.0 {
+			t.Fatalf("%+v", first)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, or fails the test after a generous
+// bound that only a broken implementation reaches.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still not %s after 30 s", what)
+		}
+	}
+}
+
+// A Runtime with KeepWarm rehearses a run while it is idle, for KeepWarm
+// after its last run and no longer; Close stops it at once. One without
+// rehearses nothing.
+func TestKeepWarm(t *testing.T) {
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{KeepWarm: 50 * time.Millisecond})
+	defer rt.Close()
+	if res := runOn(t, rt, `export default 1`, airlock.Options{}); res.Status != airlock.StatusSuccess {
+		t.Fatalf("%+v", res)
+	}
+	waitFor(t, "rehearsing", func() bool { n, _ := airlock.Rehearsals(rt); return n > 0 })
+	waitFor(t, "done rehearsing", func() bool { _, on := airlock.Rehearsals(rt); return !on })
+	stopped, _ := airlock.Rehearsals(rt)
+	time.Sleep(20 * time.Millisecond)
+	if n, _ := airlock.Rehearsals(rt); n != stopped {
+		t.Fatalf("%d rehearsals after the last run's KeepWarm, %d when it ended", n, stopped)
+	}
+	// A run starts it again, and the runs go on meanwhile.
+	for range 20 {
+		time.Sleep(3 * time.Millisecond)
+		if res := runOn(t, rt, `export default 2`, airlock.Options{}); res.Result != 2.0 {
+			t.Fatalf("%+v", res)
+		}
+	}
+	if _, on := airlock.Rehearsals(rt); !on {
+		t.Fatal("not rehearsing after a run")
+	}
+	rt.Close()
+	waitFor(t, "stopped by Close", func() bool { _, on := airlock.Rehearsals(rt); return !on })
+
+	cold := airlock.NewRuntime(airlock.RuntimeConfig{})
+	defer cold.Close()
+	runOn(t, cold, `export default 1`, airlock.Options{})
+	time.Sleep(20 * time.Millisecond)
+	if n, on := airlock.Rehearsals(cold); n != 0 || on {
+		t.Fatalf("a Runtime without KeepWarm rehearsed %d runs (now: %v)", n, on)
 	}
 }
