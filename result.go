@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/inspect"
 	"github.com/airlockrun/airlock/js"
 )
 
@@ -75,13 +76,13 @@ const (
 	LevelDebug LogLevel = "debug"
 )
 
+// Message is the log's line as Node's console prints it: strings as they
+// are, other values as [Inspect] shows them, joined by spaces.
+func (l Log) Message() string { return inspect.Line(l.Args, scriptErrorText) }
+
 // MarshalJSON encodes a Log as the seed's CodeExecutionLog:
 // {"level", "args", "timestamp"} with the timestamp in milliseconds since the
 // Unix epoch.
-// Message is the log's line as Node's console prints it: strings as they
-// are, other values as [Inspect] shows them, joined by spaces.
-func (l Log) Message() string { return logMessage(l.Args) }
-
 func (l Log) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Level     LogLevel `json:"level"`
@@ -281,4 +282,14 @@ func sourceWindow(text string, col int) (string, int) {
 }
 
 // formatValue is a value as Inspect shows it.
-func formatValue(v any) string { return Inspect(v) }
+func formatValue(v any) string { return inspect.Format(v, inspect.Options{Named: scriptErrorText}) }
+
+// scriptErrorText is the name and message of a *ScriptError, which the
+// formatter shows as the JavaScript error it was, [TypeError: message],
+// rather than as a Go error.
+func scriptErrorText(err error) (name, message string, ok bool) {
+	if e, ok := err.(*ScriptError); ok {
+		return e.Name, e.Message, true
+	}
+	return "", "", false
+}

@@ -1,4 +1,21 @@
-package airlock
+// Package inspect is the engine of Airlock's formatter: it shows a value as
+// Node's console.log shows its arguments (util.inspect, on one line), for a
+// person or a model to read. The root package's Inspect and InspectOptions
+// are its public face, and their documentation holds the table of forms;
+// this package is how it is done: a printer over the values the codec
+// produces (float64, string, map[string]any, []any and the types of package
+// js) without reflection, and over other Go values by kind.
+//
+// Every text is bounded: in depth, in items, in characters of a string and
+// in bytes ([Options]). A cycle is shown as Node shows it (<ref *1> ...
+// [Circular *1]), a container shared without a cycle is shown each time it
+// is met, and the work is bounded by the bound on bytes whatever the shape.
+//
+// # Concurrency
+//
+// [Format] and [Line] may be called from any goroutine; they read the value
+// and never change it.
+package inspect
 
 import (
 	"encoding/json"
@@ -16,95 +33,46 @@ import (
 	"github.com/airlockrun/airlock/js"
 )
 
-// Defaults of [InspectOptions].
+// Defaults of [Options], the root's DefaultInspect* and MaxInspectDepth.
 const (
-	// DefaultInspectDepth is how many levels of nesting Inspect shows below
-	// the top: deeper than Node's console.log (2), so that a model sees the
-	// data it asked for, and bounded, so that no value is shown without end.
-	DefaultInspectDepth = 8
-	// DefaultInspectArrayLength is how many items of an array, typed array,
-	// Map or Set Inspect shows, as util.inspect's maxArrayLength.
-	DefaultInspectArrayLength = 100
-	// DefaultInspectStringLength is how many characters of a string inside
-	// a container Inspect shows, as util.inspect's maxStringLength.
-	DefaultInspectStringLength = 10000
-	// DefaultInspectBytes bounds the text Inspect returns.
-	DefaultInspectBytes = 4 << 20
-	// MaxInspectDepth caps InspectOptions.Depth, so that formatting never
-	// goes deeper into the stack than this many levels.
-	MaxInspectDepth = 1000
+	DefaultDepth        = 8
+	DefaultArrayLength  = 100
+	DefaultStringLength = 10000
+	DefaultBytes        = 4 << 20
+	MaxDepth            = 1000
 )
 
-// InspectOptions bound what [InspectOptions.Inspect] shows. The zero value
-// means the defaults; a negative field means 0.
-type InspectOptions struct {
-	// Depth is how many levels of nesting are shown below the top, as
-	// util.inspect's depth: a container deeper than that is shown as
-	// [Object], [Array], [Map], [Set] or [Uint8Array] (and so on). 0 means
-	// DefaultInspectDepth; it is capped at MaxInspectDepth.
-	Depth int
-	// MaxArrayLength is how many items of an array, typed array, Map or Set
-	// (and bytes of an ArrayBuffer) are shown; the rest are counted, as in
-	// "... 900 more items". 0 means DefaultInspectArrayLength.
-	MaxArrayLength int
-	// MaxStringLength is how many characters of a string inside a
-	// container are shown; the rest are counted, as in
-	// "'aaa'... 9 more characters". A string at the top is shown whole (up
-	// to MaxBytes). 0 means DefaultInspectStringLength.
+// Options bound what [Format] shows, as the root's InspectOptions (whose
+// fields they mirror and whose documentation holds their meaning): the
+// zero value means the defaults, a negative field means 0, and Depth is
+// capped at MaxDepth.
+type Options struct {
+	Depth           int
+	MaxArrayLength  int
 	MaxStringLength int
-	// MaxBytes bounds the text: past it, formatting stops and the text
-	// ends with "... [truncated: more than N bytes]". 0 means
-	// DefaultInspectBytes.
-	MaxBytes int
-	// QuoteString quotes a string at the top as well, as util.inspect and
-	// Node's REPL do; by default it is shown as it is, as console.log
-	// shows it.
-	QuoteString bool
+	MaxBytes        int
+	QuoteString     bool
+	// Named, when set, names an error value that is shown as a JavaScript
+	// error, [Name: message], rather than as a Go error, [Error: text]: the
+	// root's *ScriptError. ok false means a Go error.
+	Named func(err error) (name, message string, ok bool)
 }
 
-// Inspect formats a value for a person or a model to read, as Node's
-// console.log formats its arguments (util.inspect, on one line), with
-// [InspectOptions]'s defaults. It is the form every part of Airlock uses to
-// show a value: results, reports, console lines, observations, answers.
-//
-//	string at the top        as it is: hello
-//	string inside            quoted and escaped: 'hello', "it's"
-//	number                   1.5, -0, NaN, Infinity, 1e+21
-//	bigint (*big.Int)        123n
-//	undefined, null          undefined, null
-//	array ([]any)            [ 1, 'a', [Array] ]
-//	object (map[string]any)  { a: 1, 'b-c': 2 } (keys sorted: Go maps keep no order)
-//	*js.Map, *js.Set         Map(1) { 'a' => 1 }, Set(2) { 1, 2 }
-//	Date (time.Time)         2024-01-02T03:04:05.000Z; the zero Time: Invalid Date
-//	typed arrays             Uint8Array(3) [ 1, 2, 3 ], BigInt64Array(1) [ 1n ]
-//	js.ArrayBuffer           ArrayBuffer { [Uint8Contents]: <01 02>, byteLength: 2 }
-//	js.DataView              DataView { byteLength: 2, byteOffset: 0, buffer: ArrayBuffer { ... } }
-//	RegExp (*js.RegExp)      /a+b/gi
-//	boxed (*js.Boxed)        [Number: 1.5], [String: 's'], [Boolean: false], [BigInt: 1n]
-//	array with names (*js.Array) [ 1, 2, total: 3 ]
-//	Error (*js.ErrorValue)   [TypeError: boom]
-//	a cycle                  <ref *1> { self: [Circular *1] }
-//
-// Other Go values are shown by kind: structs as objects of their exported
-// fields (named as encoding/json names them), other maps and slices as
-// objects and arrays, pointers as what they point to, error values as
-// errors. Inspect never fails, never panics on a value that crossed from the
-// sandbox, and never recurses deeper than the depth bound.
-func Inspect(v any) string { return InspectOptions{}.Inspect(v) }
-
-// Inspect formats v as the package function [Inspect] does, within o's
-// bounds.
-func (o InspectOptions) Inspect(v any) string {
+// Format formats v within o's bounds. It never fails, never panics on a
+// value that crossed from the sandbox, and never recurses deeper than the
+// depth bound.
+func Format(v any, o Options) string {
 	p := &printer{
-		depth:    bound(o.Depth, DefaultInspectDepth),
-		items:    bound(o.MaxArrayLength, DefaultInspectArrayLength),
-		chars:    bound(o.MaxStringLength, DefaultInspectStringLength),
-		limit:    bound(o.MaxBytes, DefaultInspectBytes),
+		depth:    bound(o.Depth, DefaultDepth),
+		items:    bound(o.MaxArrayLength, DefaultArrayLength),
+		chars:    bound(o.MaxStringLength, DefaultStringLength),
+		limit:    bound(o.MaxBytes, DefaultBytes),
 		active:   map[refID]int{},
 		quoteTop: o.QuoteString,
+		named:    o.Named,
 	}
-	if p.depth > MaxInspectDepth {
-		p.depth = MaxInspectDepth
+	if p.depth > MaxDepth {
+		p.depth = MaxDepth
 	}
 	if s, ok := v.(string); ok && !o.QuoteString {
 		if len(s) <= p.limit {
@@ -115,6 +83,17 @@ func (o InspectOptions) Inspect(v any) string {
 		p.any(v, 0)
 	}
 	return p.text()
+}
+
+// Line formats console arguments as one line, as Node's console does:
+// strings as they are, other values as [Format] shows them with the
+// defaults, joined by spaces.
+func Line(args []any, named func(error) (string, string, bool)) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = Format(a, Options{Named: named})
+	}
+	return strings.Join(parts, " ")
 }
 
 func bound(n, def int) int {
@@ -150,6 +129,7 @@ type printer struct {
 	limit               int
 	full                bool
 	quoteTop            bool
+	named               func(error) (string, string, bool)
 	active              map[refID]int // containers being written, by their place on the path
 	circular            map[refID]int // containers a cycle points back to: their *N
 	inserts             []insertion
@@ -369,10 +349,6 @@ func (p *printer) value(v reflect.Value, level int) {
 	case reflect.Pointer:
 		if v.IsNil() {
 			p.str("null")
-			return
-		}
-		if e, ok := v.Interface().(*ScriptError); ok {
-			p.errorText(e.Name, e.Message)
 			return
 		}
 		if t.Implements(inspError) {
@@ -739,7 +715,7 @@ func (p *printer) goMap(v reflect.Value, level int) {
 	keys := v.MapKeys()
 	texts := make([]string, len(keys))
 	for i, k := range keys {
-		texts[i] = InspectOptions{Depth: -1, MaxBytes: 200}.Inspect(k.Interface())
+		texts[i] = Format(k.Interface(), Options{Depth: -1, MaxBytes: 200, Named: p.named})
 	}
 	order := make([]int, len(keys))
 	for i := range order {
@@ -794,8 +770,15 @@ func (p *printer) structValue(v reflect.Value, level int) {
 	})
 }
 
-// goError writes a Go error value as an error.
+// goError writes a Go error value as an error: as a JavaScript error where
+// Options.Named names it.
 func (p *printer) goError(v reflect.Value) {
+	if p.named != nil {
+		if name, msg, ok := p.named(v.Interface().(error)); ok {
+			p.errorText(name, msg)
+			return
+		}
+	}
 	var msg string
 	func() {
 		defer func() {
