@@ -1,4 +1,4 @@
-package airlock
+package inspect
 
 import (
 	"encoding/json"
@@ -51,8 +51,8 @@ func FuzzInspect(f *testing.F) {
 		if limit < 0 {
 			limit = -limit
 		}
-		o := InspectOptions{Depth: depth % 2000, MaxArrayLength: items % 1000, MaxStringLength: chars % 1000, MaxBytes: limit}
-		got := o.Inspect(v)
+		o := Options{Depth: depth % 2000, MaxArrayLength: items % 1000, MaxStringLength: chars % 1000, MaxBytes: limit}
+		got := Format(v, o)
 		const marker = len("... [truncated: more than  bytes]") + 20
 		if len(got) > limit+marker {
 			t.Fatalf("%d bytes for a bound of %d", len(got), limit)
@@ -60,7 +60,7 @@ func FuzzInspect(f *testing.F) {
 		if utf8.ValidString(s) && !utf8.ValidString(got) {
 			t.Fatalf("invalid UTF-8: %q", got)
 		}
-		_ = Inspect(v)
+		_ = Format(v, Options{})
 		if _, err := json.Marshal(js.JSONValue(v)); err != nil {
 			t.Fatalf("JSON of %s: %v", s, err)
 		}

@@ -1,72 +1,17 @@
-package airlock_test
+package inspect_test
 
 import (
 	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/inspect"
 	"github.com/airlockrun/airlock/js"
 )
-
-// inspectCase is a case of testdata/inspect/golden.json: a JavaScript
-// expression, the util.inspect options it is shown with, and what Node
-// 20 prints for it (testdata/inspect/gen.mjs writes the file from
-// cases.json). Airlock is the expected text where Airlock's form differs
-// from Node's on purpose, with Note saying why.
-type inspectCase struct {
-	Name    string `json:"name"`
-	JS      string `json:"js"`
-	Options struct {
-		Depth           *int `json:"depth"`
-		MaxArrayLength  int  `json:"maxArrayLength"`
-		MaxStringLength int  `json:"maxStringLength"`
-	} `json:"options"`
-	Want    string `json:"want"`
-	Airlock string `json:"airlock"`
-	Note    string `json:"note"`
-}
-
-// TestInspectMatchesNode runs each case's expression in the sandbox and
-// checks that Inspect shows the value that crossed as Node shows the
-// value itself.
-func TestInspectMatchesNode(t *testing.T) {
-	b, err := os.ReadFile("testdata/inspect/golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []inspectCase
-	if err := json.Unmarshal(b, &cases); err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) < 30 {
-		t.Fatalf("only %d cases", len(cases))
-	}
-	for _, c := range cases {
-		t.Run(c.Name, func(t *testing.T) {
-			v := evalJS(t, "export default ("+c.JS+");")
-			opts := airlock.InspectOptions{MaxArrayLength: c.Options.MaxArrayLength, MaxStringLength: c.Options.MaxStringLength}
-			if d := c.Options.Depth; d != nil {
-				opts.Depth = *d
-				if *d == 0 {
-					opts.Depth = -1 // 0 is the default; a negative depth is 0
-				}
-			}
-			want := c.Want
-			if c.Airlock != "" {
-				want = c.Airlock
-			}
-			if got := opts.Inspect(v); got != want {
-				t.Errorf("Inspect(%s)\n got %s\nwant %s", c.JS, got, want)
-			}
-		})
-	}
-}
 
 type point struct {
 	X      int    `json:"x"`
@@ -80,6 +25,25 @@ type node struct {
 	Name   string
 	Parent *node
 	Kids   []*node
+}
+
+// namedError is an error that the test's Named hook names, as the root
+// names its *ScriptError.
+type namedError struct{ name, msg string }
+
+func (e namedError) Error() string { return e.name + ": " + e.msg }
+
+func nameOf(err error) (string, string, bool) {
+	var e namedError
+	switch x := err.(type) {
+	case namedError:
+		e = x
+	case *namedError:
+		e = *x
+	default:
+		return "", "", false
+	}
+	return e.name, e.msg, true
 }
 
 // TestInspectGo covers what Go hands Inspect that does not come from the
@@ -116,7 +80,8 @@ func TestInspectGo(t *testing.T) {
 		{"map[string]int", map[string]int{"b": 2, "a": 1}, "{ a: 1, b: 2 }"},
 		{"map[int]string", map[int]string{2: "b", 1: "a"}, "Map(2) { 1 => 'a', 2 => 'b' }"},
 		{"Go error", errors.New("disk full"), "[Error: disk full]"},
-		{"*ScriptError", &airlock.ScriptError{Name: "TypeError", Message: "x is not a function"}, "[TypeError: x is not a function]"},
+		{"error that Named names", namedError{"TypeError", "x is not a function"}, "[TypeError: x is not a function]"},
+		{"pointer to an error that Named names", &namedError{"RangeError", "too far"}, "[RangeError: too far]"},
 		{"ErrorValue without a message", &js.ErrorValue{Name: "Error"}, "[Error]"},
 		{"Float16Array", js.Float16Array{0x3c00, 0xc000, 0x7c00, 0x0001}, "Float16Array(4) [ 1, -2, Infinity, 5.960464477539063e-8 ]"},
 		{"Uint8ClampedArray", js.Uint8ClampedArray{1}, "Uint8ClampedArray(1) [ 1 ]"},
@@ -127,8 +92,8 @@ func TestInspectGo(t *testing.T) {
 		{"Undefined in a map", map[string]any{"u": js.Undefined{}}, "{ u: undefined }"},
 		{"invalid UTF-8 inside", []any{"a\xffb"}, `[ 'a\uFFFDb' ]`},
 	} {
-		if got := airlock.Inspect(c.v); got != c.want {
-			t.Errorf("%s: Inspect = %s, want %s", c.name, got, c.want)
+		if got := inspect.Format(c.v, inspect.Options{Named: nameOf}); got != c.want {
+			t.Errorf("%s: Format = %s, want %s", c.name, got, c.want)
 		}
 	}
 }
@@ -141,13 +106,13 @@ func TestInspectBounds(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		v = []any{v, v}
 	}
-	got := airlock.InspectOptions{Depth: airlock.MaxInspectDepth, MaxBytes: 10000}.Inspect(v)
+	got := inspect.Format(v, inspect.Options{Depth: inspect.MaxDepth, MaxBytes: 10000})
 	const marker = "... [truncated: more than 10000 bytes]"
 	if !strings.HasSuffix(got, marker) || len(got) > 10000+len(marker) {
 		t.Fatalf("len %d, ends %q", len(got), got[max(0, len(got)-60):])
 	}
-	got = airlock.Inspect(v)
-	if len(got) > airlock.DefaultInspectBytes+100 {
+	got = inspect.Format(v, inspect.Options{})
+	if len(got) > inspect.DefaultBytes+100 {
 		t.Fatalf("default bound: len %d", len(got))
 	}
 	// A deep chain is cut at the depth, far before the stack could matter.
@@ -155,12 +120,12 @@ func TestInspectBounds(t *testing.T) {
 	for i := 0; i < 200000; i++ {
 		deep = []any{deep}
 	}
-	got = airlock.InspectOptions{Depth: 1 << 30}.Inspect(deep)
-	if !strings.Contains(got, "[Array]") || strings.Count(got, "[ ") != airlock.MaxInspectDepth+1 {
+	got = inspect.Format(deep, inspect.Options{Depth: 1 << 30})
+	if !strings.Contains(got, "[Array]") || strings.Count(got, "[ ") != inspect.MaxDepth+1 {
 		t.Fatalf("deep chain: %d levels shown", strings.Count(got, "[ "))
 	}
 	// A long string at the top is cut at MaxBytes, at a character boundary.
-	got = airlock.InspectOptions{MaxBytes: 5}.Inspect("ééééé")
+	got = inspect.Format("ééééé", inspect.Options{MaxBytes: 5})
 	if got != "éé... [truncated: more than 5 bytes]" {
 		t.Fatalf("top string: %q", got)
 	}
@@ -191,7 +156,7 @@ func BenchmarkInspect(b *testing.B) {
 	})
 	b.Run("Inspect", func(b *testing.B) {
 		for b.Loop() {
-			_ = airlock.Inspect(v)
+			_ = inspect.Format(v, inspect.Options{})
 		}
 	})
 }
