@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/airlockrun/airlock"
 )
 
 // RunCodeAPIName is the run-code tool's name in the chat completions API.
@@ -48,7 +46,7 @@ type ClassicAgent struct {
 	// MaxOutput bounds each tool result the model reads, in characters, as
 	// CodeAgent.MaxOutput bounds observations (run_code's text is bounded
 	// by the Interpreter's Config.MaxOutput as well). 0 means
-	// airlock.DefaultMaxOutput (20,000); negative means no bound.
+	// DefaultMaxOutput (20,000); negative means no bound.
 	MaxOutput int
 	// Policy governs every tool call, the model's own and those of
 	// run_code's code, in place of the Interpreter's Config.Policy. Nil
@@ -190,7 +188,7 @@ func (a *ClassicAgent) callTool(ctx context.Context, run *tracker, all *Toolbox,
 	} else {
 		tc.Result = resultForModel(out)
 	}
-	tc.Result = airlock.ClipText(tc.Result, outputLimit(a.MaxOutput))
+	tc.Result = ClipText(tc.Result, outputLimit(a.MaxOutput))
 	return tc
 }
 

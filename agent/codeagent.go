@@ -43,7 +43,7 @@ type CodeAgent struct {
 	Logger *slog.Logger
 	// MaxOutput bounds each observation the model reads, in characters:
 	// a longer one keeps its head and tail around a marker that says how
-	// much was cut (airlock.ClipText). 0 means airlock.DefaultMaxOutput
+	// much was cut (ClipText). 0 means DefaultMaxOutput
 	// (20,000); negative means no bound.
 	MaxOutput int
 	// Policy governs the code's tool calls: allow, deny, wait for an
@@ -234,7 +234,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 				}
 			}
 		}
-		step.Observation = airlock.ClipText(step.Observation, maxOutput)
+		step.Observation = ClipText(step.Observation, maxOutput)
 		tr.endStep(step, run, stepStart, hooks)
 		if step.Final {
 			return tr, nil
@@ -371,7 +371,7 @@ func observation(logs string, v any) string {
 // outputLimit is a MaxOutput field's bound.
 func outputLimit(n int) int {
 	if n == 0 {
-		return airlock.DefaultMaxOutput
+		return DefaultMaxOutput
 	}
 	return n
 }

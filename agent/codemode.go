@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-
-	"github.com/airlockrun/airlock"
 )
 
 // A CodeModeAgent is seed 002's code-mode loop: its system prompt is
@@ -106,7 +104,7 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 				tr.Outcome, tr.FinalAnswer = OutcomeFinalAnswer, e.Output
 			}
 		}
-		step.Observation = airlock.ClipText(step.Observation, outputLimit(a.MaxOutput))
+		step.Observation = ClipText(step.Observation, outputLimit(a.MaxOutput))
 		tr.endStep(step, run, stepStart, hooks)
 		if step.Final {
 			return tr, nil

@@ -100,7 +100,7 @@ func TestOutputBound(t *testing.T) {
 	for _, max := range []int{0, 5000} {
 		want := max
 		if max == 0 {
-			want = airlock.DefaultMaxOutput
+			want = agent.DefaultMaxOutput
 		}
 		it := agent.NewInterpreter(agent.Config{MaxOutput: max})
 		tb := toolbox(t)

@@ -47,8 +47,8 @@ type Config struct {
 	Policy *Policy
 	// MaxOutput bounds the text run_code gives back to the model, in
 	// characters: a longer text keeps its head and tail around a marker
-	// that says how much was cut (airlock.ClipText). 0 means
-	// airlock.DefaultMaxOutput (20,000); negative means no bound.
+	// that says how much was cut (ClipText). 0 means
+	// DefaultMaxOutput (20,000); negative means no bound.
 	MaxOutput int
 }
 

@@ -72,7 +72,7 @@ func runCodeTool(it *Interpreter, tools *Toolbox, state *State, run *tracker) To
 				Tools: tools, Input: in.Input, State: state,
 				Timeout: time.Duration(in.Timeout) * time.Millisecond, run: run,
 			})
-			text := airlock.ClipText(FormatExecution(e), outputLimit(it.cfg.MaxOutput))
+			text := ClipText(FormatExecution(e), outputLimit(it.cfg.MaxOutput))
 			if !e.OK() {
 				return nil, &RunCodeError{Text: text, Execution: e}
 			}
@@ -137,7 +137,7 @@ func runCodeDescription(it *Interpreter, tools *Toolbox) string {
 // the duration, then the result and the console output, or the error and
 // the console output before it. Values are shown as airlock.Inspect shows
 // them, as Node's console.log would. The text is not bounded: RunCodeTool
-// clips it to Config.MaxOutput with airlock.ClipText.
+// clips it to Config.MaxOutput with ClipText.
 func FormatExecution(e *Execution) string {
 	ms := e.Duration.Milliseconds()
 	console := consoleText(e)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/agent"
 	"github.com/airlockrun/airlock/internal/childtest"
 	"github.com/airlockrun/airlock/mcp"
 )
@@ -44,7 +44,7 @@ func TestRunCodeOutputBound(t *testing.T) {
 	for _, max := range []int{0, 3000} {
 		want := max
 		if max == 0 {
-			want = airlock.DefaultMaxOutput
+			want = agent.DefaultMaxOutput
 		}
 		cs := client(t, newServer(t, mcp.Options{MaxOutput: max}))
 		r := runCode(t, cs, map[string]any{"code": "console.log('FIRST' + 'x'.repeat(2_000_000) + 'LAST');\nexport default { small: 1 };"})

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/agent"
 )
 
 // Bounds of the progress notifications of one run_code call.
@@ -50,13 +51,13 @@ func newProgress(ctx context.Context, session *sdk.ServerSession, token any) *pr
 // report queues a reported value, as airlock.Inspect shows it, cut to
 // progressMessage characters.
 func (p *progress) report(v any) {
-	p.send("report: " + airlock.ClipText(airlock.Inspect(v), progressMessage))
+	p.send("report: " + agent.ClipText(airlock.Inspect(v), progressMessage))
 }
 
 // log queues a console line: its level and its message ("log: hello 1"),
 // cut to progressMessage characters.
 func (p *progress) log(l airlock.Log) {
-	p.send(string(l.Level) + ": " + airlock.ClipText(l.Message(), progressMessage))
+	p.send(string(l.Level) + ": " + agent.ClipText(l.Message(), progressMessage))
 }
 
 // send queues a notification's message without waiting: past

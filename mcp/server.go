@@ -40,6 +40,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/agent"
 )
 
 // Options configure a server.
@@ -77,10 +78,10 @@ type Options struct {
 	Workers int
 	// MaxOutput bounds what run_code gives back to the model, in
 	// characters: its text keeps its head and tail around a marker that
-	// says how much was cut (airlock.ClipText), and its structured
+	// says how much was cut (agent.ClipText), and its structured
 	// content keeps the status, the error (message and stack cut) and as
 	// many of result, reports and logs as fit, whole, naming the others
-	// in "truncated". 0 means airlock.DefaultMaxOutput (20,000); negative
+	// in "truncated". 0 means agent.DefaultMaxOutput (20,000); negative
 	// means no bound.
 	MaxOutput int
 }
@@ -126,7 +127,7 @@ func NewServer(ctx context.Context, opts Options) (*Server, error) {
 		opts.MaxTimeout = 5 * time.Minute
 	}
 	if opts.MaxOutput == 0 {
-		opts.MaxOutput = airlock.DefaultMaxOutput
+		opts.MaxOutput = agent.DefaultMaxOutput
 	}
 	if opts.ConnectTimeout == 0 {
 		opts.ConnectTimeout = 30 * time.Second
@@ -449,16 +450,16 @@ func (s *Server) runCode(ctx context.Context, req *sdk.CallToolRequest, in RunCo
 	}
 	text := res.Text(in.Code)
 	return &sdk.CallToolResult{
-		Content: []sdk.Content{&sdk.TextContent{Text: airlock.ClipText(text, s.opts.MaxOutput)}},
+		Content: []sdk.Content{&sdk.TextContent{Text: agent.ClipText(text, s.opts.MaxOutput)}},
 		IsError: res.Status != airlock.StatusSuccess,
 	}, structuredContent(res, s.opts.MaxOutput), nil
 }
 
-// clipJSON is s clipped by airlock.ClipText so that its JSON takes at most
+// clipJSON is s clipped by agent.ClipText so that its JSON takes at most
 // n characters (an escaped control character takes six).
 func clipJSON(s string, n int) string {
 	for k := n; ; {
-		c := airlock.ClipText(s, k)
+		c := agent.ClipText(s, k)
 		b, _ := json.Marshal(c)
 		if len(b)-2 <= n || k == 0 {
 			return c

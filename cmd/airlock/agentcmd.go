@@ -33,7 +33,7 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("allow-host", "", "comma-separated hosts the http.get tool may fetch from (default: no http tool)")
 	durationFlag(fs, "timeout", 10*time.Second, "time limit of one code step")
 	fs.String("memory", "64MiB", "memory limit of the sandbox")
-	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of each observation or tool result the model reads; a longer one keeps its head and tail around a marker (negative: no bound)")
+	fs.Int("max-output", agent.DefaultMaxOutput, "characters of each observation or tool result the model reads; a longer one keeps its head and tail around a marker (negative: no bound)")
 	fs.String("prices", "", "a JSON price table, {\"MODEL\": {\"input\": 0.15, \"output\": 0.6}, ...} in US dollars per million tokens: the summary shows the run's cost when the model is in it (default: $AIRLOCK_PRICES, else no cost)")
 	fs.Bool("json", false, "print the transcript as JSON at the end instead of streaming the steps")
 	fs.Bool("no-color", false, "no colour in the display (also $NO_COLOR); off a terminal there is none")
@@ -177,18 +177,18 @@ func askFinalAnswer(ctx context.Context, model *agent.OpenAI, tr *agent.Transcri
 	for _, s := range tr.Steps {
 		fmt.Fprintf(&b, "\nStep %d\n", s.Index)
 		if s.Code != "" {
-			fmt.Fprintf(&b, "Code:\n%s\n", airlock.ClipText(s.Code, 4000))
+			fmt.Fprintf(&b, "Code:\n%s\n", agent.ClipText(s.Code, 4000))
 		}
 		for _, c := range s.ToolCalls {
-			fmt.Fprintf(&b, "Tool %s(%s): %s\n", c.Tool, airlock.ClipText(c.Input, 1000), airlock.ClipText(c.Result, 2000))
+			fmt.Fprintf(&b, "Tool %s(%s): %s\n", c.Tool, agent.ClipText(c.Input, 1000), agent.ClipText(c.Result, 2000))
 		}
 		if s.Observation != "" {
-			fmt.Fprintf(&b, "Observation:\n%s\n", airlock.ClipText(s.Observation, 4000))
+			fmt.Fprintf(&b, "Observation:\n%s\n", agent.ClipText(s.Observation, 4000))
 		}
 	}
 	c, err := model.Complete(ctx, agent.CompletionRequest{Messages: []agent.Message{
 		{Role: "system", Content: "You were solving a task in steps and have no steps left. Give your final answer to the task from what the steps found, as plain text, without code. If they did not find it, say what is known and what is missing."},
-		{Role: "user", Content: airlock.ClipText(b.String(), 100_000)},
+		{Role: "user", Content: agent.ClipText(b.String(), 100_000)},
 	}})
 	if err != nil {
 		return nil, err

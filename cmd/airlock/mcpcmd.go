@@ -13,7 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/agent"
 	"github.com/airlockrun/airlock/mcp"
 )
 
@@ -27,7 +27,7 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 	durationFlag(fs, "max-timeout", 5*time.Minute, "the largest timeout_ms a program may ask for")
 	durationFlag(fs, "connect-timeout", 30*time.Second, "bound on one attempt to start or reach an upstream server; each is connected on its own, in the background, and retried")
 	fs.Int("workers", 0, "run the programs in this many worker processes instead of the server's")
-	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of run_code's text and of its structured content; a longer text keeps its head and tail around a marker (negative: no bound)")
+	fs.Int("max-output", agent.DefaultMaxOutput, "characters of run_code's text and of its structured content; a longer text keeps its head and tail around a marker (negative: no bound)")
 	return fs
 }
 

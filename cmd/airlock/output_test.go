@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/agent"
 	"github.com/airlockrun/airlock/internal/childtest"
 )
 
@@ -54,7 +54,7 @@ func TestAgent_MaxOutput(t *testing.T) {
 	for _, c := range []struct {
 		flag []string
 		max  int
-	}{{nil, airlock.DefaultMaxOutput}, {[]string{"--max-output", "2000"}, 2000}} {
+	}{{nil, agent.DefaultMaxOutput}, {[]string{"--max-output", "2000"}, 2000}} {
 		args := append([]string{"agent", "--json", "--max-steps", "1", "--base-url", model(t, "```js\n"+flood+"\n```").URL + "/v1"}, c.flag...)
 		_, out, errs := cli(t, "", append(args, "flood")...)
 		var tr struct {
@@ -137,7 +137,7 @@ func TestMCP_MaxOutput(t *testing.T) {
 	for _, c := range []struct {
 		flag []string
 		max  int
-	}{{nil, airlock.DefaultMaxOutput}, {[]string{"--max-output", "2500"}, 2500}} {
+	}{{nil, agent.DefaultMaxOutput}, {[]string{"--max-output", "2500"}, 2500}} {
 		r := mcpCall(t, flood, c.flag...)
 		text := r["content"].([]any)[0].(map[string]any)["text"].(string)
 		if n := utf8.RuneCountInString(text); n > c.max || !strings.HasPrefix(text, "1\n[log] FIRST") || !strings.Contains(text, " characters] ...\n") {

@@ -1,32 +1,31 @@
-package airlock
+// Package clip cuts a text that is too long for its reader: it keeps the
+// head and the tail, and puts between them a line that says how many
+// characters were cut:
+//
+//	... [truncated 1,234,567 characters] ...
+//
+// The sandbox writes the same marker when it cuts a failure's texts, so a
+// text cut twice states in its marker all that was cut, in both places.
+// [Text] is agent.ClipText, the bound on what a model reads; [Chars] and
+// [Bytes] are the root's bounds on a failure's texts (MaxErrorText, and
+// what is left of a run's crossing budget).
+//
+// # Concurrency
+//
+// Every function may be called from any goroutine.
+package clip
 
 import (
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/airlockrun/airlock/internal/hostcall"
 )
 
-// DefaultMaxOutput is the bound, in characters, that the agent layer and
-// the MCP server put on the text that goes back to a model from one run
-// (run_code's text, a CodeAgent's observation), as smolagents cuts its
-// observations at about 20,000 characters: enough for a page of data, far
-// below a context window.
-const DefaultMaxOutput = 20000
-
-// ClipText bounds s to max characters (Unicode code points), the marker
+// Text bounds s to max characters (Unicode code points), the marker
 // included: a longer s keeps its head and its tail, half of the room each,
-// with a line between them that says how much was cut:
-//
-//	... [truncated 1,234,567 characters] ...
-//
-// The head holds what a run's text starts with (the status, the start of
-// the result or the error) and the tail what it ends with (the last
-// console lines, a CodeAgent's value), which is what a model needs to go
-// on. A negative max means no bound.
-func ClipText(s string, max int) string {
+// around the marker. A negative max means no bound. It is agent.ClipText.
+func Text(s string, max int) string {
 	if max < 0 || len(s) <= max {
 		return s
 	}
@@ -72,7 +71,7 @@ func groupDigits(n int) string {
 	return string(out)
 }
 
-// cutMarkerRE matches ClipText's marker, on a line of its own or inside a
+// cutMarkerRE matches the marker, on a line of its own or inside a
 // line (as the sandbox cuts a stack's frame), and captures the count.
 var cutMarkerRE = regexp.MustCompile(`\n?\.\.\. \[truncated ([0-9,]+) characters\] \.\.\.\n?`)
 
@@ -88,11 +87,11 @@ func cutCount(mid string) int {
 	return n
 }
 
-// clipBytes bounds s to n bytes of its own text, keeping its head and its
-// tail, half of n each, around ClipText's marker (not counted in n), which
-// states how many characters were cut, with what a marker already in the
-// cut part stated.
-func clipBytes(s string, n int) string {
+// Bytes bounds s to n bytes of its own text, keeping its head and its
+// tail, half of n each, around the marker (not counted in n), which states
+// how many characters were cut, with what a marker already in the cut part
+// stated.
+func Bytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -107,24 +106,10 @@ func clipBytes(s string, n int) string {
 	return s[:i] + "\n... [truncated " + groupDigits(cutCount(s[i:j])) + " characters] ...\n" + s[j:]
 }
 
-// clipError bounds each text of e to MaxErrorText characters. The
-// sandbox cuts what it reports; this bounds what the host made of it (a
-// mapped stack, a link error's names) and what a worker process sends.
-func clipError(e *ScriptError) {
-	if e == nil {
-		return
-	}
-	for _, p := range []*string{&e.Name, &e.Message, &e.Stack, &e.Specifier, &e.Filename} {
-		if len(*p) > MaxErrorText {
-			*p = clipChars(*p, MaxErrorText)
-		}
-	}
-}
-
-// clipChars bounds s to max characters (max > 64) as ClipText does, its
+// Chars bounds s to max characters (max > 64) as [Text] does, its
 // marker's count including what a marker in the cut part stated; it keeps
-// a few characters less than ClipText, room for the widest count.
-func clipChars(s string, max int) string {
+// a few characters less than Text, room for the widest count.
+func Chars(s string, max int) string {
 	if len(s) <= max || utf8.RuneCountInString(s) <= max {
 		return s
 	}
@@ -140,23 +125,4 @@ func clipChars(s string, max int) string {
 		j -= size
 	}
 	return s[:i] + "\n... [truncated " + groupDigits(cutCount(s[i:j])) + " characters] ...\n" + s[j:]
-}
-
-// payText charges the bytes of a text that crossed from the sandbox to b,
-// and cuts it to what b had left if that is less.
-func payText(b *hostcall.Budget, s string) string {
-	if k := b.Take(len(s)); k < len(s) {
-		return clipBytes(s, k)
-	}
-	return s
-}
-
-// payError bounds e (clipError) and charges its texts that come from the
-// sandbox (Name, Message, Stack) to b, in that order, each cut to what b
-// has left when it cannot pay for all of it.
-func payError(b *hostcall.Budget, e *ScriptError) {
-	clipError(e)
-	e.Name = payText(b, e.Name)
-	e.Message = payText(b, e.Message)
-	e.Stack = payText(b, e.Stack)
 }
