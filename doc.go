@@ -129,10 +129,10 @@
 // Map(2) { 'a' => 1, 'b' => 2 }, Uint8Array(3) [ 1, 2, 3 ], a cycle as
 // <ref *1> { self: [Circular *1] }), bounded in depth, items, string length
 // and bytes ([InspectOptions]); [Result.Text] and [Log.Message] use it.
-// [js.JSONValue] makes any value encodable as JSON (NaN → null, cycles cut),
-// and [ClipText] cuts a text to [DefaultMaxOutput] characters around a
-// marker that says how much was cut, as the agent layer and the MCP server
-// do with what goes back to a model.
+// [js.JSONValue] makes any value encodable as JSON (NaN → null, cycles cut).
+// What goes back to a model is bounded by the agent layer (agent.ClipText
+// cuts a text to agent.DefaultMaxOutput characters around a marker that
+// says how much was cut), which the MCP server uses too.
 //
 // # Host functions
 //

@@ -139,7 +139,7 @@ func orEmpty(a []any) []any {
 // MaxErrorText bounds each text of a [ScriptError] (and the name and
 // message of an [ExecutorError]'s exception), in characters: a longer one
 // keeps its head and its tail, half of the room each, around the line
-// [ClipText] writes, which says how much was cut:
+// agent.ClipText writes, which says how much was cut:
 //
 //	... [truncated 1,234,567 characters] ...
 //

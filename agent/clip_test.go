@@ -1,22 +1,22 @@
-package airlock_test
+package agent_test
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/agent"
 )
 
 func TestClipText(t *testing.T) {
-	if got := airlock.ClipText("short", 10); got != "short" {
+	if got := agent.ClipText("short", 10); got != "short" {
 		t.Errorf("short: %q", got)
 	}
-	if got := airlock.ClipText("ééé", 3); got != "ééé" {
+	if got := agent.ClipText("ééé", 3); got != "ééé" {
 		t.Errorf("three characters in six bytes: %q", got)
 	}
 	s := "HEAD" + strings.Repeat("x", 2_000_000) + "TAIL"
-	got := airlock.ClipText(s, 1000)
+	got := agent.ClipText(s, 1000)
 	if n := utf8.RuneCountInString(got); n != 1000 {
 		t.Errorf("%d characters, want 1000", n)
 	}
@@ -28,14 +28,14 @@ func TestClipText(t *testing.T) {
 		t.Errorf("marker: want %q (cut %d) in %q", want, cut, got[480:560])
 	}
 	// Cut at character boundaries.
-	got = airlock.ClipText(strings.Repeat("é", 500), 100)
+	got = agent.ClipText(strings.Repeat("é", 500), 100)
 	if !utf8.ValidString(got) || utf8.RuneCountInString(got) != 100 || !strings.Contains(got, "[truncated 436 characters]") {
 		t.Errorf("runes: %q", got)
 	}
-	if got := airlock.ClipText(strings.Repeat("a", 50), 5); got != "aaaaa" {
+	if got := agent.ClipText(strings.Repeat("a", 50), 5); got != "aaaaa" {
 		t.Errorf("tiny bound: %q", got)
 	}
-	if got := airlock.ClipText(s, -1); got != s {
+	if got := agent.ClipText(s, -1); got != s {
 		t.Error("negative bound cut")
 	}
 }
