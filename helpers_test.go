@@ -3,6 +3,7 @@ package airlock_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -15,6 +16,10 @@ import (
 // take 11 s on a loaded 2-core machine, and a cap that fires under load fails
 // a test for the machine's sake, not the code's.
 var testRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: 60 * time.Second})
+
+// workerRuntime runs in worker processes. A long grace: a kill would end
+// the other runs of a worker too.
+var workerRuntime = airlock.NewRuntime(airlock.RuntimeConfig{Workers: 2, MaxDuration: 20 * time.Second, WorkerGrace: 10 * time.Second})
 
 func runOpts(t *testing.T, src string, opts airlock.Options) *airlock.Result {
 	t.Helper()
@@ -74,4 +79,82 @@ func comparable(t *testing.T, res *airlock.Result) string {
 	}
 	b, _ = json.MarshalIndent(m, "", "  ")
 	return string(b)
+}
+
+// newExecutor makes and initializes an executor with the demo tools, and
+// cleans it up at the end of the test.
+func newExecutor(t testing.TB, opts airlock.ExecutorOptions) *airlock.Executor {
+	t.Helper()
+	ex, err := airlock.NewExecutor(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.Init(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.SendTools(context.Background(), map[string]any{
+		"sleepTool": airlock.Async(sleepTool),
+		"boomTool":  func() error { return errors.New("boom") },
+		"boomAsync": airlock.Async(func() (string, error) { return "", errors.New("async boom") }),
+		"readTool":  airlock.Async(func(path string) string { return "content:" + path }),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if s := ex.State(); s == airlock.StateReady || s == airlock.StateDirty {
+			if err := ex.Cleanup(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	return ex
+}
+
+// codeOf is the code of an executor error, "" for nil or another error.
+func codeOf(err error) airlock.ErrorCode {
+	var e *airlock.ExecutorError
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+func wantCode(t *testing.T, err error, want airlock.ErrorCode) *airlock.ExecutorError {
+	t.Helper()
+	var e *airlock.ExecutorError
+	if !errors.As(err, &e) {
+		t.Fatalf("error = %v, want an *ExecutorError %s", err, want)
+	}
+	if e.Code != want {
+		t.Fatalf("error code = %s (%v), want %s", e.Code, err, want)
+	}
+	return e
+}
+
+func wantState(t *testing.T, ex *airlock.Executor, want airlock.ExecutorState) {
+	t.Helper()
+	if s := ex.State(); s != want {
+		t.Fatalf("state = %s, want %s", s, want)
+	}
+}
+
+// waitState waits until the executor reaches a state.
+func waitState(t *testing.T, ex *airlock.Executor, s airlock.ExecutorState) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ex.State() != s; {
+		if time.Now().After(deadline) {
+			t.Fatalf("state is %s, never %s", ex.State(), s)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// sleepTool waits ms milliseconds, or until the step ends.
+func sleepTool(ctx context.Context, ms float64) error {
+	select {
+	case <-time.After(time.Duration(ms * float64(time.Millisecond))):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

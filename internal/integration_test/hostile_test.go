@@ -1,4 +1,4 @@
-package airlock_test
+package integration_test
 
 // Hostile inputs at every boundary: the host must never crash, every run
 // must settle, and nothing of the host may leak.

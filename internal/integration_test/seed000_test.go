@@ -1,4 +1,4 @@
-package airlock_test
+package integration_test
 
 // One test per rule and example of the runCode contract (seed 000); each
 // test names its section.
