@@ -1,4 +1,4 @@
-package airlock_test
+package integration_test
 
 //go:generate sh -c "cd testdata/node && TZ=UTC node gen.mjs > node.json"
 

@@ -1,4 +1,4 @@
-package airlock_test
+package integration_test
 
 import (
 	"context"
