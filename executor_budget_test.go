@@ -2,6 +2,7 @@ package airlock_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -264,5 +265,33 @@ func TestExecutor_OpBudgetDefaultRunsOrdinaryCode(t *testing.T) {
 		 for (const w of words) counts[w] = (counts[w] || 0) + 1; Object.keys(counts).length`,
 	} {
 		mustRun(t, ex, code)
+	}
+}
+
+// A step stopped by its loop budget whose program then runs a long native
+// call is still stopped for good by its time, and Cleanup returns.
+func TestExecutor_TimeoutAfterBudgetStopsNativeCall(t *testing.T) {
+	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{MaxOperations: 1, Timeout: 100 * time.Millisecond, MemoryLimitBytes: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := ex.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ex.Run(ctx, `let i = 0; for (;;) { if (i++ > 0) { const a = []; a.length = 2**32 - 1; try { JSON.stringify(a) } catch {} } }`)
+	var xe *airlock.ExecutorError
+	if !errors.As(err, &xe) || !strings.Contains(string(xe.Code), "MAX_OPS") && !strings.Contains(string(xe.Code), "TIMEOUT") {
+		t.Fatalf("%v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ex.Cleanup(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Cleanup still waits for the step's native call 5 s later (it ran 18-24 s before it was stopped for good)")
 	}
 }

@@ -185,6 +185,16 @@ func TestHostCall_ArgumentPaths(t *testing.T) {
 	wantResult(t, res, want)
 }
 
+// A host function takes any number of arguments: more primitives than the
+// engine's host call carries cross encoded.
+func TestHostCall_ManyPrimitiveArguments(t *testing.T) {
+	count := func(args ...any) int { return len(args) }
+	res := runOpts(t, `export default [count(1,2,3,4,5,6,7,8,9,10,11,12,13,14), count(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15),
+		count(1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16), count(...Array(40).fill(1)), count(...Array(40).fill(1), {})]`,
+		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"count": count}})
+	wantResult(t, res, []any{14.0, 15.0, 16.0, 40.0, 41.0})
+}
+
 // The text of string arguments is freed when a value after them sends the
 // call through the kernel: a program that makes such calls in a loop does
 // not run out of memory.
