@@ -37,8 +37,8 @@ func TestBareEntryAsAnyOther(t *testing.T) {
 		{"function id<T>(x: T): T { return x }\nexport default id<string>('t');", airlock.TypeScript, ""},
 		{"const n: number = 1;\nthrow new Error('ts ' + n);", airlock.TypeScript, ""},
 		// The value kinds a bare run's export may have: a primitive
-		// finishes the run in the shim (select_at_once), any other goes
-		// through the kernel.
+		// finishes the run in the shim (select_at_once), any other is
+		// encoded by the codec.
 		{"export default null", airlock.JavaScript, ""},
 		{"export default undefined", airlock.JavaScript, ""},
 		{"export default -0", airlock.JavaScript, ""},

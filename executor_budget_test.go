@@ -130,7 +130,7 @@ func TestExecutor_OpBudgetUncatchable(t *testing.T) {
 
 // The budget used to count loop bodies and calls from native code only,
 // which left routes to unbounded work that no loop statement or callback
-// marks: a queueMicrotask callback (the kernel calls it from its own,
+// marks: a queueMicrotask callback (the kernel called it from its own,
 // unbudgeted code), an async function resumed after an await and a
 // generator resumed by next() (re-entered without a charge, so an async
 // function that calls itself after an await is an endless loop with no

@@ -177,8 +177,8 @@ func TestExecutor_Sloppy(t *testing.T) {
 	if out := mustRun(t, ex, `readTool = 1; typeof readTool`); out.Output != "function" {
 		t.Errorf("a tool was replaced: %#v", out.Output)
 	}
-	// A sloppy function's caller is not the kernel's function: QuickJS
-	// has no caller property.
+	// A sloppy function cannot reach the code that called it (the step's
+	// glue): QuickJS has no caller property.
 	out := mustRun(t, ex, `function f() { try { return typeof f.caller + ":" + typeof arguments.callee.caller } catch (e) { return e.name } } [1].map(f)[0]`)
 	if out.Output != "undefined:undefined" {
 		t.Errorf("caller: %#v", out.Output)

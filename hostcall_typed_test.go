@@ -155,9 +155,9 @@ func TestHostCall_TypedPanicAndStop(t *testing.T) {
 }
 
 // Every argument list reaches a host function the same way, whichever way
-// the sandbox encodes it: primitives only, up to the most that are encoded
-// without the kernel (14), more than that, or primitives before a value
-// that is not one (the kernel encodes the whole list then).
+// the sandbox sends it: primitives only, up to the most that travel as
+// slots of the call (14), more than that, or primitives before a value
+// that is not one (the whole list is encoded then).
 func TestHostCall_ArgumentPaths(t *testing.T) {
 	describe := func(args ...any) string {
 		b, err := json.Marshal(args)
@@ -195,10 +195,10 @@ func TestHostCall_ManyPrimitiveArguments(t *testing.T) {
 	wantResult(t, res, []any{14.0, 15.0, 16.0, 40.0, 41.0})
 }
 
-// The text of string arguments is freed when a value after them sends the
-// call through the kernel: a program that makes such calls in a loop does
-// not run out of memory.
-func TestHostCall_TextFreedWhenKernelEncodes(t *testing.T) {
+// The text of string arguments is freed when a value after them has the
+// whole list encoded: a program that makes such calls in a loop does not
+// run out of memory.
+func TestHostCall_TextFreedWhenListEncoded(t *testing.T) {
 	rt := airlock.NewRuntime(airlock.RuntimeConfig{MaxValueBytes: 1 << 30, MaxDuration: 60 * time.Second})
 	f := func(s string, _ any) float64 { return float64(len(s)) }
 	// Each call converts 1 MiB of text; 200 calls would hold 200 MiB if

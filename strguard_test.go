@@ -11,8 +11,8 @@ import (
 // Native string searches that never poll: the engine searches naively, at
 // the product of the two lengths, so includes of a 4 KiB needle in a
 // 16 MiB haystack (and replace, replaceAll, lastIndexOf, split) ran on for
-// hours after a terminate. The kernel now searches long products in
-// windows and polls between them, so Terminate ends each class; the
+// hours after a terminate. Every loop of the engine now checks for a
+// stop (internal/qjs/stopcheck), so Terminate ends each class; the
 // linear ones (normalize, localeCompare) stop at the next checkpoint. (A
 // RegExp whose source is a long literal is not guarded: search, match and
 // matchAll of a long string make one; see RATIONALE.md "Native loops".) Each program is terminated once it has started its search

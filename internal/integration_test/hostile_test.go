@@ -293,8 +293,9 @@ func TestHostile_BigIntsUnbounded(t *testing.T) {
 }
 
 // Builtins take any length the memory limit allows: no RangeError of the
-// sandbox's own (the kernel of an engine that could not stop native loops
-// refused arrays beyond 2^25 elements and array-likes beyond 2^22).
+// sandbox's own (the guards of an earlier engine, which could not stop
+// native loops, refused arrays beyond 2^25 elements and array-likes beyond
+// 2^22).
 func TestHostile_NoLengthLimits(t *testing.T) {
 	got := evalJS(t, `const a = Array.from({length: 5e6}, (_, i) => i);
 		const b = [].concat({length: 5e6, [Symbol.isConcatSpreadable]: true});
@@ -320,14 +321,15 @@ func TestHostile_GuardedBuiltinsStillWork(t *testing.T) {
 }
 
 // skipSortUnderRace is why the long-sort tests do not run under -race.
-const skipSortUnderRace = "the kernel's sort is JavaScript, with no Go concurrency to check; the engine runs 40 times slower under -race (the test runs in go test ./...)"
+const skipSortUnderRace = "sorting is the engine's own, with no Go concurrency to check; the engine runs 40 times slower under -race (the test runs in go test ./...)"
 
-// Long arrays are sorted as the specification describes, in native chunks
-// merged in JavaScript: holes skipped and deleted at the end, undefined
-// last, stable, default order by strings, the comparator's NaN as 0, and
+// Long arrays are sorted as the specification describes, by the engine's
+// own sort (which checks for a stop in its loops, as every loop of the
+// engine does): holes skipped and deleted at the end, undefined last,
+// stable, default order by strings, the comparator's NaN as 0, and
 // toSorted reading holes as undefined. The expected orders are built by
 // counting and bucketing, in linear time.
-func TestHostile_ArraySortInChunks(t *testing.T) {
+func TestHostile_LongArraySort(t *testing.T) {
 	if raceEnabled {
 		t.Skip(skipSortUnderRace)
 	}
@@ -423,13 +425,13 @@ func TestEngineFix_BigIntAsUintN(t *testing.T) {
 	}
 }
 
-// Long typed arrays are sorted in chunks and merged in JavaScript, so that a
-// stop lands within one chunk; the result is the native sort's, including
-// NaN, -0, BigInts, comparators, stability and toSorted.
-func TestHostile_TypedArraySortInChunks(t *testing.T) {
-	// 140,000 elements are two full chunks of 2^16 and a short one, two
-	// merge passes; the expected orders are built by counting, in linear
-	// time.
+// Long typed arrays are sorted as the specification describes, including
+// NaN, -0, BigInts, comparators, stability and toSorted, by the engine's
+// own sort, which checks for a stop in its loops.
+func TestHostile_LongTypedArraySort(t *testing.T) {
+	// 140,000 elements (once two full chunks of 2^16 and a short one, when
+	// an earlier engine sorted in chunks); the expected orders are built by
+	// counting, in linear time.
 	if raceEnabled {
 		t.Skip(skipSortUnderRace)
 	}
@@ -647,8 +649,9 @@ func TestHostile_ForgedErrors(t *testing.T) {
 	wantStatus(t, res, airlock.StatusError)
 }
 
-// Values the sandbox cannot see: bridged names are not on globalThis, the
-// hand-over property is gone, and the sandbox's kernel is unreachable.
+// Values the sandbox cannot see: bridged names are not on globalThis, and
+// no name or symbol of the host's own is there either (no "__" property,
+// no hand-over function).
 func TestHostile_NothingOfTheHost(t *testing.T) {
 	got := runOpts(t, `export default [
 		Object.getOwnPropertyNames(globalThis).filter(n => n.startsWith("__")),
@@ -763,10 +766,11 @@ func TestHostile_UnawaitedAsyncCalls(t *testing.T) {
 	}
 }
 
-// The codec's typed-array helpers are the kernel's own: a program that
-// replaces Uint8Array's base64 methods or a typed array's global before its
-// first typed array crosses changes nothing of what crosses (they were
-// captured from the globals on first use).
+// What crosses does not depend on the globals a program can replace: a
+// program that replaces Uint8Array's base64 methods or a typed array's
+// constructor before a typed array crosses, or before structuredClone
+// copies one, changes nothing of what crosses or of the copy (the codec
+// reads and makes typed arrays in C, with the engine's own classes).
 func TestHostile_TypedArrayCodecTampering(t *testing.T) {
 	res := runOpts(t, `
 		Uint8Array.prototype.toBase64 = function () { return "AAAA" };

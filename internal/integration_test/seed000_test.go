@@ -947,10 +947,10 @@ func TestSeed_10_4_Composing(t *testing.T) {
 	}
 }
 
-// §3.5: plain data crosses by the engine's own JSON parser, other data by the
-// kernel's walk; both give the same values, and neither lets a setter on a
-// prototype see the data.
-func TestSeed_3_5_PlainAndTaggedAgree(t *testing.T) {
+// §3.5: plain data gives the same values alone and beside a value that
+// JSON cannot carry (a Set), and no setter on a prototype sees the data: a
+// "__proto__" key is an own property.
+func TestSeed_3_5_PlainAndRichAgree(t *testing.T) {
 	data := map[string]any{
 		"__proto__": map[string]any{"polluted": true}, "constructor": "c", "ünï": "ß\u2028\x00",
 		"n": []any{0, -1, 1.5, 1e21, 9007199254740993, uint64(18446744073709551615)}, "deep": []any{[]any{[]any{map[string]any{}}}},
@@ -960,7 +960,7 @@ func TestSeed_3_5_PlainAndTaggedAgree(t *testing.T) {
 		Object.getPrototypeOf(plain) === Object.prototype, ({}).polluted, plain.__proto__.polluted, typeof fn]`,
 		airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{
 			"plain":  data,
-			"tagged": []any{data, &js.Set{Values: []any{1}}}, // a Set forces the kernel's walk
+			"tagged": []any{data, &js.Set{Values: []any{1}}}, // beside a Set, which JSON cannot carry
 			"fn":     func() {},
 		}})
 	wantStatus(t, res, airlock.StatusSuccess)
