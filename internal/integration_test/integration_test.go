@@ -1,14 +1,14 @@
 // Package integration_test holds Airlock's cross-cutting suites: the
 // contracts of the specification (seed000_test.go: runCode; seed001_*:
 // the executor's acceptance cases CF-01..CF-10 and its smoke test), the
-// hostile programs and their fuzzer (hostile_*), the memory soak
-// (soak_test.go, behind -soak), the worker-process suites (worker_*),
-// the programs checked against Node 20 (nodediff_test.go,
-// nodeerrors_test.go, testdata/node*) and the corpus of scripts with the
-// Result each gives (script_test.go, testdata/scripts, -update rewrites).
-// They see Airlock as a user does, through its public API only: a test of
-// one mechanism, which needs an internal hook, sits beside that
-// mechanism's code instead.
+// hostile programs (hostile_*, the string searches among them) and their
+// fuzzer, the memory soak (soak_test.go, behind -soak), the worker-process
+// suites (worker_*), the programs checked against Node 20
+// (nodediff_test.go, nodeerrors_test.go, testdata/node*) and the corpus of
+// scripts with the Result each gives (script_test.go, testdata/scripts,
+// -update rewrites). They see Airlock as a user does, through its public
+// API only: a test of one mechanism, which needs an internal hook, sits
+// beside that mechanism's code instead.
 package integration_test
 
 import (
