@@ -82,8 +82,9 @@
 // What goes back to a model is bounded: run_code's text by
 // Config.MaxOutput, a CodeAgent's observations by CodeAgent.MaxOutput, a
 // ClassicAgent's tool results by ClassicAgent.MaxOutput, each 20,000
-// characters by default (DefaultMaxOutput). A longer text keeps its
-// head and its tail around "... [truncated N characters] ...". The JSON of
+// characters by default ([DefaultMaxOutput]). A longer text keeps its
+// head and its tail around "... [truncated N characters] ..." ([ClipText],
+// which the MCP server and the command line use too). The JSON of
 // an Execution and of a Transcript never fails: values go through
 // js.JSONValue (NaN as null, cycles cut).
 //
