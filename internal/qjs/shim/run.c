@@ -644,6 +644,7 @@ JSValue run_job(JSContext *ctx, struct slot *s, int argc)
         s[RUN_FLAGS].tag != TAG_NUMBER)
         return JS_ThrowTypeError(ctx, "airlock: bad run");
     run_clear(ctx);
+    done_for_steps(0);
     flags = (int)s[RUN_FLAGS].u.num;
     fn = (const char *)(uintptr_t)s[RUN_FN].u.ptr;
     run.fn = JS_NewAtomLen(ctx, fn, s[RUN_FN].len);
