@@ -163,22 +163,27 @@ func TestResultCross_PathIsBounded(t *testing.T) {
 // A host function's argument that cannot cross was already a catchable
 // error; it now says where, in the same form, rooted at the argument.
 func TestResultCross_HostArgumentPath(t *testing.T) {
-	res := runOpts(t, `
-		const out = [];
-		for (const args of [[{ items: [1, 2, () => 3] }], [1, Symbol("s")], [new Map([["k", new WeakMap()]])]]) {
-			try { take(...args); out.push("taken") } catch (e) { out.push(e.name + ": " + e.message) }
-		}
-		export default out;
-	`, airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"take": func(...any) {}}})
-	wantResult(t, res, []any{
-		"DataCloneError: argument 1.items[2]: a function cannot leave the sandbox",
-		"DataCloneError: argument 2: a symbol cannot leave the sandbox",
-		"DataCloneError: argument 1<Map value 0>: a WeakMap cannot leave the sandbox",
-	})
+	globals := map[string]any{"take": func(...any) {}, "atake": airlock.Async(func(...any) {})}
+	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
+		res := runOn(t, rt, `
+			const out = [];
+			for (const args of [[{ items: [1, 2, () => 3] }], [1, Symbol("s")], [new Map([["k", new WeakMap()]])]]) {
+				try { take(...args); out.push("taken") } catch (e) { out.push(e.name + ": " + e.message) }
+			}
+			try { await atake(0, { s: new Set([1, { g() {} }]) }) } catch (e) { out.push(e.name + ": " + e.message) }
+			export default out;
+		`, airlock.Options{Language: airlock.JavaScript, Globals: globals})
+		wantResult(t, res, []any{
+			"DataCloneError: argument 1.items[2]: a function cannot leave the sandbox",
+			"DataCloneError: argument 2: a symbol cannot leave the sandbox",
+			"DataCloneError: argument 1<Map value 0>: a WeakMap cannot leave the sandbox",
+			"DataCloneError: argument 2.s<Set member 1>.g: a function cannot leave the sandbox",
+		})
+	}
 	// structuredClone is the platform's, not a crossing: its own words.
-	res = runOpts(t, `let n = ""; try { structuredClone({ f() {} }) } catch (e) { n = e.name } export default n`,
+	res := runOpts(t, `let n = ""; try { structuredClone({ f() {} }) } catch (e) { n = e.name + ": " + e.message } export default n`,
 		airlock.Options{Language: airlock.JavaScript})
-	wantResult(t, res, "DataCloneError")
+	wantResult(t, res, "DataCloneError: function f could not be cloned")
 }
 
 // The built-in report is a channel of the run's result (seed 000 §5): a
