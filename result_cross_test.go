@@ -40,6 +40,10 @@ func TestResultCross_ErrorNamesKindAndPath(t *testing.T) {
 		// A class instance crosses as its own enumerable properties (as
 		// structuredClone copies it); what it holds takes the same rule.
 		{`class A { constructor() { this.cb = () => 1 } } export default { a: new A() }`, `result.a.cb: a function cannot leave the sandbox`},
+		// A cycle is followed once: the path is the way the walk took.
+		{`const o = { a: 1 }; o.self = o; o.deep = { back: o, f() {} }; export default o`, `result.deep.f: a function cannot leave the sandbox`},
+		// Typed arrays cross; what sits beside them does not.
+		{`export default { t: new Float64Array([1]), b: new ArrayBuffer(2), s: Symbol() }`, `result.s: a symbol cannot leave the sandbox`},
 		// Sparse arrays and arrays with named properties.
 		{`const a = []; a[5] = () => 1; export default a`, `result[5]: a function cannot leave the sandbox`},
 		{`const a = [1]; a.extra = Symbol(); export default a`, `result.extra: a symbol cannot leave the sandbox`},
@@ -76,11 +80,22 @@ func wantCrossError(t *testing.T, src string, res *airlock.Result, want string) 
 	}
 }
 
-// Execute.Fn selects a named export: the result is still "result".
+// Execute.Fn selects a named export: the result is still "result"; the
+// package's Run and Eval take the same rule.
 func TestResultCross_NamedExport(t *testing.T) {
 	res := runOpts(t, `export function scan(n) { return { n, next: () => n + 1 } }`,
 		airlock.Options{Language: airlock.JavaScript, Execute: airlock.Execute{Fn: "scan", Args: []any{1}}})
 	wantCrossError(t, "scan", res, `result.next: a function cannot leave the sandbox`)
+	ex, err := airlock.Run(context.Background(), `export default [Symbol()]`, airlock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCrossError(t, "airlock.Run", ex.Wait(), `result[0]: a symbol cannot leave the sandbox`)
+	res, err = airlock.Eval(context.Background(), `export default { w: new WeakRef({}) }`, airlock.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCrossError(t, "airlock.Eval", res, `result.w: a WeakRef cannot leave the sandbox`)
 }
 
 // What crosses keeps crossing: undefined kept where it was (an object's
