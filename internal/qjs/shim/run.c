@@ -661,7 +661,7 @@ JSValue run_job(JSContext *ctx, struct slot *s, int argc)
 }
 
 /* run_init captures what runs use and makes the built-in report (host
-   function 0, shown), which a run's globals name by its index: a run pays
+   function 0, FN_SHOWN), which a run's globals name by its index: a run pays
    nothing to make it (ENTRY_INIT). */
 int run_init(JSContext *ctx, JSValueConst global)
 {
