@@ -18,6 +18,12 @@ func TestResultCannotCross(t *testing.T) {
 		{`export default { a: new WeakMap() }`, "result.a: a WeakMap cannot leave the sandbox"},
 		{`export default () => [new Map([[1, new Set([Promise.resolve()])]])]`,
 			"result[0]<Map value 0><Set member 0>: a Promise cannot leave the sandbox"},
+		// Keys: not ASCII identifiers are quoted; a long one is cut at a
+		// character's start, within 64 bytes.
+		{`export default { "ключ": { "\u0000\t": Symbol() } }`, `result["ключ"]["\u0000\t"]: a symbol cannot leave the sandbox`},
+		{`export default { ["é".repeat(100)]: Symbol() }`, `result["` + strings.Repeat("é", 32) + `…"]: a symbol cannot leave the sandbox`},
+		{`export default { ["x".repeat(100)]: Symbol() }`, "result." + strings.Repeat("x", 64) + "…: a symbol cannot leave the sandbox"},
+		{`const a = [0, 1]; a[7] = 2; a.k = [Symbol()]; export default a`, "result.k[0]: a symbol cannot leave the sandbox"},
 	} {
 		v, err := New()
 		if err != nil {
