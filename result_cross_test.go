@@ -106,7 +106,8 @@ func TestResultCross_WhatCrossesIsKept(t *testing.T) {
 	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
 		res := runOn(t, rt, `
 			class P { constructor() { this.x = 1 } get y() { return 2 } }
-			const o = { u: undefined, arr: [1, undefined], t: new Uint8Array([1, 2]), p: new P() };
+			const o = { u: undefined, arr: [1, undefined], t: new Uint8Array([1, 2]), p: new P(),
+				d: new Date(0), e: new TypeError("x"), b: Object(1) };
 			o.self = o;
 			export default o;
 		`, airlock.Options{Language: airlock.JavaScript})
@@ -124,6 +125,12 @@ func TestResultCross_WhatCrossesIsKept(t *testing.T) {
 		}
 		if !reflect.DeepEqual(o["t"], []byte{1, 2}) {
 			t.Errorf("t = %#v", o["t"])
+		}
+		if d, ok := o["d"].(time.Time); !ok || d.UnixMilli() != 0 {
+			t.Errorf("d = %#v", o["d"])
+		}
+		if !reflect.DeepEqual(o["e"], &js.ErrorValue{Name: "TypeError", Message: "x"}) || !reflect.DeepEqual(o["b"], &js.Boxed{Value: 1.0}) {
+			t.Errorf("e = %#v, b = %#v", o["e"], o["b"])
 		}
 	}
 }
