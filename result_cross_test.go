@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/js"
@@ -273,4 +274,43 @@ func TestResultCross_Executor(t *testing.T) {
 			t.Errorf("%s: output %s, error %v", c.code, airlock.Inspect(out.Output), err)
 		}
 	}
+}
+
+// FuzzResultPath: whatever the keys on the way (any text, quotes, line
+// breaks, lone surrogates, megabytes) and however deep, the error of a
+// value that cannot cross is one line of valid UTF-8 of bounded size that
+// starts at the root and ends with the kind.
+func FuzzResultPath(f *testing.F) {
+	f.Add("items", 1, uint8(0))
+	f.Add(`say "hi"`+"\n", 3, uint8(1))
+	f.Add("\xed\xa0\x80", 2, uint8(2))
+	f.Add(strings.Repeat("é", 40)+"x", 300, uint8(3))
+	f.Add("", 0, uint8(4))
+	f.Fuzz(func(t *testing.T, key string, depth int, kind uint8) {
+		depth = min(max(depth, 0), 2000)
+		if len(key) > 1<<16 {
+			key = key[:1<<16]
+		}
+		leaves := []string{"() => 1", "Symbol()", "new WeakMap()", "Promise.resolve()", "new Proxy({}, {})"}
+		src := `let v = ` + leaves[int(kind)%len(leaves)] + `;
+			for (let i = 0; i < depth; i++) {
+				switch (i % 4) {
+				case 0: v = { [key]: v }; break;
+				case 1: v = [v]; break;
+				case 2: v = new Map([[key, v]]); break;
+				default: v = new Set([v]);
+				}
+			}
+			export default v;`
+		res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript,
+			Globals: map[string]any{"key": key, "depth": depth}})
+		if res.Status != airlock.StatusError || res.Error.Name != "DataCloneError" {
+			t.Fatalf("status %s, error %v", res.Status, res.Error)
+		}
+		m := res.Error.Message
+		if len(m) > 600 || !strings.HasPrefix(m, "result") || !strings.HasSuffix(m, " cannot leave the sandbox") ||
+			strings.ContainsAny(m, "\n\r") || !utf8.ValidString(m) {
+			t.Fatalf("message (%d bytes) %q", len(m), m)
+		}
+	})
 }

@@ -22,6 +22,7 @@ func TestResultCannotCross(t *testing.T) {
 		// character's start, within 64 bytes.
 		{`export default { "ключ": { "\u0000\t": Symbol() } }`, `result["ключ"]["\u0000\t"]: a symbol cannot leave the sandbox`},
 		{`export default { ["é".repeat(100)]: Symbol() }`, `result["` + strings.Repeat("é", 32) + `…"]: a symbol cannot leave the sandbox`},
+		{`export default { "a\ud800b": Symbol() }`, `result["a\ud800b"]: a symbol cannot leave the sandbox`},
 		{`export default { ["x".repeat(100)]: Symbol() }`, "result." + strings.Repeat("x", 64) + "…: a symbol cannot leave the sandbox"},
 		{`const a = [0, 1]; a[7] = 2; a.k = [Symbol()]; export default a`, "result.k[0]: a symbol cannot leave the sandbox"},
 	} {

@@ -361,7 +361,18 @@ static size_t key_part(const char *s, size_t n, char *b)
             m = (size_t)snprintf(esc, sizeof esc, "\\t");
         else if (c < 0x20)
             m = (size_t)snprintf(esc, sizeof esc, "\\u%04x", c);
-        else {
+        else if (c == 0xED && i + 2 < n && ((unsigned char)s[i + 1] & 0xE0) == 0xA0) {
+            /* a lone surrogate (its three bytes of WTF-8): escaped, so
+               that the text is UTF-8 */
+            unsigned u = 0xD000 | (((unsigned)s[i + 1] & 0x3F) << 6) | ((unsigned)s[i + 2] & 0x3F);
+            m = (size_t)snprintf(esc, sizeof esc, "\\u%04x", u);
+            if (w - 2 + m > PATH_KEY_TEXT)
+                break;
+            memcpy(b + w, esc, m);
+            w += m;
+            i += 2;
+            continue;
+        } else {
             /* a UTF-8 sequence whole, or the cut before it */
             size_t k = 1;
             while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80 && k < 4)
