@@ -120,7 +120,12 @@
 // [js.ErrorValue] …); Go values reach the sandbox by the same table, read
 // the other way. The table, and what cannot cross, are in that package's
 // documentation. A Go value that cannot cross among a run's options makes
-// [Runtime.Run] return a [*js.CloneError].
+// [Runtime.Run] return a [*js.CloneError]. A sandbox value that cannot
+// cross (a function, a symbol, a WeakMap …) as a run's result or in it
+// settles [StatusError] with a DataCloneError whose message says where it
+// was ("result.items[2]: a function cannot leave the sandbox"); as a host
+// function's argument, report's included, it throws that error at the
+// call.
 //
 // # Showing values
 //

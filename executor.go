@@ -90,7 +90,11 @@ type CodeOutput struct {
 	// Output is the value given to final_answer, or the value the step
 	// returned, or without a return its completion value (the value of its
 	// last expression statement; undefined when there is none), a promise
-	// awaited, converted as the package documentation's table says.
+	// awaited, converted as the package documentation's table says. A value
+	// given to final_answer must cross as a run's result must: a function
+	// or symbol in it throws a DataCloneError at the call, which names
+	// where it was. A step's own value is only shown, as a REPL echoes its
+	// last line: a function or symbol in it is left out.
 	Output any `json:"output"`
 	// Logs are the step's console output, one line per call, arguments
 	// joined by spaces.

@@ -138,6 +138,8 @@ func TestStack_NoFrameOfTheSandbox(t *testing.T) {
 		{"Intl constructor", `function f() { new Intl.NumberFormat("en", { style: "currency" }) } try { f() } catch (e) { st = e.stack }`},
 		{"queueMicrotask callback", `queueMicrotask(function cb() { st = new Error("q").stack }); await 0`},
 		{"Function constructor", `function f() { return Function("return 1") } try { f() } catch (e) { st = e.stack }`},
+		{"unclonable deep in an argument", `function f() { return take(1, { m: new Map([["k", [new WeakMap()]]]) }) } try { f() } catch (e) { st = e.stack }`},
+		{"unclonable report", `function f() { report({ f() {} }) } try { f() } catch (e) { st = e.stack }`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -160,6 +162,8 @@ func TestStack_NoFrameOfTheSandbox(t *testing.T) {
 		`function f() { return fail(1) } f()`,
 		`async function f() { return await afail(1) } await f()`,
 		`export default function main() { throw new Error("x") }`,
+		`export default function main() { return { items: [1, () => 2] } }`,
+		`export default async function main() { await 0; return [new WeakMap()] }`,
 	} {
 		res := runOpts(t, src, airlock.Options{Language: airlock.JavaScript, Globals: globals})
 		wantStatus(t, res, airlock.StatusError)

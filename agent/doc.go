@@ -95,7 +95,10 @@
 // code block (ExtractCode), the code runs with the tools as functions and
 // state kept from step to step, and the logs and value, or the error with
 // its line and the code there, are the next observation, until
-// final_answer(value) or MaxSteps; its sandbox also has parallel, llm,
+// final_answer(value) or MaxSteps (a final answer that cannot leave the
+// sandbox, a function in it, is an error the model reads, with where it
+// was; a step's value is shown, its functions and symbols left out); its
+// sandbox also has parallel, llm,
 // llmJson, store and recall. CodeModeAgent is seed 002's code-mode loop:
 // Interpreter.Prompt as the system prompt, each reply's code in a fresh
 // sandbox of the Interpreter, FormatExecution's text as the observation,

@@ -10,9 +10,10 @@ import (
 	"github.com/airlockrun/airlock/agent"
 )
 
-// A function or symbol in what the agent layer shows (a result, a console
-// line, an observation, a final answer) is dropped or shown as Node shows
-// it; it never fails the run (issue 15 item 2).
+// A function or symbol in what the agent layer shows (a step's value, a
+// console line, an observation) is dropped or shown as Node shows it; it
+// never fails the step. A final answer is not shown but carried out: a
+// function in it fails the step with an error the model can act on.
 func TestShownFunctions(t *testing.T) {
 	const code = "const f = function fmt() {};\nconsole.log(f, Symbol('s'));\nconst r = { rows: [1, f], fmt: f, tag: Symbol('t') };\nr"
 	it := agent.NewInterpreter(agent.Config{})
@@ -26,12 +27,18 @@ func TestShownFunctions(t *testing.T) {
 		t.Errorf("Execution JSON: %s, %v", b, err)
 	}
 
-	s := newScripted(t, reply{text: "```js\nfinal_answer({ answer: 42, how: () => 1, steps: [() => 2] })\n```"})
+	// A final answer carries the agent's result out, so it takes the
+	// result's rule: a function in it is an error the model reads, with
+	// where it was, and the model answers again.
+	s := newScripted(t,
+		reply{text: "```js\nfinal_answer({ answer: 42, how: () => 1, steps: [() => 2] })\n```"},
+		reply{text: "```js\nfinal_answer({ answer: 42 })\n```"})
 	tr, err := codeAgent(s, toolbox(t)).Run(context.Background(), "functions")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.Outcome != agent.OutcomeFinalAnswer || airlock.Inspect(tr.FinalAnswer) != "{ answer: 42, steps: [ undefined ] }" {
+	if tr.Outcome != agent.OutcomeFinalAnswer || airlock.Inspect(tr.FinalAnswer) != "{ answer: 42 }" || len(tr.Steps) != 2 ||
+		!strings.Contains(tr.Steps[0].Observation, "argument 1.how: a function cannot leave the sandbox") {
 		t.Fatalf("transcript: %+v", tr)
 	}
 }

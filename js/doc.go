@@ -45,13 +45,14 @@
 //	                           RangeError, SyntaxError, ReferenceError,
 //	                           EvalError or URIError comes back as one, any
 //	                           other name as an Error with that name)
-//	function, symbol           in a value going to the host to be shown or
-//	                           stored (a result, a report, a console argument,
-//	                           an executor step's value or final answer):
-//	                           dropped as JSON.stringify drops it (see below);
-//	                           as a host function's argument: a DataCloneError
-//	Proxy, WeakMap, WeakSet, WeakRef, Promise, a Symbol object
-//	                           not transferable: a DataCloneError
+//	function, symbol           not transferable: a DataCloneError that says
+//	                           where it was (see below); in a value only
+//	                           shown (a console argument, an executor
+//	                           step's value): dropped as JSON.stringify
+//	                           drops it
+//	Proxy, WeakMap, WeakSet, WeakRef, FinalizationRegistry, Promise,
+//	a Symbol object            not transferable: a DataCloneError that says
+//	                           where it was
 //
 // Every value in the table comes back as it was when it returns from Go: a
 // Float64Array handed to a host function taking any and returned is a
@@ -67,16 +68,26 @@
 // surrogate again in the sandbox; any other byte that is not UTF-8 becomes
 // U+FFFD.
 //
-// A function or symbol in a value that is shown or stored never fails the
-// run, whose host calls may already have happened: as in JSON.stringify, an
-// object property holding one is left out, and so are a Map entry keyed by
-// one and a Set member; an array element or a Map value becomes Undefined{}
-// (JSON.stringify's null in JSON forms), and so does the value itself at
-// the top. A console argument that is a function or symbol is logged as
-// the string Node prints for it ("[Function: f]", "[class A]",
-// "Symbol(x)"). A Proxy, even of a function, is refused before any trap, as
-// everywhere; the arguments of other host functions and structuredClone
-// still refuse functions and symbols, since a parameter needs a value.
+// A value that cannot cross, as a run's result or in it, fails the run
+// with a DataCloneError whose message names its kind and where it was:
+// "result.items[2]: a function cannot leave the sandbox". The path has one
+// form: the root ("result"; "argument N" for a host function's argument,
+// report's and final_answer's included, where the error is thrown at the
+// call and may be caught), then ".name" for a key that is an identifier,
+// ["odd key"] for any other key, [index] for an array's element,
+// <Map key N> and <Map value N> for the Nth entry of a Map, <Set member N>;
+// it is cut to 512 bytes, its head and tail kept around "…". A Proxy, even
+// of a function, is refused before any trap.
+//
+// A function or symbol in a value that is only shown (a console argument,
+// an executor step's value) is left out instead, as JSON.stringify leaves
+// it out: an object property holding one is left out, and so are a Map
+// entry keyed by one and a Set member; an array element or a Map value
+// becomes Undefined{}, and so does the value itself at the top. A console
+// argument that is a function or symbol is logged as the string Node
+// prints for it ("[Function: f]", "[class A]", "Symbol(x)").
+// structuredClone keeps the platform's texts ("function f could not be
+// cloned").
 //
 // # From Go to the sandbox
 //

@@ -116,7 +116,7 @@ type Input struct {
 	// the entry compiled is the program's, not a link error.
 	Globals [][]byte
 	// Report is the index among the globals of the built-in report (host
-	// function 0, its arguments shown or stored), which the shim keeps
+	// function 0, fnShown: its value kept as decoded), which the shim keeps
 	// made in its image, or -1 for none.
 	Report int
 	// Imports is the encoded list of the bridged module objects (frozen in

@@ -62,5 +62,5 @@ const (
 const (
 	fnPlain = 0 // primitives as they are, other values encoded
 	fnJSON  = 1 // the JSON text of the list; the answer is JSON text
-	fnShown = 2 // values to show or store: functions and symbols dropped
+	fnShown = 2 // report, final_answer: arguments cross as fnPlain's; the host keeps the value as decoded
 )

@@ -118,9 +118,10 @@ func captureSession() (*wasmvm.Snapshot, error) {
 var errNoSession = errors.New("airlock: the VM has no session")
 
 // DefineTool makes host function id the read-only global name; a JSON
-// function takes the JSON text of its argument list. A shown function's
-// arguments are values to show or store (final_answer): functions and
-// symbols in them are dropped, not a DataCloneError.
+// function takes the JSON text of its argument list. A shown function
+// (final_answer) takes its value as decoded; its arguments cross as any
+// host function's do, so a function or symbol in them is a DataCloneError
+// that says where it was.
 func (v *VM) DefineTool(name string, id int, json, shown bool) error {
 	if !v.sess {
 		return errNoSession

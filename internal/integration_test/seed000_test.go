@@ -456,19 +456,20 @@ func TestSeed_3_5_AsyncConcurrent(t *testing.T) {
 	}
 }
 
-// §3.5: what cannot cross gives a clear serialization error. Functions and
-// symbols in a result are dropped as JSON.stringify drops them (issue 15,
-// which stands over the seed's "may throw"): see funcresult_test.go.
+// §3.5: what cannot cross gives a clear serialization error, functions and
+// symbols included: see result_cross_test.go.
 func TestSeed_3_5_NotTransferable(t *testing.T) {
 	for _, src := range []string{
 		`export default new WeakMap()`,
 		`export default new Proxy({}, {})`,
 		`export default { p: new Proxy(() => 1, {}) }`,
 		`export default Promise.resolve([new WeakSet()])`,
+		`export default { f: () => 1 }`,
+		`export default Symbol()`,
 	} {
 		res := run(t, src)
 		wantStatus(t, res, airlock.StatusError)
-		if !strings.Contains(res.Error.Message, "could not be cloned") {
+		if !strings.Contains(res.Error.Message, "cannot leave the sandbox") {
 			t.Errorf("%s: message = %q", src, res.Error.Message)
 		}
 	}

@@ -276,7 +276,8 @@ struct enc {
     struct seen seen;
     struct frame *st;
     uint32_t sp, cap;
-    int shown;
+    int mode;  /* ENC_* (shim.h) */
+    int shown; /* mode == ENC_SHOWN */
 };
 
 static JSValue clone_error(JSContext *ctx, const char *what, const char *name)
@@ -293,6 +294,207 @@ static JSValue clone_error(JSContext *ctx, const char *what, const char *name)
 
 static int is_proxy(JSValueConst v) { return JS_GetClassID(v) == class_of[S_PROXY]; }
 
+/* ---- where a value that cannot cross was: its path ----
+ *
+ * A value that cannot cross fails the encode with a DataCloneError whose
+ * message says what it is and where it was, in one form: the root
+ * ("result", or "argument N" for a host function's argument), then for
+ * each level ".name" (a key that is an ASCII identifier), ["odd key"] (any
+ * other key, JSON-quoted), [index] (an array's element), <Map key N> and
+ * <Map value N> (the Nth entry of a Map), <Set member N>. The path is read
+ * from the walk's stack when the encode fails, so that a value that
+ * crosses pays nothing for it; a key's text is cut to PATH_KEY_TEXT bytes
+ * and the whole path to PATH_TEXT, its head and its tail kept around an
+ * ellipsis, so that a value nested thousands of levels deep, or a key of
+ * a megabyte, gives a message of bounded size. */
+
+#define PATH_TEXT 512
+#define PATH_KEY_TEXT 64
+#define PATH_PART (PATH_KEY_TEXT + 32) /* one level's text, at most */
+
+static const char ellipsis[] = "\xe2\x80\xa6"; /* U+2026 */
+
+static int ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$'; }
+
+/* cut_utf8 is the length of s[0:n] cut to at most max bytes, at the start
+   of a UTF-8 sequence. */
+static size_t cut_utf8(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    return max;
+}
+
+/* key_part writes the text of key s[0:n] into b (PATH_PART bytes). */
+static size_t key_part(const char *s, size_t n, char *b)
+{
+    size_t i, w = 0;
+    int ident = n > 0 && ident_start(s[0]);
+    for (i = 1; ident && i < n; i++)
+        ident = ident_start(s[i]) || (s[i] >= '0' && s[i] <= '9');
+    if (ident) {
+        size_t k = cut_utf8(s, n, PATH_KEY_TEXT);
+        b[w++] = '.';
+        memcpy(b + w, s, k);
+        w += k;
+        if (k < n) {
+            memcpy(b + w, ellipsis, 3);
+            w += 3;
+        }
+        return w;
+    }
+    b[w++] = '[';
+    b[w++] = '"';
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        size_t m;
+        if (c == '"' || c == '\\')
+            m = (size_t)snprintf(esc, sizeof esc, "\\%c", c);
+        else if (c == '\n')
+            m = (size_t)snprintf(esc, sizeof esc, "\\n");
+        else if (c == '\r')
+            m = (size_t)snprintf(esc, sizeof esc, "\\r");
+        else if (c == '\t')
+            m = (size_t)snprintf(esc, sizeof esc, "\\t");
+        else if (c < 0x20)
+            m = (size_t)snprintf(esc, sizeof esc, "\\u%04x", c);
+        else if (c == 0xED && i + 2 < n && ((unsigned char)s[i + 1] & 0xE0) == 0xA0) {
+            /* a lone surrogate (its three bytes of WTF-8): escaped, so
+               that the text is UTF-8 */
+            unsigned u = 0xD000 | (((unsigned)s[i + 1] & 0x3F) << 6) | ((unsigned)s[i + 2] & 0x3F);
+            m = (size_t)snprintf(esc, sizeof esc, "\\u%04x", u);
+            if (w - 2 + m > PATH_KEY_TEXT)
+                break;
+            memcpy(b + w, esc, m);
+            w += m;
+            i += 2;
+            continue;
+        } else {
+            /* a UTF-8 sequence whole, or the cut before it */
+            size_t k = 1;
+            while (i + k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80 && k < 4)
+                k++;
+            if (w - 2 + k > PATH_KEY_TEXT)
+                break;
+            memcpy(b + w, s + i, k);
+            w += k;
+            i += k - 1;
+            continue;
+        }
+        if (w - 2 + m > PATH_KEY_TEXT)
+            break;
+        memcpy(b + w, esc, m);
+        w += m;
+    }
+    if (i < n) {
+        memcpy(b + w, ellipsis, 3);
+        w += 3;
+    }
+    b[w++] = '"';
+    b[w++] = ']';
+    return w;
+}
+
+static int atom_index(JSContext *ctx, JSAtom a, uint32_t *idx);
+
+/* path_part writes the text of level l of the walk (the item of frame l
+   being written) into b (PATH_PART bytes). */
+static size_t path_part(struct enc *e, uint32_t l, char *b)
+{
+    struct frame *f = &e->st[l];
+    uint32_t i = f->i > 0 ? f->i - 1 : 0, idx;
+    const char *s;
+    size_t n, w;
+    if (l == 0 && e->mode == ENC_ARGS)
+        return (size_t)snprintf(b, PATH_PART, "argument %u", (unsigned)i + 1);
+    switch (f->kind) {
+    case K_ARRAY:
+        return (size_t)snprintf(b, PATH_PART, "[%u]", (unsigned)i);
+    case K_MAP:
+        return (size_t)snprintf(b, PATH_PART, "<Map %s %u>", f->due ? "key" : "value",
+                                (unsigned)(f->i >= 2 ? (f->i - 2) / 2 : 0));
+    case K_SET:
+        return (size_t)snprintf(b, PATH_PART, "<Set member %u>", (unsigned)i);
+    case K_SPARSE:
+        if (i < f->dense)
+            return (size_t)snprintf(b, PATH_PART, "[%u]", (unsigned)i);
+        if (i < f->tab_len && atom_index(e->ctx, f->tab[i].atom, &idx) == 1)
+            return (size_t)snprintf(b, PATH_PART, "[%u]", (unsigned)idx);
+        break;
+    }
+    if (i >= f->tab_len || !(s = JS_AtomToCStringLen(e->ctx, &n, f->tab[i].atom)))
+        return (size_t)snprintf(b, PATH_PART, "[?]");
+    w = key_part(s, n, b);
+    JS_FreeCString(e->ctx, s);
+    return w;
+}
+
+/* path_text writes the path of the value being written, cut to PATH_TEXT
+   bytes, into b (PATH_TEXT + 8 bytes), NUL-terminated. */
+static void path_text(struct enc *e, char *b)
+{
+    char part[PATH_PART];
+    const char *root = e->mode == ENC_ARGS ? "" : "result";
+    size_t w = strlen(root), total = w, n, half = PATH_TEXT / 2 - 4;
+    uint32_t l, head, tail;
+    memcpy(b, root, w);
+    for (l = 0; l < e->sp && total <= PATH_TEXT; l++)
+        total += path_part(e, l, part);
+    if (total <= PATH_TEXT) {
+        head = tail = e->sp;
+    } else {
+        /* the head, then the tail that fits in the other half */
+        size_t t = 0;
+        for (head = 0; head < e->sp; head++) {
+            n = path_part(e, head, part);
+            if (w + n > half)
+                break;
+            memcpy(b + w, part, n);
+            w += n;
+        }
+        for (tail = e->sp; tail > head; tail--) {
+            n = path_part(e, tail - 1, part);
+            if (t + n > half)
+                break;
+            t += n;
+        }
+        memcpy(b + w, ellipsis, 3);
+        w += 3;
+    }
+    for (l = head == e->sp ? 0 : tail; l < e->sp; l++) {
+        n = path_part(e, l, part);
+        memcpy(b + w, part, n);
+        w += n;
+    }
+    b[w] = 0;
+}
+
+/* refuse throws the DataCloneError of a value that cannot cross, of kind
+   what ("a function"); structuredClone's (ENC_CLONE) is the platform's
+   text, clone_what and clone_name ("function f could not be cloned"). */
+static int refuse(struct enc *e, const char *what, const char *clone_what, const char *clone_name)
+{
+    JSContext *ctx = e->ctx;
+    char path[PATH_TEXT + 8], msg[PATH_TEXT + 80];
+    JSValue err;
+    if (e->mode == ENC_CLONE) {
+        clone_error(ctx, clone_what, clone_name);
+        return -1;
+    }
+    path_text(e, path);
+    snprintf(msg, sizeof msg, "%s: %s cannot leave the sandbox", path, what);
+    err = JS_NewError(ctx);
+    if (JS_IsException(err))
+        return -1;
+    JS_DefinePropertyValueStr(ctx, err, "message", JS_NewString(ctx, msg), JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
+    JS_DefinePropertyValueStr(ctx, err, "name", JS_NewString(ctx, "DataCloneError"), JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
+    JS_Throw(ctx, err);
+    return -1;
+}
+
 /* dropped: in a value to be shown, a function or symbol is left out */
 static int dropped(struct enc *e, JSValueConst v)
 {
@@ -304,7 +506,6 @@ static JSValue call0(JSContext *ctx, int f, JSValueConst this_val)
     return JS_Call(ctx, natives[f], this_val, 0, NULL);
 }
 
-static int atom_index(JSContext *ctx, JSAtom a, uint32_t *idx);
 
 static int push(struct enc *e, int kind, JSValue obj, uint32_t n)
 {
@@ -568,6 +769,10 @@ static int put_value(struct enc *e, JSValue v)
                 JS_FreeValue(ctx, v);
                 return put_u8(o, B_UNDEFINED);
             }
+            if (e->mode != ENC_CLONE) {
+                JS_FreeValue(ctx, v);
+                return refuse(e, "a symbol", NULL, NULL);
+            }
             {
                 JSValue t = call0(ctx, F_SYMBOL_TOSTRING, v);
                 const char *str = JS_IsException(t) ? NULL : JS_ToCString(ctx, t);
@@ -587,8 +792,7 @@ static int put_value(struct enc *e, JSValue v)
     cid = JS_GetClassID(v);
     if (cid == class_of[S_PROXY]) {
         JS_FreeValue(ctx, v);
-        clone_error(ctx, "a Proxy", NULL);
-        return -1;
+        return refuse(e, "a Proxy", "a Proxy", NULL);
     }
     if (JS_IsFunction(ctx, v)) {
         JSValue name;
@@ -596,6 +800,11 @@ static int put_value(struct enc *e, JSValue v)
         if (e->shown) {
             JS_FreeValue(ctx, v);
             return put_u8(o, B_UNDEFINED);
+        }
+        if (e->mode != ENC_CLONE) {
+            /* no name: reading it may run a getter */
+            JS_FreeValue(ctx, v);
+            return refuse(e, "a function", NULL, NULL);
         }
         name = JS_GetPropertyStr(ctx, v, "name");
         JS_FreeValue(ctx, v);
@@ -621,8 +830,7 @@ static int put_value(struct enc *e, JSValue v)
             [S_WEAKREF] = "a WeakRef", [S_FINREG] = "a FinalizationRegistry", [S_SYMBOL] = "a Symbol",
         };
         JS_FreeValue(ctx, v);
-        clone_error(ctx, names[s], NULL);
-        return -1;
+        return refuse(e, s == S_SYMBOL ? "a Symbol object" : names[s], names[s], NULL);
     }
     }
     if (seen_add(ctx, &e->seen, v) < 0) {
@@ -840,16 +1048,19 @@ static int encode(struct enc *e, JSValueConst v)
 }
 
 /* codec_encode writes v's encoding to a buffer of QuickJS's heap, *p and
-   *len, which the caller frees (js_free); shown: a value to show or store,
-   its functions and symbols dropped. -1 with an exception pending. */
-int codec_encode(JSContext *ctx, JSValueConst v, int shown, uint8_t **p, size_t *len)
+   *len, which the caller frees (js_free); mode (ENC_*, shim.h) says what
+   the value is for: to show (its functions and symbols dropped), a run's
+   result, a host function's argument list, or structuredClone's. -1 with
+   an exception pending. */
+int codec_encode(JSContext *ctx, JSValueConst v, int mode, uint8_t **p, size_t *len)
 {
     struct enc e;
     int r;
     memset(&e, 0, sizeof e);
     e.ctx = ctx;
     e.out.ctx = ctx;
-    e.shown = shown;
+    e.mode = mode;
+    e.shown = mode == ENC_SHOWN;
     r = encode(&e, v);
     if (r < 0) {
         while (e.sp > 0)
@@ -1354,7 +1565,7 @@ static JSValue js_structured_clone(JSContext *ctx, JSValueConst this_val, int ar
     (void)this_val;
     (void)magic;
     (void)data;
-    if (codec_encode(ctx, argc > 0 ? argv[0] : JS_UNDEFINED, 0, &p, &len) < 0)
+    if (codec_encode(ctx, argc > 0 ? argv[0] : JS_UNDEFINED, ENC_CLONE, &p, &len) < 0)
         return JS_EXCEPTION;
     v = codec_decode(ctx, p, len, NULL);
     js_free(ctx, p);

@@ -126,7 +126,7 @@ static JSValue js_log(JSContext *ctx, JSValueConst this_val, int argc, JSValueCo
             return JS_EXCEPTION;
         }
     }
-    if (codec_encode(ctx, list, 1, &p, &len) < 0) {
+    if (codec_encode(ctx, list, ENC_SHOWN, &p, &len) < 0) {
         /* an argument that cannot cross is shown as its kind */
         if (!caught(ctx)) {
             JS_FreeValue(ctx, list);
@@ -138,7 +138,7 @@ static JSValue js_log(JSContext *ctx, JSValueConst this_val, int argc, JSValueCo
             size_t n;
             if (JS_IsException(a))
                 break;
-            k = codec_encode(ctx, a, 1, &q, &n);
+            k = codec_encode(ctx, a, ENC_SHOWN, &q, &n);
             if (k == 0)
                 js_free(ctx, q);
             else if (caught(ctx)) {
@@ -151,7 +151,7 @@ static JSValue js_log(JSContext *ctx, JSValueConst this_val, int argc, JSValueCo
             }
             JS_FreeValue(ctx, a);
         }
-        if (i < argc || codec_encode(ctx, list, 1, &p, &len) < 0) {
+        if (i < argc || codec_encode(ctx, list, ENC_SHOWN, &p, &len) < 0) {
             JS_FreeValue(ctx, list);
             return JS_EXCEPTION;
         }

@@ -383,9 +383,19 @@ JSValue fail_pending(JSContext *ctx)
     return r;
 }
 
+/* done_mode is how done encodes: a run's result (ENC_RESULT), or a
+   session's step value, shown (ENC_SHOWN). */
+static int done_mode = ENC_RESULT;
+
+/* done_for_steps says what done finishes from now on: the steps of a
+   session (session_step), or a run (run_job). */
+void done_for_steps(int steps) { done_mode = steps ? ENC_SHOWN : ENC_RESULT; }
+
 /* done tells the host the run's value (OP_DONE): a primitive as it is, any
-   other value encoded as a value to show. A value that cannot be encoded
-   fails the run. */
+   other value encoded. A value that cannot be encoded fails the run: a
+   run's result that cannot cross (a function, a symbol, a WeakMap, in it
+   or as it) with a DataCloneError that says where it was; a step's value
+   is shown, its functions and symbols dropped. */
 JSValue done(JSContext *ctx, JSValueConst v)
 {
     struct slot slots[3];
@@ -417,7 +427,7 @@ JSValue done(JSContext *ctx, JSValueConst v)
             return JS_EXCEPTION;
         break;
     default:
-        if (codec_encode(ctx, v, 1, &p, &len) < 0) {
+        if (codec_encode(ctx, v, done_mode, &p, &len) < 0) {
             JSValue e;
             if (JS_IsUncatchableException(ctx))
                 return JS_EXCEPTION;

@@ -747,10 +747,12 @@ static JSValue call_json(JSContext *ctx, int id, int argc, JSValueConst *argv)
 }
 
 /* call_encoded calls host function id with its argument list encoded
-   (OP_CALL_ENCODED); shown: the arguments are values to show or store
-   (report, final_answer), their functions and symbols dropped. An
-   argument that cannot be encoded throws, marked as the function's. */
-static JSValue call_encoded(JSContext *ctx, int id, int shown, int argc, JSValueConst *argv)
+   (OP_CALL_ENCODED). An argument that cannot be encoded throws, marked as
+   the function's: a value that cannot cross, a DataCloneError that says
+   where it was ("argument 1.items[2]: a function cannot leave the
+   sandbox"). report's and final_answer's arguments (FN_SHOWN) take the
+   same rule: they carry a run's or an agent's result out. */
+static JSValue call_encoded(JSContext *ctx, int id, int argc, JSValueConst *argv)
 {
     struct slot slots[3];
     JSValue list = new_list(ctx, argc, argv);
@@ -759,7 +761,7 @@ static JSValue call_encoded(JSContext *ctx, int id, int shown, int argc, JSValue
     int r;
     if (JS_IsException(list))
         return rethrow_marked(ctx, id);
-    r = codec_encode(ctx, list, shown, &p, &len);
+    r = codec_encode(ctx, list, ENC_ARGS, &p, &len);
     JS_FreeValue(ctx, list);
     if (r < 0)
         return rethrow_marked(ctx, id);
@@ -782,7 +784,7 @@ JSValue host_fn_call(JSContext *ctx, int id, int mode, int argc, JSValueConst *a
         return call_json(ctx, id, argc, argv);
     if (argc <= MAX_SLOTS - 2 && host_fn_primitives(ctx, id, argc, argv, &r))
         return r;
-    return call_encoded(ctx, id, mode == FN_SHOWN, argc, argv);
+    return call_encoded(ctx, id, argc, argv);
 }
 
 /* js_host_fn is a host function of a run (host_fn_new): a C function

@@ -62,7 +62,7 @@ enum {
     RUN_IMPORTS = 4, /* the list of the bridged modules' objects, or undefined for none */
     RUN_CONSOLE = 5, /* the index among the globals of the capturing console, or -1 */
     RUN_REPORT = 6,  /* the index among the globals of the built-in report (host
-                        function 0, its arguments shown), or -1 */
+                        function 0, FN_SHOWN), or -1 */
     RUN_GLOBALS_FROM = 7,
 };
 

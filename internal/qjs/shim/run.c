@@ -644,6 +644,7 @@ JSValue run_job(JSContext *ctx, struct slot *s, int argc)
         s[RUN_FLAGS].tag != TAG_NUMBER)
         return JS_ThrowTypeError(ctx, "airlock: bad run");
     run_clear(ctx);
+    done_for_steps(0);
     flags = (int)s[RUN_FLAGS].u.num;
     fn = (const char *)(uintptr_t)s[RUN_FN].u.ptr;
     run.fn = JS_NewAtomLen(ctx, fn, s[RUN_FN].len);
@@ -660,7 +661,7 @@ JSValue run_job(JSContext *ctx, struct slot *s, int argc)
 }
 
 /* run_init captures what runs use and makes the built-in report (host
-   function 0, shown), which a run's globals name by its index: a run pays
+   function 0, FN_SHOWN), which a run's globals name by its index: a run pays
    nothing to make it (ENTRY_INIT). */
 int run_init(JSContext *ctx, JSValueConst global)
 {

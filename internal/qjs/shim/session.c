@@ -104,6 +104,7 @@ JSValue session_step(JSContext *ctx, struct slot *slots, int argc)
     if (argc != 3 || slots[2].tag != TAG_NUMBER)
         return JS_ThrowTypeError(ctx, "airlock: bad step");
     flags = (int)slots[2].u.num;
+    done_for_steps(1);
     if (flags & STEP_KEPT)
         fn = JS_EvalFunction(ctx, inspect_take_step());
     else if (slots[0].tag != TAG_STRING || slots[1].tag != TAG_STRING)

@@ -165,7 +165,7 @@ static inline void slot_num(struct slot *s, double d)
 enum {
     FN_PLAIN = 0, /* primitives as slots, other values encoded */
     FN_JSON = 1,  /* the JSON text of the list; the answer is JSON text */
-    FN_SHOWN = 2, /* values to show or store: functions and symbols dropped */
+    FN_SHOWN = 2, /* report, final_answer: encoded as FN_PLAIN's; the host keeps the value as decoded */
 };
 
 char *host_text(JSContext *ctx, uint32_t *plen);
@@ -208,6 +208,7 @@ int failure_init(JSContext *ctx);
 JSValueConst outcome_fn(int which);
 JSValue fail(JSContext *ctx, int phase, JSValueConst e);
 JSValue done(JSContext *ctx, JSValueConst v);
+void done_for_steps(int steps);
 JSValue fail_pending(JSContext *ctx);
 int console_init(JSContext *ctx);
 JSValueConst console_value(void);
@@ -224,7 +225,16 @@ void qjs_drop_jobs(JSContext *ctx);
 /* ---- codec.c, inspect.c ---- */
 
 int codec_init(JSContext *ctx, JSValueConst global);
-int codec_encode(JSContext *ctx, JSValueConst v, int shown, uint8_t **p, size_t *len);
+/* What a value is encoded for (codec_encode's mode). A value that cannot
+   cross fails the encode with a DataCloneError; but for ENC_CLONE, its
+   message names the kind of value and where it was (codec.c). */
+enum {
+    ENC_CLONE = 0,  /* structuredClone: the platform's texts */
+    ENC_SHOWN = 1,  /* to show (console, a step's value): functions and symbols dropped */
+    ENC_RESULT = 2, /* a run's result: the path from "result" */
+    ENC_ARGS = 3,   /* a host function's argument list: the path from "argument N" */
+};
+int codec_encode(JSContext *ctx, JSValueConst v, int mode, uint8_t **p, size_t *len);
 typedef JSValue codec_make_fn(JSContext *ctx, uint32_t id, JSValue name, int mode);
 JSValue codec_decode(JSContext *ctx, const uint8_t *p, size_t len, codec_make_fn *make_fn);
 const char *codec_kind(JSContext *ctx, JSValueConst v);
