@@ -18,9 +18,12 @@
 // are dropped and counted).
 //
 // The upstream servers are connected in the background, each on its own
-// with its own timeout, so the server answers initialize at once; an
-// upstream that fails or goes away is retried, and list_apis says which
-// are ready. run_code's description gives the upstreams' TypeScript
+// with a timeout per stage (connect and initialize, tools/list, each call),
+// so the server answers initialize at once and nothing an upstream does
+// holds run_code: a program waits only for the upstreams it names, and
+// calling one that is not ready throws an error that says what it is
+// doing. An upstream that fails or goes away is retried, and list_apis
+// says which are ready. run_code's description gives the upstreams' TypeScript
 // declarations while they are short and only the function names past
 // that, with list_apis giving the declarations, of one server if asked.
 package mcp
