@@ -87,7 +87,9 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 
 	lines, interactive := newLineReader(stdin, stdout, fs.Lookup("history").Value.String())
 	defer lines.close()
-	fmt.Fprintln(stdout, "airlock repl: .help for help, .exit or Ctrl-D to quit")
+	if interactive {
+		fmt.Fprintln(stdout, "airlock repl: .help for help, .exit or Ctrl-D to quit")
+	}
 	// Ctrl-C during a step stops that step, not the session.
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, os.Interrupt)
@@ -108,9 +110,6 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			continue
 		}
 		if err != nil {
-			if !interactive {
-				fmt.Fprintln(stdout)
-			}
 			return 0
 		}
 		if step.Len() == 0 {

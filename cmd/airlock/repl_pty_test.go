@@ -44,7 +44,18 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // The REPL in a terminal: expression values, state, continuation of an
 // incomplete line, Ctrl-C stopping a running step and returning to the
 // prompt, history kept in its file, Ctrl-D quitting.
-func TestReplTerminal(t *testing.T) {
+func TestReplTerminal(t *testing.T) { replTerminal(t, true) }
+
+// The REPL hung on terminals that never answer a cursor-position query
+// (ESC [ 6 n): the line editor asked before each prompt and waited for the
+// answer with no bound, so no prompt ever came. The REPL now never asks
+// (its prompt always starts a line: the editor is given that answer), on
+// a terminal that answers as on one that does not.
+func TestReplTerminal_NoCursorAnswers(t *testing.T) { replTerminal(t, false) }
+
+// replTerminal runs the REPL in a pseudo-terminal that answers cursor
+// queries, if answers, or never does.
+func replTerminal(t *testing.T, answers bool) {
 	master, slave := openPTY(t)
 	defer master.Close()
 	history := filepath.Join(t.TempDir(), "history")
@@ -71,7 +82,9 @@ func TestReplTerminal(t *testing.T) {
 			// The line editor asks where the cursor is, as a terminal
 			// would be asked; answer as one.
 			for range bytes.Count(buf[:n], []byte("\x1b[6n")) {
-				master.WriteString("\x1b[1;1R")
+				if answers {
+					master.WriteString("\x1b[1;1R")
+				}
 			}
 			if err != nil {
 				return
@@ -148,6 +161,11 @@ func TestReplTerminal(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("Ctrl-D did not end the repl")
 	}
+	mu.Lock()
+	if bytes.Contains(out.Bytes(), []byte("\x1b[6n")) {
+		t.Error("the terminal was asked where the cursor is")
+	}
+	mu.Unlock()
 	h, _ := os.ReadFile(history)
 	if !strings.Contains(string(h), "a + 1\n") || !strings.Contains(string(h), "q * 2\n") {
 		t.Fatalf("history file: %q", h)
