@@ -35,12 +35,18 @@ func newLineReader(stdin io.Reader, stdout io.Writer, historyFile string) (lineR
 			os.MkdirAll(filepath.Dir(historyFile), 0o700)
 		}
 		in := newCPRInput(f)
+		e := &editor{}
 		rl, err := readline.NewFromConfig(&readline.Config{
 			Prompt: "> ", HistoryFile: historyFile, HistoryLimit: 1000,
 			Stdin: in, Stdout: cprOutput{stdout, in}, InterruptPrompt: "^C", EOFPrompt: "\n",
+			Listener: func(line []rune, pos int, _ rune) ([]rune, int, bool) {
+				e.typed = string(line)
+				return nil, 0, false
+			},
 		})
 		if err == nil {
-			return &editor{rl}, true
+			e.rl = rl
+			return e, true
 		}
 	}
 	sc := bufio.NewScanner(stdin)
@@ -130,13 +136,20 @@ func (o cprOutput) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-type editor struct{ rl *readline.Instance }
+// An editor is the line editor on a terminal. typed is the line as it
+// stood before the last key: the editor returns no line with a Ctrl-C,
+// and the REPL tells a Ctrl-C at an empty prompt from one that drops a
+// line.
+type editor struct {
+	rl    *readline.Instance
+	typed string
+}
 
 func (e *editor) readLine(prompt string) (string, error) {
 	e.rl.SetPrompt(prompt)
 	line, err := e.rl.Readline()
 	if errors.Is(err, readline.ErrInterrupt) {
-		return "", errInterrupt
+		return e.typed, errInterrupt
 	}
 	return line, err
 }
