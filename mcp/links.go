@@ -127,7 +127,7 @@ func (s *Server) keep(l *link) {
 		if s.ctx.Err() != nil {
 			s.mu.Unlock()
 			if u != nil {
-				go u.session.Close()
+				u.session.Close() // Close waits for this
 			}
 			return
 		}

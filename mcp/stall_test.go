@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -255,11 +257,19 @@ const errors = [];
 await bad.deafen({}).catch(e => errors.push(e.message));
 await bad.echo({ text: "x".repeat(1 << 20) }).catch(e => errors.push(e.message));
 export default errors;`)
-	if r.isError || len(r.structured["result"].([]any)) != 2 {
+	if r.isError {
 		t.Fatalf("%+v", r)
 	}
+	errs := r.structured["result"].([]any)
+	// The second call ends at its timeout or when the write's does (both
+	// 300ms), whichever comes first.
+	if len(errs) != 2 || errs[0] != `upstream "bad": deafen did not answer within 300ms (the call timeout)` ||
+		errs[1] != `upstream "bad": echo did not answer within 300ms (the call timeout)` &&
+			!strings.Contains(errs[1].(string), `upstream "bad" went away during the call to echo: it exited (killed: it did not read a message of ours for 300ms)`) {
+		t.Fatalf("errors = %q", errs)
+	}
 	calcWorks(t, cs)
-	waitFor(t, cs, "- bad (bad): unavailable")
+	waitFor(t, cs, "- bad (bad): unavailable, exited (killed: it did not read a message of ours for 300ms)")
 	waitFor(t, cs, "- bad (bad): ready")
 	if r := runWithin(t, cs, `export default await bad.echo({ text: "back" })`); r.isError || r.structured["result"] != "back" {
 		t.Fatalf("after it was connected again: %+v", r)
@@ -316,5 +326,67 @@ func TestUpstreams_Flood(t *testing.T) {
 			t.Fatalf("%+v", r)
 		}
 		calcWorks(t, cs)
+	}
+}
+
+// An HTTP upstream whose server accepts connections and never answers:
+// the program that does not name it answers, and one that does is told.
+func TestUpstreams_HTTPHangsAtConnect(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	cfg := beside("1")
+	cfg.MCPServers["bad"] = mcp.ServerConfig{URL: "http://" + ln.Addr().String() + "/mcp", Timeouts: mcp.Timeouts{Connect: mcp.Duration(time.Hour)}}
+	_, cs := started(t, mcp.Options{Upstreams: cfg, FirstWait: 50 * time.Millisecond})
+	hanging := "- bad (bad): connecting: initialize has not answered after"
+	waitFor(t, cs, hanging)
+	calcWorks(t, cs)
+	r := runWithin(t, cs, "export default await bad.echo({text: 'x'})")
+	if want := `upstream "bad" is not ready: initialize has not answered after`; !r.isError || !strings.Contains(r.text, want) {
+		t.Fatalf("want %q in:\n%s", want, r.text)
+	}
+	if !strings.Contains(listAPIs(t, cs), hanging) {
+		t.Fatalf("the upstream stopped hanging:\n%s", listAPIs(t, cs))
+	}
+}
+
+// A server's timeouts in a config file: Go durations or milliseconds.
+func TestLoadConfig_Timeouts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	os.WriteFile(path, []byte(`{"mcpServers": {"a": {"command": "x", "timeouts": {"connect": "10s", "list": 2500, "call": "2m"}}}}`), 0o644)
+	c, err := mcp.LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.MCPServers["a"].Timeouts; got != (mcp.Timeouts{Connect: mcp.Duration(10 * time.Second), List: mcp.Duration(2500 * time.Millisecond), Call: mcp.Duration(2 * time.Minute)}) {
+		t.Fatalf("timeouts = %+v", got)
+	}
+	for _, bad := range []string{`"soon"`, `"-1s"`, `true`} {
+		os.WriteFile(path, []byte(`{"mcpServers": {"a": {"command": "x", "timeouts": {"call": `+bad+`}}}}`), 0o644)
+		if _, err := mcp.LoadConfig(path); err == nil {
+			t.Errorf("call timeout %s loaded", bad)
+		}
 	}
 }

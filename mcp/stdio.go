@@ -38,9 +38,10 @@ type stdioTransport struct {
 	// a failed attempt kills it at once.
 	ready atomic.Bool
 
-	stderr tail
-	exited chan struct{} // closed when the process has exited
-	status error         // set before exited is closed
+	stderr  tail
+	exited  chan struct{}          // closed when the process has exited
+	status  error                  // set before exited is closed
+	stopped atomic.Pointer[string] // why we killed it, if we did for a reason
 }
 
 func newStdioTransport(cmd *exec.Cmd, writeTimeout time.Duration) *stdioTransport {
@@ -91,7 +92,9 @@ func (t *stdioTransport) exit(d time.Duration) string {
 	}
 	var b strings.Builder
 	b.WriteString("exited")
-	if t.status != nil {
+	if why := t.stopped.Load(); why != nil {
+		b.WriteString(" (killed: " + *why + ")")
+	} else if t.status != nil {
 		b.WriteString(": " + t.status.Error())
 	} else {
 		b.WriteString(" with status 0")
@@ -126,8 +129,11 @@ func (w *stdinWriter) Write(p []byte) (int, error) {
 	}
 	n, err := w.f.Write(p)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		w.t.kill() // it is stuck: its session ends, and it is connected again
-		return n, fmt.Errorf("%w: it has not read a message of ours for %s", errNotReading, w.t.writeTimeout)
+		// It is stuck: its session ends, and it is connected again.
+		why := fmt.Sprintf("it did not read a message of ours for %s", w.t.writeTimeout)
+		w.t.stopped.CompareAndSwap(nil, &why)
+		w.t.kill()
+		return n, fmt.Errorf("%w: %s", errNotReading, why)
 	}
 	return n, err
 }
