@@ -160,6 +160,7 @@ func runWithin(t *testing.T, cs *sdk.ClientSession, code string) runResult {
 // calcWorks checks that the working upstream's tool works.
 func calcWorks(t *testing.T, cs *sdk.ClientSession) {
 	t.Helper()
+	waitFor(t, cs, "- calc (calc): ready") // a program waits for it at most FirstWait
 	if r := runWithin(t, cs, "export default (await calc.add({a: 1, b: 2})).sum"); r.isError || r.structured["result"] != 3.0 {
 		t.Fatalf("calc beside a bad upstream: %+v", r)
 	}
