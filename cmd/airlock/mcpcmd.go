@@ -28,7 +28,7 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 	durationFlag(fs, "connect-timeout", 30*time.Second, "bound on starting or reaching an upstream server and its answer to initialize; each is connected on its own, in the background, and retried")
 	durationFlag(fs, "list-timeout", 30*time.Second, "bound on an upstream server's answer to tools/list")
 	durationFlag(fs, "call-timeout", time.Minute, "bound on one call of an upstream tool (a program's own limit bounds it too); a command that has not read our message for this long is restarted")
-	durationFlag(fs, "first-wait", 10*time.Second, "how long a program waits for the upstream servers it names while they are on their first attempt to connect")
+	durationFlag(fs, "first-wait", 10*time.Second, "how long a program waits for the upstream servers it names while they are on their first attempt to connect (0: no wait)")
 	fs.Int("workers", 0, "run the programs in this many worker processes instead of the server's")
 	fs.Int("max-output", airlock.DefaultMaxOutput, "characters of run_code's text and of its structured content; a longer text keeps its head and tail around a marker (negative: no bound)")
 	return fs
