@@ -109,6 +109,8 @@ func (s *Server) stateLocked(l *link) string {
 		return fmt.Sprintf("%v (not retried: fix the configuration)", l.err)
 	case time.Now().Before(l.retry):
 		return fmt.Sprintf("%v (retried in %s)", l.err, time.Until(l.retry).Round(time.Second))
+	case l.stage == "":
+		return fmt.Sprintf("%v (being retried)", l.err)
 	default:
 		return fmt.Sprintf("%v; connecting again: %s", l.err, waiting())
 	}
