@@ -133,7 +133,7 @@ func (s *Server) connect(l *link) (*upstream, error) {
 		taken[fn] = true
 		if len(tool.Description) > maxToolDescription {
 			t := *tool
-			t.Description = airlock.ClipText(t.Description, maxToolDescription)
+			t.Description = strings.ToValidUTF8(t.Description[:maxToolDescription], "") + "…"
 			tool = &t
 		}
 		u.tools = append(u.tools, upstreamTool{fn: fn, tool: tool})
