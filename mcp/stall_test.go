@@ -29,7 +29,8 @@ import (
 //     can, all the time, while it answers;
 //   - anything else: answers, with the tools echo ({text}), stall (never
 //     answers, reads on), deafen (never answers, never reads again) and
-//     crash (exits 3 with a panic message on its standard error).
+//     crash (exits 3 with a panic message on its standard error); echo's
+//     description is 50,000 characters long.
 func scriptedUpstream(mode string) {
 	var wmu sync.Mutex
 	send := func(v any) {
@@ -87,7 +88,7 @@ func scriptedUpstream(mode string) {
 				continue
 			}
 			reply(map[string]any{"tools": []any{
-				map[string]any{"name": "echo", "inputSchema": object}, map[string]any{"name": "stall", "inputSchema": object},
+				map[string]any{"name": "echo", "inputSchema": object, "description": strings.Repeat("d", 50000)}, map[string]any{"name": "stall", "inputSchema": object},
 				map[string]any{"name": "deafen", "inputSchema": object}, map[string]any{"name": "crash", "inputSchema": object},
 			}})
 		case "tools/call":
@@ -292,10 +293,14 @@ func TestUpstreams_HangInCallPastTheProgram(t *testing.T) {
 }
 
 // An upstream that dies in a call: the call throws, saying that it exited,
-// how, and the last line of its standard error.
+// how, and the last line of its standard error. (Its echo's description,
+// 50,000 characters, is cut to 2,000 in the declarations.)
 func TestUpstreams_DiesInCall(t *testing.T) {
 	_, cs := started(t, mcp.Options{Upstreams: beside("script:calls")})
-	waitFor(t, cs, "- bad (bad): ready")
+	decls := waitFor(t, cs, "- bad (bad): ready")
+	if !strings.Contains(decls, strings.Repeat("d", 2000)+"…") || strings.Contains(decls, strings.Repeat("d", 2001)) {
+		t.Errorf("the long description was not cut to 2,000 characters (%d in list_apis)", strings.Count(decls, "d"))
+	}
 	r := runWithin(t, cs, "await bad.crash({})")
 	want := `upstream "bad" went away during the call to crash: it exited: exit status 3; its standard error ends: "panic: the upstream crashed"`
 	if !r.isError || !strings.Contains(r.text, want) {
