@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -11,13 +10,21 @@ import (
 
 // The states of an upstream.
 const (
-	stateConnecting = "connecting"
+	stateConnecting = "connecting" // its first attempt
 	stateReady      = "ready"
-	stateFailed     = "failed"
+	stateFailed     = "failed" // an attempt failed, or it went away; retried
+)
+
+// The stages of an attempt to connect an upstream.
+const (
+	stageInitialize = "initialize" // started or reached; its answer to initialize awaited
+	stageList       = "tools/list" // initialized; its list of tools awaited
 )
 
 // A link is a configured upstream server and what became of it. Its fields
-// other than name, ns, cfg and first are guarded by the server's mu.
+// other than name, ns, cfg and first are guarded by the server's mu, which
+// is only ever held to read or write them: nothing an upstream does (or
+// does not do) happens under it.
 type link struct {
 	name  string
 	ns    string
@@ -25,8 +32,11 @@ type link struct {
 	first chan struct{} // closed when the first attempt has ended
 
 	state    string
+	stage    string    // of the attempt in progress, if any
+	since    time.Time // when that stage began
 	u        *upstream // when ready
-	err      error     // when failed
+	tools    []upstreamTool
+	err      error // when failed
 	attempts int
 	retry    time.Time // when failed and retried: the next attempt
 }
@@ -42,32 +52,93 @@ func (c ServerConfig) check() error {
 	return nil
 }
 
-// keep connects l, each attempt bounded by ConnectTimeout, waits while the
+// stageTimeouts are the bounds of one upstream's stages.
+type stageTimeouts struct{ connect, list, call time.Duration }
+
+// timeouts are l's bounds: its configuration's, else the server's.
+func (s *Server) timeouts(l *link) stageTimeouts {
+	pick := func(d Duration, def time.Duration) time.Duration {
+		if d > 0 {
+			return time.Duration(d)
+		}
+		return def
+	}
+	t := l.cfg.Timeouts
+	return stageTimeouts{pick(t.Connect, s.opts.ConnectTimeout), pick(t.List, s.opts.ListTimeout), pick(t.Call, s.opts.CallTimeout)}
+}
+
+// setStage records that l's attempt has reached stage.
+func (s *Server) setStage(l *link, stage string) {
+	s.mu.Lock()
+	l.stage, l.since = stage, time.Now()
+	s.mu.Unlock()
+}
+
+// current is l's session if it is ready, else why it is not.
+func (s *Server) current(l *link) (*upstream, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.state == stateReady {
+		return l.u, ""
+	}
+	return nil, s.notReadyLocked(l)
+}
+
+// notReadyLocked says what l is doing instead of being ready, as an error
+// a program gets: `upstream "fs" is not ready: initialize has not answered
+// after 10s`. s.mu is held.
+func (s *Server) notReadyLocked(l *link) string {
+	return fmt.Sprintf("upstream %q is not ready: %s", l.name, s.stateLocked(l))
+}
+
+// stateLocked is what l is doing when it is not ready. s.mu is held.
+func (s *Server) stateLocked(l *link) string {
+	waiting := func() string {
+		d := time.Since(l.since)
+		if d >= time.Second {
+			d = d.Round(time.Second)
+		} else {
+			d = d.Round(time.Millisecond)
+		}
+		return fmt.Sprintf("%s has not answered after %s", l.stage, d)
+	}
+	switch {
+	case l.state == stateConnecting:
+		return waiting()
+	case l.cfg.check() != nil, l.retry.IsZero():
+		return fmt.Sprintf("%v (not retried: fix the configuration)", l.err)
+	case time.Now().Before(l.retry):
+		return fmt.Sprintf("%v (retried in %s)", l.err, time.Until(l.retry).Round(time.Second))
+	case l.stage == "":
+		return fmt.Sprintf("%v (being retried)", l.err)
+	default:
+		return fmt.Sprintf("%v; connecting again: %s", l.err, waiting())
+	}
+}
+
+// keep connects l, each stage bounded by its timeout, waits while the
 // session lasts, and tries again after a failure or a disconnection, with
-// a backoff from 1 s doubling to RetryMax, until the server closes.
+// a backoff from 1 s doubling to RetryMax, until the server closes. It
+// holds s.mu only to record what happened.
 func (s *Server) keep(l *link) {
 	defer s.wg.Done()
 	backoff := time.Second
 	for {
-		ctx, cancel := context.WithTimeout(s.ctx, s.opts.ConnectTimeout)
-		u, err := connect(ctx, s.client, l.name, l.cfg)
-		cancel()
-		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
-			err = fmt.Errorf("no answer within %s (the connect timeout)", s.opts.ConnectTimeout)
-		}
+		u, err := s.connect(l)
 		s.mu.Lock()
 		if s.ctx.Err() != nil {
 			s.mu.Unlock()
 			if u != nil {
-				u.session.Close()
+				u.session.Close() // Close waits for this
 			}
 			return
 		}
 		l.attempts++
+		l.stage = ""
 		if err != nil {
 			l.state, l.err, l.retry = stateFailed, err, time.Now().Add(backoff)
 		} else {
-			l.state, l.u, l.err = stateReady, u, nil
+			l.state, l.u, l.tools, l.err = stateReady, u, u.tools, nil
 			backoff = time.Second
 		}
 		s.mu.Unlock()
@@ -83,6 +154,10 @@ func (s *Server) keep(l *link) {
 		if err == nil {
 			// Wait while the session lasts; then the upstream has gone away.
 			werr := u.session.Wait()
+			how := ""
+			if u.stdio != nil {
+				how = u.stdio.exit(time.Second)
+			}
 			s.mu.Lock()
 			if s.ctx.Err() != nil {
 				s.mu.Unlock()
@@ -90,11 +165,16 @@ func (s *Server) keep(l *link) {
 			}
 			l.u = nil
 			l.state, l.retry = stateFailed, time.Now().Add(backoff)
-			l.err = errors.New("the connection ended")
-			if werr != nil {
+			switch {
+			case how != "":
+				l.err = errors.New(how)
+			case werr != nil:
 				l.err = fmt.Errorf("the connection ended: %v", werr)
+			default:
+				l.err = errors.New("the connection ended")
 			}
 			s.mu.Unlock()
+			go u.session.Close() // a command that will not exit is killed after stopGrace
 			s.changed()
 		}
 		select {
@@ -122,15 +202,15 @@ func (s *Server) status() string {
 	for _, l := range s.links {
 		switch l.state {
 		case stateReady:
-			fmt.Fprintf(&b, "- %s (%s): ready, %d tools\n", l.name, l.ns, len(l.u.tools))
-		case stateConnecting:
-			fmt.Fprintf(&b, "- %s (%s): connecting\n", l.name, l.ns)
-		default:
-			retry := "not retried: fix the configuration"
-			if l.cfg.check() == nil && !l.retry.IsZero() {
-				retry = fmt.Sprintf("retried in %s", max(0, time.Until(l.retry)).Round(time.Second))
+			more := ""
+			if l.u.more {
+				more = fmt.Sprintf(" (it lists more: the first %d are offered)", maxTools)
 			}
-			fmt.Fprintf(&b, "- %s (%s): unavailable, %v (%s)\n", l.name, l.ns, l.err, retry)
+			fmt.Fprintf(&b, "- %s (%s): ready, %d tools%s\n", l.name, l.ns, len(l.u.tools), more)
+		case stateConnecting:
+			fmt.Fprintf(&b, "- %s (%s): connecting: %s\n", l.name, l.ns, s.stateLocked(l))
+		default:
+			fmt.Fprintf(&b, "- %s (%s): unavailable, %s\n", l.name, l.ns, s.stateLocked(l))
 		}
 	}
 	return b.String()

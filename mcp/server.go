@@ -18,9 +18,12 @@
 // are dropped and counted).
 //
 // The upstream servers are connected in the background, each on its own
-// with its own timeout, so the server answers initialize at once; an
-// upstream that fails or goes away is retried, and list_apis says which
-// are ready. run_code's description gives the upstreams' TypeScript
+// with a timeout per stage (connect and initialize, tools/list, each call),
+// so the server answers initialize at once and nothing an upstream does
+// holds run_code: a program waits only for the upstreams it names, and
+// calling one that is not ready throws an error that says what it is
+// doing. An upstream that fails or goes away is retried, and list_apis
+// says which are ready. run_code's description gives the upstreams' TypeScript
 // declarations while they are short and only the function names past
 // that, with list_apis giving the declarations, of one server if asked.
 package mcp
@@ -59,16 +62,28 @@ type Options struct {
 	// Version is reported to clients as the server's; "" means the
 	// module's version from the build information.
 	Version string
-	// ConnectTimeout bounds one attempt to start or reach an upstream and
-	// list its tools; 0 means 30 s. Each upstream is connected on its own,
-	// in the background: the server answers at once, an upstream appears
-	// when it is ready, and one that fails or goes away is retried (after
-	// 1 s, doubling to at most RetryMax).
+	// ConnectTimeout bounds starting or reaching an upstream and its
+	// answer to initialize; 0 means 30 s. Each upstream is connected on
+	// its own, in the background: the server answers at once, an upstream
+	// appears when it is ready, and one that fails or goes away is retried
+	// (after 1 s, doubling to at most RetryMax). A server's "timeouts" in
+	// the config override this and the next two.
 	ConnectTimeout time.Duration
-	// FirstWait is how long a run_code call made while upstreams are still
-	// on their first attempt to connect waits for them (a client's first
-	// call often comes right after initialize); past it the program runs
-	// with the upstreams ready by then. 0 means 10 s; negative, no wait.
+	// ListTimeout bounds an upstream's answer to tools/list; 0 means 30 s.
+	ListTimeout time.Duration
+	// CallTimeout bounds one call of an upstream tool (the program's time
+	// limit bounds it too); past it the call throws in the program. A
+	// command that has not read a message of ours for this long is killed
+	// and connected again. 0 means 1 minute.
+	CallTimeout time.Duration
+	// FirstWait is how long a run_code call waits for the upstreams its
+	// program names that are still on their first attempt to connect (a
+	// client's first call often comes right after initialize); past it
+	// the program runs, and its calls of an upstream that is not ready
+	// throw an error that names the upstream and what it is doing
+	// (`upstream "fs" is not ready: initialize has not answered after
+	// 10s`). A program never waits for an upstream it does not name. 0
+	// means 10 s; negative, no wait.
 	FirstWait time.Duration
 	// RetryMax is the longest wait between two attempts to connect an
 	// upstream; 0 means 1 minute.
@@ -114,7 +129,7 @@ type RunCodeArgs struct {
 // list_apis, the run_code description) and retried. Ready waits for the
 // first attempts. ctx, or Close, ends the connecting.
 func NewServer(ctx context.Context, opts Options) (*Server, error) {
-	if opts.MemoryLimitBytes < 0 || opts.Timeout < 0 || opts.MaxTimeout < 0 || opts.ConnectTimeout < 0 || opts.RetryMax < 0 {
+	if opts.MemoryLimitBytes < 0 || opts.Timeout < 0 || opts.MaxTimeout < 0 || opts.ConnectTimeout < 0 || opts.ListTimeout < 0 || opts.CallTimeout < 0 || opts.RetryMax < 0 {
 		return nil, errors.New("mcp: negative limit")
 	}
 	if opts.MemoryLimitBytes == 0 {
@@ -131,6 +146,12 @@ func NewServer(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if opts.ConnectTimeout == 0 {
 		opts.ConnectTimeout = 30 * time.Second
+	}
+	if opts.ListTimeout == 0 {
+		opts.ListTimeout = 30 * time.Second
+	}
+	if opts.CallTimeout == 0 {
+		opts.CallTimeout = time.Minute
 	}
 	if opts.FirstWait == 0 {
 		opts.FirstWait = 10 * time.Second
@@ -227,18 +248,25 @@ func (s *Server) connected() []*upstream {
 	return us
 }
 
-// Close ends the upstream sessions (and stops their commands) and the
+// Close ends the upstream sessions (and stops their commands: a command
+// that does not exit when its input is closed is killed after 2 s) and the
 // connecting.
 func (s *Server) Close() error {
 	s.cancel()
 	s.mu.Lock()
-	var errs []error
+	var sessions []*sdk.ClientSession
 	for _, l := range s.links {
 		if l.u != nil {
-			errs = append(errs, l.u.session.Close())
+			sessions = append(sessions, l.u.session)
 		}
 	}
 	s.mu.Unlock()
+	errs := make([]error, len(sessions))
+	var wg sync.WaitGroup
+	for i, cs := range sessions {
+		wg.Go(func() { errs[i] = cs.Close() })
+	}
+	wg.Wait()
 	s.wg.Wait()
 	return errors.Join(errs...)
 }
@@ -408,15 +436,25 @@ func (s *Server) runCode(ctx context.Context, req *sdk.CallToolRequest, in RunCo
 	if in.TimeoutMS > 0 {
 		timeout = min(time.Duration(in.TimeoutMS)*time.Millisecond, s.opts.MaxTimeout)
 	}
-	if s.opts.FirstWait > 0 {
+	named := s.named(in.Code)
+	if s.opts.FirstWait > 0 && len(named) > 0 {
 		wait, cancel := context.WithTimeout(ctx, s.opts.FirstWait)
-		s.Ready(wait)
+		for _, l := range named {
+			select {
+			case <-l.first:
+			case <-wait.Done():
+			}
+		}
 		cancel()
 	}
 	globals := map[string]any{}
-	for _, u := range s.connected() {
-		globals[u.ns] = u.module()
+	s.mu.Lock()
+	for _, l := range s.links {
+		if l.tools != nil {
+			globals[l.ns] = s.module(l, l.tools)
+		}
 	}
+	s.mu.Unlock()
 	var report func(any) // the values are kept in the Result's reports either way
 	var logf func(airlock.Log)
 	if req != nil && req.Session != nil && req.Params != nil {
@@ -448,11 +486,62 @@ func (s *Server) runCode(ctx context.Context, req *sdk.CallToolRequest, in RunCo
 			res.Error.Message = fmt.Sprintf("the program needed more than its memory limit of %s", mib(s.opts.MemoryLimitBytes))
 		}
 	}
+	s.explainMissing(res, named)
 	text := res.Text(in.Code)
 	return &sdk.CallToolResult{
 		Content: []sdk.Content{&sdk.TextContent{Text: agent.ClipText(text, s.opts.MaxOutput)}},
 		IsError: res.Status != airlock.StatusSuccess,
 	}, structuredContent(res, s.opts.MaxOutput), nil
+}
+
+// named are the upstreams whose sandbox names code has as a word not
+// after a dot: those a program may use, and waits for on their first
+// attempt.
+func (s *Server) named(code string) []*link {
+	var ls []*link
+	for _, l := range s.links {
+		if l.cfg.check() == nil && hasWord(code, l.ns) {
+			ls = append(ls, l)
+		}
+	}
+	return ls
+}
+
+// hasWord reports whether code has id as a whole identifier, not as a
+// property (after a dot).
+func hasWord(code, id string) bool {
+	part := func(c byte) bool {
+		return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
+	for off := 0; ; {
+		i := strings.Index(code[off:], id)
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i + len(id)
+		if (i == 0 || !part(code[i-1]) && code[i-1] != '.') && (j == len(code) || !part(code[j])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// explainMissing adds to a program's ReferenceError for the name of an
+// upstream that has not been ready yet (its namespace is then not bound:
+// its functions are not known) what the upstream is doing.
+func (s *Server) explainMissing(res *airlock.Result, named []*link) {
+	if res.Error == nil || res.Error.Name != "ReferenceError" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, l := range named {
+		if l.tools == nil && res.Error.Message == l.ns+" is not defined" {
+			res.Error.Message += ": " + s.notReadyLocked(l)
+			return
+		}
+	}
 }
 
 // clipJSON is s clipped by agent.ClipText so that its JSON takes at most

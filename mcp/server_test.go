@@ -23,15 +23,18 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // TestMain doubles as an upstream MCP server on stdio when the test binary
 // is started with AIRLOCK_TEST_UPSTREAM=1: the command transport's test.
 func TestMain(m *testing.M) {
-	switch os.Getenv("AIRLOCK_TEST_UPSTREAM") {
-	case "1":
+	switch mode := os.Getenv("AIRLOCK_TEST_UPSTREAM"); {
+	case strings.HasPrefix(mode, "script:"):
+		scriptedUpstream(strings.TrimPrefix(mode, "script:"))
+		os.Exit(0)
+	case mode == "1":
 		if err := upstreamServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
-	case "hang": // starts and never answers
+	case mode == "hang": // starts and never answers
 		select {}
-	case "mortal": // the calc server with a tool that ends its process
+	case mode == "mortal": // the calc server with a tool that ends its process
 		s := upstreamServer()
 		sdk.AddTool(s, &sdk.Tool{Name: "die"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 			os.Exit(0)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,13 +25,24 @@ type upstream struct {
 	name    string // as configured
 	ns      string // the sandbox's name for it
 	session *sdk.ClientSession
+	stdio   *stdioTransport // for a command: its process
 	tools   []upstreamTool
+	more    bool // it listed more than maxTools tools
 }
 
 type upstreamTool struct {
 	fn   string // the function's name in the namespace
 	tool *sdk.Tool
 }
+
+// Bounds of what one upstream lists.
+const (
+	// maxTools is how many tools of one upstream are offered; the rest
+	// are left out (list_apis says so).
+	maxTools = 1000
+	// maxToolDescription bounds a tool's description in the declarations.
+	maxToolDescription = 2000
+)
 
 // An UpstreamFailure is a configured server that could not be used.
 type UpstreamFailure struct {
@@ -40,49 +52,94 @@ type UpstreamFailure struct {
 
 func (f UpstreamFailure) Error() string { return fmt.Sprintf("%s: %v", f.Server, f.Err) }
 
-// connect starts or reaches an upstream server and lists its tools.
-func connect(ctx context.Context, client *sdk.Client, name string, cfg ServerConfig) (*upstream, error) {
-	var transport sdk.Transport
+// transport is how to reach an upstream: a command's process (returned as
+// well, to say how it exited) or a streamable HTTP endpoint.
+func transport(cfg ServerConfig, writeTimeout time.Duration) (sdk.Transport, *stdioTransport, error) {
 	switch {
 	case cfg.Command != "" && cfg.URL != "":
-		return nil, errors.New("give either command or url, not both")
+		return nil, nil, errors.New("give either command or url, not both")
 	case cfg.Command != "":
 		cmd := exec.Command(cfg.Command, cfg.Args...)
 		cmd.Env = os.Environ()
 		for k, v := range cfg.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
-		transport = &sdk.CommandTransport{Command: cmd}
+		t := newStdioTransport(cmd, writeTimeout)
+		return t, t, nil
 	case cfg.URL != "":
 		hc := http.DefaultClient
 		if len(cfg.Headers) > 0 {
 			hc = &http.Client{Transport: headerTransport{cfg.Headers, http.DefaultTransport}}
 		}
-		transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: -1}
+		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxRetries: -1}, nil, nil
 	default:
-		return nil, errors.New("no command and no url")
+		return nil, nil, errors.New("no command and no url")
 	}
-	return connectTransport(ctx, client, name, transport)
 }
 
-func connectTransport(ctx context.Context, client *sdk.Client, name string, t sdk.Transport) (*upstream, error) {
-	session, err := client.Connect(ctx, t, nil)
+// connect starts or reaches l's server, each stage bounded by its timeout
+// and recorded in l (for the "not ready" errors), and lists its tools.
+func (s *Server) connect(l *link) (*upstream, error) {
+	tm := s.timeouts(l)
+	t, stdio, err := transport(l.cfg, tm.call)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, err
 	}
-	u := &upstream{name: name, ns: identifier(name), session: session}
+	// exited adds how a command ended to an error that its end caused.
+	exited := func(err error) error {
+		if stdio != nil {
+			if how := stdio.exit(time.Second); how != "" {
+				return errors.New(how)
+			}
+		}
+		return err
+	}
+	s.setStage(l, stageInitialize)
+	ctx, cancel := context.WithTimeout(s.ctx, tm.connect)
+	session, err := s.client.Connect(ctx, t, nil)
+	timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil
+	cancel()
+	if err != nil {
+		if stdio != nil {
+			stdio.kill()
+		}
+		if timedOut {
+			return nil, fmt.Errorf("initialize did not answer within %s (the connect timeout)", tm.connect)
+		}
+		return nil, exited(fmt.Errorf("connect: %w", err))
+	}
+	s.setStage(l, stageList)
+	u := &upstream{name: l.name, ns: l.ns, session: session, stdio: stdio}
+	ctx, cancel = context.WithTimeout(s.ctx, tm.list)
+	defer cancel()
 	taken := map[string]bool{}
 	for tool, err := range session.Tools(ctx, nil) {
 		if err != nil {
-			session.Close()
-			return nil, fmt.Errorf("list tools: %w", err)
+			timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil
+			go session.Close() // a command that will not exit is killed after stopGrace
+			if timedOut {
+				return nil, fmt.Errorf("tools/list did not answer within %s (the list timeout)", tm.list)
+			}
+			return nil, exited(fmt.Errorf("list tools: %w", err))
+		}
+		if len(u.tools) == maxTools {
+			u.more = true
+			break
 		}
 		fn := identifier(tool.Name)
 		for base, i := fn, 2; taken[fn]; i++ {
 			fn = fmt.Sprintf("%s%d", base, i)
 		}
 		taken[fn] = true
+		if len(tool.Description) > maxToolDescription {
+			t := *tool
+			t.Description = strings.ToValidUTF8(t.Description[:maxToolDescription], "") + "…"
+			tool = &t
+		}
 		u.tools = append(u.tools, upstreamTool{fn: fn, tool: tool})
+	}
+	if stdio != nil {
+		stdio.ready.Store(true)
 	}
 	return u, nil
 }
@@ -110,14 +167,16 @@ func identifier(name string) string {
 	return id
 }
 
-// module is the namespace object the sandbox gets: an async function per
-// tool, taking one input object.
-func (u *upstream) module() map[string]any {
-	m := make(map[string]any, len(u.tools))
-	for _, t := range u.tools {
+// module is the namespace object the sandbox gets for l: an async function
+// per tool it listed when last ready, taking one input object. Each call
+// goes to the upstream's session of the moment, or fails at once with what
+// the upstream is doing when it is not ready.
+func (s *Server) module(l *link, tools []upstreamTool) map[string]any {
+	m := make(map[string]any, len(tools))
+	for _, t := range tools {
 		name := t.tool.Name
 		m[t.fn] = airlock.Async(airlock.JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-			return u.call(ctx, name, args)
+			return s.call(ctx, l, name, args)
 		}))
 	}
 	return m
@@ -125,8 +184,10 @@ func (u *upstream) module() map[string]any {
 
 // call calls an upstream tool with the first argument of an argument list:
 // an upstream error is thrown with its message; a structured result arrives
-// as the object, a text result as a string.
-func (u *upstream) call(ctx context.Context, tool string, args json.RawMessage) (json.RawMessage, error) {
+// as the object, a text result as a string. The call is bounded by the
+// upstream's call timeout, and returns when ctx ends whatever the upstream
+// does.
+func (s *Server) call(ctx context.Context, l *link, tool string, args json.RawMessage) (json.RawMessage, error) {
 	var list []json.RawMessage
 	if err := json.Unmarshal(args, &list); err != nil {
 		return nil, err
@@ -135,8 +196,45 @@ func (u *upstream) call(ctx context.Context, tool string, args json.RawMessage) 
 	if len(list) > 0 && string(list[0]) != "null" {
 		input = list[0]
 	}
-	res, err := u.session.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: input})
+	u, why := s.current(l)
+	if u == nil {
+		return nil, errors.New(why)
+	}
+	limit := s.timeouts(l).call
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	type answer struct {
+		res *sdk.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := u.session.CallTool(cctx, &sdk.CallToolParams{Name: tool, Arguments: input})
+		done <- answer{res, err}
+	}()
+	var a answer
+	select {
+	case a = <-done:
+	case <-cctx.Done():
+		// The SDK's call returns when its context ends, unless it is
+		// stuck writing to a command that does not read: then the
+		// command's write timeout ends it.
+	}
+	res, err := a.res, a.err
+	if res == nil && err == nil {
+		err = cctx.Err()
+	}
 	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(cctx.Err(), context.DeadlineExceeded):
+			return nil, fmt.Errorf("upstream %q: %s did not answer within %s (the call timeout)", l.name, tool, limit)
+		case u.stdio != nil:
+			if how := u.stdio.exit(time.Second); how != "" {
+				return nil, fmt.Errorf("upstream %q went away during the call to %s: it %s", l.name, tool, how)
+			}
+		}
 		return nil, fmt.Errorf("%s.%s: %v", u.ns, tool, err)
 	}
 	text := contentText(res.Content)

@@ -111,14 +111,14 @@ func TestRepl(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{
-		"b is 21\n", "> 42\n",
+		"b is 21\n42\n",
 		"ERR_MAX_OPS_EXCEEDED: Max operations exceeded (100)",
 		"ERR_RUNTIME_EXCEPTION: Runtime exception: ReferenceError: nope is not defined\n  at line 1, column 1",
 		"final answer: { a: 20, b: 21 }",
 		"ERR_IMPORT_NOT_ALLOWED: Import not allowed: y",
 		"ERR_EXEC_TIMEOUT: Execution timed out after 200ms\nthe sandbox was reset: its state is lost",
-		"> 'undefined'\n", // after the reset
-		"> 'function'\n",
+		"\n'undefined'\n", // after the reset
+		"\n'function'\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -129,5 +129,21 @@ func TestRepl(t *testing.T) {
 	}
 	if code, _, _ := cli(t, "", "repl", "-tools", "all"); code != 2 {
 		t.Errorf("bad -tools: exit %d, want 2", code)
+	}
+}
+
+// With standard input a pipe, the REPL runs one step per line and prints
+// the values and console lines only: no banner, no prompts ("> " before
+// each value was noise to whatever reads the output).
+func TestRepl_Pipe(t *testing.T) {
+	cmd := command(t, "repl")
+	cmd.Stdin = strings.NewReader("const x = 2\nx * 21\nconsole.log('hi', x)\n\n'a'.repeat(x)\nlet o = {\n  k: x }\no\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	if want := "42\nhi 2\n'aa'\n{ k: 2 }\n"; stdout.String() != want || stderr.String() != "" {
+		t.Fatalf("stdout %q (want %q), stderr %q", stdout.String(), want, stderr.String())
 	}
 }

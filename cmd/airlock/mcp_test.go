@@ -179,3 +179,52 @@ func TestMCPCommand_Workers(t *testing.T) {
 		t.Fatalf("%+v, %v", res, err)
 	}
 }
+
+// `airlock mcp --config F` with an upstream that never answers initialize
+// beside a working one (a second `airlock mcp`): a program that does not
+// name the hanging upstream answers while one that names it still waits
+// for it (--first-wait is longer than the test), the working upstream's
+// tool works, and list_apis says what the hanging one is doing.
+func TestMCPCommand_HangingUpstream(t *testing.T) {
+	exe, _ := os.Executable()
+	raw, _ := json.Marshal([]string{"mcp"})
+	cfg := map[string]any{"mcpServers": map[string]any{
+		"upstream": map[string]any{"command": exe, "env": map[string]string{"AIRLOCK_CLI_ARGS": string(raw)}},
+		"silent":   map[string]any{"command": "sleep", "args": []string{"3600"}},
+	}}
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	b, _ := json.Marshal(cfg)
+	os.WriteFile(path, b, 0o644)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(),
+		&sdk.CommandTransport{Command: command(t, "mcp", "--config", path, "--first-wait", "1h")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	named := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": "await silent.anything({})"}})
+		named <- err
+	}()
+	within, stop := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
+	defer stop()
+	res, err := cs.CallTool(within, &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{
+		"code": "const r = await upstream.runCode({ code: 'export default 6 * 7' }); export default r.result"}})
+	if err != nil || res.IsError || res.Content[0].(*sdk.TextContent).Text != "42\n" {
+		t.Fatalf("the working upstream beside a hanging one: %+v, %v", res, err)
+	}
+	select {
+	case err := <-named:
+		t.Fatalf("the program naming the hanging upstream did not wait for it: %v", err)
+	default:
+	}
+	res, err = cs.CallTool(within, &sdk.CallToolParams{Name: "list_apis", Arguments: map[string]any{}})
+	if err != nil || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "- silent (silent): connecting: initialize has not answered after") {
+		t.Fatalf("list_apis: %+v, %v", res, err)
+	}
+	cancel()
+	<-named
+}

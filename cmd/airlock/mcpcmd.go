@@ -25,7 +25,10 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("memory", "64MiB", "memory limit of a program")
 	durationFlag(fs, "timeout", 30*time.Second, "time limit of a program that sets no timeout_ms")
 	durationFlag(fs, "max-timeout", 5*time.Minute, "the largest timeout_ms a program may ask for")
-	durationFlag(fs, "connect-timeout", 30*time.Second, "bound on one attempt to start or reach an upstream server; each is connected on its own, in the background, and retried")
+	durationFlag(fs, "connect-timeout", 30*time.Second, "bound on starting or reaching an upstream server and its answer to initialize; each is connected on its own, in the background, and retried")
+	durationFlag(fs, "list-timeout", 30*time.Second, "bound on an upstream server's answer to tools/list")
+	durationFlag(fs, "call-timeout", time.Minute, "bound on one call of an upstream tool (a program's own limit bounds it too); a command that has not read our message for this long is restarted")
+	durationFlag(fs, "first-wait", 10*time.Second, "how long a program waits for the upstream servers it names while they are on their first attempt to connect (0: no wait)")
 	fs.Int("workers", 0, "run the programs in this many worker processes instead of the server's")
 	fs.Int("max-output", agent.DefaultMaxOutput, "characters of run_code's text and of its structured content; a longer text keeps its head and tail around a marker (negative: no bound)")
 	return fs
@@ -52,16 +55,22 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 2
 	}
 	opts := mcp.Options{MemoryLimitBytes: memory, Timeout: timeout, MaxTimeout: maxTimeout, Workers: workers, MaxOutput: maxOutput,
-		ConnectTimeout: flagDuration(fl, "connect-timeout"), Version: version()}
+		ConnectTimeout: flagDuration(fl, "connect-timeout"), ListTimeout: flagDuration(fl, "list-timeout"), CallTimeout: flagDuration(fl, "call-timeout"),
+		FirstWait: flagDuration(fl, "first-wait"), Version: version()}
 	if path := get("config"); path != "" {
 		if opts.Upstreams, err = mcp.LoadConfig(path); err != nil {
 			fmt.Fprintf(stderr, "airlock mcp: --config: %v\n", err)
 			return 2
 		}
 	}
-	if opts.ConnectTimeout == 0 {
-		fmt.Fprintln(stderr, "airlock mcp: --connect-timeout must not be 0")
-		return 2
+	for _, name := range []string{"connect-timeout", "list-timeout", "call-timeout"} {
+		if flagDuration(fl, name) <= 0 {
+			fmt.Fprintf(stderr, "airlock mcp: --%s must be positive\n", name)
+			return 2
+		}
+	}
+	if opts.FirstWait == 0 {
+		opts.FirstWait = -1 // --first-wait 0: no wait
 	}
 	s, err := mcp.NewServer(ctx, opts)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airlockrun/airlock/js"
@@ -31,21 +32,81 @@ const replHelp = `Each line is a step: JavaScript, the body of an async function
 return work). The value of a final expression is printed. Declarations stay
 for the next steps. An incomplete line (an open bracket, a trailing operator)
 or one ending with \ continues on the next. final_answer(v) gives an answer.
-Ctrl-C stops the running step (or drops the line being typed); Ctrl-D or
+Ctrl-C interrupts the running step (a step waiting in a tool keeps the
+session's state; one running JavaScript is stopped and the sandbox reset)
+or drops the line being typed; Ctrl-C twice at an empty prompt, Ctrl-D or
 .exit quits; .help shows this.`
 
-// demoTools are the repl's tools.
-var demoTools = map[string]any{
-	"sleep": airlock.Async(func(ctx context.Context, ms float64) error {
-		select {
-		case <-time.After(time.Duration(ms * float64(time.Millisecond))):
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}),
-	"now":  func() string { return time.Now().UTC().Format(time.RFC3339) },
-	"echo": func(v any) any { return v },
+// demoTools are the repl's tools. sleep returns at once, with an error,
+// when the step is interrupted (intr), so that a Ctrl-C during a step
+// waiting in it keeps the session's state.
+func demoTools(intr *interrupter) map[string]any {
+	return map[string]any{
+		"sleep": airlock.Async(func(ctx context.Context, ms float64) error {
+			select {
+			case <-time.After(time.Duration(ms * float64(time.Millisecond))):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-intr.done():
+				return errInterrupted
+			}
+		}),
+		"now":  func() string { return time.Now().UTC().Format(time.RFC3339) },
+		"echo": func(v any) any { return v },
+	}
+}
+
+// errInterrupted is what a tool interrupted by Ctrl-C throws.
+var errInterrupted = errors.New("interrupted (Ctrl-C)")
+
+// interruptGrace is how long a step interrupted by Ctrl-C has to end by
+// itself (its tools have returned) before it is stopped, which resets the
+// sandbox.
+const interruptGrace = 500 * time.Millisecond
+
+// An interrupter tells the REPL's tools that Ctrl-C interrupted the step.
+// The executor cannot stop a step and keep its sandbox (a stopped step
+// leaves it DIRTY), but a step whose tool throws ends as a runtime error
+// and keeps it: so a Ctrl-C first makes the tools in flight return, and
+// stops the step only if it has not ended interruptGrace later (it runs
+// JavaScript, not a tool) or at a second Ctrl-C.
+type interrupter struct {
+	mu    sync.Mutex
+	ch    chan struct{}
+	fired bool
+}
+
+func newInterrupter() *interrupter { return &interrupter{ch: make(chan struct{})} }
+
+// reset readies it for the next step.
+func (i *interrupter) reset() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.fired {
+		i.ch, i.fired = make(chan struct{}), false
+	}
+}
+
+func (i *interrupter) done() <-chan struct{} {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.ch
+}
+
+func (i *interrupter) fire() {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if !i.fired {
+		i.fired = true
+		close(i.ch)
+	}
+}
+
+func (i *interrupter) interrupted() bool {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.fired
 }
 
 func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -59,10 +120,11 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stderr, "airlock repl: -memory: %v\n", err)
 		return 2
 	}
+	intr := newInterrupter()
 	var tools map[string]any
 	switch t := get("tools").String(); t {
 	case "demo":
-		tools = demoTools
+		tools = demoTools(intr)
 	case "none":
 	default:
 		fmt.Fprintf(stderr, "airlock repl: -tools must be demo or none, got %q\n", t)
@@ -87,30 +149,41 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 
 	lines, interactive := newLineReader(stdin, stdout, fs.Lookup("history").Value.String())
 	defer lines.close()
-	fmt.Fprintln(stdout, "airlock repl: .help for help, .exit or Ctrl-D to quit")
-	// Ctrl-C during a step stops that step, not the session.
+	if interactive {
+		fmt.Fprintln(stdout, "airlock repl: .help for help, .exit or Ctrl-D to quit")
+	}
+	// Ctrl-C during a step interrupts that step, not the session.
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, os.Interrupt)
 	defer signal.Stop(interrupts)
 	base := context.WithoutCancel(ctx)
 	var step strings.Builder
+	quitting := false // a Ctrl-C at an empty prompt came last
 	for {
 		prompt := "> "
 		if step.Len() > 0 {
 			prompt = "... "
 		}
+		// A Ctrl-C between two steps belongs to neither: it is dropped
+		// here. One that comes once the line is read is the step's.
+		select {
+		case <-interrupts:
+		default:
+		}
 		line, err := lines.readLine(prompt)
 		if errors.Is(err, errInterrupt) {
-			if step.Len() == 0 {
-				fmt.Fprintln(stdout, "(Ctrl-D or .exit quits)")
+			if step.Len() == 0 && line == "" {
+				if quitting {
+					return 0 // a second Ctrl-C at an empty prompt, as Node's
+				}
+				fmt.Fprintln(stdout, "(Ctrl-C again, Ctrl-D or .exit quits)")
+				quitting = true
 			}
 			step.Reset()
 			continue
 		}
+		quitting = false
 		if err != nil {
-			if !interactive {
-				fmt.Fprintln(stdout)
-			}
 			return 0
 		}
 		if step.Len() == 0 {
@@ -135,21 +208,25 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 		code := step.String()
 		step.Reset()
-		// Drain a Ctrl-C that came before the step.
-		select {
-		case <-interrupts:
-		default:
-		}
+		intr.reset()
 		stepCtx, cancel := context.WithCancel(base)
 		done := make(chan struct{})
 		go func() {
 			select {
 			case <-interrupts:
-				cancel()
 			case <-done:
+				return
 			}
+			intr.fire() // the tools in flight return
+			select {
+			case <-interrupts: // a second Ctrl-C: stop it now
+			case <-time.After(interruptGrace):
+			case <-done:
+				return
+			}
+			cancel()
 		}()
-		ok := replStep(stepCtx, ex, tools, code, stdout)
+		ok := replStep(stepCtx, ex, tools, code, stdout, intr.interrupted)
 		close(done)
 		cancel()
 		if !ok {
@@ -161,7 +238,7 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 // replStep runs a step and prints its logs, then its value or error. It
 // reports whether the session can go on. The value is the step's: what it
 // returns, else its last expression's (the engine's completion value).
-func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, code string, w io.Writer) bool {
+func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, code string, w io.Writer, interrupted func() bool) bool {
 	out, err := ex.Run(ctx, code)
 	var e *airlock.ExecutorError
 	switch {
@@ -179,7 +256,7 @@ func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, c
 		if e.Logs != "" {
 			fmt.Fprintln(w, e.Logs)
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || interrupted() {
 			fmt.Fprintln(w, "interrupted (Ctrl-C)")
 		} else {
 			fmt.Fprintf(w, "%s: %s\n", e.Code, e.Message)

@@ -42,9 +42,23 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 }
 
 // The REPL in a terminal: expression values, state, continuation of an
-// incomplete line, Ctrl-C stopping a running step and returning to the
-// prompt, history kept in its file, Ctrl-D quitting.
-func TestReplTerminal(t *testing.T) {
+// incomplete line, Ctrl-C interrupting a step waiting in a tool with the
+// session's state kept (it was lost: the step's context was cancelled,
+// which resets the executor), Ctrl-C stopping a step that runs
+// JavaScript, history kept in its file, Ctrl-D quitting.
+func TestReplTerminal(t *testing.T) { replTerminal(t, true) }
+
+// The REPL hung on terminals that never answer a cursor-position query
+// (ESC [ 6 n): the line editor asked before each prompt and waited for the
+// answer with no bound, so no prompt ever came. The REPL now never asks
+// (its prompt always starts a line: the editor is given that answer), on
+// a terminal that answers as on one that does not. This one quits with
+// Ctrl-C twice at an empty prompt.
+func TestReplTerminal_NoCursorAnswers(t *testing.T) { replTerminal(t, false) }
+
+// replTerminal runs the REPL in a pseudo-terminal that answers cursor
+// queries, if answers, or never does.
+func replTerminal(t *testing.T, answers bool) {
 	master, slave := openPTY(t)
 	defer master.Close()
 	history := filepath.Join(t.TempDir(), "history")
@@ -54,6 +68,14 @@ func TestReplTerminal(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// probe reads the terminal's mode: cooked (ISIG set) once the line
+	// editor has returned a line, so that a Ctrl-C then is a SIGINT to
+	// the step, not a key for the editor.
+	probe, err := unix.Dup(int(slave.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(probe)
 	slave.Close()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -71,7 +93,9 @@ func TestReplTerminal(t *testing.T) {
 			// The line editor asks where the cursor is, as a terminal
 			// would be asked; answer as one.
 			for range bytes.Count(buf[:n], []byte("\x1b[6n")) {
-				master.WriteString("\x1b[1;1R")
+				if answers {
+					master.WriteString("\x1b[1;1R")
+				}
 			}
 			if err != nil {
 				return
@@ -105,6 +129,33 @@ func TestReplTerminal(t *testing.T) {
 		}
 	}
 	send := func(s string) { master.WriteString(s) }
+	// interrupt sends Ctrl-C once the editor has returned the line sent
+	// last (it was in raw mode at the prompt before the line was sent).
+	interrupt := func() {
+		t.Helper()
+		guard := time.After(time.Minute) // a hang guard, not a speed bound
+		for {
+			tio, err := unix.IoctlGetTermios(probe, unix.TCGETS)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tio.Lflag&unix.ISIG != 0 {
+				send("\x03")
+				return
+			}
+			select {
+			case <-guard:
+				t.Fatal("the terminal stayed in raw mode")
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}
+	// upTo is the output from from to the last expectation.
+	upTo := func(from int) string {
+		mu.Lock()
+		defer mu.Unlock()
+		return out.String()[from:mark]
+	}
 
 	expect("> ", "")
 	send("const a = 20\r")
@@ -123,10 +174,28 @@ func TestReplTerminal(t *testing.T) {
 	expect("'xxx'\r\n", "")
 	expect("> ", "")
 
-	// Ctrl-C while a step runs stops the step, and the prompt is back.
+	// Ctrl-C while a step waits in a tool interrupts the step and keeps
+	// the session's state: what earlier steps declared is still there.
+	send("const x = 7\r")
+	expect("> ", "")
+	send("await sleep(30000)\r")
+	interrupt()
+	expect("interrupted (Ctrl-C)", "")
+	from := mark
+	expect("> ", "")
+	if s := upTo(from); strings.Contains(s, "reset") {
+		t.Fatalf("the state was lost: %q", s)
+	}
+	send("x * 6\r")
+	expect("42\r\n", "")
+	expect("> ", "")
+
+	// Ctrl-C while a step runs JavaScript stops the step, and the prompt
+	// is back; the executor cannot keep a stopped step's sandbox: it says
+	// so.
 	send("for (;;) {}\r")
-	expect("interrupted (Ctrl-C)", "\x03")
-	// The executor cannot keep a stopped step's sandbox: it says so.
+	interrupt()
+	expect("interrupted (Ctrl-C)", "")
 	expect("the sandbox was reset: its state is lost", "")
 	expect("> ", "")
 	send("1 + 1\r")
@@ -139,7 +208,15 @@ func TestReplTerminal(t *testing.T) {
 	expect("9\r\n", "")
 	expect("> ", "")
 
-	send("\x04") // Ctrl-D
+	if answers {
+		send("\x04") // Ctrl-D
+	} else {
+		// Ctrl-C twice at an empty prompt quits, as in Node's REPL.
+		send("\x03")
+		expect("(Ctrl-C again, Ctrl-D or .exit quits)", "")
+		expect("> ", "")
+		send("\x03")
+	}
 	select {
 	case err := <-exited:
 		if err != nil {
@@ -148,6 +225,11 @@ func TestReplTerminal(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("Ctrl-D did not end the repl")
 	}
+	mu.Lock()
+	if bytes.Contains(out.Bytes(), []byte("\x1b[6n")) {
+		t.Error("the terminal was asked where the cursor is")
+	}
+	mu.Unlock()
 	h, _ := os.ReadFile(history)
 	if !strings.Contains(string(h), "a + 1\n") || !strings.Contains(string(h), "q * 2\n") {
 		t.Fatalf("history file: %q", h)

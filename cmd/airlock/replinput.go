@@ -2,8 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -34,39 +34,136 @@ func newLineReader(stdin io.Reader, stdout io.Writer, historyFile string) (lineR
 		if historyFile != "" {
 			os.MkdirAll(filepath.Dir(historyFile), 0o700)
 		}
+		in := newCPRInput(f)
+		e := &editor{}
 		rl, err := readline.NewFromConfig(&readline.Config{
 			Prompt: "> ", HistoryFile: historyFile, HistoryLimit: 1000,
-			Stdin: f, Stdout: stdout, InterruptPrompt: "^C", EOFPrompt: "\n",
+			Stdin: in, Stdout: cprOutput{stdout, in}, InterruptPrompt: "^C", EOFPrompt: "\n",
+			Listener: func(line []rune, pos int, _ rune) ([]rune, int, bool) {
+				e.typed = string(line)
+				return nil, 0, false
+			},
 		})
 		if err == nil {
-			return &editor{rl}, true
+			e.rl = rl
+			return e, true
 		}
 	}
 	sc := bufio.NewScanner(stdin)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	return &plainReader{sc, stdout}, false
+	return &plainReader{sc}, false
 }
 
-type editor struct{ rl *readline.Instance }
+// The line editor asks the terminal where the cursor is (ESC [ 6 n, a
+// cursor position report) before each prompt, and waits for the answer
+// with no bound: on a terminal that never answers (a dumb terminal, an
+// editor's shell, some CI pseudo-terminals) no prompt ever came. The
+// question is never sent: the REPL writes whole lines, so its prompt
+// always starts a line, and the only thing the editor takes from the
+// answer is that column. cprOutput drops the question and cprInput gives
+// the editor the answer, as if the terminal had.
+const (
+	cprQuery  = "\x1b[6n"
+	cprAnswer = "\x1b[1;1R" // row 1, column 1: the editor uses the column
+)
+
+// cprInput is the terminal's input, read on a goroutine of its own, with
+// the answers to the editor's cursor queries put in between.
+type cprInput struct {
+	keys    chan []byte
+	answers chan []byte
+	rest    []byte
+	err     error
+}
+
+func newCPRInput(f io.Reader) *cprInput {
+	in := &cprInput{keys: make(chan []byte), answers: make(chan []byte, 16)}
+	go func() {
+		for {
+			buf := make([]byte, 4096)
+			n, err := f.Read(buf)
+			if n > 0 {
+				in.keys <- buf[:n]
+			}
+			if err != nil {
+				in.err = err
+				close(in.keys)
+				return
+			}
+		}
+	}()
+	return in
+}
+
+func (in *cprInput) Read(p []byte) (int, error) {
+	if len(in.rest) == 0 {
+		select {
+		case b := <-in.answers:
+			in.rest = b
+		case b, ok := <-in.keys:
+			if !ok {
+				return 0, in.err
+			}
+			in.rest = b
+		}
+	}
+	n := copy(p, in.rest)
+	in.rest = in.rest[n:]
+	return n, nil
+}
+
+// cprOutput is the terminal's output without cursor queries: each is
+// answered by in.
+type cprOutput struct {
+	w  io.Writer
+	in *cprInput
+}
+
+func (o cprOutput) Write(p []byte) (int, error) {
+	n := bytes.Count(p, []byte(cprQuery))
+	if n == 0 {
+		return o.w.Write(p)
+	}
+	if _, err := o.w.Write(bytes.ReplaceAll(p, []byte(cprQuery), nil)); err != nil {
+		return 0, err
+	}
+	for range n {
+		select {
+		case o.in.answers <- []byte(cprAnswer):
+		default: // the editor asks once a prompt; never reached
+		}
+	}
+	return len(p), nil
+}
+
+// An editor is the line editor on a terminal. typed is the line as it
+// stood before the last key: the editor returns no line with a Ctrl-C,
+// and the REPL tells a Ctrl-C at an empty prompt from one that drops a
+// line.
+type editor struct {
+	rl    *readline.Instance
+	typed string
+}
 
 func (e *editor) readLine(prompt string) (string, error) {
 	e.rl.SetPrompt(prompt)
 	line, err := e.rl.Readline()
 	if errors.Is(err, readline.ErrInterrupt) {
-		return "", errInterrupt
+		return e.typed, errInterrupt
 	}
 	return line, err
 }
 
 func (e *editor) close() { e.rl.Close() }
 
+// A plainReader reads lines from standard input that is not a terminal:
+// no prompt, no echo, one step per line (an incomplete line still reads
+// on, as on a terminal).
 type plainReader struct {
-	sc  *bufio.Scanner
-	out io.Writer
+	sc *bufio.Scanner
 }
 
-func (p *plainReader) readLine(prompt string) (string, error) {
-	fmt.Fprint(p.out, prompt)
+func (p *plainReader) readLine(string) (string, error) {
 	if !p.sc.Scan() {
 		if err := p.sc.Err(); err != nil {
 			return "", err
