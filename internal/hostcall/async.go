@@ -146,4 +146,4 @@ func (a *AsyncCalls) Job(j *engine.Job) {
 const ErrGoexit = "a host function ended its goroutine (runtime.Goexit)"
 
 // stopped is an asynchronous call's answer once its run is stopped.
-var stopped = engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+var stopped = engine.Reply{Kind: engine.ReplyError, Value: TextStopped}

@@ -47,19 +47,19 @@ func (b *Budget) Take(n int) int {
 }
 
 // Value decodes the value a program settled with (out.Kind is engine.OK),
-// paid for from the budget; limit is codec.Decode's budget.
+// paid for from the budget; limit is the decoder's budget
+// (codec.DecodeBinary).
 func (b *Budget) Value(out engine.Outcome, limit int) (any, error) {
-	if !out.Wire {
-		if !b.Spend(RawCost([]any{out.Value})) {
+	if !out.Encoded {
+		if !b.Spend(rawCost(out.Value)) {
 			return nil, codec.ErrTooLarge
 		}
 		return fromRaw(out.Value), nil
 	}
-	text, _ := out.Value.(string)
-	if !b.Spend(codec.Cost(text)) {
+	if !b.Spend(codec.BinaryCost(out.Bytes)) {
 		return nil, codec.ErrTooLarge
 	}
-	return codec.Decode(text, limit)
+	return codec.DecodeBinaryBytes(out.Bytes, limit)
 }
 
 // PayAnswer pays for the text of a typed call's answer (see Func.Typed)
