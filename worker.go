@@ -134,15 +134,16 @@ type remoteRun struct {
 	id       uint64
 	proc     *workerProc
 	opts     Options
-	fns      []*hostcall.Func
 	exec     *Execution
-	ctx      context.Context
 	once     sync.Once
 	start    time.Time
-	// budget is what is left of the run's MaxValueBytes, counted again on
-	// the host's side of the pipe: the worker counts it too, but the host
-	// does not rely on a process that runs untrusted code.
-	budget hostcall.Budget
+	// host answers the worker's calls of the host's functions
+	// (hostcall.Host.Answer). Its budget is what is left of the run's
+	// MaxValueBytes, counted again on the host's side of the pipe: the
+	// worker counts it too, but the host does not rely on a process that
+	// runs untrusted code.
+	host  *hostcall.Host
+	funcs hostcall.Funcs
 	// streamed is how many console calls were streamed to Options.Log, and
 	// so already counted in the budget when the result brings them again.
 	streamed atomic.Int64
@@ -255,7 +256,7 @@ func (w *workerProc) read(out io.Reader) {
 		case "call":
 			go r.call(m)
 		case "report":
-			if !r.budget.Spend(16 + codec.BinaryCost(m.Data)) {
+			if !r.host.Budget.Spend(16 + codec.BinaryCost(m.Data)) {
 				r.fail("the run's budget for values crossing to the host is used up by reports")
 				continue
 			}
@@ -271,7 +272,7 @@ func (w *workerProc) read(out io.Reader) {
 			if m.Log == nil || r.opts.Log == nil {
 				continue
 			}
-			if !r.budget.Spend(16 + codec.BinaryCost(m.Log.Args)) {
+			if !r.host.Budget.Spend(16 + codec.BinaryCost(m.Log.Args)) {
 				r.fail("the run's budget for values crossing to the host is used up by console output")
 				continue
 			}
@@ -315,24 +316,23 @@ func (w *workerProc) kill() {
 
 // runRemote starts a run of valid options on a worker process.
 func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, start time.Time) (*Execution, error) {
-	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}}
-	r.budget.Init(rt.cfg.MaxValueBytes)
-	reg := func(v reflect.Value) (int, error) {
-		h, err := hostcall.New(v)
-		if err != nil {
-			return 0, err
-		}
-		r.fns = append(r.fns, h)
-		return len(r.fns) - 1, nil
+	r := &remoteRun{opts: opts, start: start, exec: &Execution{done: make(chan struct{}), start: start}}
+	h := hostcall.NewHost(0)
+	h.Funcs, h.Ctx, h.Limit, h.Spent = &r.funcs, ctx, rt.cfg.MaxValueBytes, errRunBudgetSpent
+	h.Results = func(reflect.Value) (int, error) {
+		return 0, errors.New("in worker-process mode a host function cannot return a function")
 	}
+	h.OnPanic = func(err error) { r.fail(err.Error()) }
+	h.Budget.Init(rt.cfg.MaxValueBytes)
+	r.host = h
 	value := func(name string, v any) (wvalue, error) {
 		rv := reflect.ValueOf(v)
 		if hostcall.IsBridged(rv) {
-			id, err := reg(rv)
+			id, err := r.funcs.Register(rv)
 			if err != nil {
 				return wvalue{}, err
 			}
-			h := r.fns[id]
+			h := r.funcs.At(id)
 			return wvalue{Name: name, Fn: id, Async: h.Async, JSON: h.JSON()}, nil
 		}
 		enc, err := codec.AppendBinary(nil, v, func(reflect.Value) (int, error) {
@@ -417,6 +417,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, star
 		case <-hard:
 			msg := capMessage(rt.cfg.MaxDuration)
 			r.stopping.CompareAndSwap(nil, &msg)
+			r.host.Stop(nil)
 			r.proc.kill()
 		}
 	}()
@@ -436,6 +437,7 @@ func (r *remoteRun) terminate(msg string) {
 // host has given one already.
 func (r *remoteRun) stop(msg string) {
 	r.stopping.CompareAndSwap(nil, &msg)
+	r.host.Stop(nil) // no host function starts after the host's decision
 	r.proc.send(&wmsg{Kind: "terminate", Run: r.id, Text: msg})
 }
 
@@ -459,68 +461,16 @@ func (r *remoteRun) call(m wmsg) {
 		}
 		r.proc.send(reply)
 	}()
-	reply.Data, reply.Err = r.answer(m.Fn, m.Data)
+	reply.Data, reply.Err = r.host.Answer(m.Fn, m.Data)
 	returned = true
-}
-
-// answer runs host function fn with its argument list (encoded, or a JSON
-// function's JSON text), and gives its result (encoded, or JSON text), or
-// the message of its error.
-func (r *remoteRun) answer(fn int, list []byte) (out []byte, errText string) {
-	if r.stopping.Load() != nil {
-		return nil, hostcall.TextStopped // no host function starts after the host's decision
-	}
-	if fn < 0 || fn >= len(r.fns) {
-		return nil, hostcall.TextUnknown
-	}
-	h := r.fns[fn]
-	if !r.budget.Spend(hostcall.ListCost(h, list)) {
-		return nil, errRunBudgetSpent.Error()
-	}
-	args, err := hostcall.ArgsOfList(h, list, r.proc.pool.rt.cfg.MaxValueBytes)
-	if err != nil {
-		return nil, errMessage(err)
-	}
-	res, err, panicked := h.Call(r.ctx, args) // panics recovered there
-	if panicked {
-		r.fail(err.Error())
-	}
-	if err != nil {
-		return nil, errMessage(err)
-	}
-	if t, ok := res.(hostcall.JSONText); ok {
-		if !r.budget.Spend(codec.JSONCost(t)) {
-			return nil, errRunBudgetSpent.Error()
-		}
-		return t, ""
-	}
-	enc, err := codec.AppendBinary(nil, res, func(reflect.Value) (int, error) {
-		return 0, errors.New("in worker-process mode a host function cannot return a function")
-	})
-	if err != nil {
-		return nil, errMessage(err)
-	}
-	if !r.budget.Spend(codec.BinaryCost(enc)) {
-		return nil, errRunBudgetSpent.Error()
-	}
-	return enc, ""
 }
 
 // fail ends the run with an error the sandbox cannot catch, as a host
 // function's panic or runtime.Goexit does in process.
 func (r *remoteRun) fail(msg string) {
 	r.failed.CompareAndSwap(nil, &msg)
-	r.terminate(msg)
+	r.stop(msg)
 	go r.killAfterGrace()
-}
-
-// errMessage is an error's message for the worker, never empty: an empty
-// one would read as success.
-func errMessage(err error) string {
-	if m := err.Error(); m != "" {
-		return m
-	}
-	return "error"
 }
 
 func (r *remoteRun) settle(wr *wresult) {
@@ -533,7 +483,7 @@ func (r *remoteRun) settle(wr *wresult) {
 		if wr.Status == StatusSuccess {
 			var v any
 			err := codec.ErrTooLarge
-			if r.budget.Spend(codec.BinaryCost(wr.Result)) {
+			if r.host.Budget.Spend(codec.BinaryCost(wr.Result)) {
 				v, err = codec.DecodeBinaryBytes(wr.Result, budget)
 			}
 			if err != nil {
@@ -552,7 +502,7 @@ func (r *remoteRun) settle(wr *wresult) {
 		}
 		streamed := int(r.streamed.Load())
 		for i, l := range wr.Logs {
-			if i >= streamed && !r.budget.Spend(16+codec.BinaryCost(l.Args)) {
+			if i >= streamed && !r.host.Budget.Spend(16+codec.BinaryCost(l.Args)) {
 				break
 			}
 			v, _ := codec.DecodeBinaryBytes(l.Args, budget)
@@ -566,7 +516,7 @@ func (r *remoteRun) settle(wr *wresult) {
 		// paid for again, after the logs, as in process: the host does not
 		// rely on the worker.
 		if res.Error == wr.Error && wr.Thrown {
-			payError(&r.budget, res.Error)
+			payError(&r.host.Budget, res.Error)
 		} else {
 			clipError(res.Error)
 		}

@@ -262,7 +262,7 @@ func (w *workerProc) serve(i int, gen uint64) (poller bool) {
 	case r == nil:
 		errText = "airlock: the run has ended"
 	default:
-		out, errText = r.answer(int(int32(atomic.LoadUint32(s.field(i, 16)))), list)
+		out, errText = r.host.Answer(int(int32(atomic.LoadUint32(s.field(i, 16)))), list)
 	}
 	returned = true
 	return poller

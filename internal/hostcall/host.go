@@ -113,7 +113,9 @@ type Host struct {
 	// Logs keeps the console's calls.
 	Logs LogSink
 	// Interrupt stops the job's bytecode; it is called from any
-	// goroutine, again and again after a stop until Ended is closed.
+	// goroutine, again and again after a stop until Ended is closed. nil:
+	// the job runs elsewhere (a worker process), and a stop only refuses
+	// the calls that come after it.
 	Interrupt func()
 	// Abandon, if set, is called instead of interrupting when the stop
 	// finds a synchronous call under way: the owner settles without the
@@ -179,7 +181,9 @@ func (h *Host) Stop(decide func()) bool {
 		}
 		h.stopped.Store(true)
 		close(h.stop)
-		go h.interrupt()
+		if h.Interrupt != nil {
+			go h.interrupt()
+		}
 	})
 	return first
 }
@@ -272,7 +276,9 @@ func (h *Host) begin() bool {
 func (h *Host) end() bool {
 	h.inCall.Store(false)
 	if h.stopped.Load() {
-		h.Interrupt()
+		if h.Interrupt != nil {
+			h.Interrupt()
+		}
 		return false
 	}
 	return true
@@ -342,4 +348,57 @@ func (h *Host) Log(level int, encoded []byte) {
 		args = []any{}
 	}
 	h.Logs.Log(level, args)
+}
+
+// Answer runs function id for a job that runs in a worker process, with
+// its argument list as the worker sends it (ArgsOfList), on the caller's
+// goroutine whatever the function (the worker makes the promise of an
+// asynchronous one), and gives its result as the worker takes it: encoded
+// in the binary format, or a JSON function's JSON text; or the message of
+// its error, never empty.
+func (h *Host) Answer(id int, list []byte) (out []byte, errText string) {
+	if h.stopped.Load() {
+		return nil, TextStopped // no function starts after the host's decision
+	}
+	f := h.Funcs.At(id)
+	if f == nil {
+		return nil, TextUnknown
+	}
+	if !h.Budget.Spend(ListCost(f, list)) {
+		return nil, h.Spent.Error()
+	}
+	args, err := ArgsOfList(f, list, h.Limit)
+	if err != nil {
+		return nil, message(err)
+	}
+	v, err, panicked := f.Call(h.Ctx, args)
+	if panicked && h.OnPanic != nil {
+		h.OnPanic(err)
+	}
+	if err != nil {
+		return nil, message(err)
+	}
+	if t, ok := v.(JSONText); ok {
+		if !h.Budget.Spend(codec.JSONCost(t)) {
+			return nil, h.Spent.Error()
+		}
+		return t, ""
+	}
+	enc, err := codec.AppendBinary(nil, v, h.Results)
+	if err != nil {
+		return nil, message(err)
+	}
+	if !h.Budget.Spend(codec.BinaryCost(enc)) {
+		return nil, h.Spent.Error()
+	}
+	return enc, ""
+}
+
+// message is an error's message for a worker process, never empty: an
+// empty one would read as success.
+func message(err error) string {
+	if m := err.Error(); m != "" {
+		return m
+	}
+	return "error"
 }
