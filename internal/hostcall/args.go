@@ -23,13 +23,13 @@ type Args struct {
 	err error
 }
 
-// CallArgs decodes and converts the arguments of a call of f: primitives
+// callArgs decodes and converts the arguments of a call of f: primitives
 // as the engine typed them (encoded nil), or the argument list in the
 // binary format (a view of the sandbox's memory, read during the call
 // only), paid for by spend first; spent is the error when it cannot.
 // limit is the decoder's budget (codec.DecodeBinary). An error is the
 // call's at once; a conversion's error is in the Args, for Call.
-func CallArgs(f *Func, in []engine.Arg, encoded []byte, spend func(int) bool, spent error, limit int) (Args, error) {
+func callArgs(f *Func, in []engine.Arg, encoded []byte, spend func(int) bool, spent error, limit int) (Args, error) {
 	if encoded == nil {
 		if !spend(ArgCost(in)) {
 			return Args{}, spent
@@ -40,19 +40,19 @@ func CallArgs(f *Func, in []engine.Arg, encoded []byte, spend func(int) bool, sp
 	return f.args(in, encoded, limit)
 }
 
-// ListCost is what an argument list a worker process sends its host costs
+// listCost is what an argument list a worker process sends its host costs
 // the run's budget: a JSON function's JSON text, any other function's
 // list in the binary format.
-func ListCost(f *Func, list []byte) int {
+func listCost(f *Func, list []byte) int {
 	if f.json != nil {
 		return codec.JSONCost(list)
 	}
 	return codec.BinaryCost(list)
 }
 
-// ArgsOfList converts the argument list a worker process sends its host
+// argsOfList converts the argument list a worker process sends its host
 // for f: in the binary format, or for a JSONFunc its JSON text.
-func ArgsOfList(f *Func, list []byte, limit int) (Args, error) {
+func argsOfList(f *Func, list []byte, limit int) (Args, error) {
 	if f.json != nil {
 		return Args{text: string(list)}, nil
 	}

@@ -42,7 +42,7 @@ const MaxPendingCalls = 1 << 16
 // once when the configuration sets no other number.
 const DefaultAsyncCalls = 64
 
-func NewAsyncCalls(limit int) *AsyncCalls {
+func newAsyncCalls(limit int) *AsyncCalls {
 	if limit <= 0 {
 		limit = DefaultAsyncCalls
 	}

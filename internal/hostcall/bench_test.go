@@ -49,7 +49,7 @@ func BenchmarkCallStruct(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for range b.N {
-		args, err := CallArgs(f, nil, list, spend, nil, 1<<20)
+		args, err := callArgs(f, nil, list, spend, nil, 1<<20)
 		if err != nil {
 			b.Fatal(err)
 		}

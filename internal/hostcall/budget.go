@@ -65,7 +65,7 @@ func (b *Budget) Value(out engine.Outcome, limit int) (any, error) {
 // PayAnswer pays for the text of a typed call's answer (see Func.Typed)
 // and reports whether the answer crosses as it is: a primitive that is
 // not a string, or a UTF-8 string paid for (a typed call's 8 bytes are paid
-// with its arguments). Otherwise TypedReply makes its reply.
+// with its arguments). Otherwise typedReply makes its reply.
 func (b *Budget) PayAnswer(v engine.Arg) bool {
 	return v.Kind != wasmvm.String || utf8.ValidString(v.Text) && (v.Text == "" || b.Spend(len(v.Text)))
 }

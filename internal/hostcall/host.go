@@ -52,9 +52,9 @@ func (fs *Funcs) At(id int) *Func {
 	return nil
 }
 
-// Levels are the console's methods, by the index the engine gives a
+// levels are the console's methods, by the index the engine gives a
 // console call (engine.Job.LogBytes).
-var Levels = [...]string{"log", "info", "warn", "error", "debug"}
+var levels = [...]string{"log", "info", "warn", "error", "debug"}
 
 // A LogSink keeps a job's console calls.
 type LogSink interface {
@@ -147,7 +147,7 @@ type Host struct {
 // asynchronous calls running at once (0: DefaultAsyncCalls). The owner
 // sets the fields before the job starts.
 func NewHost(asyncCalls int) *Host {
-	return &Host{async: NewAsyncCalls(asyncCalls), stop: make(chan struct{})}
+	return &Host{async: newAsyncCalls(asyncCalls), stop: make(chan struct{})}
 }
 
 // Job fills the host side's part of an engine job: its calls, its
@@ -233,7 +233,7 @@ var stoppedReply = engine.Reply{Kind: engine.ReplyError, Value: TextStopped}
 // call is Call for any function but a synchronous typed one: its
 // arguments decoded.
 func (h *Host) call(f *Func, in []engine.Arg, encoded []byte) engine.Reply {
-	args, err := CallArgs(f, in, encoded, h.Budget.Spend, h.Spent, h.Limit)
+	args, err := callArgs(f, in, encoded, h.Budget.Spend, h.Spent, h.Limit)
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
@@ -307,9 +307,9 @@ func (h *Host) callTyped(f *Func, in []engine.Arg, rep *engine.Reply) {
 	}
 	plain := err == nil && h.Budget.PayAnswer(v)
 	if err != nil {
-		*rep = Budgeted(Reply(nil, err, nil, nil), h.Budget.Spend, h.Spent)
+		*rep = budgeted(Reply(nil, err, nil, nil), h.Budget.Spend, h.Spent)
 	} else if !plain {
-		*rep = TypedReply(v, h.Results, h.Budget.Spend, h.Spent, nil)
+		*rep = typedReply(v, h.Results, h.Budget.Spend, h.Spent, nil)
 	}
 	if !h.end() {
 		*rep = stoppedReply
@@ -327,15 +327,15 @@ func (h *Host) invoke(f *Func, args Args, buf []byte) engine.Reply {
 	if panicked && h.OnPanic != nil {
 		h.OnPanic(err)
 	}
-	return Budgeted(Reply(v, err, h.Results, buf), h.Budget.Spend, h.Spent)
+	return budgeted(Reply(v, err, h.Results, buf), h.Budget.Spend, h.Spent)
 }
 
 // Log is engine.Job.LogBytes: a call of the console's method level (an
-// index into Levels) with its arguments encoded (a view of the sandbox's
+// index into levels) with its arguments encoded (a view of the sandbox's
 // memory, read during the call only), paid for and kept (Logs), or
 // refused once the job is stopped.
 func (h *Host) Log(level int, encoded []byte) {
-	if level < 0 || level >= len(Levels) || h.stopped.Load() || !h.Logs.Wants(level) {
+	if level < 0 || level >= len(levels) || h.stopped.Load() || !h.Logs.Wants(level) {
 		return
 	}
 	if !h.Budget.Spend(16 + codec.BinaryCost(encoded)) {
@@ -351,7 +351,7 @@ func (h *Host) Log(level int, encoded []byte) {
 }
 
 // Answer runs function id for a job that runs in a worker process, with
-// its argument list as the worker sends it (ArgsOfList), on the caller's
+// its argument list as the worker sends it (argsOfList), on the caller's
 // goroutine whatever the function (the worker makes the promise of an
 // asynchronous one), and gives its result as the worker takes it: encoded
 // in the binary format, or a JSON function's JSON text; or the message of
@@ -364,10 +364,10 @@ func (h *Host) Answer(id int, list []byte) (out []byte, errText string) {
 	if f == nil {
 		return nil, TextUnknown
 	}
-	if !h.Budget.Spend(ListCost(f, list)) {
+	if !h.Budget.Spend(listCost(f, list)) {
 		return nil, h.Spent.Error()
 	}
-	args, err := ArgsOfList(f, list, h.Limit)
+	args, err := argsOfList(f, list, h.Limit)
 	if err != nil {
 		return nil, message(err)
 	}

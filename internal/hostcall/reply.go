@@ -10,15 +10,15 @@ import (
 	"github.com/airlockrun/airlock/js"
 )
 
-// TypedReply is the reply of a typed call's answer (see Func.Typed):
+// typedReply is the reply of a typed call's answer (see Func.Typed):
 // the answer as it is, its text paid for by spend (the 8 bytes of any
 // answer were paid with the arguments), or, for text that is not UTF-8 (a
 // lone surrogate's WTF-8), the same answer encoded as any other value's,
 // appended to buf.
-func TypedReply(v engine.Arg, reg codec.Registrar, spend func(int) bool, spent error, buf []byte) engine.Reply {
+func typedReply(v engine.Arg, reg codec.Registrar, spend func(int) bool, spent error, buf []byte) engine.Reply {
 	if v.Kind == wasmvm.String {
 		if !utf8.ValidString(v.Text) {
-			return Budgeted(Reply(v.Text, nil, reg, buf), spend, spent)
+			return budgeted(Reply(v.Text, nil, reg, buf), spend, spent)
 		}
 		if len(v.Text) > 0 && !spend(len(v.Text)) {
 			return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
@@ -66,8 +66,8 @@ func rawCost(v any) int {
 	return 8
 }
 
-// ReplyCost is what a host call's reply costs the run's budget.
-func ReplyCost(rep engine.Reply) int {
+// replyCost is what a host call's reply costs the run's budget.
+func replyCost(rep engine.Reply) int {
 	switch rep.Kind {
 	case engine.ReplyBytes:
 		return codec.BinaryCost(rep.Bytes)
@@ -78,10 +78,10 @@ func ReplyCost(rep engine.Reply) int {
 	return rawCost(rep.Value)
 }
 
-// Budgeted is rep, or an error in its place when spend cannot pay
+// budgeted is rep, or an error in its place when spend cannot pay
 // for it.
-func Budgeted(rep engine.Reply, spend func(int) bool, spent error) engine.Reply {
-	if rep.Kind == engine.ReplyAsync || spend(ReplyCost(rep)) {
+func budgeted(rep engine.Reply, spend func(int) bool, spent error) engine.Reply {
+	if rep.Kind == engine.ReplyAsync || spend(replyCost(rep)) {
 		return rep
 	}
 	return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
