@@ -440,9 +440,17 @@ func (rt *Runtime) Run(ctx context.Context, src string, opts Options) (*Executio
 	if rt.closed.Load() {
 		return nil, ErrClosed
 	}
-	if rt.workers != nil {
-		return rt.runRemote(ctx, src, opts)
+	if err := validate(&opts); err != nil {
+		return nil, err
 	}
+	if rt.workers != nil {
+		return rt.runRemote(ctx, src, opts, start)
+	}
+	return rt.runHere(ctx, src, opts, start)
+}
+
+// runHere starts a run of valid options in this process.
+func (rt *Runtime) runHere(ctx context.Context, src string, opts Options, start time.Time) (*Execution, error) {
 	r, err := rt.newRun(ctx, src, opts)
 	if err != nil {
 		return nil, err
@@ -513,11 +521,19 @@ type Execution struct {
 	done   chan struct{}
 	result *Result
 	start  time.Time
-	r      *run
-	remote *remoteRun // in worker-process mode
+	job    execution
 
 	mu      sync.Mutex
 	reports []any
+}
+
+// execution is what an Execution stands in front of: a run in this
+// process (run) or in a worker process (remoteRun). Each settles the
+// Execution once (its result, then done closed).
+type execution interface {
+	// terminate stops the run with msg as its error's message, unless it
+	// was stopped or has settled.
+	terminate(msg string)
 }
 
 // Wait blocks until the run settles and returns its Result.
@@ -554,17 +570,11 @@ func (e *Execution) Terminate(reason string) {
 	if reason != "" {
 		msg = "terminated: " + reason
 	}
-	if e.remote != nil {
-		if e.Running() {
-			e.remote.terminate(msg)
-			go e.remote.killAfterGrace()
-		}
-		return
-	}
-	e.r.halt(StatusTerminated, msg)
+	e.job.terminate(msg)
 }
 
-// validate checks options, in one place, and returns a clear error.
+// validate checks options, in one place (Runtime.Run, for runs in
+// process and in worker processes alike), and returns a clear error.
 func validate(opts *Options) error {
 	if opts.MemoryLimitBytes < 0 {
 		return fmt.Errorf("airlock: MemoryLimitBytes must not be negative, got %d", opts.MemoryLimitBytes)

@@ -16,7 +16,6 @@ import (
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/hostcall"
-	"github.com/airlockrun/airlock/js"
 )
 
 // session is an executor's sandbox: one VM owned by one goroutine, which
@@ -25,8 +24,9 @@ type session struct {
 	tasks chan func(*engine.VM)
 	done  chan struct{} // closed when the goroutine has closed the VM
 
-	// Touched on the VM's goroutine only.
-	funcs   []*hostcall.Func
+	// funcs are the session's functions, kept from step to step; the
+	// rest is touched on the VM's goroutine only.
+	funcs   hostcall.Funcs
 	names   []string // the tool name of each function, "" for others
 	modules map[string]string
 	cur     *step
@@ -109,24 +109,27 @@ func (s *session) serve(vm *engine.VM) {
 }
 
 // setup registers final_answer (the VM has it defined: engine.NewSession)
-// and defines the modules, on the VM's goroutine.
+// and defines the modules, on the VM's goroutine. final_answer keeps its
+// value as the step's answer and stops the step.
 func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
-	fa, err := hostcall.New(reflect.ValueOf(func(v any) {}))
-	if err != nil {
-		return err
-	}
-	s.funcs, s.names = []*hostcall.Func{fa}, []string{""}
+	s.funcs.Add(hostcall.NewShown(func(v any) {
+		if st := s.cur; st != nil {
+			st.final = v
+			st.halt(stopFinal, nil)
+		}
+	}))
+	s.names = []string{""}
 	for i, spec := range sortedKeys(opts.Modules) {
 		if !slices.Contains(opts.AuthorizedImports, spec) {
 			continue
 		}
 		m := opts.Modules[spec]
 		hidden := fmt.Sprintf("%smod_%d", reservedPrefix, i)
-		text, err := codec.Encode(map[string]any(m), s.register(""))
+		enc, err := codec.AppendBinary(nil, map[string]any(m), s.register(""))
 		if err != nil {
 			return fmt.Errorf("module %q: %w", spec, err)
 		}
-		if err := vm.DefineValue(hidden, text); err != nil {
+		if err := vm.DefineValueBytes(hidden, enc); err != nil {
 			return fmt.Errorf("module %q: %w", spec, err)
 		}
 		var src strings.Builder
@@ -154,13 +157,11 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 // register returns a registrar that gives functions ids in the session.
 func (s *session) register(name string) codec.Registrar {
 	return func(v reflect.Value) (int, error) {
-		h, err := hostcall.New(v)
-		if err != nil {
-			return 0, err
+		id, err := s.funcs.Register(v)
+		if err == nil {
+			s.names = append(s.names, name)
 		}
-		s.funcs = append(s.funcs, h)
-		s.names = append(s.names, name)
-		return len(s.funcs) - 1, nil
+		return id, err
 	}
 }
 
@@ -226,23 +227,23 @@ func (s *session) doUntil(stop <-chan struct{}, f func(*engine.VM) error) error 
 }
 
 func (s *session) sendVariables(ctx context.Context, vars map[string]any) error {
-	texts := make(map[string]string, len(vars))
+	encs := make(map[string][]byte, len(vars))
 	for _, name := range sortedKeys(vars) {
 		if err := checkGlobalName(name, "variable"); err != nil {
 			return err
 		}
 		// Variables are data: a function among them would be a tool.
-		text, err := codec.Encode(vars[name], func(reflect.Value) (int, error) {
+		enc, err := codec.AppendBinary(nil, vars[name], func(reflect.Value) (int, error) {
 			return 0, errors.New("a variable cannot hold a function; send it with SendTools")
 		})
 		if err != nil {
 			return newExecError(CodeInvalidArgument, map[string]any{"variable": name}, "Invalid argument: variable %q: %v", name, err)
 		}
-		texts[name] = text
+		encs[name] = enc
 	}
 	return s.do(ctx, func(vm *engine.VM) error {
-		for _, name := range sortedKeys(texts) {
-			if err := vm.DefineValue(name, texts[name]); err != nil {
+		for _, name := range sortedKeys(encs) {
+			if err := vm.DefineValueBytes(name, encs[name]); err != nil {
 				return newExecError(CodeInvalidArgument, map[string]any{"variable": name}, "Invalid argument: variable %q: %v", name, err)
 			}
 		}
@@ -321,26 +322,20 @@ const (
 // VM's goroutine and the goroutines of asynchronous tool calls.
 type step struct {
 	s    *session
-	ctx  context.Context // given to tools; cancelled when the step ends
 	opts ExecutorOptions
-
-	stop     chan struct{}
-	stopOnce sync.Once
-	reason   stopReason
-	cause    error
-	final    any
-	ended    chan struct{} // closed when the VM has finished the step
+	// host is the host side of the step's calls: the session's functions,
+	// the step's console, budget and stop. A step stopped for its time
+	// while a synchronous tool call holds the VM returns at once.
+	host   *hostcall.Host
+	reason stopReason
+	cause  error
+	final  any
+	ended  chan struct{} // closed when the VM has finished the step
 
 	mu      sync.Mutex
 	logs    strings.Builder
 	entries []LogEntry
 	cut     bool
-	budget  hostcall.Budget
-	async   *hostcall.AsyncCalls
-	// inCall and stopped are as in run: a step stopped for its time while
-	// a synchronous tool call holds the VM returns at once.
-	inCall  atomic.Bool
-	stopped atomic.Bool
 	// terminal is set once the step must stop for good (its time, its
 	// context), whatever stopped it first.
 	terminal atomic.Bool
@@ -348,8 +343,27 @@ type step struct {
 	job      atomic.Pointer[engine.Job]
 }
 
-// halt stops the step for a reason, once, and keeps interrupting the VM
-// until it has stopped.
+// newStep makes the state of a step whose tools get ctx.
+func (s *session) newStep(ctx context.Context, opts ExecutorOptions) *step {
+	st := &step{s: s, opts: opts, ended: make(chan struct{})}
+	h := hostcall.NewHost(0)
+	h.Funcs, h.Ctx, h.Limit, h.Spent = &s.funcs, ctx, defaultValueBytes, codec.ErrTooLarge
+	// A tool's results are data: a function among them cannot cross. A
+	// tool that panics fails like one that returns an error (OnPanic nil).
+	h.Results = func(reflect.Value) (int, error) { return 0, errors.New("a tool cannot return a function") }
+	h.Logs = (*stepLogs)(st)
+	h.Interrupt = func() {
+		if vm, j := st.vm.Load(), st.job.Load(); vm != nil && j != nil {
+			vm.InterruptJob(j, st.terminal.Load())
+		}
+	}
+	h.Ended = st.ended
+	h.Budget.Init(defaultValueBytes)
+	st.host = h
+	return st
+}
+
+// halt stops the step for a reason, once (hostcall.Host.Stop).
 func (st *step) halt(r stopReason, cause error) {
 	if r == stopTimeout || r == stopContext {
 		// Also after a final answer or a spent budget stopped the step:
@@ -357,25 +371,7 @@ func (st *step) halt(r stopReason, cause error) {
 		// then runs on until the time stops it for good.
 		st.terminal.Store(true)
 	}
-	st.stopOnce.Do(func() {
-		st.reason, st.cause = r, cause
-		st.stopped.Store(true)
-		close(st.stop)
-		go func() {
-			t := time.NewTicker(2 * time.Millisecond)
-			defer t.Stop()
-			for {
-				if vm, j := st.vm.Load(), st.job.Load(); vm != nil && j != nil {
-					vm.InterruptJob(j, st.terminal.Load())
-				}
-				select {
-				case <-st.ended:
-					return
-				case <-t.C:
-				}
-			}
-		}()
-	})
+	st.host.Stop(func() { st.reason, st.cause = r, cause })
 }
 
 // stepResult is what the VM's goroutine hands back.
@@ -419,12 +415,7 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
-	st := &step{
-		s: s, ctx: runCtx, opts: opts,
-		stop: make(chan struct{}), ended: make(chan struct{}),
-		async: hostcall.NewAsyncCalls(0),
-	}
-	st.budget.Init(defaultValueBytes)
+	st := s.newStep(runCtx, opts)
 	timer := time.AfterFunc(time.Until(deadline), func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
 	if ctx.Done() != nil {
@@ -446,13 +437,10 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		job := &engine.Job{
 			Resolve:  s.resolve,
 			Load:     s.load,
-			Call:     st.answer,
-			Log:      st.log,
-			Stop:     st.stop,
 			OpsSpent: func() { st.halt(stopOps, nil) },
 			Sloppy:   opts.Sloppy,
 		}
-		st.async.Job(job)
+		st.host.Job(job)
 		st.job.Store(job)
 		out, discarded := vm.Step(job, prep.TransformedCode, ops)
 		sent = true
@@ -466,26 +454,26 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	var res stepResult
 	select {
 	case res = <-results:
-	case <-st.stop:
+	case <-st.host.StopCh():
 		// A tool call that does not return is abandoned at once: the
 		// session is left dirty, never to run another step. A native call
 		// that polls for no interrupt may keep the VM a while; the caller
 		// gets the host's decision after a grace period.
-		if (st.reason == stopTimeout || st.reason == stopContext) && st.inCall.Load() {
+		if (st.reason == stopTimeout || st.reason == stopContext) && st.host.InCall() {
 			cancel()
-			st.async.Close()
+			st.host.Close()
 			return nil, true, st.stopError(st.logText())
 		}
 		select {
 		case res = <-results:
 		case <-time.After(time.Second):
 			cancel()
-			st.async.Close()
+			st.host.Close()
 			return nil, true, st.stopError(st.logText())
 		}
 	}
 	cancel()
-	st.async.Close()
+	st.host.Close()
 	return st.finish(res, prep)
 }
 
@@ -560,7 +548,7 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 		return nil, dirty, e
 	}
 	select {
-	case <-st.stop:
+	case <-st.host.StopCh():
 		switch st.reason {
 		case stopFinal:
 			return &CodeOutput{Output: st.final, Logs: logs, IsFinalAnswer: true, LogEntries: st.entries}, dirty, nil
@@ -578,7 +566,7 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 	}
 	switch out.Kind {
 	case engine.OK:
-		v, err := st.budget.Value(out, defaultValueBytes)
+		v, err := st.host.Budget.Value(out, defaultValueBytes)
 		if err != nil {
 			return fail(CodeRuntimeException, map[string]any{"name": "DataCloneError", "message": err.Error()}, "Runtime exception: %s", err)
 		}
@@ -586,8 +574,8 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 	case engine.Thrown:
 		// The error's texts, cut in the sandbox, are paid for once, and
 		// held once: Details' name and message are the text of Message.
-		name, msg := payText(&st.budget, clipChars(out.Name, MaxErrorText)), payText(&st.budget, clipChars(out.Message, MaxErrorText))
-		out.Stack = payText(&st.budget, out.Stack)
+		name, msg := payText(&st.host.Budget, clipChars(out.Name, MaxErrorText)), payText(&st.host.Budget, clipChars(out.Message, MaxErrorText))
+		out.Stack = payText(&st.host.Budget, out.Stack)
 		if out.FromHost && out.HostFunc != finalAnswerID && out.HostFunc < len(st.s.names) {
 			text := "Tool execution failed: " + msg
 			msg = text[len(text)-len(msg):]
@@ -605,7 +593,7 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 		return failText(CodeRuntimeException, st.exceptionDetails(name, msg, out.Stack, prep), text)
 	case engine.LinkFailed: // the engine refused what the parser took
 		line, col := prep.position(out.Line, out.Column)
-		text := "Code validation failed: " + payText(&st.budget, clipChars(out.Message, MaxErrorText))
+		text := "Code validation failed: " + payText(&st.host.Budget, clipChars(out.Message, MaxErrorText))
 		d := Diagnostic{Rule: "syntax_valid", Severity: DiagnosticError, Message: text[len("Code validation failed: "):],
 			Location: &Location{Line: line, Column: col}, Fix: "fix the syntax error"}
 		return failText(CodeValidationFailed, map[string]any{"diagnostics": []Diagnostic{d}}, text)
@@ -682,94 +670,35 @@ func (s *session) load(name string) (string, error) {
 	return "", fmt.Errorf("module %q is not available", strings.TrimPrefix(name, modulePrefix))
 }
 
-// answer is engine.Job.Call: call's reply, written to rep.
-func (st *step) answer(id int, raw []engine.Arg, wire string, encoded bool, rep *engine.Reply) {
-	*rep = st.call(id, raw, wire, encoded)
+// stepLogs is where a step's console calls go (hostcall.LogSink): the
+// levels ExecutorOptions.CollectConsoleLevels names, formatted as Node's
+// console formats them, within MaxLogBytes; past it, or past the budget,
+// the logs are cut.
+type stepLogs step
+
+// stepLevel is console method level's LogLevel in a step, where debug is
+// log.
+func stepLevel(level int) LogLevel {
+	if lv := logLevels[level]; lv != LevelDebug {
+		return lv
+	}
+	return LevelLog
 }
 
-// call runs a host function for the step, on the VM's goroutine.
-func (st *step) call(id int, raw []engine.Arg, wire string, encoded bool) engine.Reply {
-	select {
-	case <-st.stop:
-		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}
-	default:
-	}
-	if id < 0 || id >= len(st.s.funcs) {
-		return engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
-	}
-	h := st.s.funcs[id]
-	if id == finalAnswerID {
-		args, err := hostcall.Values(raw, wire, encoded, st.budget.Spend, codec.ErrTooLarge, defaultValueBytes)
-		if err != nil {
-			return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-		}
-		var v any = js.Undefined{}
-		if len(args) > 0 {
-			v = args[0]
-		}
-		st.final = v
-		st.halt(stopFinal, nil)
-		return engine.Reply{Kind: engine.ReplyRaw, Value: engine.Undefined{}}
-	}
-	args, err := hostcall.CallArgs(h, raw, wire, encoded, st.budget.Spend, codec.ErrTooLarge, defaultValueBytes)
-	if err != nil {
-		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-	}
-	// A tool that panics fails like one that returns an error.
-	if h.Async {
-		return st.async.Start(func() engine.Reply { return st.invoke(h, args) })
-	}
-	st.inCall.Store(true)
-	if st.stopped.Load() {
-		st.inCall.Store(false)
-		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}
-	}
-	rep := st.invoke(h, args) // not through a closure, which would be allocated per call
-	st.inCall.Store(false)
-	if st.stopped.Load() {
-		return engine.Reply{Kind: engine.ReplyError, Value: "the step was stopped"}
-	}
-	return rep
-}
-
-// invoke calls tool h with args and makes its reply.
-func (st *step) invoke(h *hostcall.Func, args hostcall.Args) engine.Reply {
-	v, err, _ := h.Call(st.ctx, args)
-	return st.reply(v, err)
-}
-
-// reply turns a tool's result into the engine's reply. A tool's results
-// are data: a function among them cannot cross.
-func (st *step) reply(v any, err error) engine.Reply {
-	return hostcall.Budgeted(hostcall.Reply(v, err, func(reflect.Value) (int, error) {
-		return 0, errors.New("a tool cannot return a function")
-	}), st.budget.Spend, codec.ErrTooLarge)
-}
-
-// log records a console call, within the step's log budget.
-func (st *step) log(level int, wire string) {
-	if level < 0 || level >= len(logLevels) {
-		return
-	}
-	lv := logLevels[level]
-	if lv == LevelDebug {
-		lv = LevelLog
-	}
-	if !slices.Contains(st.opts.CollectConsoleLevels, lv) {
-		return
+func (l *stepLogs) Wants(level int) bool {
+	st := (*step)(l)
+	if !slices.Contains(st.opts.CollectConsoleLevels, stepLevel(level)) {
+		return false
 	}
 	st.mu.Lock()
-	cut := st.cut
-	st.mu.Unlock()
-	if cut || !st.budget.Spend(codec.Cost(wire)) {
-		st.truncate()
-		return
-	}
-	v, err := codec.Decode(wire, defaultValueBytes)
-	args, _ := v.([]any)
-	if err != nil {
-		args = nil
-	}
+	defer st.mu.Unlock()
+	return !st.cut
+}
+
+func (l *stepLogs) Spent() { (*step)(l).truncate() }
+
+func (l *stepLogs) Log(level int, args []any) {
+	st := (*step)(l)
 	msg := logMessage(args)
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -789,7 +718,7 @@ func (st *step) log(level int, wire string) {
 	if st.cut {
 		st.logs.WriteString(truncatedMark)
 	}
-	st.entries = append(st.entries, LogEntry{Level: lv, Message: msg, Time: time.Now()})
+	st.entries = append(st.entries, LogEntry{Level: stepLevel(level), Message: msg, Time: time.Now()})
 }
 
 // truncate marks the logs as cut when nothing more fits.

@@ -247,6 +247,22 @@ func TestExecutor_Output(t *testing.T) {
 	}
 }
 
+// final_answer ends the step as its call returns: nothing after it runs,
+// not even a catch of the call. Its call used to answer undefined and let
+// the code after it run until the stop's interrupt, sent from another
+// goroutine, landed: a log after it was in some steps' output and not in
+// others'.
+func TestExecutor_NothingRunsAfterFinalAnswer(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	for i := 0; i < 20; i++ {
+		out := mustRun(t, ex, `try { final_answer(7) } catch (e) { console.log("caught", e.message) }
+			console.log("after"); for (let i = 0; i < 1e5; i++) {} console.log("later")`)
+		if !out.IsFinalAnswer || out.Output != 7.0 || out.Logs != "" || len(out.LogEntries) != 0 {
+			t.Fatalf("step %d: %#v", i, out)
+		}
+	}
+}
+
 // The host decides how a step ends: a try/catch cannot swallow the loop
 // budget, final_answer, the timeout, or the memory limit.
 func TestExecutor_HostDecidesTermination(t *testing.T) {

@@ -2,7 +2,6 @@ package airlock
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -30,9 +29,7 @@ type run struct {
 
 	fnID     string // the selected export
 	fnOpt    bool   // Execute.Fn was omitted
-	args     string // wire texts
-	globals  string
-	imports  string
+	input    engine.Input
 	gnames   []string
 	specs    []string
 	exports  map[string][]string
@@ -41,26 +38,18 @@ type run struct {
 	builtinConsole bool // the kernel makes a capturing console
 	consoleIndex   int  // its place among the globals
 
-	mu     sync.Mutex
-	funcs  atomic.Pointer[[]*hostcall.Func] // copied on write: read without the lock
-	logs   []Log
-	budget hostcall.Budget // for values crossing between sandbox and host
-	async  *hostcall.AsyncCalls
+	funcs hostcall.Funcs
+	// host is the host side of the run's calls: its functions, console,
+	// budget and stop.
+	host *hostcall.Host
+	mu   sync.Mutex
+	logs []Log
 
-	// inCall is set while the VM's goroutine is in a synchronous host
-	// call; stopped is set by halt before it closes stop. Each side sets
-	// its own flag before it reads the other's, so that a call that starts
-	// as the run is stopped is either refused or seen, and abandoned.
-	inCall     atomic.Bool
-	stopped    atomic.Bool
 	settleOnce sync.Once
-
 	unwatch    func() bool // stops watching the caller's context
 	timeout    *time.Timer // Options.Timeout, stopped when the run settles
 	yielding   []string    // globals a module's own binding replaces
-	stop       chan struct{}
-	stopOnce   sync.Once
-	stopStatus Status
+	stopStatus Status      // the host's decision (halt)
 	stopMsg    string
 	vm         atomic.Pointer[engine.VM]
 	// paid is the error whose texts came from the sandbox and were paid
@@ -68,10 +57,8 @@ type run struct {
 	paid atomic.Pointer[ScriptError]
 }
 
+// newRun makes the run of src with opts, which Runtime.Run validated.
 func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, error) {
-	if err := validate(&opts); err != nil {
-		return nil, err
-	}
 	if opts.Filename == "" {
 		opts.Filename = "<runCode>"
 	}
@@ -93,35 +80,51 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		src:      src,
 		fnID:     opts.Execute.Fn,
 		memLimit: opts.MemoryLimitBytes,
-		async:    hostcall.NewAsyncCalls(rt.cfg.MaxAsyncCalls),
-		stop:     make(chan struct{}),
 		exec:     &Execution{done: make(chan struct{})},
 	}
-	r.budget.Init(rt.cfg.MaxValueBytes)
 	if r.memLimit == 0 {
 		r.memLimit = rt.cfg.MemoryLimitBytes
 	}
-	r.exec.r = r
+	r.exec.job = r
+	h := hostcall.NewHost(rt.cfg.MaxAsyncCalls)
+	h.Funcs, h.Limit, h.Spent, h.Results = &r.funcs, rt.cfg.MaxValueBytes, errRunBudgetSpent, r.funcs.Register
+	h.OnPanic = func(err error) { r.halt(StatusError, err.Error()) }
+	h.Logs = (*runLogs)(r)
+	h.Interrupt = func() {
+		if vm := r.vm.Load(); vm != nil {
+			vm.Interrupt()
+		}
+	}
+	// A host function that does not return keeps the VM's goroutine; the
+	// run settles at the stop, and the call is abandoned to finish on its
+	// own.
+	h.Abandon = func() {
+		res := &Result{}
+		r.stoppedResult(res)
+		r.settle(res)
+	}
+	h.Ended = r.exec.done
+	h.Budget.Init(rt.cfg.MaxValueBytes)
+	r.host = h
 	var err error
-	if len(opts.Execute.Args) == 0 {
-		r.args = codec.EmptyList
-	} else if r.args, err = codec.Encode(opts.Execute.Args, r.register); err != nil {
-		return nil, fmt.Errorf("airlock: Execute.Args: %w", err)
+	if len(opts.Execute.Args) > 0 {
+		if r.input.Args, err = codec.AppendBinary(nil, opts.Execute.Args, r.funcs.Register); err != nil {
+			return nil, fmt.Errorf("airlock: Execute.Args: %w", err)
+		}
 	}
 
 	if len(opts.Globals) == 0 {
-		// Only the built-in console and report: their names and texts are
-		// known, unless report is not host function 0.
+		// Only the built-in console and report: their names are known, and
+		// nothing is encoded unless report is not host function 0.
 		r.builtinConsole, r.consoleIndex, r.yielding = true, 0, reportYielding
-		text, err := r.builtinReport()
+		r.gnames = builtinNames
+		r.input.Globals, r.input.Report = builtinGlobals, 1
+		enc, err := r.builtinReport()
 		if err != nil {
 			return nil, fmt.Errorf("airlock: Globals[%q]: %w", "report", err)
 		}
-		r.gnames = builtinNames
-		r.globals = builtinGlobals
-		if text != builtinReportText {
-			b, _ := json.Marshal([]string{consoleText, text})
-			r.globals = string(b)
+		if enc != nil {
+			r.input.Globals, r.input.Report = [][]byte{nil, enc}, -1
 		}
 	} else if err := r.encodeGlobals(); err != nil {
 		return nil, err
@@ -136,18 +139,17 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 			r.exports[s] = sortedKeys(m)
 			mods[i] = map[string]any(m)
 		}
-		if r.imports, err = codec.Encode(mods, r.register); err != nil {
+		if r.input.Imports, err = codec.AppendBinary(nil, mods, r.funcs.Register); err != nil {
 			return nil, fmt.Errorf("airlock: Imports: %w", err)
 		}
-	} else {
-		r.imports = codec.EmptyList
 	}
 	// The run's context is cancelled when it settles or is stopped; host
 	// functions get it.
 	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	h.Ctx = r.ctx
 	if ctx.Done() != nil {
 		r.unwatch = context.AfterFunc(ctx, func() {
-			r.halt(StatusTerminated, "terminated: "+context.Cause(ctx).Error())
+			r.halt(StatusTerminated, contextMessage(ctx))
 		})
 	}
 	if d := opts.Timeout; d > 0 {
@@ -157,12 +159,12 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 }
 
 // The globals of a run given none: the built-in console (made by the
-// kernel, its text null) and report (host function 0), in sorted order.
-var builtinNames = []string{"console", "report"}
-
-const (
-	consoleText    = "Jnull"
-	builtinGlobals = `["` + consoleText + `","` + builtinReportText + `"]`
+// kernel) and report (host function 0), in sorted order. builtinGlobals
+// is their input, which the engine only reads: nothing is encoded, the
+// shim puts its console and report at their places.
+var (
+	builtinNames   = []string{"console", "report"}
+	builtinGlobals = [][]byte{nil, nil}
 )
 
 // encodeGlobals encodes the run's globals, the built-in console and report
@@ -175,7 +177,7 @@ func (r *run) encodeGlobals() error {
 		globals[k] = v
 	}
 	if _, ok := globals["console"]; !ok {
-		globals["console"] = nil // made by the kernel; see run.log
+		globals["console"] = nil // made by the kernel; see runLogs
 		r.builtinConsole = true
 	}
 	if _, ok := globals["report"]; !ok {
@@ -185,106 +187,59 @@ func (r *run) encodeGlobals() error {
 		globals["report"] = nil // encoded by builtinReport
 		r.yielding = reportYielding
 	}
-	// Each global is encoded on its own, so that data globals take the plain
-	// JSON path even when other globals are functions; two globals that share
-	// a Go object arrive as two copies.
+	// Each global is encoded on its own; two globals that share a Go
+	// object arrive as two copies.
 	r.gnames = sortedKeys(globals)
-	texts := make([]string, len(r.gnames))
+	r.input.Globals, r.input.Report = make([][]byte, len(r.gnames)), -1
 	for i, n := range r.gnames {
 		if n == "console" {
 			r.consoleIndex = i
 		}
-		if n == "report" && r.yielding != nil {
-			texts[i], err = r.builtinReport()
-		} else {
-			texts[i], err = codec.Encode(globals[n], r.register)
+		switch {
+		case n == "console" && r.builtinConsole: // the shim's, not encoded
+		case n == "report" && r.yielding != nil:
+			var enc []byte
+			if enc, err = r.builtinReport(); enc == nil && err == nil {
+				r.input.Report = i
+			}
+			r.input.Globals[i] = enc
+		default:
+			r.input.Globals[i], err = codec.AppendBinary(nil, globals[n], r.funcs.Register)
 		}
 		if err != nil {
 			return fmt.Errorf("airlock: Globals[%q]: %w", n, err)
 		}
 	}
-	b, _ := json.Marshal(texts)
-	r.globals = string(b)
 	return nil
 }
 
 var reportYielding = []string{"report"}
 
-// builtinReport registers the run's built-in report and returns its wire
-// text. For the usual id, 0 (no function among the arguments), the text is
-// "R", which the kernel knows without decoding: it keeps the function made
-// with the image (the shim). Encoding a function through reflection
+// builtinReport registers the run's built-in report and returns its
+// encoding, or nil for the usual id, 0 (no function among the arguments),
+// which the shim knows without decoding: it keeps the function made with
+// the image (Input.Report). Encoding a function through reflection
 // was a tenth of a warm run's time before the engine was entered, and
 // decoding it in the kernel ~6 µs of a warm hello's.
-func (r *run) builtinReport() (string, error) {
-	id := r.add(hostcall.NewShown(func(v any) { r.report(v) }))
+func (r *run) builtinReport() ([]byte, error) {
+	id := r.funcs.Add(hostcall.NewShown(func(v any) { r.report(v) }))
 	if id == 0 {
-		return builtinReportText, nil
+		return nil, nil
 	}
-	return codec.Encode(hostcall.ShownFunc(func(any) {}), func(reflect.Value) (int, error) { return id, nil })
-}
-
-// builtinReportText is the global text of the built-in report as host
-// function 0.
-const builtinReportText = "R"
-
-// add appends h to the run's host functions and returns its id.
-func (r *run) add(h *hostcall.Func) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var funcs []*hostcall.Func
-	if p := r.funcs.Load(); p != nil {
-		funcs = *p
-	}
-	funcs = append(funcs[:len(funcs):len(funcs)], h)
-	r.funcs.Store(&funcs)
-	return len(funcs) - 1
-}
-
-// register gives a Go function an id the sandbox can call.
-func (r *run) register(v reflect.Value) (int, error) {
-	h, err := hostcall.New(v)
-	if err != nil {
-		return 0, err
-	}
-	return r.add(h), nil
+	return codec.AppendBinary(nil, hostcall.ShownFunc(func(any) {}), func(reflect.Value) (int, error) { return id, nil })
 }
 
 // halt decides how the run ends, once: the decision is sticky whatever the
-// JavaScript does next. It stops the VM, and keeps interrupting it until it
-// has stopped, since the engine forgets an interrupt that arrives between
-// two calls into it.
+// JavaScript does next. The host side stops the VM (hostcall.Host.Stop).
 func (r *run) halt(status Status, msg string) {
-	r.stopOnce.Do(func() {
+	r.host.Stop(func() {
 		r.stopStatus, r.stopMsg = status, msg
-		r.stopped.Store(true)
-		close(r.stop)
 		r.cancel()
-		go func() {
-			if r.inCall.Load() {
-				// A host function that does not return keeps the VM's
-				// goroutine; the run settles now, and the call is
-				// abandoned to finish on its own (see run.call).
-				res := &Result{}
-				r.stoppedResult(res)
-				r.settle(res)
-				return
-			}
-			t := time.NewTicker(2 * time.Millisecond)
-			defer t.Stop()
-			for {
-				if vm := r.vm.Load(); vm != nil {
-					vm.Interrupt()
-				}
-				select {
-				case <-r.exec.done:
-					return
-				case <-t.C:
-				}
-			}
-		}()
 	})
 }
+
+// terminate is Execution.Terminate's.
+func (r *run) terminate(msg string) { r.halt(StatusTerminated, msg) }
 
 // execute runs on the VM's goroutine and settles the Execution.
 //
@@ -320,9 +275,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 	r.vm.Store(vm)
 	var cap *time.Timer
 	if d := r.rt.cfg.MaxDuration; d > 0 {
-		cap = time.AfterFunc(d, func() {
-			r.halt(StatusTerminated, fmt.Sprintf("terminated: the runtime's safety cap of %s was reached", d))
-		})
+		cap = time.AfterFunc(d, func() { r.halt(StatusTerminated, capMessage(d)) })
 		defer cap.Stop()
 	}
 	graph := source.New(source.Config{
@@ -337,11 +290,11 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 		Order:         r.specs,
 		Globals:       r.gnames,
 		Yielding:      r.yielding,
-		Stop:          r.stop,
+		Stop:          r.host.StopCh(),
 	})
-	globals := r.globals
+	input := r.input
 	if graph.Bare() {
-		globals = ""
+		input.Globals = nil
 	}
 	console := -1
 	if r.builtinConsole {
@@ -351,183 +304,67 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 		Entry:       graph.Entry(),
 		Fn:          r.fnID,
 		FnOptional:  r.fnOpt,
-		Args:        r.args,
-		Globals:     globals,
+		Input:       &input,
 		GlobalNames: r.gnames,
-		Imports:     r.imports,
 		MemoryLimit: uintptr(r.memLimit),
 		Resolve:     graph.Resolve,
 		Load:        graph.Load,
 		Fallback:    graph.Fallback,
 		URL:         graph.URL,
 		Console:     console,
-		Call:        r.answer,
-		Log:         r.log,
-		Stop:        r.stop,
 	}
-	r.async.Job(job)
+	r.host.Job(job)
 	out := vm.Run(job)
 	r.finish(res, out, graph)
 	return // again is set by the deferred settle
-}
-
-// answer is engine.Job.Call: it runs a host function for the sandbox, on
-// the VM's goroutine, and writes its reply to rep.
-func (r *run) answer(id int, in []engine.Arg, wire string, encoded bool, rep *engine.Reply) {
-	if r.stopped.Load() { // set before r.stop is closed
-		*rep = stoppedReply
-		return
-	}
-	var h *hostcall.Func
-	if p := r.funcs.Load(); p != nil && id >= 0 && id < len(*p) {
-		h = (*p)[id]
-	}
-	switch {
-	case h == nil:
-		*rep = engine.Reply{Kind: engine.ReplyError, Value: "airlock: unknown host function"}
-	case h.Typed() && !encoded && !h.Async:
-		r.callTyped(h, in, rep)
-	default:
-		*rep = r.call(h, in, wire, encoded)
-	}
-}
-
-// call is answer for any other host function h: its arguments decoded.
-func (r *run) call(h *hostcall.Func, in []engine.Arg, wire string, encoded bool) engine.Reply {
-	args, err := hostcall.CallArgs(h, in, wire, encoded, r.budget.Spend, errRunBudgetSpent, r.rt.cfg.MaxValueBytes)
-	if err != nil {
-		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
-	}
-	if h.Async {
-		return r.async.Start(func() engine.Reply { return r.invoke(h, args) })
-	}
-	if !r.begin() {
-		return stoppedReply
-	}
-	// Called directly, not through a closure: one the asynchronous branch
-	// may keep would be allocated for every synchronous call too.
-	rep := r.invoke(h, args)
-	if !r.end() {
-		return stoppedReply
-	}
-	return rep
-}
-
-// stoppedReply is a host call's answer once its run is stopped.
-var stoppedReply = engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
-
-// begin marks a synchronous host call under way (inCall: halt then
-// settles the run without waiting for the VM), and reports false, the
-// call not to be made, if the run was stopped.
-func (r *run) begin() bool {
-	r.inCall.Store(true)
-	if r.stopped.Load() {
-		r.inCall.Store(false)
-		return false
-	}
-	return true
-}
-
-// end marks the call begun done, and reports false if the run was
-// stopped meanwhile: it may have settled without the call, whose answer
-// is discarded, and the VM, stopped for good, is interrupted here, since
-// nothing else interrupts it any more.
-func (r *run) end() bool {
-	r.inCall.Store(false)
-	if r.stopped.Load() {
-		if vm := r.vm.Load(); vm != nil {
-			vm.Interrupt()
-		}
-		return false
-	}
-	return true
-}
-
-// callTyped is answer for a synchronous function of numbers, strings and
-// booleans (hostcall.Func.Typed): it takes the primitives as the engine typed
-// them, no []any, and writes a number, boolean or empty answer as it came
-// into rep, field by field: a Reply returned and copied whole cost the
-// processor a stall at each copy (it is larger than Go keeps in registers).
-func (r *run) callTyped(h *hostcall.Func, in []engine.Arg, rep *engine.Reply) {
-	// The answer's 8 bytes are paid with the arguments: one update of
-	// the budget for a call that answers a number.
-	if !r.budget.Spend(hostcall.ArgCost(in) + 8) {
-		*rep = engine.Reply{Kind: engine.ReplyError, Value: errRunBudgetSpent.Error()}
-		return
-	}
-	if !r.begin() {
-		*rep = stoppedReply
-		return
-	}
-	v, err, panicked := h.CallTyped(r.ctx, in)
-	if panicked {
-		r.halt(StatusError, err.Error())
-	}
-	plain := err == nil && r.budget.PayAnswer(v)
-	if err != nil {
-		*rep = r.reply(nil, err)
-	} else if !plain {
-		*rep = hostcall.TypedReply(v, r.register, r.budget.Spend, errRunBudgetSpent)
-	}
-	if !r.end() {
-		*rep = stoppedReply
-		return
-	}
-	if plain {
-		rep.Kind, rep.Arg = engine.ReplyArg, v
-	}
-}
-
-// invoke calls host function h with args and makes its reply; a panic in
-// it ends the run with an error.
-func (r *run) invoke(h *hostcall.Func, args hostcall.Args) engine.Reply {
-	v, err, panicked := h.Call(r.ctx, args)
-	if panicked {
-		r.halt(StatusError, err.Error())
-	}
-	return r.reply(v, err)
-}
-
-// reply turns a host function's result into the engine's reply.
-func (r *run) reply(v any, err error) engine.Reply {
-	return hostcall.Budgeted(hostcall.Reply(v, err, r.register), r.budget.Spend, errRunBudgetSpent)
 }
 
 var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing between the sandbox and the host (RuntimeConfig.MaxValueBytes) is used up")
 
 var logLevels = [...]LogLevel{LevelLog, LevelInfo, LevelWarn, LevelError, LevelDebug}
 
-// log records a call of the capturing console: level is an index into
-// logLevels, wire the encoded arguments.
-func (r *run) log(level int, wire string) {
-	if level < 0 || level >= len(logLevels) || r.stopped.Load() {
-		return
-	}
-	if !r.budget.Spend(16 + codec.Cost(wire)) {
-		r.halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
-		return
-	}
-	v, err := codec.Decode(wire, r.rt.cfg.MaxValueBytes)
-	args, _ := v.([]any)
-	if err != nil || args == nil {
-		args = []any{}
-	}
-	l := Log{Level: logLevels[level], Args: args, Time: time.Now()}
+// runLogs is where a run's console calls go (hostcall.LogSink): its
+// Result's Logs and Options.Log.
+type runLogs run
+
+func (*runLogs) Wants(int) bool { return true }
+
+func (l *runLogs) Log(level int, args []any) {
+	r := (*run)(l)
+	e := Log{Level: logLevels[level], Args: args, Time: time.Now()}
 	r.mu.Lock()
-	r.logs = append(r.logs, l)
+	r.logs = append(r.logs, e)
 	r.mu.Unlock()
 	if r.opts.Log != nil {
-		r.opts.Log(l)
+		r.opts.Log(e)
 	}
 }
+
+func (l *runLogs) Spent() {
+	(*run)(l).halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
+}
+
+// The texts of a run the host stopped, in process and in a worker
+// process alike.
 
 // timeoutMessage is the error message of a run stopped by Options.Timeout.
 func timeoutMessage(d time.Duration) string {
 	return fmt.Sprintf("terminated: stopped after %s (Options.Timeout)", d)
 }
 
+// contextMessage is the error message of a run stopped by its context.
+func contextMessage(ctx context.Context) string {
+	return "terminated: " + context.Cause(ctx).Error()
+}
+
+// capMessage is the error message of a run stopped by the runtime's
+// safety cap (RuntimeConfig.MaxDuration).
+func capMessage(d time.Duration) string {
+	return fmt.Sprintf("terminated: the runtime's safety cap of %s was reached", d)
+}
+
 func (r *run) report(v any) {
-	if !r.budget.Spend(16 + approxSize(v)) {
+	if !r.host.Budget.Spend(16 + approxSize(v)) {
 		r.halt(StatusError, "the run's budget for values crossing to the host is used up by reports")
 		return
 	}
@@ -540,7 +377,7 @@ func (r *run) report(v any) {
 }
 
 // approxSize is a cheap lower bound of a primitive's encoded size; encoded
-// values were already counted as wire text.
+// values were already counted as the call's arguments.
 func approxSize(v any) int {
 	if s, ok := v.(string); ok {
 		return len(s)
@@ -555,7 +392,7 @@ var missingExportRE = regexp.MustCompile(`^Could not find export '(.*)' in modul
 func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	res.MemoryUsedBytes = out.PeakHeap
 	select {
-	case <-r.stop:
+	case <-r.host.StopCh():
 		r.stoppedResult(res)
 		return
 	default:
@@ -571,7 +408,7 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	}
 	switch out.Kind {
 	case engine.OK:
-		v, err := r.budget.Value(out, r.rt.cfg.MaxValueBytes)
+		v, err := r.host.Budget.Value(out, r.rt.cfg.MaxValueBytes)
 		if err != nil {
 			res.Status = StatusError
 			res.Error = &ScriptError{Name: "RangeError", Message: err.Error()}
@@ -582,13 +419,13 @@ func (r *run) finish(res *Result, out engine.Outcome, g *source.Graph) {
 	case engine.Thrown:
 		res.Status = StatusError
 		res.Error = r.scriptError(out, g)
-		payError(&r.budget, res.Error)
+		payError(&r.host.Budget, res.Error)
 		r.paid.Store(res.Error)
 	case engine.LinkFailed:
 		res.Status = StatusLinkError
 		res.Error = r.linkError(out, g)
 		if g.Failure == nil { // the engine's error, not the loader's
-			payError(&r.budget, res.Error)
+			payError(&r.host.Budget, res.Error)
 			r.paid.Store(res.Error)
 		}
 	case engine.ExportMissing:
@@ -676,7 +513,7 @@ func (r *run) settle(res *Result) {
 			r.timeout.Stop()
 		}
 		r.cancel()
-		r.async.Close()
+		r.host.Close()
 		res.Duration = time.Since(r.exec.start)
 		clipError(res.Error)
 		r.mu.Lock()

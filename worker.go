@@ -23,7 +23,8 @@ import (
 // processes — this same binary, re-executed — so that a fatal error or a
 // loop the engine cannot interrupt kills a worker, never the host. The
 // host keeps the bridged functions: a call from the sandbox travels to the
-// host and back, its values through the wire codec. A worker that dies or
+// host and back, its values as bytes of the codec's binary format (a JSON
+// function's as its JSON text). A worker that dies or
 // does not stop in time is killed and replaced; its runs settle with an
 // error.
 
@@ -52,7 +53,8 @@ type wmsg struct {
 	Run    uint64
 	Call   uint64
 	Fn     int
-	Text   string // wire text or JSON text
+	Data   []byte // a value in the binary format, or a JSON function's JSON text
+	Text   string // a terminate's message
 	Err    string
 	Spec   *wspec
 	Result *wresult
@@ -66,7 +68,7 @@ type wspec struct {
 	Memory           int64
 	Modules          map[string]string
 	Fn               string
-	Args             string // wire text of Execute.Args
+	Args             []byte // Execute.Args, encoded; nil: none
 	Globals          []wvalue
 	Imports          map[string][]wvalue
 	Report           bool
@@ -76,11 +78,11 @@ type wspec struct {
 	MaxAsyncCalls    int
 }
 
-// wvalue is a global or an export: a value as wire text, or a host
-// function by index.
+// wvalue is a global or an export: a value, encoded, or a host function
+// by index.
 type wvalue struct {
 	Name  string
-	Wire  string
+	Value []byte
 	Fn    int // -1 for a value
 	Async bool
 	JSON  bool
@@ -88,7 +90,7 @@ type wvalue struct {
 
 type wresult struct {
 	Status   Status
-	Result   string // wire text
+	Result   []byte // encoded
 	Logs     []wlog
 	Error    *ScriptError
 	Memory   int64
@@ -100,7 +102,7 @@ type wresult struct {
 
 type wlog struct {
 	Level LogLevel
-	Args  string // wire text
+	Args  []byte // the list, encoded
 	Time  time.Time
 }
 
@@ -132,15 +134,16 @@ type remoteRun struct {
 	id       uint64
 	proc     *workerProc
 	opts     Options
-	fns      []*hostcall.Func
 	exec     *Execution
-	ctx      context.Context
 	once     sync.Once
 	start    time.Time
-	// budget is what is left of the run's MaxValueBytes, counted again on
-	// the host's side of the pipe: the worker counts it too, but the host
-	// does not rely on a process that runs untrusted code.
-	budget hostcall.Budget
+	// host answers the worker's calls of the host's functions
+	// (hostcall.Host.Answer). Its budget is what is left of the run's
+	// MaxValueBytes, counted again on the host's side of the pipe: the
+	// worker counts it too, but the host does not rely on a process that
+	// runs untrusted code.
+	host  *hostcall.Host
+	funcs hostcall.Funcs
 	// streamed is how many console calls were streamed to Options.Log, and
 	// so already counted in the budget when the result brings them again.
 	streamed atomic.Int64
@@ -253,11 +256,11 @@ func (w *workerProc) read(out io.Reader) {
 		case "call":
 			go r.call(m)
 		case "report":
-			if !r.budget.Spend(16 + codec.Cost(m.Text)) {
+			if !r.host.Budget.Spend(16 + codec.BinaryCost(m.Data)) {
 				r.fail("the run's budget for values crossing to the host is used up by reports")
 				continue
 			}
-			if v, err := codec.Decode(m.Text, w.pool.rt.cfg.MaxValueBytes); err == nil {
+			if v, err := codec.DecodeBinaryBytes(m.Data, w.pool.rt.cfg.MaxValueBytes); err == nil {
 				r.exec.mu.Lock()
 				r.exec.reports = append(r.exec.reports, v)
 				r.exec.mu.Unlock()
@@ -269,12 +272,12 @@ func (w *workerProc) read(out io.Reader) {
 			if m.Log == nil || r.opts.Log == nil {
 				continue
 			}
-			if !r.budget.Spend(16 + codec.Cost(m.Log.Args)) {
+			if !r.host.Budget.Spend(16 + codec.BinaryCost(m.Log.Args)) {
 				r.fail("the run's budget for values crossing to the host is used up by console output")
 				continue
 			}
 			r.streamed.Add(1)
-			v, _ := codec.Decode(m.Log.Args, w.pool.rt.cfg.MaxValueBytes)
+			v, _ := codec.DecodeBinaryBytes(m.Log.Args, w.pool.rt.cfg.MaxValueBytes)
 			args, _ := v.([]any)
 			if args == nil {
 				args = []any{}
@@ -311,39 +314,34 @@ func (w *workerProc) kill() {
 	})
 }
 
-// runRemote starts a run on a worker process.
-func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Execution, error) {
-	start := time.Now()
-	if err := validate(&opts); err != nil {
-		return nil, err
+// runRemote starts a run of valid options on a worker process.
+func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, start time.Time) (*Execution, error) {
+	r := &remoteRun{opts: opts, start: start, exec: &Execution{done: make(chan struct{}), start: start}}
+	h := hostcall.NewHost(0)
+	h.Funcs, h.Ctx, h.Limit, h.Spent = &r.funcs, ctx, rt.cfg.MaxValueBytes, errRunBudgetSpent
+	h.Results = func(reflect.Value) (int, error) {
+		return 0, errors.New("in worker-process mode a host function cannot return a function")
 	}
-	r := &remoteRun{opts: opts, ctx: ctx, start: start, exec: &Execution{done: make(chan struct{}), start: start}}
-	r.budget.Init(rt.cfg.MaxValueBytes)
-	reg := func(v reflect.Value) (int, error) {
-		h, err := hostcall.New(v)
-		if err != nil {
-			return 0, err
-		}
-		r.fns = append(r.fns, h)
-		return len(r.fns) - 1, nil
-	}
+	h.OnPanic = func(err error) { r.fail(err.Error()) }
+	h.Budget.Init(rt.cfg.MaxValueBytes)
+	r.host = h
 	value := func(name string, v any) (wvalue, error) {
 		rv := reflect.ValueOf(v)
 		if hostcall.IsBridged(rv) {
-			id, err := reg(rv)
+			id, err := r.funcs.Register(rv)
 			if err != nil {
 				return wvalue{}, err
 			}
-			h := r.fns[id]
+			h := r.funcs.At(id)
 			return wvalue{Name: name, Fn: id, Async: h.Async, JSON: h.JSON()}, nil
 		}
-		text, err := codec.Encode(v, func(reflect.Value) (int, error) {
+		enc, err := codec.AppendBinary(nil, v, func(reflect.Value) (int, error) {
 			return 0, errors.New("in worker-process mode a function must be a global or a module export, not inside a value")
 		})
 		if err != nil {
 			return wvalue{}, fmt.Errorf("airlock: %s: %w", name, err)
 		}
-		return wvalue{Name: name, Wire: text, Fn: -1}, nil
+		return wvalue{Name: name, Value: enc, Fn: -1}, nil
 	}
 	_, reportTaken := opts.Globals["report"]
 	spec := &wspec{Source: src, Filename: opts.Filename, Language: opts.Language, Memory: opts.MemoryLimitBytes,
@@ -353,13 +351,13 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 		spec.Memory = rt.cfg.MemoryLimitBytes
 	}
 	if len(opts.Execute.Args) > 0 {
-		text, err := codec.Encode(opts.Execute.Args, func(reflect.Value) (int, error) {
+		enc, err := codec.AppendBinary(nil, opts.Execute.Args, func(reflect.Value) (int, error) {
 			return 0, errors.New("in worker-process mode Execute.Args cannot hold functions")
 		})
 		if err != nil {
 			return nil, fmt.Errorf("airlock: Execute.Args: %w", err)
 		}
-		spec.Args = text
+		spec.Args = enc
 	}
 	for _, name := range sortedKeys(opts.Globals) {
 		v, err := value(name, opts.Globals[name])
@@ -389,7 +387,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 	w.mu.Lock()
 	w.runs[r.id] = r
 	w.mu.Unlock()
-	r.exec.remote = r
+	r.exec.job = r
 	if err := w.send(&wmsg{Kind: "run", Run: r.id, Spec: spec}); err != nil {
 		w.kill()
 		return nil, fmt.Errorf("airlock: worker process: %w", err)
@@ -411,22 +409,35 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options) (*Ex
 		select {
 		case <-r.exec.done:
 		case <-timeout:
-			r.terminate(timeoutMessage(opts.Timeout))
+			r.stop(timeoutMessage(opts.Timeout))
 			r.killAfterGrace()
 		case <-ctx.Done():
-			r.terminate("terminated: " + context.Cause(ctx).Error())
+			r.stop(contextMessage(ctx))
 			r.killAfterGrace()
 		case <-hard:
-			msg := fmt.Sprintf("terminated: the run exceeded the runtime's safety cap of %s", rt.cfg.MaxDuration)
+			msg := capMessage(rt.cfg.MaxDuration)
 			r.stopping.CompareAndSwap(nil, &msg)
+			r.host.Stop(nil)
 			r.proc.kill()
 		}
 	}()
 	return r.exec, nil
 }
 
+// terminate is Execution.Terminate's: the worker is told, and killed if
+// it does not stop in time.
 func (r *remoteRun) terminate(msg string) {
+	if r.exec.Running() {
+		r.stop(msg)
+		go r.killAfterGrace()
+	}
+}
+
+// stop tells the worker to stop the run, with msg as the reason, unless the
+// host has given one already.
+func (r *remoteRun) stop(msg string) {
 	r.stopping.CompareAndSwap(nil, &msg)
+	r.host.Stop(nil) // no host function starts after the host's decision
 	r.proc.send(&wmsg{Kind: "terminate", Run: r.id, Text: msg})
 }
 
@@ -450,68 +461,16 @@ func (r *remoteRun) call(m wmsg) {
 		}
 		r.proc.send(reply)
 	}()
-	reply.Text, reply.Err = r.answer(m.Fn, m.Text)
+	reply.Data, reply.Err = r.host.Answer(m.Fn, m.Data)
 	returned = true
-}
-
-// answer runs host function fn with the wire or JSON text of its
-// arguments, and gives the text of its result, or the message of its
-// error.
-func (r *remoteRun) answer(fn int, text string) (out, errText string) {
-	if r.stopping.Load() != nil {
-		return "", "the run was stopped" // no host function starts after the host's decision
-	}
-	if fn < 0 || fn >= len(r.fns) {
-		return "", "airlock: unknown host function"
-	}
-	h := r.fns[fn]
-	if !r.budget.Spend(codec.Cost(text)) {
-		return "", errRunBudgetSpent.Error()
-	}
-	args, err := hostcall.ArgsOfText(h, text, r.proc.pool.rt.cfg.MaxValueBytes)
-	if err != nil {
-		return "", errMessage(err)
-	}
-	res, err, panicked := h.Call(r.ctx, args) // panics recovered there
-	if panicked {
-		r.fail(err.Error())
-	}
-	if err != nil {
-		return "", errMessage(err)
-	}
-	if t, ok := res.(hostcall.JSONText); ok {
-		if !r.budget.Spend(codec.Cost(string(t))) {
-			return "", errRunBudgetSpent.Error()
-		}
-		return string(t), ""
-	}
-	enc, err := codec.Encode(res, func(reflect.Value) (int, error) {
-		return 0, errors.New("in worker-process mode a host function cannot return a function")
-	})
-	if err != nil {
-		return "", errMessage(err)
-	}
-	if !r.budget.Spend(codec.Cost(enc)) {
-		return "", errRunBudgetSpent.Error()
-	}
-	return enc, ""
 }
 
 // fail ends the run with an error the sandbox cannot catch, as a host
 // function's panic or runtime.Goexit does in process.
 func (r *remoteRun) fail(msg string) {
 	r.failed.CompareAndSwap(nil, &msg)
-	r.terminate(msg)
+	r.stop(msg)
 	go r.killAfterGrace()
-}
-
-// errMessage is an error's message for the worker, never empty: an empty
-// one would read as success.
-func errMessage(err error) string {
-	if m := err.Error(); m != "" {
-		return m
-	}
-	return "error"
 }
 
 func (r *remoteRun) settle(wr *wresult) {
@@ -524,8 +483,8 @@ func (r *remoteRun) settle(wr *wresult) {
 		if wr.Status == StatusSuccess {
 			var v any
 			err := codec.ErrTooLarge
-			if r.budget.Spend(codec.Cost(wr.Result)) {
-				v, err = codec.Decode(wr.Result, budget)
+			if r.host.Budget.Spend(codec.BinaryCost(wr.Result)) {
+				v, err = codec.DecodeBinaryBytes(wr.Result, budget)
 			}
 			if err != nil {
 				res.Status, res.Error = StatusError, &ScriptError{Name: "DataCloneError", Message: err.Error()}
@@ -543,10 +502,10 @@ func (r *remoteRun) settle(wr *wresult) {
 		}
 		streamed := int(r.streamed.Load())
 		for i, l := range wr.Logs {
-			if i >= streamed && !r.budget.Spend(16+codec.Cost(l.Args)) {
+			if i >= streamed && !r.host.Budget.Spend(16+codec.BinaryCost(l.Args)) {
 				break
 			}
-			v, _ := codec.Decode(l.Args, budget)
+			v, _ := codec.DecodeBinaryBytes(l.Args, budget)
 			args, _ := v.([]any)
 			if args == nil {
 				args = []any{}
@@ -557,7 +516,7 @@ func (r *remoteRun) settle(wr *wresult) {
 		// paid for again, after the logs, as in process: the host does not
 		// rely on the worker.
 		if res.Error == wr.Error && wr.Thrown {
-			payError(&r.budget, res.Error)
+			payError(&r.host.Budget, res.Error)
 		} else {
 			clipError(res.Error)
 		}
@@ -603,9 +562,9 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 				rt = NewRuntime(RuntimeConfig{MaxDuration: maxDuration, MaxValueBytes: m.Spec.MaxValueBytes, MaxAsyncCalls: m.Spec.MaxAsyncCalls})
 			}
 			id := m.Run
-			call := func(ctx context.Context, fn int, text string, async bool) (string, error) {
+			call := func(ctx context.Context, fn int, list []byte, async bool) ([]byte, error) {
 				if !async {
-					out, err := slots.call(ctx, id, fn, text, poke)
+					out, err := slots.call(ctx, id, fn, list, poke)
 					if err != errNoSlot {
 						return out, err
 					}
@@ -616,24 +575,24 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 				pending[c] = ch
 				mu.Unlock()
 				defer func() { mu.Lock(); delete(pending, c); mu.Unlock() }()
-				send(&wmsg{Kind: "call", Run: id, Call: c, Fn: fn, Text: text})
+				send(&wmsg{Kind: "call", Run: id, Call: c, Fn: fn, Data: list})
 				select {
 				case r := <-ch:
 					if r.Err != "" {
-						return "", errors.New(r.Err)
+						return nil, errors.New(r.Err)
 					}
-					return r.Text, nil
+					return r.Data, nil
 				case <-ctx.Done():
-					return "", ctx.Err()
+					return nil, ctx.Err()
 				}
 			}
 			ex, err := startWorkerRun(rt, m.Spec, call, func(v any) {
-				if text, err := codec.Encode(v, nil); err == nil {
-					send(&wmsg{Kind: "report", Run: id, Text: text})
+				if enc, err := codec.AppendBinary(nil, v, nil); err == nil {
+					send(&wmsg{Kind: "report", Run: id, Data: enc})
 				}
 			}, func(l Log) {
-				if text, err := codec.Encode(l.Args, nil); err == nil {
-					send(&wmsg{Kind: "log", Run: id, Log: &wlog{Level: l.Level, Args: text, Time: l.Time}})
+				if enc, err := codec.AppendBinary(nil, l.Args, nil); err == nil {
+					send(&wmsg{Kind: "log", Run: id, Log: &wlog{Level: l.Level, Args: enc, Time: l.Time}})
 				}
 			})
 			if err != nil {
@@ -649,7 +608,7 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 				delete(runs, id)
 				mu.Unlock()
 				wr := toWire(res)
-				wr.Thrown = res.Error != nil && res.Error == ex.r.paid.Load()
+				wr.Thrown = res.Error != nil && res.Error == ex.job.(*run).paid.Load()
 				send(&wmsg{Kind: "done", Run: id, Result: wr})
 			}()
 		case "terminate":
@@ -657,7 +616,7 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 			ex := runs[m.Run]
 			mu.Unlock()
 			if ex != nil && !stuck {
-				ex.r.halt(StatusTerminated, m.Text)
+				ex.job.(*run).halt(StatusTerminated, m.Text)
 			}
 		case "slot":
 			slots.deliver(m)
@@ -674,15 +633,15 @@ func serveWorker(in io.Reader, out io.Writer, slots *workerSlots) {
 
 // startWorkerRun starts a run of a spec in the worker, with proxies for the
 // host's functions.
-func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int, text string, async bool) (string, error), report func(any), logf func(Log)) (*Execution, error) {
+func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int, list []byte, async bool) ([]byte, error), report func(any), logf func(Log)) (*Execution, error) {
 	value := func(v wvalue) (any, error) {
 		if v.Fn < 0 {
-			return codec.Decode(v.Wire, rt.cfg.MaxValueBytes)
+			return codec.DecodeBinaryBytes(v.Value, rt.cfg.MaxValueBytes)
 		}
 		fn, async := v.Fn, v.Async
 		if v.JSON {
 			f := JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-				out, err := call(ctx, fn, string(args), async)
+				out, err := call(ctx, fn, args, async)
 				return json.RawMessage(out), err
 			})
 			if v.Async {
@@ -691,15 +650,15 @@ func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int
 			return f, nil
 		}
 		f := func(ctx context.Context, args ...any) (any, error) {
-			text, err := codec.Encode(args, nil)
+			list, err := codec.AppendBinary(nil, args, nil)
 			if err != nil {
 				return nil, err
 			}
-			out, err := call(ctx, fn, text, async)
+			out, err := call(ctx, fn, list, async)
 			if err != nil {
 				return nil, err
 			}
-			return codec.Decode(out, rt.cfg.MaxValueBytes)
+			return codec.DecodeBinaryBytes(out, rt.cfg.MaxValueBytes)
 		}
 		if v.Async {
 			return Async(f), nil
@@ -708,8 +667,8 @@ func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int
 	}
 	opts := Options{Filename: s.Filename, Language: s.Language, MemoryLimitBytes: s.Memory, Modules: s.Modules,
 		Execute: Execute{Fn: s.Fn}}
-	if s.Args != "" {
-		v, err := codec.Decode(s.Args, rt.cfg.MaxValueBytes)
+	if s.Args != nil {
+		v, err := codec.DecodeBinaryBytes(s.Args, rt.cfg.MaxValueBytes)
 		if err != nil {
 			return nil, err
 		}
@@ -745,26 +704,27 @@ func startWorkerRun(rt *Runtime, s *wspec, call func(ctx context.Context, fn int
 	if s.Log {
 		opts.Log = logf
 	}
-	return rt.Run(context.Background(), s.Source, opts)
+	// The host validated the options (Runtime.Run).
+	return rt.runHere(context.Background(), s.Source, opts, time.Now())
 }
 
 // toWire is a result for the host.
 func toWire(res *Result) *wresult {
 	wr := &wresult{Status: res.Status, Error: res.Error, Memory: res.MemoryUsedBytes, Duration: res.Duration}
 	if res.Status == StatusSuccess {
-		text, err := codec.Encode(res.Result, nil)
+		enc, err := codec.AppendBinary(nil, res.Result, nil)
 		if err != nil {
 			wr.Status, wr.Error = StatusError, &ScriptError{Name: "DataCloneError", Message: err.Error()}
 		} else {
-			wr.Result = text
+			wr.Result = enc
 		}
 	}
 	for _, l := range res.Logs {
-		text, err := codec.Encode(l.Args, nil)
+		enc, err := codec.AppendBinary(nil, l.Args, nil)
 		if err != nil {
 			continue
 		}
-		wr.Logs = append(wr.Logs, wlog{Level: l.Level, Args: text, Time: l.Time})
+		wr.Logs = append(wr.Logs, wlog{Level: l.Level, Args: enc, Time: l.Time})
 	}
 	return wr
 }

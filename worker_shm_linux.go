@@ -31,7 +31,8 @@ import (
 // Layout: a page whose first word is the host's "polling" flag, then
 // shmSlots slots of shmSlotSize bytes: state (uint32), then run (uint64,
 // at 8), function (uint32, at 16), length (uint32, at 20), flags (uint32,
-// at 24), and the text from shmDataOff.
+// at 24), and the payload from shmDataOff: a value's bytes in the codec's
+// binary format, a JSON function's JSON text, or an error's message.
 const (
 	shmSlots    = 32
 	shmSlotSize = 16 << 10
@@ -47,7 +48,7 @@ const (
 	slotPhase    = 0xff
 	slotSleeping = 1 << 8 // the worker sleeps: wake it through the pipe
 
-	replyError   = 1 // flags: the text is an error message
+	replyError   = 1 // flags: the payload is an error message
 	replyViaPipe = 2 // flags: the reply, too long for the slot, came on the pipe
 
 	workerSpin   = 100 * time.Microsecond
@@ -102,19 +103,19 @@ func (s *shm) data(i int) []byte {
 	return s.mem[off : off+shmDataCap : off+shmDataCap]
 }
 
-// text is a slot's text, checked against its capacity: the other side's
-// numbers are never trusted.
-func (s *shm) text(i int) (string, bool) {
+// payload is a copy of a slot's payload, checked against its capacity:
+// the other side's numbers are never trusted.
+func (s *shm) payload(i int) ([]byte, bool) {
 	n := atomic.LoadUint32(s.field(i, 20))
 	if n > shmDataCap {
-		return "", false
+		return nil, false
 	}
-	return string(s.data(i)[:n]), true
+	return append([]byte{}, s.data(i)[:n]...), true
 }
 
-func (s *shm) setText(i int, text string) {
-	copy(s.data(i), text)
-	atomic.StoreUint32(s.field(i, 20), uint32(len(text)))
+func (s *shm) setPayload(i int, b []byte) {
+	copy(s.data(i), b)
+	atomic.StoreUint32(s.field(i, 20), uint32(len(b)))
 }
 
 // --- the host side ---
@@ -231,7 +232,8 @@ func (w *workerProc) isDead() bool {
 func (w *workerProc) serve(i int, gen uint64) (poller bool) {
 	ws := w.calls
 	handoff := time.AfterFunc(pollHandoff, func() { w.handOff(gen) })
-	out, errText := "", hostcall.ErrGoexit
+	var out []byte
+	errText := hostcall.ErrGoexit
 	returned := false
 	defer func() {
 		// Also when the host function called runtime.Goexit, which ends
@@ -243,7 +245,7 @@ func (w *workerProc) serve(i int, gen uint64) (poller bool) {
 		}
 	}()
 	s := ws.shm
-	text, ok := s.text(i)
+	list, ok := s.payload(i)
 	w.mu.Lock()
 	r := w.runs[*s.run(i)]
 	w.mu.Unlock()
@@ -256,11 +258,11 @@ func (w *workerProc) serve(i int, gen uint64) (poller bool) {
 	}
 	switch {
 	case !ok:
-		out, errText = "", "airlock: malformed host call"
+		errText = "airlock: malformed host call"
 	case r == nil:
-		out, errText = "", "airlock: the run has ended"
+		errText = "airlock: the run has ended"
 	default:
-		out, errText = r.answer(int(int32(atomic.LoadUint32(s.field(i, 16)))), text)
+		out, errText = r.host.Answer(int(int32(atomic.LoadUint32(s.field(i, 16)))), list)
 	}
 	returned = true
 	return poller
@@ -277,26 +279,26 @@ func (w *workerProc) handOff(gen uint64) {
 
 // answerSlot writes the answer to slot i, and wakes the worker if it
 // sleeps.
-func (w *workerProc) answerSlot(i int, out, errText string) {
+func (w *workerProc) answerSlot(i int, out []byte, errText string) {
 	ws := w.calls
 	s := ws.shm
 	ws.served.Add(1)
 	flags := uint32(0)
 	if errText != "" {
-		flags, out = replyError, errText
+		flags, out = replyError, []byte(errText)
 	}
 	if len(out) > shmDataCap {
 		// The reply goes on the pipe, ahead of the state that announces it.
 		m := &wmsg{Kind: "slot", Call: uint64(i)}
 		if flags == replyError {
-			m.Err = out
+			m.Err = errText
 		} else {
-			m.Text = out
+			m.Data = out
 		}
 		w.send(m)
 		flags |= replyViaPipe
 	} else {
-		s.setText(i, out)
+		s.setPayload(i, out)
 	}
 	atomic.StoreUint32(s.field(i, 24), flags)
 	for {
@@ -350,20 +352,20 @@ var errNoSlot = errors.New("no free slot")
 
 // call makes a synchronous host call through a slot; errNoSlot means it
 // must take the pipe.
-func (ws *workerSlots) call(ctx context.Context, run uint64, fn int, text string, poke func()) (string, error) {
-	if ws == nil || len(text) > shmDataCap {
-		return "", errNoSlot
+func (ws *workerSlots) call(ctx context.Context, run uint64, fn int, list []byte, poke func()) ([]byte, error) {
+	if ws == nil || len(list) > shmDataCap {
+		return nil, errNoSlot
 	}
 	var i int
 	select {
 	case i = <-ws.free:
 	default:
-		return "", errNoSlot
+		return nil, errNoSlot
 	}
 	s := ws.shm
 	*s.run(i) = run
 	atomic.StoreUint32(s.field(i, 16), uint32(int32(fn)))
-	s.setText(i, text)
+	s.setPayload(i, list)
 	atomic.StoreUint32(s.state(i), slotRequest)
 	if atomic.LoadUint32(s.polling()) == 0 {
 		poke()
@@ -398,37 +400,41 @@ func (ws *workerSlots) call(ctx context.Context, run uint64, fn int, text string
 			m := <-ws.wake[i]
 			ws.finish(i, &m)
 		}()
-		return "", ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 
 // finish reads the reply in slot i and frees it. m is the message that
 // woke the caller, if one did.
-func (ws *workerSlots) finish(i int, m *wmsg) (string, error) {
+func (ws *workerSlots) finish(i int, m *wmsg) ([]byte, error) {
 	s := ws.shm
 	flags := atomic.LoadUint32(s.field(i, 24))
-	var out string
-	var isErr bool
+	var out []byte
+	var errText string
 	if flags&replyViaPipe != 0 {
 		if m == nil {
 			mm := <-ws.wake[i]
 			m = &mm
 		}
-		out, isErr = m.Text, m.Err != ""
-		if isErr {
-			out = m.Err
-		}
+		out, errText = m.Data, m.Err
 	} else {
-		text, ok := s.text(i)
-		if !ok {
-			text, flags = "airlock: malformed host reply", replyError
+		b, ok := s.payload(i)
+		switch {
+		case !ok:
+			errText = "airlock: malformed host reply"
+		case flags&replyError != 0:
+			errText = string(b)
+			if errText == "" {
+				errText = "error"
+			}
+		default:
+			out = b
 		}
-		out, isErr = text, flags&replyError != 0
 	}
 	atomic.StoreUint32(s.state(i), slotFree)
 	ws.free <- i
-	if isErr {
-		return "", errors.New(out)
+	if errText != "" {
+		return nil, errors.New(errText)
 	}
 	return out, nil
 }

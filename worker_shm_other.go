@@ -28,6 +28,6 @@ func (ws *workerSlots) deliver(wmsg) {}
 
 var errNoSlot = errors.New("no free slot")
 
-func (ws *workerSlots) call(context.Context, uint64, int, string, func()) (string, error) {
-	return "", errNoSlot
+func (ws *workerSlots) call(context.Context, uint64, int, []byte, func()) ([]byte, error) {
+	return nil, errNoSlot
 }

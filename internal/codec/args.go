@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // An argument list arrives as binary text of an array. ArgsOf converts it
@@ -67,6 +68,13 @@ func (p *Params) ArgsOf(text string, budget int, dst []reflect.Value, elem func(
 	}
 	list, _ := v.([]any)
 	return p.Convert(list, dst, elem)
+}
+
+// ArgsOfBytes is ArgsOf of the argument list in bytes, which it reads in
+// place: b must not change during the call, and nothing converted keeps
+// it.
+func (p *Params) ArgsOfBytes(b []byte, budget int, dst []reflect.Value, elem func() reflect.Value) (out []reflect.Value, failed int, err error) {
+	return p.ArgsOf(unsafe.String(unsafe.SliceData(b), len(b)), budget, dst, elem)
 }
 
 // Convert converts decoded arguments to the parameters, as ArgsOf.

@@ -17,18 +17,10 @@ func megabyte() []map[string]any {
 	return rows
 }
 
-// BenchmarkEncode1MB encodes the megabyte as wire text and as binary
-// text, and decodes the binary text.
+// BenchmarkEncode1MB encodes the megabyte in the binary format and
+// decodes it.
 func BenchmarkEncode1MB(b *testing.B) {
 	v := megabyte()
-	b.Run("wire", func(b *testing.B) {
-		b.ReportAllocs()
-		for range b.N {
-			if _, err := Encode(v, nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 	b.Run("binary", func(b *testing.B) {
 		b.ReportAllocs()
 		var buf []byte

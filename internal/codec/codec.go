@@ -7,9 +7,9 @@
 // function arguments, console arguments, reports); this package decodes it
 // ([DecodeBinary], into the types of package js where Go has none of its
 // own) and converts an argument straight to a parameter's type
-// ([DecoderOf], [ArgsReader]). What Go sends into the sandbox it encodes
-// here ([AppendBinary], [Encode]), with an encoder built once per Go type
-// and cached, and the shim decodes it in C.
+// ([Params.ArgsOf]). What Go sends into the sandbox it encodes here
+// ([AppendBinary]), with an encoder built once per Go type and cached, and
+// the shim decodes it in C.
 //
 // The format (little-endian) is codec.c's:
 //
@@ -41,10 +41,9 @@
 // Every object (tags 9-20) takes the next id, in the order written, so
 // that both sides number them alike without writing the ids down.
 //
-// The engine's transport still carries texts: what crosses into the
-// sandbox is wire text ([Encode]), "B" and the base64 of the binary
-// format; what comes out is the binary format itself. [Decode] and [Cost]
-// read both.
+// The engine carries the bytes of the format both ways, as they are: no
+// text is made of a value on the way. What leaves the sandbox costs the
+// run's budget what [BinaryCost] counts, before it is decoded.
 //
 // A JavaScript string is a list of UTF-16 code units and may hold a lone
 // surrogate (half of a pair), which UTF-8 cannot encode. Such a string
@@ -94,9 +93,10 @@ const (
 	// by the sandbox's JSON.stringify.
 	FuncJSON FuncMode = 1
 	// FuncShown functions take values to show or store, not to compute
-	// with (the built-in report): the sandbox drops the functions and
-	// symbols in them as JSON.stringify does, where another function's
-	// call would throw a DataCloneError.
+	// with (the built-in report, final_answer): the sandbox encodes their
+	// arguments as any function's (a function or symbol among them throws
+	// a DataCloneError naming its path), and the host keeps the value as
+	// decoded instead of converting it to a parameter's type.
 	FuncShown FuncMode = 2
 )
 

@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"encoding/base64"
 	"encoding/binary"
 	"math"
 	"reflect"
@@ -9,8 +8,8 @@ import (
 	"github.com/airlockrun/airlock/js"
 )
 
-// Magic is the first byte of binary text: no JSON text starts with it, nor
-// does wire text ("B"), so the readers tell them apart.
+// Magic is the first byte of binary text: no JSON text starts with it, so
+// the readers tell them apart.
 const Magic = 0xB1
 
 // headerSize is the size of the header: Magic, u32 values, u32 objects.
@@ -66,24 +65,12 @@ func le32[T ~string | ~[]byte](s T) uint32 {
 	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
-// Cost is what wire text costs a run's budget: binary text as BinaryCost
-// counts it ("B" text as the binary text it holds), JSON text (a JSON
-// function's) its bytes, 16 more for each value in a list and 64 for each
-// list or object: decoded, the text's values take at most about three
-// times their cost at the peak.
-func Cost(text string) int {
-	if IsBinary(text) {
-		return BinaryCost(text)
-	}
-	if len(text) > 0 && text[0] == 'B' { // base64 of binary text: the binary's cost
-		var head [headerSize]byte
-		n, _ := base64.StdEncoding.Decode(head[:], []byte(text[1:min(len(text), 13)]))
-		size := base64.StdEncoding.DecodedLen(len(text) - 1)
-		for i := len(text) - 1; i > len(text)-3 && i > 0 && text[i] == '='; i-- {
-			size--
-		}
-		return size + BinaryCost(head[:n]) - n
-	}
+// JSONCost is what JSON text (a JSON host function's argument list or
+// answer) costs a run's budget: its bytes, 16 more for each value in a
+// list and 64 for each list or object: decoded, the text's values take at
+// most about three times their cost at the peak, as BinaryCost counts
+// binary text.
+func JSONCost[T ~string | ~[]byte](text T) int {
 	n, inString := len(text), false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {

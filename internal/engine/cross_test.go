@@ -37,8 +37,8 @@ func TestResultCannotCross(t *testing.T) {
 		}
 	}
 	s := newSession(t)
-	j := &Job{Stop: make(chan struct{}), Log: func(int, string) {}}
-	if o, _ := s.Step(j, `return { f() {}, n: 1, s: Symbol() }`, -1); o.Kind != OK || !o.Wire {
+	j := &Job{Stop: make(chan struct{}), LogBytes: func(int, []byte) {}}
+	if o, _ := s.Step(j, `return { f() {}, n: 1, s: Symbol() }`, -1); o.Kind != OK || !o.Encoded {
 		t.Fatalf("a step's value: %+v", o)
 	}
 }

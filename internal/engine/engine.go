@@ -345,11 +345,8 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 			// no list is made and none is boxed.
 			raw = args[2:]
 		}
-		switch {
-		case j.CallBytes != nil:
+		if j.CallBytes != nil {
 			j.CallBytes(num(1), raw, list, r)
-		case j.Call != nil: // the compatibility seam
-			j.Call(num(1), raw, string(list), op == opCallEncoded, r)
 		}
 		a := answer(r)
 		*r = Reply{}
@@ -360,8 +357,7 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		}
 		o := &Outcome{Kind: OK}
 		if num(1) == 1 {
-			o.Wire, o.Bytes = true, append([]byte(nil), encoded(2)...)
-			o.Value = wireText(o.Bytes) // the compatibility seam
+			o.Encoded, o.Bytes = true, append([]byte(nil), encoded(2)...)
 		} else {
 			o.Value = rawOf(args[2])
 		}
@@ -395,13 +391,8 @@ func (v *VM) dispatch(args []wasmvm.Value) (wasmvm.Value, error) {
 		v.settled()
 		return undefined, nil
 	case opLog: // level, the arguments encoded
-		if len(args) == 3 {
-			switch {
-			case j.LogBytes != nil:
-				j.LogBytes(num(1), encoded(2))
-			case j.Log != nil: // the compatibility seam
-				j.Log(num(1), string(encoded(2)))
-			}
+		if len(args) == 3 && j.LogBytes != nil {
+			j.LogBytes(num(1), encoded(2))
 		}
 		return undefined, nil
 	case opOutOfMemory: // reporting a failure failed: the heap is exhausted
@@ -432,9 +423,6 @@ func answer(r *Reply) wasmvm.Value {
 		return wasmvm.Value{Kind: wasmvm.Error, Text: validUTF8(s)}
 	case ReplyAsync:
 		return wasmvm.Value{Kind: wasmvm.Async, Number: float64(toInt(r.Value))}
-	case ReplyWire: // the compatibility seam
-		s, _ := r.Value.(string)
-		return wireValue(s)
 	}
 	return wasmvm.Value{Kind: wasmvm.Error, Text: errBadDispatch.Error()}
 }

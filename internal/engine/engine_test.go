@@ -20,7 +20,7 @@ func runSource(t *testing.T, src string) Outcome {
 // module, with no tool and no other module.
 func mainJob(v *VM, src string) *Job {
 	return &Job{
-		Entry: "/main.js", Fn: "default", Args: `J[]`, Globals: `[]`, Imports: `J[]`,
+		Entry: "/main.js", Fn: "default", Input: &Input{Globals: [][]byte{}, Report: -1},
 		Resolve: func(base, spec string) (string, error) {
 			if strings.HasPrefix(spec, "airlock:") || spec == "/main.js" {
 				return spec, nil
@@ -33,15 +33,15 @@ func mainJob(v *VM, src string) *Job {
 			}
 			return "", fmt.Errorf("no module %q", name)
 		},
-		Call:    func(id int, args []Arg, wire string, encoded bool, rep *Reply) {},
-		Pending: func() int { return 0 },
-		Stop:    make(chan struct{}),
+		CallBytes: func(id int, args []Arg, encoded []byte, rep *Reply) {},
+		Pending:   func() int { return 0 },
+		Stop:      make(chan struct{}),
 	}
 }
 
 func TestBootstrapRuns(t *testing.T) {
 	o := runSource(t, `export default {a: [1, 2n, undefined, NaN, -0], m: new Map([[1, 2]]), d: new Date(0), u: new Uint8Array([1,2])}`)
-	if o.Kind != OK || !o.Wire {
+	if o.Kind != OK || !o.Encoded {
 		t.Fatalf("%+v", o)
 	}
 	t.Log(o.Value, o.PeakHeap)

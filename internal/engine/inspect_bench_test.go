@@ -29,7 +29,7 @@ return { total, names: Object.keys(byName).length };
 // validating on another VM costs); "inspect" is the inspection alone.
 func BenchmarkStepValidation(b *testing.B) {
 	run := func(b *testing.B, v *VM) {
-		if out, _ := v.Step(&Job{Stop: make(chan struct{}), Log: func(int, string) {}}, benchStep, 1000); out.Kind != OK {
+		if out, _ := v.Step(&Job{Stop: make(chan struct{}), LogBytes: func(int, []byte) {}}, benchStep, 1000); out.Kind != OK {
 			b.Fatalf("%+v", out)
 		}
 	}

@@ -37,16 +37,13 @@ const (
 // Outcome is how a job ended.
 type Outcome struct {
 	Kind OutcomeKind
-	// Value is the result: a raw primitive, or, when Wire is set, the
-	// result encoded (Bytes) as a string: the compatibility seam
-	// (compat.go), for a host side that reads no Bytes yet; it shares
-	// Bytes' memory.
+	// Value is the result when it is a raw primitive (Encoded not set).
 	Value any
-	Wire  bool
-	// Bytes is the result encoded, in the binary format of the codec
-	// (internal/qjs/shim/codec.c), when Wire is set: the host's to keep,
-	// not to modify.
-	Bytes []byte
+	// Encoded is set when the result is Bytes: encoded, in the binary
+	// format of the codec (internal/qjs/shim/codec.c), the host's to
+	// keep, not to modify.
+	Encoded bool
+	Bytes   []byte
 	// The thrown error, for Thrown and LinkFailed, as the engine reported it.
 	Name, Message, Stack string
 	FileName             string // set for syntax errors
@@ -67,7 +64,6 @@ type ReplyKind int
 
 const (
 	ReplyRaw   ReplyKind = iota // Value is a primitive passed as is
-	ReplyWire                   // Value is wire text (the compatibility seam, compat.go)
 	ReplyError                  // Value is an error message; the call throws an Error
 	ReplyAsync                  // Value is the id of a pending asynchronous call
 	ReplyJSON                   // Value is JSON text, the answer of a JSON host function
@@ -95,7 +91,7 @@ type Reply struct {
 type Arg = wasmvm.Value
 
 // Completion settles an asynchronous host call: Reply is raw, typed,
-// bytes, JSON, wire text or an error.
+// bytes, JSON or an error.
 type Completion struct {
 	ID    int
 	Reply Reply
@@ -126,30 +122,19 @@ type Input struct {
 
 // Job is one run of an entry module on a VM.
 //
-// Its host side speaks the binary transport (Input, CallBytes, LogBytes,
-// Outcome.Bytes, Reply.Bytes: the codec's binary format, no text made of
-// a value on the way) or, through the compatibility seam (compat.go), wire
-// text (Args, Globals, Imports, Call, Log, Outcome.Value, ReplyWire: "J"
-// and JSON, or "B" and the base64 of the binary format). A field of the
-// binary transport that is set is used instead of its wire-text twin.
+// Its host side speaks the binary transport: values cross as bytes of the
+// codec's binary format both ways (Input, CallBytes, LogBytes,
+// Outcome.Bytes, Reply.Bytes), and no text is made of a value on the way.
 type Job struct {
 	Entry      string // the entry module's resolved name
 	Fn         string // the export to select
 	FnOptional bool   // a missing Fn gives undefined instead of a link error
-	// Input is the run's arguments, globals and bridged modules in the
-	// binary transport; nil: Args, Globals and Imports, wire text.
-	Input *Input
-	Args  string // wire text of the argument array
-	// Globals is the JSON array of the wire texts of the global values
-	// ("R" stands for the built-in report, host function 0), or "" when
-	// no module of the job imports the globals module (a bare entry,
-	// source.Graph.Bare): nothing is decoded, and a failure after the
-	// entry compiled is the program's, not a link error.
-	Globals     string
-	Imports     string // wire text of the array of bridged module objects
+	// Input is the run's arguments, globals and bridged modules; nil: no
+	// arguments, and no module of the job imports the globals module.
+	Input       *Input
 	MemoryLimit uintptr
-	// GlobalNames are the globals' names, in the order of Globals: the
-	// exports of the globals module (see VM.GlobalsModule).
+	// GlobalNames are the globals' names, in the order of Input.Globals:
+	// the exports of the globals module (see VM.GlobalsModule).
 	GlobalNames []string
 	// Sloppy makes a step (VM.Step) sloppy global code, as Node's REPL
 	// runs it: an assignment to an undeclared name makes a global.
@@ -173,9 +158,6 @@ type Job struct {
 	// method (log, info, warn, error, debug) and the arguments' list
 	// encoded, a view of the sandbox's memory valid only during the call.
 	LogBytes func(level int, encoded []byte)
-	// Log is LogBytes with the encoding as a string (the compatibility
-	// seam), used when LogBytes is nil.
-	Log func(level int, wire string)
 	// CallBytes runs host function id with primitive args, or with
 	// encoded, its argument list in the binary format (a view of the
 	// sandbox's memory, valid only during the call; nil when the
@@ -184,9 +166,6 @@ type Job struct {
 	// valid only during the call (their strings are the call's own and may
 	// be kept).
 	CallBytes func(id int, args []Arg, encoded []byte, rep *Reply)
-	// Call is CallBytes with the encoding as a string (the compatibility
-	// seam), used when CallBytes is nil.
-	Call func(id int, args []Arg, wire string, encoded bool, rep *Reply)
 	// Take returns the result of an asynchronous host call that has
 	// finished, if there is one; Ready receives a value after one has
 	// finished. The finished calls wait in the host's queue, never on a
@@ -263,10 +242,6 @@ func (v *VM) runSlots(j *Job) []wasmvm.Value {
 				}
 			}
 		}
-	} else {
-		var f int
-		s, f = wireSlots(j, s) // the compatibility seam
-		flags |= f
 	}
 	s[runFlags] = num(flags)
 	v.slots = s
@@ -275,12 +250,7 @@ func (v *VM) runSlots(j *Job) []wasmvm.Value {
 
 // hasGlobals reports whether a module of the job imports the globals
 // module.
-func (j *Job) hasGlobals() bool {
-	if j.Input != nil {
-		return j.Input.Globals != nil
-	}
-	return j.Globals != ""
-}
+func (j *Job) hasGlobals() bool { return j.Input != nil && j.Input.Globals != nil }
 
 // bytesValue is encoded bytes as the shim takes them; nil is undefined.
 func bytesValue(b []byte) wasmvm.Value {

@@ -51,7 +51,7 @@ func TestSessionStepWritesFewImagePages(t *testing.T) {
 	step := func(v *VM) int {
 		t.Helper()
 		defer v.Close()
-		j := &Job{Stop: make(chan struct{}), Log: func(int, string) {}}
+		j := &Job{Stop: make(chan struct{}), LogBytes: func(int, []byte) {}}
 		if out, _ := v.Step(j, "return 1 + 2", 1e6); out.Kind != OK || out.Value != 3.0 {
 			t.Fatalf("%+v", out)
 		}

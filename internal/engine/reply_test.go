@@ -7,7 +7,7 @@ import (
 	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
-// TestCallFindsItsReplyZero: Job.Call writes to a Reply the VM keeps, and
+// TestCallFindsItsReplyZero: Job.CallBytes writes to a Reply the VM keeps, and
 // finds it zero at every call, whatever the call before it answered (a
 // primitive, a value, an error, a string through the kernel's encoding);
 // the program gets each call's own answer.
@@ -18,7 +18,7 @@ func TestCallFindsItsReplyZero(t *testing.T) {
 	}
 	defer v.Close()
 	j := mainJob(v, "")
-	j.Globals, j.GlobalNames, j.Console = `["R"]`, []string{"f"}, -1
+	j.Input, j.GlobalNames, j.Console = &Input{Globals: [][]byte{nil}, Report: 0}, []string{"f"}, -1
 	j.Load = func(string) (string, error) {
 		return `import {f} from "` + v.GlobalsModule() + `";
 		const out = [];
@@ -31,12 +31,12 @@ func TestCallFindsItsReplyZero(t *testing.T) {
 		export default out.join()`, nil
 	}
 	dirty := 0
-	j.Call = func(id int, args []Arg, wire string, encoded bool, rep *Reply) {
+	j.CallBytes = func(id int, args []Arg, encoded []byte, rep *Reply) {
 		if !reflect.DeepEqual(*rep, Reply{}) {
 			dirty++
 		}
 		k := "str" // a call the kernel encoded: an object among its arguments
-		if !encoded && len(args) > 0 {
+		if encoded == nil && len(args) > 0 {
 			k = args[0].Text
 		}
 		switch k {

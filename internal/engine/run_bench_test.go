@@ -20,7 +20,7 @@ func BenchmarkRunParts(b *testing.B) {
 		{"globals", func(v *VM) *Job { return mainJob(v, `export default "hello, world"`) }},
 		{"bare", func(v *VM) *Job {
 			j := mainJob(v, "")
-			j.Globals = ""
+			j.Input = nil
 			j.Load = func(string) (string, error) { return `export default "hello, world"`, nil }
 			return j
 		}},

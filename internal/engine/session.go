@@ -103,7 +103,7 @@ func captureSession() (*wasmvm.Snapshot, error) {
 	sn, err := v.sb.Capture(ctx, &wasmvm.CaptureOptions{Pool: sessionPool, Learn: func(sb *wasmvm.Sandbox) error {
 		v := newVM(sb)
 		v.sess = true
-		j := &Job{Stop: make(chan struct{}), Log: func(int, string) {}}
+		j := &Job{Stop: make(chan struct{}), LogBytes: func(int, []byte) {}}
 		if out, _ := v.Step(j, "return 1 + 2", -1); out.Kind != OK {
 			return fmt.Errorf("airlock: a first step failed: %s", out.Message)
 		}
@@ -143,21 +143,11 @@ func (v *VM) DefineTool(name string, id int, json, shown bool) error {
 // property); a step's const or class of that name, or a binding still in
 // its temporal dead zone, is an error. name must be an identifier.
 func (v *VM) DefineValueBytes(name string, encoded []byte) error {
-	return v.defineValue(name, bytesValue(encoded))
-}
-
-// DefineValue is DefineValueBytes with the value as wire text (the
-// compatibility seam, compat.go).
-func (v *VM) DefineValue(name, wire string) error {
-	return v.defineValue(name, wireValue(wire))
-}
-
-func (v *VM) defineValue(name string, value wasmvm.Value) error {
 	if !v.sess {
 		return errNoSession
 	}
 	ctx := context.Background()
-	if _, err := v.sb.Call(ctx, entryDefineValue, str(name), value); err != nil {
+	if _, err := v.sb.Call(ctx, entryDefineValue, str(name), bytesValue(encoded)); err != nil {
 		return err
 	}
 	if _, err := v.sb.Eval(ctx, fmt.Sprintf("%s = globalThis[%q]", name, name), "<variables>", wasmvm.Script); err != nil {

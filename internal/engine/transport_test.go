@@ -121,11 +121,9 @@ func (q *asyncQueue) job(j *Job) {
 // primitive with the primitive (a string doubled, a number plus one), an
 // encoded list with the encoding of {back: <its length in bytes>}, and
 // "err" with an error; g answers asynchronously with the list ["async",
-// n]; h answers the JSON text of its arguments' list. wire sets the
-// job's input and answers in wire text (the compatibility seam), else in
-// the binary transport. logs and reports collect the console's and
-// report's encoded arguments.
-func transportJob(v *VM, src string, wire bool) (j *Job, logs, reports *[][]byte) {
+// n]; h answers the JSON text of its arguments' list. logs and reports
+// collect the console's and report's encoded arguments.
+func transportJob(v *VM, src string) (j *Job, logs, reports *[][]byte) {
 	j = mainJob(v, "")
 	j.GlobalNames = []string{"console", "f", "g", "h", "data", "report"}
 	j.Console = 0
@@ -138,22 +136,7 @@ func transportJob(v *VM, src string, wire bool) (j *Job, logs, reports *[][]byte
 	}
 	globals := [][]byte{nil, enc(hostFn{1, "f", fnPlain}), enc(hostFn{2, "g", fnPlain}), enc(hostFn{3, "h", fnJSON}),
 		enc(map[string]any{"n": 1.0, "s": "é", "list": []any{true, nil, "x"}}), nil}
-	if wire {
-		b64 := func(b []byte) string { return wireText(append([]byte("B"), enc64(b)...)) }
-		texts := []string{"Jnull", b64(globals[1]), b64(globals[2]), b64(globals[3]), `J{"list":[true,null,"x"],"n":1,"s":"é"}`, "R"}
-		var sb strings.Builder
-		sb.WriteString("[")
-		for i, t := range texts {
-			if i > 0 {
-				sb.WriteString(",")
-			}
-			fmt.Fprintf(&sb, "%q", t)
-		}
-		sb.WriteString("]")
-		j.Args, j.Globals, j.Imports = `J[2,"x"]`, sb.String(), b64(enc([]any{map[string]any{"k": 3.0}}))
-	} else {
-		j.Input = &Input{Args: enc([]any{2.0, "x"}), Globals: globals, Report: 5, Imports: enc([]any{map[string]any{"k": 3.0}})}
-	}
+	j.Input = &Input{Args: enc([]any{2.0, "x"}), Globals: globals, Report: 5, Imports: enc([]any{map[string]any{"k": 3.0}})}
 	q := &asyncQueue{}
 	q.job(j)
 	logs, reports = new([][]byte), new([][]byte)
@@ -163,12 +146,7 @@ func transportJob(v *VM, src string, wire bool) (j *Job, logs, reports *[][]byte
 			*reports = append(*reports, bytes.Clone(encoded))
 			rep.Kind, rep.Value = ReplyRaw, Undefined{}
 		case id == 1 && encoded != nil:
-			back := enc(map[string]any{"back": float64(len(encoded))})
-			if wire {
-				rep.Kind, rep.Value = ReplyWire, "B"+enc64(back)
-			} else {
-				rep.Kind, rep.Bytes = ReplyBytes, back
-			}
+			rep.Kind, rep.Bytes = ReplyBytes, enc(map[string]any{"back": float64(len(encoded))})
 		case id == 1 && len(args) == 1 && args[0].Kind == wasmvm.String && args[0].Text == "err":
 			rep.Kind, rep.Value = ReplyError, "f failed"
 		case id == 1 && len(args) == 1 && args[0].Kind == wasmvm.String:
@@ -178,9 +156,6 @@ func transportJob(v *VM, src string, wire bool) (j *Job, logs, reports *[][]byte
 		case id == 2 && len(args) == 1:
 			n := int(args[0].Number)
 			c := Completion{ID: 100 + n, Reply: Reply{Kind: ReplyBytes, Bytes: enc([]any{"async", float64(n)})}}
-			if wire {
-				c.Reply = Reply{Kind: ReplyWire, Value: fmt.Sprintf(`J["async",%d]`, n)}
-			}
 			if n < 0 {
 				c.Reply = Reply{Kind: ReplyError, Value: "g failed"}
 			}
@@ -193,42 +168,8 @@ func transportJob(v *VM, src string, wire bool) (j *Job, logs, reports *[][]byte
 		}
 	}
 	log := func(level int, encoded []byte) { *logs = append(*logs, bytes.Clone(encoded)) }
-	if wire {
-		j.Call = func(id int, args []Arg, text string, isEncoded bool, rep *Reply) {
-			var e []byte
-			if isEncoded {
-				e = []byte(text)
-			}
-			call(id, args, e, rep)
-		}
-		j.Log = func(level int, text string) { log(level, []byte(text)) }
-	} else {
-		j.CallBytes, j.LogBytes = call, log
-	}
+	j.CallBytes, j.LogBytes = call, log
 	return j, logs, reports
-}
-
-func enc64(b []byte) string {
-	const a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-	var sb strings.Builder
-	for i := 0; i < len(b); i += 3 {
-		var n uint32
-		k := min(3, len(b)-i)
-		for j := 0; j < 3; j++ {
-			n <<= 8
-			if j < k {
-				n |= uint32(b[i+j])
-			}
-		}
-		for j := 0; j < 4; j++ {
-			if j <= k {
-				sb.WriteByte(a[n>>(18-6*j)&63])
-			} else {
-				sb.WriteByte('=')
-			}
-		}
-	}
-	return sb.String()
 }
 
 // transportProgram calls every kind of host function with every kind of
@@ -252,36 +193,29 @@ const transportWant = `[2,"x",[2,"ss",true,true,true,"f failed",[{"j":[1]},2],["
 // TestBinaryTransport: a run's input, its host calls' arguments and
 // answers (synchronous and asynchronous), its console's and report's
 // arguments and its outcome cross as bytes of the codec's binary format
-// (Job.Input, CallBytes, LogBytes, Reply.Bytes, Outcome.Bytes), and the
-// same run through the compatibility seam's wire text gives the same
-// outcome: the seam only translates.
+// (Job.Input, CallBytes, LogBytes, Reply.Bytes, Outcome.Bytes).
 func TestBinaryTransport(t *testing.T) {
-	for _, wire := range []bool{false, true} {
-		t.Run(map[bool]string{false: "bytes", true: "wire"}[wire], func(t *testing.T) {
-			v, err := New()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer v.Close()
-			j, logs, reports := transportJob(v, transportProgram, wire)
-			o := v.Run(j)
-			if o.Kind != OK || o.Value != transportWant {
-				t.Fatalf("outcome %+v\nwant %s", o, transportWant)
-			}
-			if len(*logs) != 1 || !bytes.Contains((*logs)[0], []byte("log")) {
-				t.Errorf("logs %q", *logs)
-			}
-			// [{r: 1}]: a list of one object of one key, r
-			if len(*reports) != 1 || !bytes.Contains((*reports)[0], []byte("\x0a\x01\x00\x00\x00\x09\x01\x00\x00\x00\x01\x00\x00\x00r")) {
-				t.Errorf("reports %q, want the encoding of [{r: 1}]", *reports)
-			}
-		})
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	j, logs, reports := transportJob(v, transportProgram)
+	o := v.Run(j)
+	if o.Kind != OK || o.Value != transportWant {
+		t.Fatalf("outcome %+v\nwant %s", o, transportWant)
+	}
+	if len(*logs) != 1 || !bytes.Contains((*logs)[0], []byte("log")) {
+		t.Errorf("logs %q", *logs)
+	}
+	// [{r: 1}]: a list of one object of one key, r
+	if len(*reports) != 1 || !bytes.Contains((*reports)[0], []byte("\x0a\x01\x00\x00\x00\x09\x01\x00\x00\x00\x01\x00\x00\x00r")) {
+		t.Errorf("reports %q, want the encoding of [{r: 1}]", *reports)
 	}
 }
 
-// TestOutcomeBytesRoundTrip: the bytes of a run's outcome (Outcome.Bytes,
-// and Value, the same as a string, for the compatibility seam) are the
-// codec's format the shim decodes too: a second run given them as its
+// TestOutcomeBytesRoundTrip: the bytes of a run's outcome (Outcome.Bytes)
+// are the codec's format the shim decodes too: a second run given them as its
 // argument gets the value back.
 func TestOutcomeBytesRoundTrip(t *testing.T) {
 	v, err := New()
@@ -290,7 +224,7 @@ func TestOutcomeBytesRoundTrip(t *testing.T) {
 	}
 	o := v.Run(mainJob(v, `export default { m: new Map([[1, "a"]]), d: new Date(5), u: new Uint8Array([7]), big: 2n ** 70n, n: -0 }`))
 	v.Close()
-	if o.Kind != OK || !o.Wire || len(o.Bytes) < 9 || o.Value != string(o.Bytes) {
+	if o.Kind != OK || !o.Encoded || len(o.Bytes) < 9 || o.Value != nil {
 		t.Fatalf("%+v", o)
 	}
 	if v, err = New(); err != nil {
@@ -382,17 +316,17 @@ armed = true;
 		}
 	}
 	t.Run("run", func(t *testing.T) {
-		for _, wire := range []bool{false, true} {
+		{
 			v, err := New()
 			if err != nil {
 				t.Fatal(err)
 			}
-			j, logs, _ := transportJob(v, traps+program, wire)
+			j, logs, _ := transportJob(v, traps+program)
 			o := v.Run(j)
 			v.Close()
 			trips(t, *logs)
 			if o.Kind != OK || o.Value != transportWant {
-				t.Fatalf("wire %v: outcome %+v", wire, o)
+				t.Fatalf("outcome %+v", o)
 			}
 		}
 	})
@@ -454,10 +388,8 @@ armed = true`); o.Kind != OK {
 
 // BenchmarkHostCallTransport: a host call with an object argument and an
 // object answer ({n, tag}), b.N of them in one program, through the binary
-// transport (CallBytes, ReplyBytes) and through the compatibility seam
-// (Call with the encoded arguments as a string; the answer as wire text:
-// "J" and JSON, as the root sends plain data, or "B" and base64). The host
-// side's work is a constant answer: what differs is the engine's crossing.
+// transport (CallBytes, ReplyBytes). The host side's work is a constant
+// answer: what is measured is the engine's crossing.
 func BenchmarkHostCallTransport(b *testing.B) {
 	answer := map[string]any{"n": 1.0, "tag": "x"}
 	bin := enc(answer)
@@ -468,15 +400,6 @@ func BenchmarkHostCallTransport(b *testing.B) {
 		{"bytes", func(j *Job) {
 			j.CallBytes = func(_ int, _ []Arg, _ []byte, rep *Reply) { rep.Kind, rep.Bytes = ReplyBytes, bin }
 		}},
-		{"wire-json", func(j *Job) {
-			j.Call = func(_ int, _ []Arg, _ string, _ bool, rep *Reply) {
-				rep.Kind, rep.Value = ReplyWire, `J{"n":1,"tag":"x"}`
-			}
-		}},
-		{"wire-base64", func(j *Job) {
-			text := "B" + enc64(bin)
-			j.Call = func(_ int, _ []Arg, _ string, _ bool, rep *Reply) { rep.Kind, rep.Value = ReplyWire, text }
-		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			v, err := New()
@@ -485,12 +408,12 @@ func BenchmarkHostCallTransport(b *testing.B) {
 			}
 			defer v.Close()
 			j := mainJob(v, "")
-			j.Globals, j.GlobalNames, j.Console = `["R"]`, []string{"f"}, -1
+			j.Input, j.GlobalNames, j.Console = &Input{Globals: [][]byte{nil}, Report: 0}, []string{"f"}, -1
 			j.Load = func(string) (string, error) {
 				return fmt.Sprintf(`import { f } from "%s"; let s = 0; for (let i = 0; i < %d; i++) s += f({ n: i, tag: "x" }).n; export default s`,
 					v.GlobalsModule(), b.N), nil
 			}
-			j.Call = nil
+			j.CallBytes = nil
 			c.set(j)
 			b.ResetTimer()
 			if o := v.Run(j); o.Kind != OK || o.Value != float64(b.N) {
@@ -502,32 +425,20 @@ func BenchmarkHostCallTransport(b *testing.B) {
 
 // BenchmarkInputTransport: a run given ~1 MB of plain data as its
 // argument (5,000 records), as bytes of the codec's format (the binary
-// transport: the shim's decoder builds it) and as the compatibility seam's
-// wire text ("J" and JSON, which the engine's JSON parser builds, as the
-// root sends plain data today; "B" and base64, decoded in Go first).
+// transport: the shim's decoder builds it).
 func BenchmarkInputTransport(b *testing.B) {
 	rows := make([]any, 5000)
-	var js strings.Builder
-	js.WriteString("[[")
 	for i := range rows {
 		bio := strings.Repeat("lorem ipsum ", 12)
 		rows[i] = map[string]any{"id": float64(i), "name": fmt.Sprint("user-", i), "email": fmt.Sprint("user", i, "@example.com"),
 			"tags": []any{"a", "b", "c"}, "score": float64(i) * 1.5, "active": i%2 == 0, "bio": bio}
-		if i > 0 {
-			js.WriteString(",")
-		}
-		fmt.Fprintf(&js, `{"active":%v,"bio":%q,"email":"user%d@example.com","id":%d,"name":"user-%d","score":%v,"tags":["a","b","c"]}`,
-			i%2 == 0, bio, i, i, i, float64(i)*1.5)
 	}
-	js.WriteString("]]")
 	bin := enc([]any{rows})
 	for _, c := range []struct {
 		name string
 		set  func(j *Job)
 	}{
 		{"bytes", func(j *Job) { j.Input = &Input{Args: bin} }},
-		{"wire-json", func(j *Job) { j.Args = "J" + js.String() }},
-		{"wire-base64", func(j *Job) { j.Args = "B" + enc64(bin) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bin)))
@@ -537,7 +448,7 @@ func BenchmarkInputTransport(b *testing.B) {
 					b.Fatal(err)
 				}
 				j := mainJob(v, `export function main(rows) { return rows.length }`)
-				j.Fn, j.Globals = "main", ""
+				j.Fn = "main"
 				j.Load = func(string) (string, error) { return `export function main(rows) { return rows.length }`, nil }
 				c.set(j)
 				if o := v.Run(j); o.Kind != OK || o.Value != 5000.0 {

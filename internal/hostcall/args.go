@@ -23,52 +23,51 @@ type Args struct {
 	err error
 }
 
-// CallArgs decodes and converts the arguments of a call of f: primitives
-// as the engine typed them, or the binary text of the list (wire, when
-// encoded), paid for by spend first; spent is the error when it cannot.
-// limit is codec.DecodeBinary's budget. An error is the call's at once; a
-// conversion's error is in the Args, for Call.
-func CallArgs(f *Func, in []engine.Arg, wire string, encoded bool, spend func(int) bool, spent error, limit int) (Args, error) {
-	if !encoded {
+// callArgs decodes and converts the arguments of a call of f: primitives
+// as the engine typed them (encoded nil), or the argument list in the
+// binary format (a view of the sandbox's memory, read during the call
+// only), paid for by spend first; spent is the error when it cannot.
+// limit is the decoder's budget (codec.DecodeBinary). An error is the
+// call's at once; a conversion's error is in the Args, for Call.
+func callArgs(f *Func, in []engine.Arg, encoded []byte, spend func(int) bool, spent error, limit int) (Args, error) {
+	if encoded == nil {
 		if !spend(ArgCost(in)) {
 			return Args{}, spent
 		}
-	} else if !spend(codec.Cost(wire)) {
+	} else if !spend(codec.BinaryCost(encoded)) {
 		return Args{}, spent
 	}
-	return f.args(in, wire, encoded, limit)
+	return f.args(in, encoded, limit)
 }
 
-// Values decodes the arguments of a call as CallArgs does, for a function
-// that takes them as they were decoded (an executor's final answer).
-func Values(in []engine.Arg, wire string, encoded bool, spend func(int) bool, spent error, limit int) ([]any, error) {
-	if !encoded {
-		if !spend(ArgCost(in)) {
-			return nil, spent
-		}
-		return fromArgs(in), nil
-	}
-	if !spend(codec.Cost(wire)) {
-		return nil, spent
-	}
-	return decodeList(wire, limit)
-}
-
-// ArgsOfText converts the wire text of an argument list for f: the list a
-// worker process sends its host (for a JSONFunc, the JSON text itself).
-func ArgsOfText(f *Func, text string, limit int) (Args, error) {
+// listCost is what an argument list a worker process sends its host costs
+// the run's budget: a JSON function's JSON text, any other function's
+// list in the binary format.
+func listCost(f *Func, list []byte) int {
 	if f.json != nil {
-		return Args{text: text}, nil
+		return codec.JSONCost(list)
 	}
-	return f.args(nil, text, true, limit)
+	return codec.BinaryCost(list)
 }
 
-func (f *Func) args(in []engine.Arg, wire string, encoded bool, limit int) (Args, error) {
+// argsOfList converts the argument list a worker process sends its host
+// for f: in the binary format, or for a JSONFunc its JSON text.
+func argsOfList(f *Func, list []byte, limit int) (Args, error) {
+	if f.json != nil {
+		return Args{text: string(list)}, nil
+	}
+	if list == nil {
+		list = []byte{}
+	}
+	return f.args(nil, list, limit)
+}
+
+func (f *Func) args(in []engine.Arg, encoded []byte, limit int) (Args, error) {
 	if f.json != nil {
 		var list []any
-		if encoded {
+		if encoded != nil {
 			var err error
-			if list, err = decodeList(wire, limit); err != nil {
+			if list, err = decodeList(encoded, limit); err != nil {
 				return Args{}, err
 			}
 		} else {
@@ -77,14 +76,14 @@ func (f *Func) args(in []engine.Arg, wire string, encoded bool, limit int) (Args
 		text, _ := argAt(list, 0).(string)
 		return Args{text: text}, nil
 	}
-	if !encoded && f.typed != nil {
+	if encoded == nil && f.typed != nil {
 		return Args{typed: true, prims: append([]engine.Arg(nil), in...)}, nil
 	}
 	if f.list != nil {
-		if !encoded {
+		if encoded == nil {
 			return Args{list: fromArgs(in)}, nil
 		}
-		list, err := decodeList(wire, limit)
+		list, err := decodeList(encoded, limit)
 		if list == nil {
 			list = []any{}
 		}
@@ -108,7 +107,7 @@ func (f *Func) args(in []engine.Arg, wire string, encoded bool, limit int) (Args
 		t := sig.params[n]
 		elem = func() reflect.Value { return reflect.New(t).Elem() }
 	}
-	if !encoded {
+	if encoded == nil {
 		for i, a := range in {
 			var err error
 			switch {
@@ -125,22 +124,10 @@ func (f *Func) args(in []engine.Arg, wire string, encoded bool, limit int) (Args
 		}
 		return Args{in: vals}, nil
 	}
-	var out []reflect.Value
-	var failed int
-	var err error
-	if bin, ok := codec.Binary(wire); ok {
-		out, failed, err = sig.conv.ArgsOf(bin, limit, vals[first:], elem)
-	} else {
-		v, derr := codec.Decode(wire, limit)
-		if derr != nil {
-			return Args{}, derr
-		}
-		list, _ := v.([]any)
-		out, failed, err = sig.conv.Convert(list, vals[first:], elem)
-	}
+	out, failed, err := sig.conv.ArgsOfBytes(encoded, limit, vals[first:], elem)
 	if err != nil {
 		if failed < 0 {
-			return Args{}, err // the text's, not a conversion's
+			return Args{}, err // the list's, not a conversion's
 		}
 		return Args{err: argError(failed, err)}, nil
 	}
@@ -196,9 +183,9 @@ func setPrim(a engine.Arg, dst reflect.Value) error {
 	return codec.ConvertInto(fromArg(a), dst)
 }
 
-// decodeList decodes the wire text of an argument list.
-func decodeList(wire string, limit int) ([]any, error) {
-	v, err := codec.Decode(wire, limit)
+// decodeList decodes an argument list in the binary format.
+func decodeList(encoded []byte, limit int) ([]any, error) {
+	v, err := codec.DecodeBinaryBytes(encoded, limit)
 	if err != nil {
 		return nil, err
 	}

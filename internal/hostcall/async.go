@@ -42,7 +42,7 @@ const MaxPendingCalls = 1 << 16
 // once when the configuration sets no other number.
 const DefaultAsyncCalls = 64
 
-func NewAsyncCalls(limit int) *AsyncCalls {
+func newAsyncCalls(limit int) *AsyncCalls {
 	if limit <= 0 {
 		limit = DefaultAsyncCalls
 	}
@@ -146,4 +146,4 @@ func (a *AsyncCalls) Job(j *engine.Job) {
 const ErrGoexit = "a host function ended its goroutine (runtime.Goexit)"
 
 // stopped is an asynchronous call's answer once its run is stopped.
-var stopped = engine.Reply{Kind: engine.ReplyError, Value: "the run was stopped"}
+var stopped = engine.Reply{Kind: engine.ReplyError, Value: TextStopped}

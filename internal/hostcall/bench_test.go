@@ -41,20 +41,19 @@ func BenchmarkCallStruct(b *testing.B) {
 		Tag string `json:"tag"`
 	}
 	f := mustNew(b, func(p point) int { return p.N })
-	text, err := codec.AppendBinary(nil, []any{map[string]any{"n": 1.0, "tag": "x"}}, nil)
+	list, err := codec.AppendBinary(nil, []any{map[string]any{"n": 1.0, "tag": "x"}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	wire := string(text)
 	spend := func(int) bool { return true }
 	ctx := context.Background()
 	b.ReportAllocs()
 	for range b.N {
-		args, err := CallArgs(f, nil, wire, true, spend, nil, 1<<20)
+		args, err := callArgs(f, nil, list, spend, nil, 1<<20)
 		if err != nil {
 			b.Fatal(err)
 		}
 		v, err, _ := f.Call(ctx, args)
-		Reply(v, err, nil)
+		Reply(v, err, nil, nil)
 	}
 }

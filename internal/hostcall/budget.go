@@ -47,25 +47,25 @@ func (b *Budget) Take(n int) int {
 }
 
 // Value decodes the value a program settled with (out.Kind is engine.OK),
-// paid for from the budget; limit is codec.Decode's budget.
+// paid for from the budget; limit is the decoder's budget
+// (codec.DecodeBinary).
 func (b *Budget) Value(out engine.Outcome, limit int) (any, error) {
-	if !out.Wire {
-		if !b.Spend(RawCost([]any{out.Value})) {
+	if !out.Encoded {
+		if !b.Spend(rawCost(out.Value)) {
 			return nil, codec.ErrTooLarge
 		}
 		return fromRaw(out.Value), nil
 	}
-	text, _ := out.Value.(string)
-	if !b.Spend(codec.Cost(text)) {
+	if !b.Spend(codec.BinaryCost(out.Bytes)) {
 		return nil, codec.ErrTooLarge
 	}
-	return codec.Decode(text, limit)
+	return codec.DecodeBinaryBytes(out.Bytes, limit)
 }
 
 // PayAnswer pays for the text of a typed call's answer (see Func.Typed)
 // and reports whether the answer crosses as it is: a primitive that is
 // not a string, or a UTF-8 string paid for (a typed call's 8 bytes are paid
-// with its arguments). Otherwise TypedReply makes its reply.
+// with its arguments). Otherwise typedReply makes its reply.
 func (b *Budget) PayAnswer(v engine.Arg) bool {
 	return v.Kind != wasmvm.String || utf8.ValidString(v.Text) && (v.Text == "" || b.Spend(len(v.Text)))
 }

@@ -4,6 +4,17 @@
 // call, its reply, the budget it pays from and the queue of asynchronous
 // calls.
 //
+// [Host] is that side for one job, a run or an executor's step, and for
+// the calls a worker process sends its host ([Host.Answer]): one
+// dispatcher (which function; typed, reflective or JSON; synchronous or
+// asynchronous), one reply path, one sink for the console's calls, one
+// budget, one stop rule and one set of texts. What differs between a run
+// and a step is set in the Host's fields by its owner, in the root
+// package. Arguments and answers cross as the engine hands them over:
+// primitives typed ([engine.Arg]), anything else as bytes of the codec's
+// binary format, an encoded argument list a view of the sandbox's memory
+// that is read during the call and never kept.
+//
 // A call converts its arguments straight to the parameters' types: the
 // primitives the engine hands over as they are typed, an encoded argument
 // list from the binary format (internal/codec). The functions of numbers,

@@ -172,15 +172,14 @@ func TestSignatureCached(t *testing.T) {
 // engine gives them.
 func call(t *testing.T, f *Func, prims []engine.Arg, list []any) (any, error) {
 	t.Helper()
-	wire, encoded := "", list != nil
-	if encoded {
-		b, err := codec.AppendBinary(nil, list, nil)
-		if err != nil {
+	var encoded []byte
+	if list != nil {
+		var err error
+		if encoded, err = codec.AppendBinary(nil, list, nil); err != nil {
 			t.Fatal(err)
 		}
-		wire = string(b)
 	}
-	args, err := CallArgs(f, prims, wire, encoded, func(int) bool { return true }, nil, 1<<20)
+	args, err := callArgs(f, prims, encoded, func(int) bool { return true }, nil, 1<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -259,12 +258,12 @@ func toF(v any) any {
 }
 
 // An asynchronous call's conversion error is its promise's: Call gives it,
-// not CallArgs.
+// not callArgs.
 func TestConversionErrorIsTheCalls(t *testing.T) {
 	f, _ := New(reflect.ValueOf(AsyncFunc{Fn: reflect.ValueOf(func(int8) {})}))
-	args, err := CallArgs(f, []engine.Arg{num(1000)}, "", false, func(int) bool { return true }, nil, 1<<20)
+	args, err := callArgs(f, []engine.Arg{num(1000)}, nil, func(int) bool { return true }, nil, 1<<20)
 	if err != nil {
-		t.Fatalf("CallArgs: %v", err)
+		t.Fatalf("callArgs: %v", err)
 	}
 	if _, err, _ := f.Call(context.Background(), args); err == nil || !strings.Contains(err.Error(), "overflows") {
 		t.Fatalf("Call: %v", err)

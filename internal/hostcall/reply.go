@@ -10,14 +10,15 @@ import (
 	"github.com/airlockrun/airlock/js"
 )
 
-// TypedReply is the reply of a typed call's answer (see Func.Typed):
+// typedReply is the reply of a typed call's answer (see Func.Typed):
 // the answer as it is, its text paid for by spend (the 8 bytes of any
 // answer were paid with the arguments), or, for text that is not UTF-8 (a
-// lone surrogate's WTF-8), the same answer encoded as any other value's.
-func TypedReply(v engine.Arg, reg codec.Registrar, spend func(int) bool, spent error) engine.Reply {
+// lone surrogate's WTF-8), the same answer encoded as any other value's,
+// appended to buf.
+func typedReply(v engine.Arg, reg codec.Registrar, spend func(int) bool, spent error, buf []byte) engine.Reply {
 	if v.Kind == wasmvm.String {
 		if !utf8.ValidString(v.Text) {
-			return Budgeted(Reply(v.Text, nil, reg), spend, spent)
+			return budgeted(Reply(v.Text, nil, reg, buf), spend, spent)
 		}
 		if len(v.Text) > 0 && !spend(len(v.Text)) {
 			return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
@@ -35,9 +36,11 @@ func jsonReply(t JSONText) engine.Reply {
 	return engine.Reply{Kind: engine.ReplyJSON, Value: string(t)}
 }
 
-// Reply turns a host function's result into the engine's reply; reg
+// Reply turns a host function's result into the engine's reply: a
+// primitive as it is, JSON text as it is, anything else encoded in the
+// binary format, appended to buf (nil: a buffer of the reply's own); reg
 // registers the functions the result holds, if they may cross.
-func Reply(v any, err error, reg codec.Registrar) engine.Reply {
+func Reply(v any, err error, reg codec.Registrar, buf []byte) engine.Reply {
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
@@ -47,42 +50,38 @@ func Reply(v any, err error, reg codec.Registrar) engine.Reply {
 	if raw, ok := toRaw(v); ok {
 		return engine.Reply{Kind: engine.ReplyRaw, Value: raw}
 	}
-	text, err := codec.Encode(v, reg)
+	b, err := codec.AppendBinary(buf[:0], v, reg)
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
-	return engine.Reply{Kind: engine.ReplyWire, Value: text}
+	return engine.Reply{Kind: engine.ReplyBytes, Bytes: b}
 }
 
-// RawCost is what raw primitives cost the run's budget: a string its bytes,
-// and every value 8.
-func RawCost(raw []any) int {
-	n := 0
-	for _, a := range raw {
-		n += 8
-		if s, ok := a.(string); ok {
-			n += len(s)
-		}
-	}
-	return n
-}
-
-// ReplyCost is what a host call's reply costs the run's budget.
-func ReplyCost(rep engine.Reply) int {
-	switch v := rep.Value.(type) {
-	case string:
-		if rep.Kind == engine.ReplyWire || rep.Kind == engine.ReplyJSON {
-			return codec.Cost(v)
-		}
-		return 8 + len(v)
+// rawCost is what a raw primitive costs the run's budget: a string its
+// bytes, and every value 8.
+func rawCost(v any) int {
+	if s, ok := v.(string); ok {
+		return 8 + len(s)
 	}
 	return 8
 }
 
-// Budgeted is rep, or an error in its place when spend cannot pay
+// replyCost is what a host call's reply costs the run's budget.
+func replyCost(rep engine.Reply) int {
+	switch rep.Kind {
+	case engine.ReplyBytes:
+		return codec.BinaryCost(rep.Bytes)
+	case engine.ReplyJSON:
+		s, _ := rep.Value.(string)
+		return codec.JSONCost(s)
+	}
+	return rawCost(rep.Value)
+}
+
+// budgeted is rep, or an error in its place when spend cannot pay
 // for it.
-func Budgeted(rep engine.Reply, spend func(int) bool, spent error) engine.Reply {
-	if rep.Kind == engine.ReplyAsync || spend(ReplyCost(rep)) {
+func budgeted(rep engine.Reply, spend func(int) bool, spent error) engine.Reply {
+	if rep.Kind == engine.ReplyAsync || spend(replyCost(rep)) {
 		return rep
 	}
 	return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
