@@ -14,6 +14,7 @@ type metrics struct {
 	runs     map[[2]string]int64   // runtime, status → count
 	seconds  map[[2]string]float64 // runtime, status → total duration
 	rejected int64
+	dropped  int64
 }
 
 func newMetrics() *metrics {
@@ -32,6 +33,13 @@ func (m *metrics) reject() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.rejected++
+}
+
+// streamDropped counts lines a streaming client was too slow for.
+func (m *metrics) streamDropped(n int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.dropped += n
 }
 
 func (m *metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
@@ -56,4 +64,7 @@ func (m *metrics) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
 	fmt.Fprintln(w, "# HELP airlock_rejected_total Executions refused with 503 because the server was busy.")
 	fmt.Fprintln(w, "# TYPE airlock_rejected_total counter")
 	fmt.Fprintf(w, "airlock_rejected_total %d\n", m.rejected)
+	fmt.Fprintln(w, "# HELP airlock_stream_dropped_lines_total Lines of output a streaming client was too slow for.")
+	fmt.Fprintln(w, "# TYPE airlock_stream_dropped_lines_total counter")
+	fmt.Fprintf(w, "airlock_stream_dropped_lines_total %d\n", m.dropped)
 }

@@ -48,6 +48,12 @@ type ExecuteRequest struct {
 	// Credential is who asks, for the ownership of sessions: the HTTP
 	// handler sets it from the bearer token; never read from the wire.
 	Credential string `json:"-"`
+	// Log, when set, is given each line of the code's output (without its
+	// newline) as it is written, within the output cap, from the run's own
+	// goroutines, one call at a time: it must return at once. A line over
+	// 16 KiB comes in pieces. The handler sets it for a streaming request;
+	// never read from the wire. nil, the zero value, calls nothing.
+	Log func(line string) `json:"-"`
 }
 
 // ExecuteResponse is the answer of POST /execute.
@@ -322,6 +328,10 @@ type statusRecorder struct {
 
 func (r *statusRecorder) WriteHeader(code int) { r.status = code; r.ResponseWriter.WriteHeader(code) }
 
+// Unwrap gives http.ResponseController the connection's writer: flushes
+// and deadlines reach it.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -379,6 +389,10 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
 		return
 	}
 	req.Credential = cred
+	if kind := streamType(r.Header.Get("Accept")); kind != "" {
+		s.executeStream(w, r, req, v1, kind)
+		return
+	}
 	resp, err := s.Execute(r.Context(), req, s.dispatcher(req.ExecutionID, req.CallbackURL))
 	if err != nil {
 		status := http.StatusInternalServerError
@@ -519,7 +533,7 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		resp = s.runJS(ctx, req, rt, wd, timeout, dispatch)
 	} else {
 		dir, _ := wd.get()
-		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch, quota: s.quota(), room: room})
+		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch, quota: s.quota(), room: room, log: req.Log})
 		if err != nil {
 			return nil, err
 		}
