@@ -242,46 +242,77 @@ func (s *Server) evictLoop() {
 func (s *Server) Evict() []string { return s.ws.evict(time.Now()) }
 
 // Handler serves the API. With tokens configured, every endpoint but
-// /health wants one of them as a bearer token.
+// /health and /openapi.json wants one of them as a bearer token.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, false) })
-	mux.HandleFunc("/v1/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, true) })
-	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) { // any method, as the reference
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-	})
-	deleteWorkspace := func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodDelete {
-			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
-			return
-		}
-		cred, ok := s.authorize(w, r)
-		if !ok {
-			return
-		}
-		id := strings.TrimPrefix(r.URL.Path, "/workspace/")
-		if id == "" {
-			writeError(w, http.StatusBadRequest, "session_id is required")
-			return
-		}
-		if err := s.ws.remove(id, cred); err != nil {
-			status := http.StatusInternalServerError
-			var re *RequestError
-			if errors.As(err, &re) {
-				status = re.Status
-			}
-			writeError(w, status, err.Error())
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
+	for _, rt := range s.routes() {
+		mux.HandleFunc(rt.pattern, rt.handler)
 	}
-	mux.HandleFunc("/workspace/", deleteWorkspace)
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := s.authorize(w, r); ok {
-			s.metrics.ServeHTTP(w, r)
-		}
-	})
 	return s.withRequestID(mux)
+}
+
+// A route is an endpoint of the API: its ServeMux pattern and handler.
+// openapi.json describes each (TestOpenAPIRoutes holds them together).
+type route struct {
+	pattern string
+	handler http.HandlerFunc
+}
+
+// routes are the API's endpoints.
+func (s *Server) routes() []route {
+	return []route{
+		{"/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, false) }},
+		{"/v1/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, true) }},
+		{"/health", func(w http.ResponseWriter, r *http.Request) { // any method, as the reference
+			writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+		}},
+		{"/workspace/{session_id...}", s.deleteWorkspace},
+		{"/metrics", func(w http.ResponseWriter, r *http.Request) {
+			if !allowMethod(w, r, http.MethodGet) {
+				return
+			}
+			if _, ok := s.authorize(w, r); ok {
+				s.metrics.ServeHTTP(w, r)
+			}
+		}},
+		{"/openapi.json", serveOpenAPI},
+	}
+}
+
+// allowMethod answers 405 to a request of another method.
+func allowMethod(w http.ResponseWriter, r *http.Request, method string) bool {
+	if r.Method != method {
+		w.Header().Set("Allow", method)
+		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+		return false
+	}
+	return true
+}
+
+// deleteWorkspace serves DELETE /workspace/{session_id}.
+func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
+	if !allowMethod(w, r, http.MethodDelete) {
+		return
+	}
+	cred, ok := s.authorize(w, r)
+	if !ok {
+		return
+	}
+	id := strings.TrimPrefix(r.URL.Path, "/workspace/")
+	if id == "" {
+		writeError(w, http.StatusBadRequest, "session_id is required")
+		return
+	}
+	if err := s.ws.remove(id, cred); err != nil {
+		status := http.StatusInternalServerError
+		var re *RequestError
+		if errors.As(err, &re) {
+			status = re.Status
+		}
+		writeError(w, status, err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // authorize checks a request's bearer token against the configured ones,
@@ -345,8 +376,7 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
-	if r.Method != http.MethodPost {
-		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+	if !allowMethod(w, r, http.MethodPost) {
 		return
 	}
 	cred, ok := s.authorize(w, r)
