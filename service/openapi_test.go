@@ -380,6 +380,7 @@ func TestOpenAPIStatuses(t *testing.T) {
 	do("GET", "/workspace/mine", "t1", "", "", 405)
 	do("GET", "/health", "", "", "", 200)
 	do("GET", "/metrics", "t1", "", "", 200)
+	do("GET", "/metrics", "t1", "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited", "", 200)
 	do("GET", "/metrics", "", "", "", 401)
 	do("POST", "/metrics", "t1", "", "", 405)
 	do("GET", "/openapi.json", "", "", "", 200)

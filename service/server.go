@@ -231,6 +231,7 @@ func (s *Server) evictLoop() {
 			return
 		case now := <-t.C:
 			for _, id := range s.ws.evict(now) {
+				s.metrics.workspaceGone(id)
 				s.log.Info("workspace evicted", "session", id)
 			}
 		}
@@ -239,7 +240,13 @@ func (s *Server) evictLoop() {
 
 // Evict removes the workspaces idle past the TTL now (the server also does
 // it periodically).
-func (s *Server) Evict() []string { return s.ws.evict(time.Now()) }
+func (s *Server) Evict() []string {
+	gone := s.ws.evict(time.Now())
+	for _, id := range gone {
+		s.metrics.workspaceGone(id)
+	}
+	return gone
+}
 
 // Handler serves the API. With tokens configured, every endpoint but
 // /health and /openapi.json wants one of them as a bearer token.
@@ -312,6 +319,7 @@ func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, err.Error())
 		return
 	}
+	s.metrics.workspaceGone(dirName(id))
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -523,6 +531,8 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		s.metrics.reject()
 		return nil, ErrBusy
 	}
+	defer s.metrics.running(rt)()
+	dispatch = s.metrics.countCalls(rt, dispatch)
 	timeout := time.Duration(req.Timeout) * time.Second
 	if req.Timeout <= 0 {
 		timeout = 30 * time.Second
@@ -579,6 +589,13 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		if out.overQuota {
 			resp.Status = "error"
 		}
+		if req.SessionID != "" {
+			s.metrics.workspace(wd.id, out.workspaceBytes)
+		}
+	}
+	if (rt == "javascript" || rt == "typescript") && req.SessionID != "" && wd.id != "" {
+		bytes, _, _ := s.quota().usage(wd.dir)
+		s.metrics.workspace(wd.id, bytes)
 	}
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	s.metrics.observe(rt, resp.Status, time.Since(start))

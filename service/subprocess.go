@@ -48,6 +48,9 @@ type runOutcome struct {
 	err       string
 	timedOut  bool
 	overQuota bool
+	// workspaceBytes is what the workspace held at the end (up to the
+	// quota: the measure stops past it).
+	workspaceBytes int64
 }
 
 // jail is how subprocesses are started: under bubblewrap, or (insecure)
@@ -303,10 +306,12 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	cancel()
 	out := &runOutcome{logs: logs.String(), exitCode: cmd.ProcessState.ExitCode()}
 	if quotaErr == nil { // what was written after the last measure
-		_, _, quotaErr = req.quota.usage(req.dir)
+		out.workspaceBytes, _, quotaErr = req.quota.usage(req.dir)
 		if !errors.Is(quotaErr, errOverQuota) {
 			quotaErr = nil
 		}
+	} else {
+		out.workspaceBytes = req.quota.bytes
 	}
 	switch {
 	case quotaErr != nil:
