@@ -212,4 +212,3 @@ func BenchmarkRunMetrics(b *testing.B) {
 		done()
 	}
 }
-
