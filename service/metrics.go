@@ -27,9 +27,29 @@ type metrics struct {
 	wsBytes  prometheus.Gauge
 	dropped  prometheus.Counter
 
+	// byRuntime holds each runtime's series, made at the start (so that
+	// they read 0, not absent, before the first execution, and a run
+	// looks none up by its labels).
+	byRuntime map[string]*runtimeMetrics
+
 	mu       sync.Mutex
 	sessions map[string]int64 // workspace directory → bytes at its last measure
 }
+
+// runtimeMetrics are the series of one runtime.
+type runtimeMetrics struct {
+	inFlight   prometheus.Gauge
+	ok, failed prometheus.Counter
+	callTime   prometheus.Observer
+	runs       map[string]prometheus.Counter  // status →
+	duration   map[string]prometheus.Observer // status →
+}
+
+// The runtimes and the statuses of an execution.
+var (
+	runtimes = []string{"python", "node", "javascript", "typescript"}
+	statuses = []string{"success", "error", "memory", "terminated", "link_error"}
+)
 
 // runBuckets span an execution's times: a millisecond for a small
 // javascript run to the 300 s cap.
@@ -46,6 +66,20 @@ func newMetrics() *metrics {
 	m.callTime = f.histogramVec("airlock_tool_callback_duration_seconds", "Time a tool callback took, by runtime.", prometheus.DefBuckets, "runtime")
 	m.wsBytes = f.gauge("airlock_workspace_bytes", "Bytes in the session workspaces, as measured at the end of each one's last execution.")
 	m.dropped = f.counter("airlock_stream_dropped_lines_total", "Lines of output a streaming client was too slow for.")
+	m.byRuntime = map[string]*runtimeMetrics{}
+	for _, rt := range runtimes {
+		r := &runtimeMetrics{
+			inFlight: m.inFlight.WithLabelValues(rt),
+			ok:       m.calls.WithLabelValues(rt, "ok"), failed: m.calls.WithLabelValues(rt, "error"),
+			callTime: m.callTime.WithLabelValues(rt),
+			runs:     map[string]prometheus.Counter{}, duration: map[string]prometheus.Observer{},
+		}
+		for _, st := range statuses {
+			r.runs[st] = m.runs.WithLabelValues(rt, st)
+			r.duration[st] = m.duration.WithLabelValues(rt, st)
+		}
+		m.byRuntime[rt] = r
+	}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return m
@@ -86,14 +120,19 @@ func (p promauto) gauge(name, help string) prometheus.Gauge {
 
 // observe counts an execution that ended.
 func (m *metrics) observe(runtime, status string, d time.Duration) {
+	if r := m.byRuntime[runtime]; r != nil && r.runs[status] != nil {
+		r.runs[status].Inc()
+		r.duration[status].Observe(d.Seconds())
+		return
+	}
 	m.runs.WithLabelValues(runtime, status).Inc()
 	m.duration.WithLabelValues(runtime, status).Observe(d.Seconds())
 }
 
-// running counts an execution of runtime as running until the returned
-// function is called.
+// running counts an execution of runtime (one of runtimes) as running
+// until the returned function is called.
 func (m *metrics) running(runtime string) func() {
-	g := m.inFlight.WithLabelValues(runtime)
+	g := m.byRuntime[runtime].inFlight
 	g.Inc()
 	return g.Dec
 }
@@ -105,8 +144,8 @@ func (m *metrics) streamDropped(n int64) { m.dropped.Add(float64(n)) }
 
 // countCalls counts and times the tool callbacks of an execution.
 func (m *metrics) countCalls(runtime string, dispatch Dispatcher) Dispatcher {
-	ok, failed := m.calls.WithLabelValues(runtime, "ok"), m.calls.WithLabelValues(runtime, "error")
-	took := m.callTime.WithLabelValues(runtime)
+	r := m.byRuntime[runtime]
+	ok, failed, took := r.ok, r.failed, r.callTime
 	return func(ctx context.Context, name string, args json.RawMessage) (string, error) {
 		start := time.Now()
 		data, err := dispatch(ctx, name, args)

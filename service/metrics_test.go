@@ -3,6 +3,8 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -183,7 +185,7 @@ func TestMetrics(t *testing.T) {
 //
 //	go test -run '^$' -bench 'BenchmarkExecuteJS|BenchmarkRunMetrics' -count 6 ./service
 func BenchmarkExecuteJS(b *testing.B) {
-	srv, err := New(Config{Workspace: b.TempDir()}, nil)
+	srv, err := New(Config{Workspace: b.TempDir()}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)
 	}
