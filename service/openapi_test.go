@@ -281,17 +281,18 @@ func TestOpenAPIStatuses(t *testing.T) {
 	if fmt.Sprint(sortedInts(sourceStatuses(t))) != fmt.Sprint(sortedInts(inDoc)) {
 		t.Errorf("the code names the statuses %v, the document %v", sortedInts(sourceStatuses(t)), sortedInts(inDoc))
 	}
-	// Not produced here: a 500 needs the machine to fail (a temporary
-	// directory or a workspace that cannot be made or removed); a 409 of
-	// an execution needs its session to be in the middle of a deletion.
+	// Not produced here: a 500 of a deletion needs the machine to fail (a
+	// workspace that cannot be removed); a 409 of an execution needs its
+	// session to be in the middle of a deletion.
 	unreached := map[string]string{
-		"/execute POST 500":                  "the machine failing",
-		"/v1/execute POST 500":               "the machine failing",
 		"/workspace/{session_id} DELETE 500": "the machine failing",
 		"/execute POST 409":                  "a race with a deletion",
 		"/v1/execute POST 409":               "a race with a deletion",
 	}
 
+	// A server whose python cannot start: an execution fails with 500.
+	broken, brokenURL := openAPIServer(t, Config{Insecure: true})
+	broken.jail.python, broken.jail.prlimit, broken.jail.bwrap = "/nonexistent/python3", "", ""
 	_, url := openAPIServer(t, Config{Tokens: []string{"t1", "t2"}, MaxConcurrent: 1, MaxRequestBytes: 4096})
 	// A callback that holds an execution until released.
 	release := make(chan struct{})
@@ -309,9 +310,10 @@ func TestOpenAPIStatuses(t *testing.T) {
 	defer cb.Close()
 
 	produced := map[string]bool{}
+	base := url
 	do := func(method, path, token, accept, body string, wantStatus int) {
 		t.Helper()
-		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
@@ -373,6 +375,10 @@ func TestOpenAPIStatuses(t *testing.T) {
 		do("GET", path, "t1", "", "", 405)
 		do("POST", path, "t1", "", `{"code":"`+strings.Repeat("x", 5000)+`"}`, 413)
 	}
+	base = brokenURL
+	do("POST", "/execute", "", "", `{"code":"print(1)","runtime":"python"}`, 500)
+	do("POST", "/v1/execute", "", typeNDJSON, `{"code":"print(1)","runtime":"python"}`, 500)
+	base = url
 	do("DELETE", "/workspace/mine", "t2", "", "", 403)
 	do("DELETE", "/workspace/mine", "t1", "", "", 204)
 	do("DELETE", "/workspace/", "t1", "", "", 400)
