@@ -145,11 +145,20 @@ var streamPrograms = map[string]string{
 // answers only once it has read that line from the stream, so the run
 // cannot end unless the line arrived while it ran. The last event is the
 // result, the default response's object (/v1/execute's on /v1/execute).
+//
+// javascript also runs in worker-process mode (Config.Workers), where the
+// lines cross the worker's pipe.
 func TestStreamLogBeforeEnd(t *testing.T) {
 	_, url := serve(t, service.Config{})
-	for _, rt := range []string{"python", "node", "javascript", "typescript"} {
+	_, workersURL := serve(t, service.Config{Workers: 1})
+	for _, name := range []string{"python", "node", "javascript", "typescript", "javascript-workers"} {
 		for _, kind := range []string{"application/x-ndjson", "text/event-stream"} {
-			t.Run(rt+"/"+kind, func(t *testing.T) {
+			t.Run(name+"/"+kind, func(t *testing.T) {
+				rt, workers := strings.CutSuffix(name, "-workers")
+				url := url
+				if workers {
+					url = workersURL
+				}
 				needRuntime(t, rt)
 				g := newGate(t)
 				path := "/execute"
