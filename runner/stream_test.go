@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlockrun/airlock/runner"
 	"github.com/airlockrun/airlock/service"
 )
 
@@ -385,5 +386,56 @@ func TestStreamClientGone(t *testing.T) {
 			t.Fatalf("%d %s", r.StatusCode, b)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRunnerLog: CodeRequest.Log gives the Go client each line as it is
+// written, remotely (HTTPRunner streams) and locally (Local): the program
+// waits after its first line on a tool that the test answers only once
+// Log has had that line.
+func TestRunnerLog(t *testing.T) {
+	_, url := serve(t, service.Config{})
+	remote := runner.NewHTTPRunner(url)
+	defer remote.Close()
+	local, err := runner.NewLocal(service.Config{Workspace: t.TempDir(), Insecure: insecure()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	for name, r := range map[string]runner.CodeRunner{"http": remote, "local": local} {
+		for _, rt := range []string{"python", "javascript"} {
+			t.Run(name+"/"+rt, func(t *testing.T) {
+				needRuntime(t, rt)
+				seen := make(chan struct{})
+				var lines []string
+				log := func(line string) {
+					lines = append(lines, line)
+					if line == "first line" {
+						close(seen)
+					}
+				}
+				var gaveUp atomic.Bool
+				dispatch := func(ctx context.Context, call runner.ToolCall) (string, error) {
+					select {
+					case <-seen:
+						return `"ok"`, nil
+					case <-time.After(time.Minute): // a backstop
+						gaveUp.Store(true)
+						return "", fmt.Errorf("Log never had the first line")
+					}
+				}
+				res, err := r.Run(context.Background(), runner.CodeRequest{Runtime: rt, Code: streamPrograms[rt], Timeout: 2 * time.Minute, Log: log}, dispatch)
+				if err != nil || gaveUp.Load() {
+					t.Fatalf("%+v, %v (gave up: %v)", res, err, gaveUp.Load())
+				}
+				want := "second line"
+				if rt == "javascript" {
+					want = "[warn] second line"
+				}
+				if strings.Join(lines, "|") != "first line|"+want || strings.ReplaceAll(res.Output, " ", "") != `{"n":1}` || res.Logs != "first line\n"+want+"\n" {
+					t.Fatalf("lines %q, result %+v", lines, res)
+				}
+			})
+		}
 	}
 }
