@@ -58,8 +58,9 @@ var allMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http
 
 // TestOpenAPIRoutes: the document describes exactly the routes the
 // server registers on its mux, each with the methods it answers (any other
-// is a 405 naming the one), their path parameters, and the request
-// headers the server reads; the server serves the committed document.
+// is a 405 naming the one), their path parameters, the request headers
+// the server reads and the response headers it sets; the server serves
+// the committed document.
 func TestOpenAPIRoutes(t *testing.T) {
 	doc := loadOpenAPI(t)
 	srv, url := openAPIServer(t, Config{})
@@ -146,6 +147,25 @@ func TestOpenAPIRoutes(t *testing.T) {
 	if fmt.Sprint(sortedKeys(read)) != fmt.Sprint(sortedKeys(params)) {
 		t.Errorf("the server reads the headers %v, the document describes %v", sortedKeys(read), sortedKeys(params))
 	}
+	// The response headers the server sets are the document's (and
+	// Content-Type, which its media types say).
+	set := map[string]bool{}
+	for _, lit := range sourceCalls(t, "Header.Set") {
+		set[lit] = true
+	}
+	headers := map[string]bool{"Content-Type": true}
+	for _, path := range described {
+		for _, op := range doc.Paths.Value(path).Operations() {
+			for _, resp := range op.Responses.Map() {
+				for h := range resp.Value.Headers {
+					headers[h] = true
+				}
+			}
+		}
+	}
+	if fmt.Sprint(sortedKeys(set)) != fmt.Sprint(sortedKeys(headers)) {
+		t.Errorf("the server sets the headers %v, the document describes %v", sortedKeys(set), sortedKeys(headers))
+	}
 	// The served document is the committed one.
 	resp, err := http.Get(url + "/openapi.json")
 	if err != nil {
@@ -188,7 +208,11 @@ func sourceCalls(t *testing.T, name string) []string {
 				return true
 			}
 			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
-				if inner, ok := sel.X.(*ast.SelectorExpr); ok && inner.Sel.Name+"."+sel.Sel.Name == name {
+				inner, ok := sel.X.(*ast.SelectorExpr)
+				if c, isCall := sel.X.(*ast.CallExpr); isCall { // w.Header().Set
+					inner, ok = c.Fun.(*ast.SelectorExpr)
+				}
+				if ok && inner.Sel.Name+"."+sel.Sel.Name == name {
 					if lit, ok := call.Args[0].(*ast.BasicLit); ok {
 						s, _ := strconv.Unquote(lit.Value)
 						out = append(out, s)
