@@ -144,6 +144,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if _, err := s.quota().room(wd.dir, add, newEntries); err != nil {
 			return fmt.Errorf("writeFile %q: %w", name, err)
 		}
+		wd.wrote.Store(true)
 		if err := writeWorkspaceFile(root, n, []byte(text), s.jail.user); err != nil {
 			return fmt.Errorf("writeFile %q: %v", name, strings.ReplaceAll(err.Error(), wd.dir, "."))
 		}

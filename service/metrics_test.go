@@ -113,6 +113,7 @@ func TestMetrics(t *testing.T) {
 	}
 	post(`{"runtime":"javascript","session_id":"js","callback_url":"` + cb.URL + `","code":"await callTool('ok'); try { await callTool('fail') } catch {} writeFile('a.txt', 'x'.repeat(1000)); setResult(1)"}`)
 	post(`{"runtime":"javascript","code":"null.f()"}`)
+	post(`{"runtime":"javascript","session_id":"in","code":"setResult(2)","files":[{"name":"in.txt","data":"enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6enp6eno="}]}`) // 200 bytes in, none written
 	post(`{"runtime":"python","session_id":"py","code":"open('b.txt', 'w').write('y' * 500)"}`)
 	done := make(chan struct{})
 	go func() {
@@ -136,7 +137,7 @@ func TestMetrics(t *testing.T) {
 		labels []string
 		want   float64
 	}{
-		{"airlock_executions_total", []string{"runtime", "javascript", "status", "success"}, 2},
+		{"airlock_executions_total", []string{"runtime", "javascript", "status", "success"}, 3},
 		{"airlock_executions_total", []string{"runtime", "javascript", "status", "error"}, 1},
 		{"airlock_executions_total", []string{"runtime", "python", "status", "success"}, 1},
 		{"airlock_executions_in_flight", []string{"runtime", "javascript"}, 0},
@@ -144,7 +145,7 @@ func TestMetrics(t *testing.T) {
 		{"airlock_rejected_total", nil, 1},
 		{"airlock_tool_callbacks_total", []string{"runtime", "javascript", "outcome", "ok"}, 2},
 		{"airlock_tool_callbacks_total", []string{"runtime", "javascript", "outcome", "error"}, 1},
-		{"airlock_workspace_bytes", nil, 1500},
+		{"airlock_workspace_bytes", nil, 1700},
 		{"airlock_stream_dropped_lines_total", nil, 0},
 	} {
 		if got := value(fams, c.name, c.labels...); got != c.want {
@@ -155,7 +156,7 @@ func TestMetrics(t *testing.T) {
 	for _, c := range []struct {
 		runtime, status string
 		count           uint64
-	}{{"javascript", "success", 2}, {"javascript", "error", 1}, {"python", "success", 1}} {
+	}{{"javascript", "success", 3}, {"javascript", "error", 1}, {"python", "success", 1}} {
 		if fams["airlock_execution_duration_seconds"].GetType() != dto.MetricType_HISTOGRAM {
 			t.Fatalf("airlock_execution_duration_seconds is a %v", fams["airlock_execution_duration_seconds"].GetType())
 		}
@@ -175,7 +176,7 @@ func TestMetrics(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 204 {
 		t.Fatalf("delete: %v %v", resp, err)
 	}
-	if got := value(scrape(t, url), "airlock_workspace_bytes"); got != 500 {
+	if got := value(scrape(t, url), "airlock_workspace_bytes"); got != 700 {
 		t.Errorf("workspace bytes after a deletion: %v", got)
 	}
 }

@@ -594,7 +594,12 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		}
 	}
 	if (rt == "javascript" || rt == "typescript") && req.SessionID != "" && wd.id != "" {
-		bytes, _, _ := s.quota().usage(wd.dir)
+		// What it held at the start, inputs included, unless the code
+		// wrote (then it is measured again).
+		bytes := s.quota().bytes - room
+		if wd.wrote.Load() {
+			bytes, _, _ = s.quota().usage(wd.dir)
+		}
 		s.metrics.workspace(wd.id, bytes)
 	}
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
