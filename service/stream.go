@@ -48,8 +48,11 @@ type StreamEvent struct {
 // The bounds of a stream: the lines waiting for a slow client, their bytes,
 // and the length of a line (a longer one arrives in pieces). A line that
 // does not fit is dropped, never waited for: the code's output does not
-// wait on the network, and a client that reads slowly costs the server at
-// most streamMaxBytes (plus a line) per execution.
+// wait on the network, and a client that reads slowly costs the server, per
+// execution, the lines waiting (streamMaxBytes at most), the batch being
+// written (those lines, taken, as JSON: at most six bytes a byte for
+// control characters, twice for the usual escapes) and a partial line
+// (streamMaxLine).
 const (
 	streamMaxLines = 1024
 	streamMaxBytes = 256 << 10
