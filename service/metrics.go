@@ -45,11 +45,12 @@ type runtimeMetrics struct {
 	duration   map[string]prometheus.Observer // status →
 }
 
-// The runtimes and the statuses of an execution.
-var (
-	runtimes = []string{"python", "node", "javascript", "typescript"}
-	statuses = []string{"success", "error", "memory", "terminated", "link_error"}
-)
+// runtimes are the runtimes with the statuses of their executions.
+var runtimes = map[string][]string{
+	"python": {"success", "error", "terminated"}, "node": {"success", "error", "terminated"},
+	"javascript": {"success", "error", "memory", "terminated", "link_error"},
+	"typescript": {"success", "error", "memory", "terminated", "link_error"},
+}
 
 // runBuckets span an execution's times: a millisecond for a small
 // javascript run to the 300 s cap.
@@ -67,7 +68,7 @@ func newMetrics() *metrics {
 	m.wsBytes = f.gauge("airlock_workspace_bytes", "Bytes in the session workspaces, as measured at the end of each one's last execution.")
 	m.dropped = f.counter("airlock_stream_dropped_lines_total", "Lines of output a streaming client was too slow for.")
 	m.byRuntime = map[string]*runtimeMetrics{}
-	for _, rt := range runtimes {
+	for rt, statuses := range runtimes {
 		r := &runtimeMetrics{
 			inFlight: m.inFlight.WithLabelValues(rt),
 			ok:       m.calls.WithLabelValues(rt, "ok"), failed: m.calls.WithLabelValues(rt, "error"),
