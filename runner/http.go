@@ -228,7 +228,7 @@ func (r *HTTPRunner) Run(ctx context.Context, req CodeRequest, dispatch Dispatch
 		Error    string     `json:"error"`
 		Files    []wireFile `json:"files"`
 	}
-	if err := r.post(ctx, "/execute", body, timeout+30*time.Second, &resp); err != nil {
+	if err := r.post(ctx, "/execute", body, timeout+30*time.Second, &resp, req.Log); err != nil {
 		return CodeResult{}, err
 	}
 	res := CodeResult{Output: truncate(resp.Output, r.maxOutput), Logs: truncate(resp.Logs, r.maxOutput), ExitCode: resp.ExitCode, Error: resp.Error}
@@ -263,8 +263,10 @@ func (e *ServiceError) Error() string {
 }
 
 // post sends a request, retrying 5xx answers, timeouts and connection
-// errors with exponential backoff.
-func (r *HTTPRunner) post(ctx context.Context, path string, body []byte, timeout time.Duration, out any) error {
+// errors with exponential backoff. With onLine, it asks for a stream and
+// gives onLine each line of output as it comes; a stream that breaks after
+// its first event is not retried (the code ran).
+func (r *HTTPRunner) post(ctx context.Context, path string, body []byte, timeout time.Duration, out any, onLine func(string)) error {
 	attempts := max(r.retries, 1)
 	delay := r.delay
 	var last error
@@ -287,6 +289,9 @@ func (r *HTTPRunner) post(ctx context.Context, path string, body []byte, timeout
 		if r.token != "" {
 			req.Header.Set("Authorization", "Bearer "+r.token)
 		}
+		if onLine != nil {
+			req.Header.Set("Accept", streamType)
+		}
 		resp, err := r.client.Do(req)
 		if err != nil {
 			cancel()
@@ -295,6 +300,15 @@ func (r *HTTPRunner) post(ctx context.Context, path string, body []byte, timeout
 			}
 			last = err
 			continue
+		}
+		if resp.StatusCode == http.StatusOK && onLine != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), streamType) {
+			err := readStream(resp.Body, out, onLine)
+			resp.Body.Close()
+			cancel()
+			if err != nil && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
 		}
 		data, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -320,4 +334,40 @@ func (r *HTTPRunner) post(ctx context.Context, path string, body []byte, timeout
 		return nil
 	}
 	return last
+}
+
+// streamType is the stream HTTPRunner asks for when a request has Log.
+const streamType = "application/x-ndjson"
+
+// readStream reads a stream of the service's events (service.StreamEvent):
+// each log line to onLine, the result into out; an error event is a
+// *ServiceError.
+func readStream(body io.Reader, out any, onLine func(string)) error {
+	dec := json.NewDecoder(body)
+	for {
+		var ev struct {
+			Type   string          `json:"type"`
+			Text   string          `json:"text"`
+			Result json.RawMessage `json:"result"`
+			Status int             `json:"status"`
+			Error  string          `json:"error"`
+		}
+		if err := dec.Decode(&ev); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return fmt.Errorf("sandbox service: the stream ended without a result: %v", err)
+		}
+		switch ev.Type {
+		case "log":
+			onLine(ev.Text)
+		case "result":
+			if err := json.Unmarshal(ev.Result, out); err != nil {
+				return fmt.Errorf("sandbox service: invalid response: %v", err)
+			}
+			return nil
+		case "error":
+			return &ServiceError{Status: ev.Status, Message: ev.Error}
+		}
+	}
 }

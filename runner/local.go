@@ -43,7 +43,7 @@ func (l *Local) Run(ctx context.Context, req CodeRequest, dispatch DispatchFunc)
 		timeout = int(math.Ceil(req.Timeout.Seconds()))
 	}
 	resp, err := l.srv.Execute(ctx, service.ExecuteRequest{
-		ExecutionID: "local", Code: req.Code, Runtime: req.Runtime, SessionID: req.SessionID, Timeout: timeout, Files: files,
+		ExecutionID: "local", Code: req.Code, Runtime: req.Runtime, SessionID: req.SessionID, Timeout: timeout, Files: files, Log: req.Log,
 	}, func(ctx context.Context, name string, args json.RawMessage) (string, error) {
 		if l.blocked[name] {
 			return "", &blockedError{name}

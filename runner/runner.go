@@ -28,6 +28,15 @@ type CodeRequest struct {
 	Timeout time.Duration
 	// Files are put in the workspace before the code runs.
 	Files []File
+	// Log, when set, is given each line of the code's output (without its
+	// newline) as it is written, while the code runs; CodeResult.Logs has
+	// them all at the end either way. HTTPRunner asks the service for a
+	// stream (Accept: application/x-ndjson) and calls Log on the goroutine
+	// of Run, so a slow Log makes the service drop lines for it, never
+	// wait; Local calls it on the run's own goroutines, where the code
+	// waits for it: return quickly. nil, the zero value, asks for no
+	// stream.
+	Log func(line string)
 }
 
 // CodeResult is what came of it.

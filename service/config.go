@@ -4,7 +4,10 @@
 // server's process (in worker processes with Config.Workers) — with tool
 // calls back to the agent over HTTP, per-session workspaces, and files in
 // and out. It speaks the reference protocol (POST /execute, /health, DELETE
-// /workspace/{id}) and its own /v1/execute.
+// /workspace/{id}) and its own /v1/execute; a client that asks for it
+// (Accept: application/x-ndjson or text/event-stream) gets an execution's
+// output as it is written, as the events of [StreamEvent], the default
+// response's object last.
 //
 // Deny by default: it listens on loopback (beyond it only with bearer
 // tokens, or AllowNoToken), posts callbacks only to loopback and

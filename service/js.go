@@ -144,6 +144,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		if _, err := s.quota().room(wd.dir, add, newEntries); err != nil {
 			return fmt.Errorf("writeFile %q: %w", name, err)
 		}
+		wd.wrote.Store(true)
 		if err := writeWorkspaceFile(root, n, []byte(text), s.jail.user); err != nil {
 			return fmt.Errorf("writeFile %q: %v", name, strings.ReplaceAll(err.Error(), wd.dir, "."))
 		}
@@ -159,8 +160,28 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 	if js == nil {
 		return V1Response{ExecuteResponse: ExecuteResponse{ExitCode: 1, Error: "the server is closed"}, Status: "error"}
 	}
+	var logLine func(airlock.Log)
+	if req.Log != nil {
+		// The lines of the logs the response will carry, as they are
+		// written, within the same cap.
+		lines := &lineSplitter{emit: req.Log}
+		room := s.cfg.JSMaxOutput
+		logLine = func(l airlock.Log) {
+			if room <= 0 {
+				return
+			}
+			text := logText(l)
+			i, n, _ := capPrefix(text, room)
+			room -= n
+			if i < len(text) {
+				room = 0
+			}
+			lines.Write([]byte(text[:i]))
+		}
+		defer lines.flush()
+	}
 	ex, err := js.Run(runCtx, req.Code, airlock.Options{
-		Language: lang, Filename: filename,
+		Language: lang, Filename: filename, Log: logLine,
 		Globals: map[string]any{
 			"callTool":          airlock.Async(airlock.JSONFunc(callTool)),
 			"callToolsParallel": airlock.Async(airlock.JSONFunc(parallel)),
@@ -179,11 +200,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 	// cap as capLen counts them; the error once for its two copies.
 	var logs strings.Builder
 	for _, l := range res.Logs {
-		if l.Level == airlock.LevelLog || l.Level == airlock.LevelInfo {
-			logs.WriteString(l.Message() + "\n")
-		} else {
-			fmt.Fprintf(&logs, "[%s] %s\n", l.Level, l.Message())
-		}
+		logs.WriteString(logText(l))
 	}
 	resp.Logs = capJSON(logs.String(), s.cfg.JSMaxOutput)
 	mu.Lock()
@@ -212,6 +229,14 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		}
 	}
 	return resp
+}
+
+// logText is a console call's line in the logs.
+func logText(l airlock.Log) string {
+	if l.Level == airlock.LevelLog || l.Level == airlock.LevelInfo {
+		return l.Message() + "\n"
+	}
+	return fmt.Sprintf("[%s] %s\n", l.Level, l.Message())
 }
 
 // toolData calls a tool through the dispatcher; its data, a string, is

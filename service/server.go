@@ -48,6 +48,12 @@ type ExecuteRequest struct {
 	// Credential is who asks, for the ownership of sessions: the HTTP
 	// handler sets it from the bearer token; never read from the wire.
 	Credential string `json:"-"`
+	// Log, when set, is given each line of the code's output (without its
+	// newline) as it is written, within the output cap, from the run's own
+	// goroutines, one call at a time: it must return at once. A line over
+	// 16 KiB comes in pieces. The handler sets it for a streaming request;
+	// never read from the wire. nil, the zero value, calls nothing.
+	Log func(line string) `json:"-"`
 }
 
 // ExecuteResponse is the answer of POST /execute.
@@ -225,6 +231,7 @@ func (s *Server) evictLoop() {
 			return
 		case now := <-t.C:
 			for _, id := range s.ws.evict(now) {
+				s.metrics.workspaceGone(id)
 				s.log.Info("workspace evicted", "session", id)
 			}
 		}
@@ -233,49 +240,87 @@ func (s *Server) evictLoop() {
 
 // Evict removes the workspaces idle past the TTL now (the server also does
 // it periodically).
-func (s *Server) Evict() []string { return s.ws.evict(time.Now()) }
+func (s *Server) Evict() []string {
+	gone := s.ws.evict(time.Now())
+	for _, id := range gone {
+		s.metrics.workspaceGone(id)
+	}
+	return gone
+}
 
 // Handler serves the API. With tokens configured, every endpoint but
-// /health wants one of them as a bearer token.
+// /health and /openapi.json wants one of them as a bearer token.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, false) })
-	mux.HandleFunc("/v1/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, true) })
-	mux.HandleFunc("/health", func(w http.ResponseWriter, r *http.Request) { // any method, as the reference
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-	})
-	deleteWorkspace := func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodDelete {
-			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
-			return
-		}
-		cred, ok := s.authorize(w, r)
-		if !ok {
-			return
-		}
-		id := strings.TrimPrefix(r.URL.Path, "/workspace/")
-		if id == "" {
-			writeError(w, http.StatusBadRequest, "session_id is required")
-			return
-		}
-		if err := s.ws.remove(id, cred); err != nil {
-			status := http.StatusInternalServerError
-			var re *RequestError
-			if errors.As(err, &re) {
-				status = re.Status
-			}
-			writeError(w, status, err.Error())
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
+	for _, rt := range s.routes() {
+		mux.HandleFunc(rt.pattern, rt.handler)
 	}
-	mux.HandleFunc("/workspace/", deleteWorkspace)
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := s.authorize(w, r); ok {
-			s.metrics.ServeHTTP(w, r)
-		}
-	})
 	return s.withRequestID(mux)
+}
+
+// A route is an endpoint of the API: its ServeMux pattern and handler.
+// openapi.json describes each (TestOpenAPIRoutes holds them together).
+type route struct {
+	pattern string
+	handler http.HandlerFunc
+}
+
+// routes are the API's endpoints.
+func (s *Server) routes() []route {
+	return []route{
+		{"/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, false) }},
+		{"/v1/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, true) }},
+		{"/health", func(w http.ResponseWriter, r *http.Request) { // any method, as the reference
+			writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+		}},
+		{"/workspace/{session_id...}", s.deleteWorkspace},
+		{"/metrics", func(w http.ResponseWriter, r *http.Request) {
+			if !allowMethod(w, r, http.MethodGet) {
+				return
+			}
+			if _, ok := s.authorize(w, r); ok {
+				s.metrics.ServeHTTP(w, r)
+			}
+		}},
+		{"/openapi.json", serveOpenAPI},
+	}
+}
+
+// allowMethod answers 405 to a request of another method.
+func allowMethod(w http.ResponseWriter, r *http.Request, method string) bool {
+	if r.Method != method {
+		w.Header().Set("Allow", method)
+		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+		return false
+	}
+	return true
+}
+
+// deleteWorkspace serves DELETE /workspace/{session_id}.
+func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
+	if !allowMethod(w, r, http.MethodDelete) {
+		return
+	}
+	cred, ok := s.authorize(w, r)
+	if !ok {
+		return
+	}
+	id := strings.TrimPrefix(r.URL.Path, "/workspace/")
+	if id == "" {
+		writeError(w, http.StatusBadRequest, "session_id is required")
+		return
+	}
+	if err := s.ws.remove(id, cred); err != nil {
+		status := http.StatusInternalServerError
+		var re *RequestError
+		if errors.As(err, &re) {
+			status = re.Status
+		}
+		writeError(w, status, err.Error())
+		return
+	}
+	s.metrics.workspaceGone(dirName(id))
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // authorize checks a request's bearer token against the configured ones,
@@ -322,6 +367,10 @@ type statusRecorder struct {
 
 func (r *statusRecorder) WriteHeader(code int) { r.status = code; r.ResponseWriter.WriteHeader(code) }
 
+// Unwrap gives http.ResponseController the connection's writer: flushes
+// and deadlines reach it.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -335,8 +384,7 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
-	if r.Method != http.MethodPost {
-		writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+	if !allowMethod(w, r, http.MethodPost) {
 		return
 	}
 	cred, ok := s.authorize(w, r)
@@ -379,6 +427,10 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
 		return
 	}
 	req.Credential = cred
+	if kind := streamType(r.Header.Get("Accept")); kind != "" {
+		s.executeStream(w, r, req, v1, kind)
+		return
+	}
 	resp, err := s.Execute(r.Context(), req, s.dispatcher(req.ExecutionID, req.CallbackURL))
 	if err != nil {
 		status := http.StatusInternalServerError
@@ -479,6 +531,8 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		s.metrics.reject()
 		return nil, ErrBusy
 	}
+	defer s.metrics.running(rt)()
+	dispatch = s.metrics.countCalls(rt, dispatch)
 	timeout := time.Duration(req.Timeout) * time.Second
 	if req.Timeout <= 0 {
 		timeout = 30 * time.Second
@@ -519,7 +573,7 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		resp = s.runJS(ctx, req, rt, wd, timeout, dispatch)
 	} else {
 		dir, _ := wd.get()
-		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch, quota: s.quota(), room: room})
+		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch, quota: s.quota(), room: room, log: req.Log})
 		if err != nil {
 			return nil, err
 		}
@@ -535,6 +589,18 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 		if out.overQuota {
 			resp.Status = "error"
 		}
+		if req.SessionID != "" {
+			s.metrics.workspace(wd.id, out.workspaceBytes)
+		}
+	}
+	if (rt == "javascript" || rt == "typescript") && req.SessionID != "" && wd.id != "" {
+		// What it held at the start, inputs included, unless the code
+		// wrote (then it is measured again).
+		bytes := s.quota().bytes - room
+		if wd.wrote.Load() {
+			bytes, _, _ = s.quota().usage(wd.dir)
+		}
+		s.metrics.workspace(wd.id, bytes)
 	}
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	s.metrics.observe(rt, resp.Status, time.Since(start))

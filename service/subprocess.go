@@ -34,6 +34,9 @@ type runRequest struct {
 	dispatch Dispatcher
 	quota    quota
 	room     int64 // bytes left in the quota when the run starts
+	// log, when set, is given each line of the output as it is written
+	// (ExecuteRequest.Log).
+	log func(line string)
 }
 
 // runOutcome is what came of it.
@@ -45,6 +48,9 @@ type runOutcome struct {
 	err       string
 	timedOut  bool
 	overQuota bool
+	// workspaceBytes is what the workspace held at the end (up to the
+	// quota: the measure stops past it).
+	workspaceBytes int64
 }
 
 // jail is how subprocesses are started: under bubblewrap, or (insecure)
@@ -256,6 +262,9 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	cmd.Dir = req.dir
 	cmd.Env = append(env, "HOME="+req.dir)
 	logs := &capped{limit: j.maxOut}
+	if req.log != nil {
+		logs.lines = &lineSplitter{emit: req.log}
+	}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.ExtraFiles = []*os.File{resultW} // fd 3
 	if argsR != nil {
@@ -291,15 +300,18 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 		werr = <-waited
 	}
 	killGroup(cmd) // anything the code left behind in its group
+	logs.flush()
 	resultR.SetReadDeadline(time.Now().Add(time.Second))
 	raw := <-results
 	cancel()
 	out := &runOutcome{logs: logs.String(), exitCode: cmd.ProcessState.ExitCode()}
 	if quotaErr == nil { // what was written after the last measure
-		_, _, quotaErr = req.quota.usage(req.dir)
+		out.workspaceBytes, _, quotaErr = req.quota.usage(req.dir)
 		if !errors.Is(quotaErr, errOverQuota) {
 			quotaErr = nil
 		}
+	} else {
+		out.workspaceBytes = req.quota.bytes
 	}
 	switch {
 	case quotaErr != nil:
@@ -474,6 +486,8 @@ type capped struct {
 	limit int
 	used  int // capLen of buf
 	cut   int64
+	// lines, when set, is given what is kept as it is written.
+	lines *lineSplitter
 }
 
 func (c *capped) Write(p []byte) (int, error) {
@@ -485,11 +499,21 @@ func (c *capped) Write(p []byte) (int, error) {
 	}
 	i, n, all := capPrefix(p, c.limit-c.used)
 	c.buf.Write(p[:i])
+	if c.lines != nil {
+		c.lines.Write(p[:i])
+	}
 	c.used += n
 	if !all {
 		c.cut += int64(len(p) - i)
 	}
 	return len(p), nil
+}
+
+// flush passes on a last line without a newline.
+func (c *capped) flush() {
+	if c.lines != nil {
+		c.lines.flush()
+	}
 }
 
 func (c *capped) String() string {

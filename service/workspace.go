@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -257,6 +258,8 @@ type workdir struct {
 	once    sync.Once
 	dir, id string
 	err     error
+	// wrote says that javascript's writeFile wrote in it.
+	wrote atomic.Bool
 }
 
 func (w *workdir) get() (string, error) {
