@@ -4,7 +4,9 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -12,70 +14,138 @@ import (
 	"github.com/airlockrun/airlock/agent"
 )
 
-// Bounds of the progress notifications of one run_code call.
+// Bounds of the progress notifications of one run_code call. A program's
+// console lines and reports are batched: a notification carries every
+// entry that came since the one before (one entry a line, in order), at
+// most one notification goes out per progressInterval, and what the
+// client is sent is bounded by bytes three ways (an entry, a batch, the
+// call). What does not fit is dropped and counted; the result still has
+// every line.
 const (
-	// progressQueue is how many notifications may wait for a slow client;
-	// past it they are dropped (and the next one says how many), so that
-	// the program never waits for the client.
-	progressQueue = 256
-	// progressMessage bounds the characters of one notification's value.
-	progressMessage = 2000
+	// progressEntry bounds the characters of one value or console line in a
+	// notification.
+	progressEntry = 2000
+	// progressBatch bounds the bytes of one notification's message: once
+	// the entries waiting for the next notification reach it, the later
+	// ones are dropped (the notification ends by saying how many) until it
+	// is sent. It is also all that waits for a slow client: the program
+	// never waits for the client.
+	progressBatch = 16 << 10
+	// progressInterval is the least time between two notifications: a
+	// flood of lines becomes at most 10 notifications a second.
+	progressInterval = 100 * time.Millisecond
+	// progressTotal bounds the bytes of the messages of one call: past it
+	// a last notification says that the rest is only in the result, and
+	// no more are sent.
+	progressTotal = 1 << 20
 )
 
 // progress sends a run's reports and console lines to the client as
 // progress notifications, in order, from a goroutine of its own.
 type progress struct {
-	ch      chan string
-	done    chan struct{}
+	wake chan struct{} // an entry is waiting (capacity 1)
+	stop chan struct{} // closed by close: send what waits and end
+	done chan struct{} // closed when the goroutine has ended
+
 	mu      sync.Mutex
-	dropped int
+	pending []string // the entries of the next notification
+	size    int      // their bytes, with the newlines between them
+	dropped int      // entries dropped since the last notification
+	entries int      // entries so far, sent or not: the progress value
+	sent    int      // bytes of the messages sent
+	over    bool     // progressTotal was reached: nothing more is sent
 	closed  bool
 }
 
 func newProgress(ctx context.Context, session *sdk.ServerSession, token any) *progress {
-	p := &progress{ch: make(chan string, progressQueue), done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		n := 0
-		for msg := range p.ch {
-			n++
-			if ctx.Err() != nil {
-				continue
-			}
-			_ = session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg})
-		}
-	}()
+	p := &progress{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go p.loop(ctx, session, token)
 	return p
 }
 
+func (p *progress) loop(ctx context.Context, session *sdk.ServerSession, token any) {
+	defer close(p.done)
+	var last time.Time
+	for {
+		select {
+		case <-p.wake:
+		case <-p.stop:
+		}
+		if !last.IsZero() {
+			t := time.NewTimer(progressInterval - time.Since(last))
+			select {
+			case <-t.C:
+			case <-p.stop: // the run has ended: send what waits now
+			}
+			t.Stop()
+		}
+		msg, n, more := p.take()
+		if msg != "" && ctx.Err() == nil {
+			_ = session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg})
+			last = time.Now()
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// take is the message of the next notification ("" when nothing waits),
+// the progress value, and whether more may come.
+func (p *progress) take() (msg string, n int, more bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	more = !p.closed
+	if p.over || len(p.pending) == 0 && p.dropped == 0 {
+		return "", p.entries, more
+	}
+	msg = strings.Join(p.pending, "\n")
+	if p.dropped > 0 {
+		if msg != "" {
+			msg += "\n"
+		}
+		msg += "(" + strconv.Itoa(p.dropped) + " more not sent here; the result has them all)"
+	}
+	if p.sent+len(msg) > progressTotal {
+		msg = "(no more progress: " + strconv.Itoa(progressTotal>>20) + " MiB of lines were sent; the result has them all)"
+		p.over = true
+	}
+	p.sent += len(msg)
+	p.pending, p.size, p.dropped = nil, 0, 0
+	return msg, p.entries, more
+}
+
 // report queues a reported value, as airlock.Inspect shows it, cut to
-// progressMessage characters.
+// progressEntry characters.
 func (p *progress) report(v any) {
-	p.send("report: " + agent.ClipText(airlock.Inspect(v), progressMessage))
+	p.send("report: " + agent.ClipText(airlock.Inspect(v), progressEntry))
 }
 
 // log queues a console line: its level and its message ("log: hello 1"),
-// cut to progressMessage characters.
+// cut to progressEntry characters.
 func (p *progress) log(l airlock.Log) {
-	p.send(string(l.Level) + ": " + agent.ClipText(l.Message(), progressMessage))
+	p.send(string(l.Level) + ": " + agent.ClipText(l.Message(), progressEntry))
 }
 
-// send queues a notification's message without waiting: past
-// progressQueue waiting it is dropped, and the next one says how many were.
-func (p *progress) send(msg string) {
+// send queues an entry for the next notification without waiting: once
+// the next notification is full (progressBatch), it is dropped and
+// counted, and so are the later ones until that notification is taken.
+func (p *progress) send(entry string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
+	if p.closed || p.over {
 		return
 	}
-	if p.dropped > 0 {
-		msg = "(" + strconv.Itoa(p.dropped) + " messages not sent: the client was slow) " + msg
+	p.entries++
+	if p.dropped > 0 || p.size+len(entry)+1 > progressBatch {
+		p.dropped++
+	} else {
+		p.pending = append(p.pending, entry)
+		p.size += len(entry) + 1
 	}
 	select {
-	case p.ch <- msg:
-		p.dropped = 0
+	case p.wake <- struct{}{}:
 	default:
-		p.dropped++
 	}
 }
 
@@ -84,8 +154,8 @@ func (p *progress) send(msg string) {
 func (p *progress) close() {
 	p.mu.Lock()
 	p.closed = true
-	close(p.ch)
 	p.mu.Unlock()
+	close(p.stop)
 	<-p.done
 }
 

@@ -122,22 +122,26 @@ func TestUpstreams_DeadIsRetried(t *testing.T) {
 }
 
 // progressUntil runs code, which does not end by itself, in run_code with a
-// progress token, and cancels the call when n progress notifications have
-// come: the call must fail. It returns the notifications, as "progress
-// message".
+// progress token, and cancels the call when n entries (lines of the
+// notifications' messages) have come: the call must fail. It returns the
+// entries; the notifications' progress values must increase.
 func progressUntil(t *testing.T, code string, n int) []string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
 	var got []string
+	last := 0.0
 	cs := clientWith(t, newServer(t, mcp.Options{}), &sdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			mu.Lock()
-			got = append(got, fmt.Sprintf("%v %s", req.Params.Progress, req.Params.Message))
-			k := len(got)
-			mu.Unlock()
-			if k == n {
+			defer mu.Unlock()
+			if req.Params.Progress <= last {
+				t.Errorf("progress %v after %v", req.Params.Progress, last)
+			}
+			last = req.Params.Progress
+			got = append(got, strings.Split(req.Params.Message, "\n")...)
+			if len(got) >= n {
 				cancel() // the program is still looping: only this ends it
 			}
 		},
@@ -153,10 +157,10 @@ func progressUntil(t *testing.T, code string, n int) []string {
 }
 
 // report() values arrive as progress notifications while the program still
-// runs: the program loops until the client, having seen one, cancels.
+// runs: the program loops until the client, having seen them, cancels.
 func TestRunCode_ProgressWhileRunning(t *testing.T) {
 	got := progressUntil(t, "report('first'); report({ step: 2 }); while (true) {}", 2)
-	if len(got) < 2 || got[0] != "1 report: first" || got[1] != "2 report: { step: 2 }" {
+	if len(got) < 2 || got[0] != "report: first" || got[1] != "report: { step: 2 }" {
 		t.Fatalf("progress = %q", got)
 	}
 }
@@ -165,7 +169,7 @@ func TestRunCode_ProgressWhileRunning(t *testing.T) {
 // in order with the reports, while the program still runs.
 func TestRunCode_LogProgressWhileRunning(t *testing.T) {
 	got := progressUntil(t, "console.log('first', 1); report(2); console.warn({ a: 'x' }); while (true) {}", 3)
-	if len(got) < 3 || got[0] != "1 log: first 1" || got[1] != "2 report: 2" || got[2] != "3 warn: { a: 'x' }" {
+	if len(got) < 3 || got[0] != "log: first 1" || got[1] != "report: 2" || got[2] != "warn: { a: 'x' }" {
 		t.Fatalf("progress = %q", got)
 	}
 }

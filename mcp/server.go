@@ -11,11 +11,16 @@
 // and tail around "... [truncated N characters] ...", the structured
 // content the status, the error and the fields that fit whole, naming the
 // others in "truncated". Neither ever fails to encode. When the call asks
-// for progress (a progressToken), each report() value and each console
-// line is sent as a progress notification while the program runs ("report: "
-// and the value, or the console level, ": " and the line, as in "log: hi";
-// each cut to 2,000 characters; at most 256 wait for a slow client, the rest
-// are dropped and counted).
+// for progress (a progressToken), the report() values and console lines
+// are sent as progress notifications while the program runs, one entry a
+// line of the message ("report: " and the value, or the console level, ": "
+// and the line, as in "log: hi"; each cut to 2,000 characters). They are
+// batched, so that a flood of lines does not flood the client: a
+// notification carries what came since the one before, at most 16 KiB (the
+// rest is dropped until it is sent, and its last line says how many), at
+// most 10 go out a second, and at most 1 MiB in a call; the program never
+// waits for the client, and the result has every line. The progress value
+// counts the entries so far.
 //
 // The upstream servers are connected in the background, each on its own
 // with a timeout per stage (connect and initialize, tools/list, each call),
