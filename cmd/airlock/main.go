@@ -10,8 +10,8 @@
 // airlock run runs FILE (TypeScript for .ts/.mts/.cts/.tsx, JavaScript
 // otherwise; "-" reads standard input as TypeScript), with the files under
 // --modules DIR as the modules it may import, and prints the value of its
-// default export to standard output; its console output and reports, in the
-// order they happened, and on failure the error with the line of source it
+// default export to standard output; its console output and reports, each
+// line as it is written, and on failure the error with the line of source it
 // points at, go to standard error. With --json the Result JSON is all that
 // goes to standard output. Flags may come before or after the file. The
 // exit code is 0 on success, 1 for any other status and 2 for a usage
@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -117,8 +118,8 @@ const runUsage = `usage: airlock run [flags] FILE
 
 Runs FILE (TypeScript, or JavaScript for .js/.mjs/.cjs; "-" reads standard
 input) in a fresh sandbox. The value of the default export goes to standard
-output; console output, reports and errors go to standard error, in the order
-they happened. Exit code: 0 on success, 1 if the program failed, 2 for a usage
+output; console output and reports go to standard error as they are written,
+and errors after them. Exit code: 0 on success, 1 if the program failed, 2 for a usage
 error.`
 
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -180,8 +181,11 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return 2
 		}
 	}
-	var reportTimes []time.Time
-	opts.Report = func(any) { reportTimes = append(reportTimes, time.Now()) }
+	asJSON := get("json") == "true"
+	shown := &live{w: stderr}
+	if !asJSON {
+		opts.Log, opts.Report = shown.log, shown.report
+	}
 	timeout := flagDuration(fs, "timeout")
 
 	// One run, so no sandbox is prepared ahead: the default runtime's two
@@ -203,7 +207,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	res := ex.Wait()
 	explain(res, timedOut.Load(), timeout, "--timeout", opts.MemoryLimitBytes, "--memory")
-	if get("json") == "true" {
+	if asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
 			fmt.Fprintf(stderr, "airlock: %v\n", err)
@@ -211,7 +215,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		printHuman(stdout, stderr, res, reportTimes, string(src))
+		shown.finish(stdout, res, string(src))
 	}
 	if res.Status != airlock.StatusSuccess {
 		return 1
@@ -305,31 +309,48 @@ func parseBytes(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// printHuman prints the value to out; the logs and reports, merged in the
-// order they happened (reportTimes are the times of the reports), then the
-// error with the source line it points at, to errw.
-func printHuman(out, errw io.Writer, res *airlock.Result, reportTimes []time.Time, src string) {
+// live prints a run's console lines and reports to w as they are made:
+// its log and report are the run's Options.Log and Options.Report, called
+// in order on the goroutine that runs the sandbox.
+type live struct {
+	w             io.Writer
+	mu            sync.Mutex
+	logs, reports int // printed so far
+}
+
+func (l *live) log(e airlock.Log) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "[%s] %s\n", e.Level, e.Message())
+	l.logs++
+}
+
+func (l *live) report(v any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "[report] %s\n", formatValue(v))
+	l.reports++
+}
+
+// finish prints, after the run, the lines and reports of res that were not
+// printed as they came (none, unless the run was stopped as they were
+// made), then the value to out, or the error with the source line it
+// points at to l.w.
+func (l *live) finish(out io.Writer, res *airlock.Result, src string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range res.Logs[min(l.logs, len(res.Logs)):] {
+		fmt.Fprintf(l.w, "[%s] %s\n", e.Level, e.Message())
+	}
+	for _, v := range res.Reports[min(l.reports, len(res.Reports)):] {
+		fmt.Fprintf(l.w, "[report] %s\n", formatValue(v))
+	}
 	if res.Status == airlock.StatusSuccess {
 		fmt.Fprintln(out, formatValue(res.Result))
 	}
-	logs, reports := res.Logs, res.Reports
-	for len(logs) > 0 || len(reports) > 0 {
-		reportFirst := len(logs) == 0 ||
-			len(reports) > 0 && len(reportTimes) > 0 && reportTimes[0].Before(logs[0].Time)
-		if reportFirst {
-			fmt.Fprintf(errw, "[report] %s\n", formatValue(reports[0]))
-			reports = reports[1:]
-			if len(reportTimes) > 0 {
-				reportTimes = reportTimes[1:]
-			}
-		} else {
-			fmt.Fprintf(errw, "[%s] %s\n", logs[0].Level, logs[0].Message())
-			logs = logs[1:]
-		}
-	}
 	if res.Error != nil {
 		// Text of a result without its value, logs and reports is the error.
-		io.WriteString(errw, (&airlock.Result{Status: res.Status, Error: res.Error}).Text(src))
+		io.WriteString(l.w, (&airlock.Result{Status: res.Status, Error: res.Error}).Text(src))
 	}
 }
 
