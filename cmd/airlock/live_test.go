@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // `airlock run` printed a program's console lines only when it ended, so a
@@ -69,5 +71,48 @@ func TestRunCommand_ValueAfterLines(t *testing.T) {
 		strings.NewReader(`console.log("a"); report(2); console.warn("b", { c: 1 }); export default "done"`), &both, &both)
 	if want := "[log] a\n[report] 2\n[warn] b { c: 1 }\n'done'\n"; code != 0 || both.String() != want {
 		t.Fatalf("%d %q, want %q", code, both.String(), want)
+	}
+}
+
+// `airlock mcp` over stdio, as a client starts it: a call with a progress
+// token receives the program's console line as a progress notification
+// while the program still runs (it never ends by itself; the test cancels
+// the call only after the line came).
+func TestMCPCommand_ProgressWhileRunning(t *testing.T) {
+	got := make(chan string, 100)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			if req.Params.ProgressToken == "tok" {
+				got <- req.Params.Message
+			}
+		},
+	}).Connect(context.Background(), &sdk.CommandTransport{Command: command(t, "mcp")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	guard := time.AfterFunc(time.Minute, cancel) // a hang guard only
+	defer guard.Stop()
+	seen := make(chan string, 1)
+	go func() {
+		msg := <-got
+		seen <- msg
+		cancel() // the program is still looping: only this ends it
+	}()
+	params := &sdk.CallToolParams{Name: "run_code", Arguments: map[string]any{
+		"code": `console.log("working on it"); while (true) {}`, "timeout_ms": 3600000}}
+	params.SetProgressToken("tok")
+	if _, err := cs.CallTool(ctx, params); err == nil {
+		t.Fatal("the endless program returned")
+	}
+	select {
+	case msg := <-seen:
+		if !strings.HasPrefix(msg, "log: working on it") {
+			t.Fatalf("progress message %q", msg)
+		}
+	default:
+		t.Fatal("the call ended without a progress notification (the hang guard stopped it)")
 	}
 }
