@@ -170,7 +170,7 @@ func TestRunCode_NoProgressWithoutToken(t *testing.T) {
 
 // A flood of console lines does not flood the client: the lines are
 // batched (one notification carries what came since the one before, at
-// most 16 KiB, at most 10 a second), the rest dropped and counted, and
+// most 16 KiB, one per 100 ms while it runs), the rest dropped and counted, and
 // the result still has every line.
 func TestRunCode_ProgressFlood(t *testing.T) {
 	const lines = 20000

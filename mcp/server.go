@@ -18,9 +18,10 @@
 // batched, so that a flood of lines does not flood the client: a
 // notification carries what came since the one before, at most 16 KiB (the
 // rest is dropped until it is sent, and its last line says how many), at
-// most 10 go out a second, and at most 1 MiB in a call; the program never
-// waits for the client, and the result has every line. The progress value
-// counts the entries so far.
+// most one goes out per 100 ms while the program runs (the last at its
+// end), and at most 1 MiB in a call; the program never waits for the
+// client, and the result has every line. The progress value counts the
+// entries so far.
 //
 // The upstream servers are connected in the background, each on its own
 // with a timeout per stage (connect and initialize, tools/list, each call),
