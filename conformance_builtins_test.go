@@ -93,3 +93,113 @@ eq(Proxy.revocable.length, 2, "Proxy.revocable.length");
 export default bad;
 `)
 }
+
+// TestLocaleMethodsAreBuiltinLike is a regression test: test262 found that
+// the Intl layer, which replaces the engine's toLocale* methods and
+// localeCompare with its own JavaScript, defined them as plain functions:
+// each could be called with new, and the typed arrays' toLocaleString was
+// the arrays' one, so it accepted any this (a plain object, a detached
+// buffer) and read a length property instead of the array's length;
+// Array.prototype.toLocaleString.call(null) returned "" instead of
+// throwing. They are methods now, with the specification's length and
+// name, and the typed-array one validates its receiver.
+func TestLocaleMethodsAreBuiltinLike(t *testing.T) {
+	checkJS(t, checkPrelude+`
+const TA = Object.getPrototypeOf(Int8Array.prototype);
+for (const [what, o, k, len] of [
+	["Array.prototype.toLocaleString", Array.prototype, "toLocaleString", 0],
+	["%TypedArray%.prototype.toLocaleString", TA, "toLocaleString", 0],
+	["Number.prototype.toLocaleString", Number.prototype, "toLocaleString", 0],
+	["BigInt.prototype.toLocaleString", BigInt.prototype, "toLocaleString", 0],
+	["Date.prototype.toLocaleString", Date.prototype, "toLocaleString", 0],
+	["Date.prototype.toLocaleDateString", Date.prototype, "toLocaleDateString", 0],
+	["Date.prototype.toLocaleTimeString", Date.prototype, "toLocaleTimeString", 0],
+	["String.prototype.localeCompare", String.prototype, "localeCompare", 1],
+	["Intl.NumberFormat.prototype.formatToParts", Intl.NumberFormat.prototype, "formatToParts", 1],
+	["Intl.getCanonicalLocales", Intl, "getCanonicalLocales", 1],
+]) {
+	const f = o[k];
+	eq(f.length, len, what + ".length");
+	eq(f.name, k, what + ".name");
+	desc(o, k, true, false, true, what);
+	desc(f, "length", false, false, true, what + ".length");
+	desc(f, "name", false, false, true, what + ".name");
+	eq(Object.hasOwn(f, "prototype"), false, what + " has a prototype");
+	throws(() => new f(), "TypeError", "new " + what);
+	throws(() => Reflect.construct(function () {}, [], f), "TypeError", what + " as a newTarget");
+}
+throws(() => Array.prototype.toLocaleString.call(null), "TypeError", "Array.prototype.toLocaleString.call(null)");
+throws(() => Array.prototype.toLocaleString.call(undefined), "TypeError", "Array.prototype.toLocaleString.call(undefined)");
+eq(Array.prototype.toLocaleString.call({ length: 2, 0: 1234, 1: null }), "1,234,", "an array-like");
+eq([1234.5, undefined, 2n ** 40n, new Date(0)].toLocaleString(), "1,234.5,,1,099,511,627,776,1/1/1970, 12:00:00 AM", "an array");
+eq([1234.5].toLocaleString("en", { maximumFractionDigits: 0 }), "1,235", "locales and options pass to the elements");
+
+// %TypedArray%.prototype.toLocaleString: ValidateTypedArray, then the array's own length.
+const tl = TA.toLocaleString;
+for (const v of [{}, [], { length: 1, 0: 1 }, new ArrayBuffer(8), new DataView(new ArrayBuffer(8))]) {
+	throws(() => tl.call(v), "TypeError", "toLocaleString on " + Object.prototype.toString.call(v));
+}
+throws(() => tl.call(null), "TypeError", "toLocaleString on null");
+throws(() => tl.call(1), "TypeError", "toLocaleString on 1");
+const u = new Uint16Array([1000, 2000, 3000]);
+Object.defineProperty(u, "length", { value: 1 });
+eq(tl.call(u), "1,000,2,000,3,000", "the array's length, not its length property");
+eq(new BigInt64Array([12345n, -1n]).toLocaleString(), "12,345,-1", "a BigInt64Array");
+eq(new Float64Array([0.5, 1e21]).toLocaleString("en", { maximumFractionDigits: 0 }), "1,1,000,000,000,000,000,000,000", "options pass to the elements");
+const detached = new Uint8Array(new ArrayBuffer(4));
+detached.buffer.transfer();
+throws(() => detached.toLocaleString(), "TypeError", "a detached buffer");
+const rab = new ArrayBuffer(4, { maxByteLength: 8 });
+const fixed = new Uint8Array(rab, 0, 4), tracking = new Uint8Array(rab);
+rab.resize(2);
+throws(() => fixed.toLocaleString(), "TypeError", "an out-of-bounds array");
+eq(tracking.toLocaleString(), "0,0", "a length-tracking array after a shrink");
+// The elements are read as the loop goes: past the end they are empty.
+const rab2 = new ArrayBuffer(4, { maxByteLength: 8 });
+const ta2 = new Uint8Array(rab2, 0, 4);
+const saved = Number.prototype.toLocaleString;
+let n = 0;
+Number.prototype.toLocaleString = function () { if (++n === 2) rab2.resize(2); return saved.call(this); };
+eq(ta2.toLocaleString(), "0,0,,", "an array shrunk by an element's toLocaleString");
+Number.prototype.toLocaleString = saved;
+export default bad;
+`)
+}
+
+// TestLocaleOptionsRefuseMalformedTypes is a regression test: test262
+// found that the Intl layer let option values through that ECMA-402 says
+// are RangeErrors: a calendar, numbering system or collation must be a
+// Unicode locale type (alphanumeric parts of 3 to 8 characters joined by
+// "-"), so "gregory\0" or "latn-" is refused, through the constructors and
+// through the toLocale* methods alike. Well-formed values that name
+// something the sandbox has no data for are still accepted, and resolve
+// to what it has (gregory, latn, default).
+func TestLocaleOptionsRefuseMalformedTypes(t *testing.T) {
+	checkJS(t, checkPrelude+`
+for (const bad of ["gregory\0", "", "a", "toolongstring", "gregory-", "gregory-toolongstring", "gre gory"]) {
+	const s = JSON.stringify(bad);
+	throws(() => new Intl.DateTimeFormat("en", { calendar: bad }), "RangeError", "DateTimeFormat calendar " + s);
+	throws(() => new Intl.DateTimeFormat("en", { numberingSystem: bad }), "RangeError", "DateTimeFormat numberingSystem " + s);
+	throws(() => new Intl.NumberFormat("en", { numberingSystem: bad }), "RangeError", "NumberFormat numberingSystem " + s);
+	throws(() => new Intl.Collator("en", { collation: bad }), "RangeError", "Collator collation " + s);
+	throws(() => (1).toLocaleString("en", { numberingSystem: bad }), "RangeError", "toLocaleString numberingSystem " + s);
+	throws(() => new Date(0).toLocaleDateString("en", { calendar: bad }), "RangeError", "toLocaleDateString calendar " + s);
+	throws(() => "a".localeCompare("b", "en", { collation: bad }), "RangeError", "localeCompare collation " + s);
+}
+eq(new Intl.DateTimeFormat("en", { calendar: "islamic-civil" }).resolvedOptions().calendar, "gregory", "a calendar without data");
+eq(new Intl.NumberFormat("en", { numberingSystem: "arab" }).resolvedOptions().numberingSystem, "latn", "a numbering system without data");
+eq(new Intl.Collator("en", { collation: "phonebk" }).resolvedOptions().collation, "default", "a collation without data");
+// The options are read in the specification's order.
+const order = [];
+const spy = new Proxy({}, { get(t, k) { if (typeof k === "string") order.push(k); return undefined; } });
+new Intl.NumberFormat("en", spy);
+eq(order.slice(0, 2).join(), "localeMatcher,numberingSystem", "NumberFormat's first reads");
+order.length = 0;
+new Intl.DateTimeFormat("en", spy);
+eq(order.slice(0, 3).join(), "localeMatcher,calendar,numberingSystem", "DateTimeFormat's first reads");
+order.length = 0;
+new Intl.Collator("en", spy);
+eq(order.slice(0, 3).join(), "usage,localeMatcher,collation", "Collator's first reads");
+export default bad;
+`)
+}
