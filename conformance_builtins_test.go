@@ -1,7 +1,10 @@
 package airlock_test
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/airlockrun/airlock"
 )
 
 // checkJS runs a JavaScript entry whose default export is a list of the
@@ -202,4 +205,141 @@ new Intl.Collator("en", spy);
 eq(order.slice(0, 3).join(), "usage,localeMatcher,collation", "Collator's first reads");
 export default bad;
 `)
+}
+
+// TestJSONModules is a regression test: test262 found that a JSON module,
+// import data from "./a.json" with { type: "json" } with the file in
+// Options.Modules, was compiled as JavaScript (so {"a": 1} was a
+// SyntaxError, and [1, 2] a module with no default export), although the
+// engine supports import attributes and JSON modules. A JSON module's one
+// export is default, the value JSON.parse gives for its text, the same
+// object for every import of it, static or dynamic; named imports are a
+// link error, as is text that is not JSON. A module whose name ends in
+// .json is JSON without the attribute too, as QuickJS's own loader has it
+// (Node and browsers refuse that import); an attribute key other than type,
+// or a type other than json, is refused.
+func TestJSONModules(t *testing.T) {
+	mods := map[string]string{
+		"./data.json":   `{"name": "airlock", "list": [1, 2, {"deep": null}], "n": 1.5e3}`,
+		"./array.json":  "[1, \"two\", true]\n",
+		"./num.json":    ` 42 `,
+		"./str.json":    `"text"`,
+		"./null.json":   `null`,
+		"./bad.json":    "{\n  notJson: 0\n}",
+		"./config.txt":  `{"from": "txt"}`,
+		"./other.js":    `import d from "./data.json" with { type: "json" }; export const same = d;`,
+		"./notjson.js":  `export default 1;`,
+		"./big.json":    `{"a": [` + strings.Repeat(`{"b": "c"},`, 1000) + `{}]}`,
+		"lib/conf.json": `{"pkg": true}`,
+		"./deep.json":   strings.Repeat("[", 200000) + strings.Repeat("]", 200000),
+	}
+	js := func(src string) airlock.Options {
+		return airlock.Options{Language: airlock.JavaScript, Modules: mods}
+	}
+	cases := []struct {
+		name, src string
+		want      any
+	}{
+		{"object", `import d from "./data.json" with { type: "json" }; export default d`,
+			map[string]any{"name": "airlock", "list": []any{1.0, 2.0, map[string]any{"deep": nil}}, "n": 1500.0}},
+		{"array", `import d from "./array.json" with { type: "json" }; export default d`, []any{1.0, "two", true}},
+		{"number", `import d from "./num.json" with { type: "json" }; export default d`, 42.0},
+		{"string", `import d from "./str.json" with { type: "json" }; export default d`, "text"},
+		{"null", `import d from "./null.json" with { type: "json" }; export default d === null`, true},
+		{"namespace", `import * as ns from "./data.json" with { type: "json" };
+			export default [Object.keys(ns).join(), Object.prototype.toString.call(ns), ns.default.name]`,
+			[]any{"default", "[object Module]", "airlock"}},
+		{"one object for every import", `import a from "./data.json" with { type: "json" };
+			import { default as b } from "./data.json" with { type: "json" };
+			import { same } from "./other.js";
+			const c = (await import("./data.json", { with: { type: "json" } })).default;
+			export default [a === b, a === same, a === c]`, []any{true, true, true}},
+		{"extensible", `import d from "./data.json" with { type: "json" }; d.added = 1;
+			import a from "./array.json" with { type: "json" }; a.push(4);
+			export default [Object.isExtensible(d), d.added, a.length]`, []any{true, 1.0, 4.0}},
+		{"the attribute decides", `import d from "./config.txt" with { type: "json" }; export default d.from`, "txt"},
+		{"a .json name without the attribute", `import d from "./data.json"; export default d.name`, "airlock"},
+		{"dynamic, without the attribute", `const m = await import("./array.json"); export default m.default[1]`, "two"},
+		{"a package's JSON", `import d from "lib/conf.json" with { type: "json" }; export default d.pkg`, true},
+		{"large", `import d from "./big.json" with { type: "json" }; export default d.a.length`, 1001.0},
+		{"a JavaScript module, attributes empty", `import d from "./notjson.js" with {}; export default d`, 1.0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			wantResult(t, runOpts(t, c.src, js(c.src)), c.want)
+		})
+	}
+	fails := []struct{ name, src, errName, msg string }{
+		{"named import", `import { name } from "./data.json" with { type: "json" }; export default name`, "", "no export named 'name'"},
+		{"not JSON", `import d from "./bad.json" with { type: "json" }; export default d`, "SyntaxError", ""},
+		{"JavaScript as JSON", `import d from "./notjson.js" with { type: "json" }; export default d`, "SyntaxError", ""},
+		{"an unknown key", `import d from "./data.json" with { type: "json", integrity: "x" }; export default d`, "SyntaxError", "integrity"},
+		{"an unknown type", `import d from "./data.json" with { type: "css" }; export default d`, "TypeError", "css"},
+		{"nested past the stack", `import d from "./deep.json" with { type: "json" }; export default d`, "", ""},
+		{"a missing file", `import d from "./none.json" with { type: "json" }; export default d`, "", "none.json"},
+	}
+	for _, c := range fails {
+		t.Run(c.name, func(t *testing.T) {
+			res := runOpts(t, c.src, js(c.src))
+			if res.Status == airlock.StatusSuccess || res.Error == nil {
+				t.Fatalf("succeeded: %#v", res.Result)
+			}
+			if c.errName != "" && res.Error.Name != c.errName || !strings.Contains(res.Error.Message, c.msg) {
+				t.Fatalf("error %s: %s, want %s containing %q", res.Error.Name, res.Error.Message, c.errName, c.msg)
+			}
+		})
+	}
+	// A dynamic import with an unknown key rejects, and the program can catch it.
+	wantResult(t, runOpts(t, `let r; try { await import("./data.json", { with: { kind: "json" } }) } catch (e) { r = e.name }
+		export default r`, js("")), "SyntaxError")
+	// TypeScript keeps the attribute.
+	wantResult(t, runOpts(t, `import d from "./data.json" with { type: "json" }; const n: string = d.name; export default n`,
+		airlock.Options{Modules: mods}), "airlock")
+}
+
+// TestHashbangInModules is a regression test: test262 found that a #! line
+// at the start of a module of Options.Modules was a SyntaxError, and of
+// the entry too once Globals was set: the one-line prologue that binds the
+// globals is put in front of each module's first line, so the #! was no
+// longer at the start. The #! line is now a comment of the same length
+// behind the prologue (positions on line 1 stay right).
+func TestHashbangInModules(t *testing.T) {
+	mods := map[string]string{
+		"./lib.js":  "#!/usr/bin/env node\nexport const x = 1;",
+		"./lib2.ts": "#!/usr/bin/env -S npx tsx\nexport const y: number = 2;",
+	}
+	for _, opts := range []airlock.Options{
+		{Language: airlock.JavaScript, Modules: mods},
+		{Language: airlock.JavaScript, Modules: mods, Globals: map[string]any{"g": 3}},
+		{Language: airlock.TypeScript, Modules: mods, Globals: map[string]any{"g": 3}},
+	} {
+		src := "#!/usr/bin/env node\nimport { x } from './lib.js'; import { y } from './lib2.ts';\nexport default x + y + (typeof g === 'number' ? g : 0)"
+		res := runOpts(t, src, opts)
+		want := 3.0
+		if opts.Globals != nil {
+			want = 6.0
+		}
+		wantResult(t, res, want)
+	}
+	// Errors after a #! line are placed in the user's text: on line 1 as
+	// without the line, on line 2 where they are.
+	globals := airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"g": 3}}
+	plain := runOpts(t, "throw new Error('here')", globals)
+	wantStatus(t, plain, airlock.StatusError)
+	res := runOpts(t, "#!x\nthrow new Error('here')", globals)
+	wantStatus(t, res, airlock.StatusError)
+	if res.Error.Line != 2 || res.Error.Column != plain.Error.Column || plain.Error.Line != 1 {
+		t.Fatalf("error at %d:%d, want 2:%d", res.Error.Line, res.Error.Column, plain.Error.Column)
+	}
+	res = runOpts(t, "#!x y z\nexport default g +", globals)
+	wantStatus(t, res, airlock.StatusLinkError)
+	if res.Error.Name != "SyntaxError" || res.Error.Line != 2 {
+		t.Fatalf("error %+v, want a SyntaxError on line 2", res.Error)
+	}
+	// #! is allowed at the start of a module only.
+	res = runOpts(t, "const a = 1;\n#!x\nexport default a", globals)
+	wantStatus(t, res, airlock.StatusLinkError)
+	if res.Error.Name != "SyntaxError" || res.Error.Line != 2 {
+		t.Fatalf("error %+v", res.Error)
+	}
 }

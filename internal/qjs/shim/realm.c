@@ -67,7 +67,7 @@ EXPORT(qjs_vm_new) JSContext *qjs_vm_new(uint32_t max_stack)
     JS_SetMaxStackSize(rt, max_stack);
     JS_SetInterruptHandler(rt, interrupt_handler, NULL);
     JS_SetOpCounter(rt, &qjs_ctl.ops);
-    JS_SetModuleLoaderFunc(rt, module_normalize, module_loader, NULL);
+    JS_SetModuleLoaderFunc2(rt, module_normalize, module_loader, module_check_attributes, NULL);
     ctx = JS_NewContextRaw(rt);
     if (!ctx) {
         JS_FreeRuntime(rt);
