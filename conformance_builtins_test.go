@@ -188,6 +188,9 @@ for (const bad of ["gregory\0", "", "a", "toolongstring", "gregory-", "gregory-t
 	throws(() => (1).toLocaleString("en", { numberingSystem: bad }), "RangeError", "toLocaleString numberingSystem " + s);
 	throws(() => new Date(0).toLocaleDateString("en", { calendar: bad }), "RangeError", "toLocaleDateString calendar " + s);
 	throws(() => "a".localeCompare("b", "en", { collation: bad }), "RangeError", "localeCompare collation " + s);
+	throws(() => new Intl.Locale("en", { calendar: bad }), "RangeError", "Locale calendar " + s);
+	throws(() => new Intl.Locale("en", { collation: bad }), "RangeError", "Locale collation " + s);
+	throws(() => new Intl.Locale("en", { numberingSystem: bad }), "RangeError", "Locale numberingSystem " + s);
 }
 eq(new Intl.DateTimeFormat("en", { calendar: "islamic-civil" }).resolvedOptions().calendar, "gregory", "a calendar without data");
 eq(new Intl.NumberFormat("en", { numberingSystem: "arab" }).resolvedOptions().numberingSystem, "latn", "a numbering system without data");

@@ -1220,6 +1220,15 @@
   function Locale(tag, options) {
     if (!new.target) throw new TypeErrorC("Constructor Intl.Locale requires 'new'");
     const t = canonTag(tag instanceof Locale ? tag.toString() : tag);
+    // The options are checked as ECMA-402 reads them; the sandbox has no
+    // data that they would change.
+    const o = toObject(options);
+    getType(o, "calendar");
+    getType(o, "collation");
+    getOpt(o, "hourCycle", ["h11", "h12", "h23", "h24"], undefined, "Intl.Locale");
+    getOpt(o, "caseFirst", ["upper", "lower", "false"], undefined, "Intl.Locale");
+    getOpt(o, "numeric", "boolean", undefined, "Intl.Locale");
+    getType(o, "numberingSystem");
     const p = call(strSplit, t, "-");
     defineProperty(this, "__tag", { value: t });
     this.language = p[0];
