@@ -2,8 +2,9 @@
 // loads: it resolves specifiers within the supplied module graph only, erases
 // TypeScript types (the only importer of esbuild), adds to each source module
 // the one-line prologue that binds the run's globals at module scope (but to
-// a bare entry, which can use none: see Graph.Bare), and maps engine
-// positions back to the user's original source.
+// a bare entry, which can use none: see Graph.Bare; a #! line becomes the
+// comment it is), gives a JSON module's text as it is (JSONPrefix), and
+// maps engine positions back to the user's original source.
 package source
 
 import (
