@@ -47,7 +47,12 @@
   // choose the host function's arguments.
   const host = (op, a, b, c) => hostFn(op, a, b, c);
 
+  // method defines obj[name] as the built-in method fn, of length len.
+  // fn is written in method syntax ({ m() {} }.m), as the built-ins'
+  // methods have no [[Construct]] (new throws) and no prototype property;
+  // a function expression is refused when the snapshot is made.
   const method = (obj, name, fn, len) => {
+    if ("prototype" in fn) throw new TypeErrorC(`intl.js: ${StringC(name)} is a constructor`);
     defineProperty(fn, "name", { value: name, configurable: true });
     if (len !== undefined) defineProperty(fn, "length", { value: len, configurable: true });
     defineProperty(obj, name, { value: fn, writable: true, configurable: true, enumerable: false });
@@ -125,6 +130,17 @@
     if (values === "boolean") return !!v;
     v = StringC(v);
     if (values && !includes(values, v)) throw new RangeErrorC(`Value ${v} out of range for ${ctor} options property ${name}`);
+    return v;
+  };
+  // getType reads an option whose value must be a Unicode locale type
+  // (calendar, numberingSystem, collation): alphanumeric parts of 3 to 8
+  // characters joined by "-", or a RangeError (ECMA-402). A well-formed
+  // value the sandbox has no data for resolves to what it has.
+  const getType = (o, name) => {
+    let v = o[name];
+    if (v === undefined) return undefined;
+    v = StringC(v);
+    if (!call(reExec, /^[0-9A-Za-z]{3,8}(?:-[0-9A-Za-z]{3,8})*$/, v)) throw new RangeErrorC(`Invalid ${name} : ${v}`);
     return v;
   };
   const getNum = (o, name, min, max, fallback) => {
@@ -291,6 +307,7 @@
     const o = toObject(options);
     const r = { locale, numberingSystem: "latn" };
     getOpt(o, "localeMatcher", ["lookup", "best fit"], "best fit", NF);
+    getType(o, "numberingSystem");
     const style = getOpt(o, "style", ["decimal", "percent", "currency", "unit"], "decimal", NF);
     let currency = o.currency;
     if (currency !== undefined) {
@@ -558,12 +575,12 @@
       return r.bound;
     }), configurable: true,
   });
-  method(nfProto, "formatToParts", function (x) { return numberParts(nfOf(this, "formatToParts"), toNumeric(x)); }, 1);
-  method(nfProto, "formatRange", function (a, b) {
+  method(nfProto, "formatToParts", { m(x) { return numberParts(nfOf(this, "formatToParts"), toNumeric(x)); } }.m, 1);
+  method(nfProto, "formatRange", { m(a, b) {
     const r = nfOf(this, "formatRange");
     return joinParts(numberParts(r, toNumeric(a))) + "–" + joinParts(numberParts(r, toNumeric(b)));
-  }, 2);
-  method(nfProto, "resolvedOptions", function () {
+  } }.m, 2);
+  method(nfProto, "resolvedOptions", { m() {
     const r = nfOf(this, "resolvedOptions");
     const out = {};
     const order = ["locale", "numberingSystem", "style", "currency", "currencyDisplay", "currencySign", "unit", "unitDisplay",
@@ -579,7 +596,7 @@
       if (r[k] !== undefined) out[k] = r[k];
     }
     return out;
-  }, 0);
+  } }.m, 0);
 
   // --- plural rules -----------------------------------------------------
 
@@ -619,16 +636,16 @@
     const ifr = intFrac(r.d, 1, r.minFrac), int = ifr[0], frac = ifr[1];
     return pluralOf(s.type, int || "0", frac);
   };
-  method(PluralRules.prototype, "select", function (n) { return pluralSelect(prOf(this), n); }, 1);
-  method(PluralRules.prototype, "selectRange", function (a, b) { return pluralSelect(prOf(this), b); }, 2);
-  method(PluralRules.prototype, "resolvedOptions", function () {
+  method(PluralRules.prototype, "select", { m(n) { return pluralSelect(prOf(this), n); } }.m, 1);
+  method(PluralRules.prototype, "selectRange", { m(a, b) { return pluralSelect(prOf(this), b); } }.m, 2);
+  method(PluralRules.prototype, "resolvedOptions", { m() {
     const s = prOf(this), r = s.nf;
     const out = { locale: s.locale, type: s.type, minimumIntegerDigits: r.minimumIntegerDigits };
     if (r.roundingType === "significantDigits") { out.minimumSignificantDigits = r.minimumSignificantDigits; out.maximumSignificantDigits = r.maximumSignificantDigits; }
     else { out.minimumFractionDigits = r.minimumFractionDigits; out.maximumFractionDigits = r.maximumFractionDigits; }
     out.pluralCategories = s.type === "ordinal" ? ["few", "one", "two", "other"] : ["one", "other"];
     return out;
-  }, 0);
+  } }.m, 0);
 
   // --- relative time ------------------------------------------------------
 
@@ -688,12 +705,12 @@
     push(parts, { type: "literal", value: past ? word + " ago" : word });
     return parts;
   };
-  method(RelativeTimeFormat.prototype, "format", function (v, u) { return joinParts(rtParts(rtOf(this, "format"), v, u)); }, 2);
-  method(RelativeTimeFormat.prototype, "formatToParts", function (v, u) { return rtParts(rtOf(this, "formatToParts"), v, u); }, 2);
-  method(RelativeTimeFormat.prototype, "resolvedOptions", function () {
+  method(RelativeTimeFormat.prototype, "format", { m(v, u) { return joinParts(rtParts(rtOf(this, "format"), v, u)); } }.m, 2);
+  method(RelativeTimeFormat.prototype, "formatToParts", { m(v, u) { return rtParts(rtOf(this, "formatToParts"), v, u); } }.m, 2);
+  method(RelativeTimeFormat.prototype, "resolvedOptions", { m() {
     const s = rtOf(this, "resolvedOptions");
     return { locale: s.locale, style: s.style, numeric: s.numeric, numberingSystem: "latn" };
-  }, 0);
+  } }.m, 0);
 
   // --- lists ----------------------------------------------------------------
 
@@ -737,12 +754,12 @@
     }
     return parts;
   };
-  method(ListFormat.prototype, "format", function (l) { return joinParts(listParts(lfOf(this, "format"), l)); }, 1);
-  method(ListFormat.prototype, "formatToParts", function (l) { return listParts(lfOf(this, "formatToParts"), l); }, 1);
-  method(ListFormat.prototype, "resolvedOptions", function () {
+  method(ListFormat.prototype, "format", { m(l) { return joinParts(listParts(lfOf(this, "format"), l)); } }.m, 1);
+  method(ListFormat.prototype, "formatToParts", { m(l) { return listParts(lfOf(this, "formatToParts"), l); } }.m, 1);
+  method(ListFormat.prototype, "resolvedOptions", { m() {
     const s = lfOf(this, "resolvedOptions");
     return { locale: s.locale, type: s.type, style: s.style };
-  }, 0);
+  } }.m, 0);
 
   // --- segmentation --------------------------------------------------------
 
@@ -786,7 +803,7 @@
   };
   const segmentsProto = {};
   const segState = new WeakMap();
-  method(segmentsProto, "containing", function (index) {
+  method(segmentsProto, "containing", { m(index) {
     const s = segState.get(this);
     if (!s) throw new TypeErrorC("Method %Segments.prototype%.containing called on incompatible receiver");
     let n = NumberC(index);
@@ -798,35 +815,35 @@
       if (n < i + r.segment.length) return r;
       i += r.segment.length;
     }
-  }, 1);
+  } }.m, 1);
   const segIterProto = {};
-  method(segIterProto, "next", function () {
+  method(segIterProto, "next", { m() {
     const s = segState.get(this);
     if (!s) throw new TypeErrorC("Method %SegmentIterator.prototype%.next called on incompatible receiver");
     if (s.pos >= s.input.length) return { value: undefined, done: true };
     const r = segmentAt(s.gran, s.input, s.pos);
     s.pos += r.segment.length;
     return { value: r, done: false };
-  }, 0);
+  } }.m, 0);
   defineProperty(segIterProto, SymbolToStringTag, { value: "Segmenter String Iterator", configurable: true });
-  method(segmentsProto, SymbolIterator, function () {
+  method(segmentsProto, SymbolIterator, { m() {
     const s = segState.get(this);
     if (!s) throw new TypeErrorC("Method %Segments.prototype%[@@iterator] called on incompatible receiver");
     const it = O.create(segIterProto);
     segState.set(it, { gran: s.gran, input: s.input, pos: 0 });
     return it;
-  }, 0);
+  } }.m, 0);
   defineProperty(segmentsProto[SymbolIterator], "name", { value: "[Symbol.iterator]" });
-  method(Segmenter.prototype, "segment", function (str) {
+  method(Segmenter.prototype, "segment", { m(str) {
     const s = sgOf(this, "segment");
     const out = O.create(segmentsProto);
     segState.set(out, { gran: s.granularity, input: StringC(str) });
     return out;
-  }, 1);
-  method(Segmenter.prototype, "resolvedOptions", function () {
+  } }.m, 1);
+  method(Segmenter.prototype, "resolvedOptions", { m() {
     const s = sgOf(this, "resolvedOptions");
     return { locale: s.locale, granularity: s.granularity };
-  }, 0);
+  } }.m, 0);
 
   // --- collation (the host's) ---------------------------------------------
 
@@ -848,6 +865,7 @@
     const C = "Intl.Collator";
     const usage = getOpt(o, "usage", ["sort", "search"], "sort", C);
     getOpt(o, "localeMatcher", ["lookup", "best fit"], "best fit", C);
+    getType(o, "collation");
     const numeric = getOpt(o, "numeric", "boolean", false, C);
     const caseFirst = getOpt(o, "caseFirst", ["upper", "lower", "false"], "false", C);
     const sensitivity = getOpt(o, "sensitivity", ["base", "accent", "case", "variant"], "variant", C);
@@ -878,11 +896,11 @@
       return s.bound;
     }), configurable: true,
   });
-  method(Collator.prototype, "resolvedOptions", function () {
+  method(Collator.prototype, "resolvedOptions", { m() {
     const s = coOf(this, "resolvedOptions");
     return { locale: s.locale, usage: s.usage, sensitivity: s.sensitivity, ignorePunctuation: s.ignorePunctuation,
       collation: s.collation, numeric: s.numeric, caseFirst: s.caseFirst };
-  }, 0);
+  } }.m, 0);
 
   // --- dates ------------------------------------------------------------------
 
@@ -974,7 +992,8 @@
     const locale = resolve(locales);
     const o = options === undefined ? O.create(null) : toObject(options);
     getOpt(o, "localeMatcher", ["lookup", "best fit"], "best fit", DTF);
-    const calendar = o.calendar; const ns = o.numberingSystem;
+    getType(o, "calendar");
+    getType(o, "numberingSystem");
     let hour12 = o.hour12;
     let hourCycle = getOpt(o, "hourCycle", ["h11", "h12", "h23", "h24"], undefined, DTF);
     if (hour12 !== undefined) { hour12 = !!hour12; hourCycle = undefined; }
@@ -1181,12 +1200,12 @@
       return r.bound;
     }), configurable: true,
   });
-  method(DateTimeFormat.prototype, "formatToParts", function (d) { return dateParts(dtOf(this, "formatToParts"), timeOf(d)); }, 1);
-  method(DateTimeFormat.prototype, "formatRange", function (a, b) {
+  method(DateTimeFormat.prototype, "formatToParts", { m(d) { return dateParts(dtOf(this, "formatToParts"), timeOf(d)); } }.m, 1);
+  method(DateTimeFormat.prototype, "formatRange", { m(a, b) {
     const r = dtOf(this, "formatRange");
     return dateText(dateParts(r, timeOf(a))) + " – " + dateText(dateParts(r, timeOf(b)));
-  }, 2);
-  method(DateTimeFormat.prototype, "resolvedOptions", function () {
+  } }.m, 2);
+  method(DateTimeFormat.prototype, "resolvedOptions", { m() {
     const r = dtOf(this, "resolvedOptions");
     const out = { locale: r.locale, calendar: r.calendar, numberingSystem: r.numberingSystem, timeZone: r.timeZone };
     if (r.hourCycle !== undefined) { out.hourCycle = r.hourCycle; out.hour12 = r.hour12; }
@@ -1194,13 +1213,22 @@
     if (r.dateStyle) out.dateStyle = r.dateStyle;
     if (r.timeStyle) out.timeStyle = r.timeStyle;
     return out;
-  }, 0);
+  } }.m, 0);
 
   // --- Intl and the toLocale* methods ---------------------------------------
 
   function Locale(tag, options) {
     if (!new.target) throw new TypeErrorC("Constructor Intl.Locale requires 'new'");
     const t = canonTag(tag instanceof Locale ? tag.toString() : tag);
+    // The options are checked as ECMA-402 reads them; the sandbox has no
+    // data that they would change.
+    const o = toObject(options);
+    getType(o, "calendar");
+    getType(o, "collation");
+    getOpt(o, "hourCycle", ["h11", "h12", "h23", "h24"], undefined, "Intl.Locale");
+    getOpt(o, "caseFirst", ["upper", "lower", "false"], undefined, "Intl.Locale");
+    getOpt(o, "numeric", "boolean", undefined, "Intl.Locale");
+    getType(o, "numberingSystem");
     const p = call(strSplit, t, "-");
     defineProperty(this, "__tag", { value: t });
     this.language = p[0];
@@ -1212,16 +1240,16 @@
     this.baseName = join(call(arrFilter, [this.language, this.script, this.region], (x) => x), "-");
     return this;
   }
-  method(Locale.prototype, "toString", function () { return this.__tag; }, 0);
-  method(Locale.prototype, "maximize", function () { return this; }, 0);
-  method(Locale.prototype, "minimize", function () { return this; }, 0);
+  method(Locale.prototype, "toString", { m() { return this.__tag; } }.m, 0);
+  method(Locale.prototype, "maximize", { m() { return this; } }.m, 0);
+  method(Locale.prototype, "minimize", { m() { return this; } }.m, 0);
 
   const Intl = {};
   const ctor = (name, C, len) => {
     defineProperty(C, "name", { value: name });
     defineProperty(C, "length", { value: len });
     defineProperty(C.prototype, SymbolToStringTag, { value: "Intl." + name, configurable: true });
-    method(C, "supportedLocalesOf", function (l) { return supportedLocalesOf(l); }, 1);
+    method(C, "supportedLocalesOf", { m(l) { return supportedLocalesOf(l); } }.m, 1);
     defineProperty(Intl, name, { value: C, writable: true, configurable: true });
   };
   ctor("NumberFormat", NumberFormat, 0);
@@ -1233,8 +1261,8 @@
   ctor("Segmenter", Segmenter, 0);
   ctor("Locale", Locale, 1);
   delete Locale.supportedLocalesOf;
-  method(Intl, "getCanonicalLocales", function (l) { return canonicalList(l); }, 1);
-  method(Intl, "supportedValuesOf", function (k) {
+  method(Intl, "getCanonicalLocales", { m(l) { return canonicalList(l); } }.m, 1);
+  method(Intl, "supportedValuesOf", { m(k) {
     switch (StringC(k)) {
     case "calendar": return ["gregory"];
     case "collation": return ["default"];
@@ -1244,7 +1272,7 @@
     case "timeZone": return ["UTC"];
     }
     throw new RangeErrorC(`Invalid key : ${StringC(k)}`);
-  }, 1);
+  } }.m, 1);
   defineProperty(Intl, SymbolToStringTag, { value: "Intl", configurable: true });
   defineProperty(g, "Intl", { value: Intl, writable: true, configurable: true });
 
@@ -1256,21 +1284,21 @@
     if (typeof v === "object" && v !== null) { try { return call(NumberC.prototype.valueOf, v); } catch {} }
     throw new TypeErrorC(`Number.prototype.${name} requires that 'this' be a Number`);
   };
-  method(NumberC.prototype, "toLocaleString", function (locales, options) {
+  method(NumberC.prototype, "toLocaleString", { m(locales, options) {
     const n = thisNumber(this, "toLocaleString");
     if (locales === undefined && options === undefined) {
       defaultNF ||= makeNF(undefined, undefined);
       return joinParts(numberParts(defaultNF, n));
     }
     return joinParts(numberParts(makeNF(locales, options), n));
-  }, 0);
+  } }.m, 0);
   const bigintValueOf = BigInt.prototype.valueOf;
-  method(BigInt.prototype, "toLocaleString", function (locales, options) {
+  method(BigInt.prototype, "toLocaleString", { m(locales, options) {
     const n = call(bigintValueOf, this);
     return joinParts(numberParts(makeNF(locales, options), n));
-  }, 0);
+  } }.m, 0);
   const dateMethod = (name, required, defaults) => {
-    method(DateC.prototype, name, function (locales, options) {
+    method(DateC.prototype, name, { m(locales, options) {
       const t = call(dateGetTime, this);
       if (t !== t) return "Invalid Date";
       let r;
@@ -1279,28 +1307,46 @@
         if (r === undefined) r = defaultDTF[name] = makeDTF(undefined, undefined, required, defaults);
       } else r = makeDTF(locales, options, required, defaults);
       return dateText(dateParts(r, t));
-    }, 0);
+    } }.m, 0);
   };
   dateMethod("toLocaleString", "any", "all");
   dateMethod("toLocaleDateString", "date", "date");
   dateMethod("toLocaleTimeString", "time", "time");
   const collatorDefault = makeCollator(undefined, undefined);
-  method(StringC.prototype, "localeCompare", function (that, locales, options) {
+  method(StringC.prototype, "localeCompare", { m(that, locales, options) {
     if (this === undefined || this === null) throw new TypeErrorC("String.prototype.localeCompare called on null or undefined");
     const s = locales === undefined && options === undefined ? collatorDefault : makeCollator(locales, options);
     return compareWith(s, StringC(this), StringC(that));
-  }, 1);
-  const arrayLocale = function (locales, options) {
-    const a = O(this);
-    const n = a.length >>> 0;
+  } }.m, 1);
+  // ECMA-402's Array.prototype.toLocaleString: each element's
+  // toLocaleString(locales, options), joined by ",". The typed arrays' is
+  // the same over the array's own length, after ValidateTypedArray (at()
+  // throws the engine's TypeError for anything but a typed array in
+  // bounds of a buffer not detached).
+  const localeJoin = (a, n, locales, options) => {
     let out = "";
     for (let i = 0; i < n; i++) {
       if (i > 0) out += ",";
       const e = a[i];
-      if (e !== undefined && e !== null) out += StringC(e.toLocaleString(locales, options));
+      if (e !== undefined && e !== null) out += `${e.toLocaleString(locales, options)}`;
     }
     return out;
   };
-  method(Array.prototype, "toLocaleString", arrayLocale, 0);
-  method(O.getPrototypeOf(Int8Array.prototype), "toLocaleString", arrayLocale, 0);
+  const toLength = (v) => {
+    v = NumberC(v);
+    if (!(v > 0)) return 0;
+    return v < 9007199254740991 ? MathFloor(v) : 9007199254740991;
+  };
+  method(Array.prototype, "toLocaleString", { m(locales, options) {
+    if (this === undefined || this === null) throw new TypeErrorC("Array.prototype.toLocaleString called on null or undefined");
+    const a = O(this);
+    return localeJoin(a, toLength(a.length), locales, options);
+  } }.m, 0);
+  const typedArrayProto = O.getPrototypeOf(Int8Array.prototype);
+  const typedArrayAt = typedArrayProto.at;
+  const typedArrayLength = O.getOwnPropertyDescriptor(typedArrayProto, "length").get;
+  method(typedArrayProto, "toLocaleString", { m(locales, options) {
+    call(typedArrayAt, this, 0);
+    return localeJoin(this, call(typedArrayLength, this), locales, options);
+  } }.m, 0);
 })

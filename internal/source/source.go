@@ -2,8 +2,9 @@
 // loads: it resolves specifiers within the supplied module graph only, erases
 // TypeScript types (the only importer of esbuild), adds to each source module
 // the one-line prologue that binds the run's globals at module scope (but to
-// a bare entry, which can use none: see Graph.Bare), and maps engine
-// positions back to the user's original source.
+// a bare entry, which can use none: see Graph.Bare; a #! line becomes the
+// comment it is), gives a JSON module's text as it is (JSONPrefix), and
+// maps engine positions back to the user's original source.
 package source
 
 import (
@@ -307,6 +308,11 @@ func (g *Graph) fail(spec, msg string) error {
 	return errors.New(msg)
 }
 
+// JSONPrefix before a module's name is how the engine asks Load for the
+// text of a JSON module (an import with { type: "json" }, or of a name
+// that ends in .json; internal/qjs/shim/module.c): the source as it is.
+const JSONPrefix = "json:"
+
 // Load returns the source of a module as the engine must see it.
 func (g *Graph) Load(name string) (string, error) {
 	switch {
@@ -333,6 +339,18 @@ func (g *Graph) Load(name string) (string, error) {
 			b.WriteString(" };")
 		}
 		return b.String(), nil
+	}
+	if file, ok := strings.CutPrefix(name, JSONPrefix); ok {
+		// A JSON module: its text as it is, which the engine parses as
+		// JSON (no prologue, no transform).
+		f, ok := g.files[file]
+		if !ok {
+			return "", g.fail(file, fmt.Sprintf("cannot find module '%s'", file))
+		}
+		if len(f.Source) > MaxBytes {
+			return "", g.fail(f.Specifier, TooLarge(fmt.Sprintf("the module '%s'", f.Specifier), len(f.Source)))
+		}
+		return f.Source, nil
 	}
 	f, ok := g.files[name]
 	if !ok {
@@ -494,8 +512,18 @@ func (g *Graph) prologued(f *File, code string, smap *sourcemap.Consumer, transf
 		return l
 	}
 	prologue := g.prologue(code)
-	l.code, l.shift = prologue+code, len(prologue)
+	l.code, l.shift = prologue+hashbangAsComment(code), len(prologue)
 	return l
+}
+
+// hashbangAsComment turns a #! line at the start of code, which the
+// prologue would no longer leave at the start (where alone the grammar
+// allows one), into the // comment it means: same length, same end.
+func hashbangAsComment(code string) string {
+	if strings.HasPrefix(code, "#!") {
+		return "//" + code[2:]
+	}
+	return code
 }
 
 // prologue is the text put before a module's first line: it binds the

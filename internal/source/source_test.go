@@ -70,6 +70,40 @@ func TestPrologueKeepsLines(t *testing.T) {
 	}
 }
 
+// TestHashbangBehindPrologue: a #! line, which the grammar allows at the
+// start of a module only, was left behind the prologue and refused; it is
+// the // comment it means, of the same length, so that positions on line 1
+// do not move.
+func TestHashbangBehindPrologue(t *testing.T) {
+	g := New(Config{Key: "K", Filename: "a.js", Source: "#!/usr/bin/env node\nexport default input;", Lang: JavaScript,
+		Globals: []string{"input"}, Modules: map[string]string{"./b.ts": "#!x\nexport const b: number = 1;"}})
+	for _, name := range []string{"/a.js", "/b.ts"} {
+		code, err := g.Load(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(code, "#!") || !strings.Contains(code, `";//`) {
+			t.Errorf("%s loaded:\n%s", name, code)
+		}
+	}
+}
+
+// TestLoadJSON: the engine asks for a JSON module's text behind
+// JSONPrefix, and gets the file's bytes: no prologue, no transform.
+func TestLoadJSON(t *testing.T) {
+	text := "{\"a\": [1, 2]}\n"
+	g := New(Config{Key: "K", Filename: "a.js", Source: "export default 1", Lang: JavaScript, Globals: []string{"input"},
+		Modules: map[string]string{"./d.json": text, "./c.ts": text}})
+	for _, name := range []string{"/d.json", "/c.ts"} {
+		if code, err := g.Load(JSONPrefix + name); err != nil || code != text {
+			t.Errorf("Load(%q) = %q, %v; want the text as it is", JSONPrefix+name, code, err)
+		}
+	}
+	if _, err := g.Load(JSONPrefix + "/none.json"); err == nil || g.Failure == nil {
+		t.Errorf("a missing JSON module: %v, failure %v", err, g.Failure)
+	}
+}
+
 // TestBareEntry: an entry whose text holds no import, no from, no \u and
 // no global's name gets no prologue; any of them in it, even in a comment
 // or a string, keeps the prologue.

@@ -573,8 +573,8 @@ static int select_at_once(JSContext *ctx, JSModuleDef *m, JSValue *v)
    jobs after the module evaluated, as the promise of import() would give
    the namespace, so that a program's own microtasks run in the same order
    as they would after an import(). What loading or linking threw fails the
-   run (failed_now). The module is loaded by module_loader, as import()
-   would load it: the host resolves the entry's name to itself, so no
+   run (failed_now). The module is loaded by module_program, as import()
+   would load a JavaScript module: the host resolves the entry's name to itself, so no
    normalization is asked for. A stop is returned as the exception it
    is. */
 static JSValue run_entry(JSContext *ctx, const char *name)
@@ -582,7 +582,7 @@ static JSValue run_entry(JSContext *ctx, const char *name)
     JSValue mv, p, ns, e, r, v, funcs[2], p2, thunk;
     JSModuleDef *m;
     int quiet;
-    m = module_loader(ctx, name, NULL);
+    m = module_program(ctx, name);
     if (!m || JS_ResolveModule(ctx, JS_MKPTR(JS_TAG_MODULE, m)) < 0)
         goto fail;
     mv = JS_DupValue(ctx, JS_MKPTR(JS_TAG_MODULE, m));

@@ -184,7 +184,9 @@ void reset_calls(JSContext *ctx);
 
 /* ---- module.c: modules ---- */
 
-JSModuleDef *module_loader(JSContext *ctx, const char *name, void *opaque);
+JSModuleDef *module_loader(JSContext *ctx, const char *name, void *opaque, JSValueConst attributes);
+int module_check_attributes(JSContext *ctx, void *opaque, JSValueConst attributes);
+JSModuleDef *module_program(JSContext *ctx, const char *name);
 char *module_normalize(JSContext *ctx, const char *base, const char *name, void *opaque);
 
 /* ---- run.c: results and the run of a job ---- */
