@@ -22,20 +22,6 @@ func NewInstances() int64 { return engine.Instances() }
 // (RuntimeConfig.KeepWarm), and whether it keeps warm now.
 func Rehearsals(rt *Runtime) (int64, bool) { return rt.rehearsals.Load(), rt.warming.Load() }
 
-// SharedMemoryCalls is how many host calls rt's workers made through
-// shared memory.
-func SharedMemoryCalls(rt *Runtime) int64 {
-	var n int64
-	rt.workers.mu.Lock()
-	defer rt.workers.mu.Unlock()
-	for _, w := range rt.workers.procs {
-		if w.calls != nil {
-			n += w.calls.served.Load()
-		}
-	}
-	return n
-}
-
 // SetIdleTrim sets how long an executor's session waits idle before it
 // trims its VM, and returns a function that restores it.
 func SetIdleTrim(d time.Duration) func() {
