@@ -2,9 +2,11 @@ package airlock
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
+
+	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/session"
 )
 
 // ExecutorState is the lifecycle state of an [Executor].
@@ -31,8 +33,6 @@ const (
 	defaultMaxOperations = 50000
 	defaultStepTimeout   = 10 * time.Second
 	defaultMaxLogBytes   = 256 << 10
-	// truncatedMark ends the logs of a step that wrote more than MaxLogBytes.
-	truncatedMark = "...[TRUNCATED]"
 )
 
 // ExecutorOptions configure an [Executor]. The zero value of each field is
@@ -131,7 +131,7 @@ type Executor struct {
 
 	mu    sync.Mutex
 	state ExecutorState
-	sess  *session
+	sess  *session.Session
 	queue []*queued // steps waiting, with RunQueue
 }
 
@@ -204,7 +204,12 @@ func (e *Executor) Init(ctx context.Context) error {
 	e.state = StateInitializing
 	e.mu.Unlock()
 
-	s, err := startSession(ctx, e.opts)
+	cfg := session.Config{MemoryLimitBytes: e.opts.MemoryLimitBytes, AuthorizedImports: e.opts.AuthorizedImports,
+		SourceModules: e.opts.SourceModules, Modules: make(map[string]map[string]any, len(e.opts.Modules))}
+	for spec, m := range e.opts.Modules {
+		cfg.Modules[spec] = m
+	}
+	s, err := session.Start(ctx, cfg)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err != nil {
@@ -226,7 +231,7 @@ func (e *Executor) SendVariables(ctx context.Context, vars map[string]any) error
 	if err != nil {
 		return err
 	}
-	return s.sendVariables(ctx, vars)
+	return executorError(s.SendVariables(ctx, vars, func(name string) error { return checkGlobalName(name, "variable") }))
 }
 
 // SendTools makes each tool a read-only global function of the sandbox.
@@ -239,10 +244,10 @@ func (e *Executor) SendTools(ctx context.Context, tools map[string]any) error {
 	if err != nil {
 		return err
 	}
-	return s.sendTools(ctx, tools)
+	return executorError(s.SendTools(ctx, tools, func(name string) error { return checkGlobalName(name, "tool") }))
 }
 
-func (e *Executor) ready() (*session, error) {
+func (e *Executor) ready() (*session.Session, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.state != StateReady {
@@ -283,9 +288,34 @@ func (e *Executor) Run(ctx context.Context, code string) (*CodeOutput, error) {
 		e.mu.Unlock()
 		return nil, invalidState(s)
 	}
-	out, dirty, err := e.sess.run(ctx, code, e.opts)
+	out, dirty, err := e.sess.Run(ctx, e.step(code))
 	e.next(dirty)
-	return out, err
+	if err != nil {
+		return nil, executorError(err)
+	}
+	return &CodeOutput{Output: out.Value, Logs: out.Logs, IsFinalAnswer: out.Final, LogEntries: logEntries(out.Entries)}, nil
+}
+
+// step is a step of code with the executor's limits, validated by the
+// session's engine (prepareWith).
+func (e *Executor) step(code string) *session.Step {
+	opts := e.opts
+	st := &session.Step{MaxOperations: opts.MaxOperations, Timeout: opts.Timeout, Sloppy: opts.Sloppy,
+		MaxLogBytes: opts.MaxLogBytes, ValueBytes: defaultValueBytes, Levels: make([]string, len(opts.CollectConsoleLevels))}
+	if opts.noGuards {
+		st.MaxOperations = -1
+	}
+	for i, l := range opts.CollectConsoleLevels {
+		st.Levels[i] = string(l)
+	}
+	st.Prepare = func(stop <-chan struct{}, inspect func(string) (*engine.Inspection, error)) (string, func(int, int) (int, int), error) {
+		prep := prepareWith(code, opts, stop, inspect)
+		if prep.HasErrors() {
+			return "", nil, validationError(prep.Diagnostics)
+		}
+		return prep.TransformedCode, prep.position, nil
+	}
+	return st
 }
 
 // wait waits for a queued step's turn.
@@ -361,12 +391,10 @@ func (e *Executor) Cleanup(ctx context.Context) error {
 	e.sess = nil
 	e.state = StateDead
 	e.mu.Unlock()
-	if err := s.close(ctx); err != nil {
+	if err := s.Close(ctx); err != nil {
 		ee := newExecError(CodeCleanupFailed, map[string]any{"cause": err.Error()}, "Cleanup failed: %s", err.Error())
 		ee.Err = err
 		return ee
 	}
 	return nil
 }
-
-var errSessionClosed = errors.New("the sandbox is closed")
