@@ -348,19 +348,19 @@ func (rt *Runtime) quit() {
 func (rt *Runtime) assign(r *run) {
 	rt.readyMu.Lock()
 	var w *prepared
-	queued := false
+	waits := false
 	if len(rt.ready) > 0 {
 		w = popFront(&rt.ready)
 		rt.idle--
 	} else if len(rt.waiting) < rt.idle+rt.closing {
 		rt.waiting = append(rt.waiting, r)
-		queued = true
+		waits = true
 	}
 	rt.readyMu.Unlock()
 	switch {
 	case w != nil:
 		w.jobs <- r
-	case !queued:
+	case !waits:
 		go rt.work(r)
 	}
 }

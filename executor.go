@@ -2,6 +2,9 @@ package airlock
 
 import (
 	"context"
+	"errors"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -395,6 +398,85 @@ func (e *Executor) Cleanup(ctx context.Context) error {
 		ee := newExecError(CodeCleanupFailed, map[string]any{"cause": err.Error()}, "Cleanup failed: %s", err.Error())
 		ee.Err = err
 		return ee
+	}
+	return nil
+}
+
+// invalidState is the error of a call the state does not allow.
+func invalidState(s ExecutorState) *ExecutorError {
+	return newExecError(CodeInvalidState, map[string]any{"state": string(s)}, "Invalid executor state: %s", s)
+}
+
+// executorError is err as an *ExecutorError: a session's error made one,
+// anything else as it is.
+func executorError(err error) error {
+	var se *session.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	e := newExecError(ErrorCode(se.Code), se.Details, "")
+	e.Message, e.Logs, e.LogEntries, e.Err = se.Message, se.Logs, logEntries(se.Entries), se.Err
+	if se.Syntax != nil {
+		d := Diagnostic{Rule: "syntax_valid", Severity: DiagnosticError, Message: se.Syntax.Message,
+			Location: &Location{Line: se.Syntax.Line, Column: se.Syntax.Column}, Fix: "fix the syntax error"}
+		e.Details = map[string]any{"diagnostics": []Diagnostic{d}}
+	}
+	return e
+}
+
+// logEntries are a session's console calls as LogEntry values.
+func logEntries(es []session.Entry) []LogEntry {
+	if es == nil {
+		return nil
+	}
+	out := make([]LogEntry, len(es))
+	for i, l := range es {
+		out[i] = LogEntry{Level: LogLevel(l.Level), Message: l.Message, Time: l.Time}
+	}
+	return out
+}
+
+// validationError is the error of a step some rule refused: an import
+// rule's finding makes it ERR_IMPORT_NOT_ALLOWED.
+func validationError(ds []Diagnostic) *ExecutorError {
+	details := map[string]any{"diagnostics": ds}
+	for _, d := range ds {
+		if d.Severity == DiagnosticError && (d.Rule == "import_allowed" || d.Rule == "static_import_in_script_mode") {
+			module := importedModule(d.Message)
+			details["module"] = module
+			return newExecError(CodeImportNotAllowed, details, "Import not allowed: %s", module)
+		}
+	}
+	var msgs []string
+	for _, d := range ds {
+		if d.Severity == DiagnosticError {
+			msgs = append(msgs, d.Message)
+		}
+	}
+	return newExecError(CodeValidationFailed, details, "Code validation failed: %s", strings.Join(msgs, "; "))
+}
+
+// importedModule is the quoted module name in an import rule's message.
+func importedModule(msg string) string {
+	i := strings.IndexByte(msg, '"')
+	if i < 0 {
+		return "(not a string literal)"
+	}
+	if s, err := strconv.QuotedPrefix(msg[i:]); err == nil {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return msg[i:]
+}
+
+// checkGlobalName checks the name of a variable or tool.
+func checkGlobalName(name, what string) error {
+	switch {
+	case !IsIdentifier(name):
+		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is not a JavaScript identifier", what, name)
+	case name == "final_answer" || name == "console" || name == "globalThis" || strings.HasPrefix(name, reservedPrefix):
+		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is reserved", what, name)
 	}
 	return nil
 }
