@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/session"
@@ -42,13 +41,6 @@ type CodeOutput struct {
 	IsFinalAnswer bool `json:"is_final_answer"`
 	// LogEntries are the console calls the Logs hold, with their levels.
 	LogEntries []LogEntry `json:"log_entries,omitempty"`
-}
-
-// LogEntry is one console call of a step.
-type LogEntry struct {
-	Level   LogLevel  `json:"level"`
-	Message string    `json:"message"`
-	Time    time.Time `json:"ts"`
 }
 
 // Executor runs the steps of a code agent in one long-lived sandbox: what a
