@@ -752,7 +752,7 @@ func (s *Session) load(name string) (string, error) {
 }
 
 // stepLogs is where a step's console calls go (hostcall.LogSink): the
-// levels ExecutorOptions.CollectConsoleLevels names, formatted as Node's
+// levels Step.Levels names (ExecutorOptions.CollectConsoleLevels), formatted as Node's
 // console formats them, within MaxLogBytes; past it, or past the budget,
 // the logs are cut.
 type stepLogs step
