@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/source"
+	"github.com/airlockrun/airlock/internal/worker"
 )
 
 // Language is the language of the entry source.
@@ -199,13 +200,13 @@ var (
 // sandboxes it keeps prepared.
 type Runtime struct {
 	cfg     RuntimeConfig
-	workers *workerPool // worker-process mode, or nil
+	workers *worker.Pool // worker-process mode, or nil
 	// ready holds the prepared sandboxes, in the order they were prepared.
 	// A run takes the first: taking the most recent instead made warm
 	// latency worse (p50 102 against 82 µs), though its memory is the
 	// likeliest to be in a cache.
 	readyMu sync.Mutex
-	ready   []*worker
+	ready   []*prepared
 	// idle counts the workers preparing a sandbox or waiting in ready,
 	// closing those closing the sandbox of a run that settled and then
 	// stopping. The idle - len(ready) preparing ones and the closing ones
@@ -226,7 +227,10 @@ type Runtime struct {
 	rehearsals atomic.Int64 // for the tests
 }
 
-type worker struct {
+// prepared is a sandbox prepared ahead of its run, and the channel on which
+// the goroutine that prepared it (a worker of the Runtime: work) takes the
+// run.
+type prepared struct {
 	vm   *engine.VM
 	jobs chan *run
 }
@@ -253,7 +257,7 @@ func NewRuntime(cfg RuntimeConfig) *Runtime {
 	}
 	rt := &Runtime{cfg: cfg, epoch: time.Now(), stop: make(chan struct{})}
 	if cfg.Workers > 0 {
-		rt.workers = newWorkerPool(rt)
+		rt.workers = worker.NewPool(cfg.Workers)
 		return rt
 	}
 	rt.idle = cfg.Prepared
@@ -282,7 +286,7 @@ func (rt *Runtime) work(r *run) {
 				rt.quit()
 				return
 			}
-			w := &worker{vm: vm, jobs: make(chan *run, 1)}
+			w := &prepared{vm: vm, jobs: make(chan *run, 1)}
 			var ok bool
 			if r, ok = rt.offer(w); ok && r == nil {
 				r = <-w.jobs
@@ -303,7 +307,7 @@ func (rt *Runtime) work(r *run) {
 // offer puts a prepared sandbox in ready, or returns the run that waits for
 // it. It reports false, having stopped counting the worker, when the
 // runtime is closed and no run waits.
-func (rt *Runtime) offer(w *worker) (*run, bool) {
+func (rt *Runtime) offer(w *prepared) (*run, bool) {
 	rt.readyMu.Lock()
 	defer rt.readyMu.Unlock()
 	if r := rt.nextWaiting(); r != nil {
@@ -343,20 +347,20 @@ func (rt *Runtime) quit() {
 // instances (RATIONALE.md, "Runs wait for the sandbox being prepared").
 func (rt *Runtime) assign(r *run) {
 	rt.readyMu.Lock()
-	var w *worker
-	queued := false
+	var w *prepared
+	waits := false
 	if len(rt.ready) > 0 {
 		w = popFront(&rt.ready)
 		rt.idle--
 	} else if len(rt.waiting) < rt.idle+rt.closing {
 		rt.waiting = append(rt.waiting, r)
-		queued = true
+		waits = true
 	}
 	rt.readyMu.Unlock()
 	switch {
 	case w != nil:
 		w.jobs <- r
-	case !queued:
+	case !waits:
 		go rt.work(r)
 	}
 }
@@ -414,7 +418,7 @@ func (rt *Runtime) Close() error {
 		rt.readyMu.Unlock()
 		close(rt.stop)
 		if rt.workers != nil {
-			rt.workers.close()
+			rt.workers.Close()
 		}
 		for _, w := range ws {
 			w.jobs <- nil

@@ -24,24 +24,12 @@ func clipError(e *ScriptError) {
 	}
 }
 
-// payText charges the bytes of a text that crossed from the sandbox to b,
-// and cuts it to what b had left if that is less.
-func payText(b *hostcall.Budget, s string) string {
-	if k := b.Take(len(s)); k < len(s) {
-		return clip.Bytes(s, k)
-	}
-	return s
-}
-
 // payError bounds e (clipError) and charges its texts that come from the
 // sandbox (Name, Message, Stack) to b, in that order, each cut to what b
 // has left when it cannot pay for all of it.
 func payError(b *hostcall.Budget, e *ScriptError) {
 	clipError(e)
-	e.Name = payText(b, e.Name)
-	e.Message = payText(b, e.Message)
-	e.Stack = payText(b, e.Stack)
+	e.Name = b.PayText(e.Name)
+	e.Message = b.PayText(e.Message)
+	e.Stack = b.PayText(e.Stack)
 }
-
-// clipChars bounds s to max characters as internal/clip's Chars does.
-func clipChars(s string, max int) string { return clip.Chars(s, max) }

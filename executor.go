@@ -3,8 +3,12 @@ package airlock
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"sync"
-	"time"
+
+	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/session"
 )
 
 // ExecutorState is the lifecycle state of an [Executor].
@@ -18,72 +22,6 @@ const (
 	StateDirty        ExecutorState = "DIRTY"        // must be cleaned up and initialized again
 	StateDead         ExecutorState = "DEAD"         // cleaned up; Init makes it READY again
 )
-
-// RunConcurrency is what Run does while another step runs.
-type RunConcurrency string
-
-const (
-	RunReject RunConcurrency = "reject" // fail with ERR_INVALID_STATE (the default)
-	RunQueue  RunConcurrency = "queue"  // wait in a FIFO queue of MaxQueuedRuns places
-)
-
-const (
-	defaultMaxOperations = 50000
-	defaultStepTimeout   = 10 * time.Second
-	defaultMaxLogBytes   = 256 << 10
-	// truncatedMark ends the logs of a step that wrote more than MaxLogBytes.
-	truncatedMark = "...[TRUNCATED]"
-)
-
-// ExecutorOptions configure an [Executor]. The zero value of each field is
-// its default.
-type ExecutorOptions struct {
-	// MaxOperations is the budget of operations of one step, counted by the
-	// engine: every entry into a loop body and every entry into a function
-	// the steps defined, in functions of earlier steps too: a call, direct
-	// or by the engine (array callbacks, sort comparators, promise
-	// reactions, queueMicrotask, getters), a constructor, and the start and
-	// every resumption of an async function (after an await) or a
-	// generator (at next()). A step that spends MaxOperations passes; one
-	// more fails with ERR_MAX_OPS_EXCEEDED, wherever it is spent. Default
-	// 50000: a loop of 10,000 iterations that calls a function spends
-	// 20,000.
-	MaxOperations int
-	// Timeout bounds the wall time of one step. Default 10s, at least 1ms.
-	Timeout time.Duration
-	// RunConcurrency is RunReject (default) or RunQueue.
-	RunConcurrency RunConcurrency
-	// MaxQueuedRuns is the number of steps that may wait with RunQueue.
-	MaxQueuedRuns int
-	// AuthorizedImports are the modules a step may import with a dynamic
-	// import("name"). Static imports are always refused.
-	AuthorizedImports []string
-	// Modules are what authorized imports resolve to: bridged Go values and
-	// functions, as [Options].Imports. An authorized name without a module
-	// fails when imported.
-	Modules map[string]Module
-	// SourceModules are authorized imports that resolve to ES modules of
-	// JavaScript source, such as a library, by name. A name may not be in
-	// both Modules and SourceModules.
-	SourceModules map[string]string
-	// MaxLogBytes bounds the logs of one step; what is over is cut and
-	// "...[TRUNCATED]" appended. Default 256 KiB, at least 1024.
-	MaxLogBytes int
-	// CollectConsoleLevels are the console methods whose output is kept:
-	// LevelLog, LevelInfo, LevelWarn, LevelError (all four by default).
-	// console.debug counts as log.
-	CollectConsoleLevels []LogLevel
-	// MemoryLimitBytes bounds the sandbox's heap for its whole life, the
-	// state steps keep included, and its whole memory at that plus about
-	// 8 MiB (as Options.MemoryLimitBytes). Default 256 MiB.
-	MemoryLimitBytes int64
-	// Sloppy runs steps as sloppy global code, as Node's REPL does:
-	// `x = 5; x` makes a global x and gives 5. Steps are strict by
-	// default, as seed 001's. The agent's sandboxes set it.
-	Sloppy bool
-
-	noGuards bool // steps compiled without the operation budget: for measuring its cost only
-}
 
 // CodeOutput is the outcome of a step that did not fail.
 type CodeOutput struct {
@@ -105,13 +43,6 @@ type CodeOutput struct {
 	LogEntries []LogEntry `json:"log_entries,omitempty"`
 }
 
-// LogEntry is one console call of a step.
-type LogEntry struct {
-	Level   LogLevel  `json:"level"`
-	Message string    `json:"message"`
-	Time    time.Time `json:"ts"`
-}
-
 // Executor runs the steps of a code agent in one long-lived sandbox: what a
 // step declares at its top level (const, let, var, function, class), the
 // variables and the tools stay for the next step.
@@ -131,7 +62,7 @@ type Executor struct {
 
 	mu    sync.Mutex
 	state ExecutorState
-	sess  *session
+	sess  *session.Session
 	queue []*queued // steps waiting, with RunQueue
 }
 
@@ -204,7 +135,12 @@ func (e *Executor) Init(ctx context.Context) error {
 	e.state = StateInitializing
 	e.mu.Unlock()
 
-	s, err := startSession(ctx, e.opts)
+	cfg := session.Config{MemoryLimitBytes: e.opts.MemoryLimitBytes, AuthorizedImports: e.opts.AuthorizedImports,
+		SourceModules: e.opts.SourceModules, Modules: make(map[string]map[string]any, len(e.opts.Modules))}
+	for spec, m := range e.opts.Modules {
+		cfg.Modules[spec] = m
+	}
+	s, err := session.Start(ctx, cfg)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err != nil {
@@ -226,7 +162,7 @@ func (e *Executor) SendVariables(ctx context.Context, vars map[string]any) error
 	if err != nil {
 		return err
 	}
-	return s.sendVariables(ctx, vars)
+	return executorError(s.SendVariables(ctx, vars, func(name string) error { return checkGlobalName(name, "variable") }))
 }
 
 // SendTools makes each tool a read-only global function of the sandbox.
@@ -239,10 +175,10 @@ func (e *Executor) SendTools(ctx context.Context, tools map[string]any) error {
 	if err != nil {
 		return err
 	}
-	return s.sendTools(ctx, tools)
+	return executorError(s.SendTools(ctx, tools, func(name string) error { return checkGlobalName(name, "tool") }))
 }
 
-func (e *Executor) ready() (*session, error) {
+func (e *Executor) ready() (*session.Session, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.state != StateReady {
@@ -283,9 +219,34 @@ func (e *Executor) Run(ctx context.Context, code string) (*CodeOutput, error) {
 		e.mu.Unlock()
 		return nil, invalidState(s)
 	}
-	out, dirty, err := e.sess.run(ctx, code, e.opts)
+	out, dirty, err := e.sess.Run(ctx, e.step(code))
 	e.next(dirty)
-	return out, err
+	if err != nil {
+		return nil, executorError(err)
+	}
+	return &CodeOutput{Output: out.Value, Logs: out.Logs, IsFinalAnswer: out.Final, LogEntries: logEntries(out.Entries)}, nil
+}
+
+// step is a step of code with the executor's limits, validated by the
+// session's engine (prepareWith).
+func (e *Executor) step(code string) *session.Step {
+	opts := e.opts
+	st := &session.Step{MaxOperations: opts.MaxOperations, Timeout: opts.Timeout, Sloppy: opts.Sloppy,
+		MaxLogBytes: opts.MaxLogBytes, ValueBytes: defaultValueBytes, Levels: make([]string, len(opts.CollectConsoleLevels))}
+	if opts.noGuards {
+		st.MaxOperations = -1
+	}
+	for i, l := range opts.CollectConsoleLevels {
+		st.Levels[i] = string(l)
+	}
+	st.Prepare = func(stop <-chan struct{}, inspect func(string) (*engine.Inspection, error)) (string, func(int, int) (int, int), error) {
+		prep := prepareWith(code, opts, stop, inspect)
+		if prep.HasErrors() {
+			return "", nil, validationError(prep.Diagnostics)
+		}
+		return prep.TransformedCode, prep.position, nil
+	}
+	return st
 }
 
 // wait waits for a queued step's turn.
@@ -361,7 +322,7 @@ func (e *Executor) Cleanup(ctx context.Context) error {
 	e.sess = nil
 	e.state = StateDead
 	e.mu.Unlock()
-	if err := s.close(ctx); err != nil {
+	if err := s.Close(ctx); err != nil {
 		ee := newExecError(CodeCleanupFailed, map[string]any{"cause": err.Error()}, "Cleanup failed: %s", err.Error())
 		ee.Err = err
 		return ee
@@ -369,4 +330,81 @@ func (e *Executor) Cleanup(ctx context.Context) error {
 	return nil
 }
 
-var errSessionClosed = errors.New("the sandbox is closed")
+// invalidState is the error of a call the state does not allow.
+func invalidState(s ExecutorState) *ExecutorError {
+	return newExecError(CodeInvalidState, map[string]any{"state": string(s)}, "Invalid executor state: %s", s)
+}
+
+// executorError is err as an *ExecutorError: a session's error made one,
+// anything else as it is.
+func executorError(err error) error {
+	var se *session.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	e := newExecError(ErrorCode(se.Code), se.Details, "")
+	e.Message, e.Logs, e.LogEntries, e.Err = se.Message, se.Logs, logEntries(se.Entries), se.Err
+	if se.Syntax != nil {
+		d := Diagnostic{Rule: "syntax_valid", Severity: DiagnosticError, Message: se.Syntax.Message,
+			Location: &Location{Line: se.Syntax.Line, Column: se.Syntax.Column}, Fix: "fix the syntax error"}
+		e.Details = map[string]any{"diagnostics": []Diagnostic{d}}
+	}
+	return e
+}
+
+// logEntries are a session's console calls as LogEntry values.
+func logEntries(es []session.Entry) []LogEntry {
+	if es == nil {
+		return nil
+	}
+	out := make([]LogEntry, len(es))
+	for i, l := range es {
+		out[i] = LogEntry{Level: LogLevel(l.Level), Message: l.Message, Time: l.Time}
+	}
+	return out
+}
+
+// validationError is the error of a step some rule refused: an import
+// rule's finding makes it ERR_IMPORT_NOT_ALLOWED.
+func validationError(ds []Diagnostic) *ExecutorError {
+	details := map[string]any{"diagnostics": ds}
+	for _, d := range ds {
+		if d.Severity == DiagnosticError && (d.Rule == "import_allowed" || d.Rule == "static_import_in_script_mode") {
+			module := importedModule(d.Message)
+			details["module"] = module
+			return newExecError(CodeImportNotAllowed, details, "Import not allowed: %s", module)
+		}
+	}
+	var msgs []string
+	for _, d := range ds {
+		if d.Severity == DiagnosticError {
+			msgs = append(msgs, d.Message)
+		}
+	}
+	return newExecError(CodeValidationFailed, details, "Code validation failed: %s", strings.Join(msgs, "; "))
+}
+
+// importedModule is the quoted module name in an import rule's message.
+func importedModule(msg string) string {
+	i := strings.IndexByte(msg, '"')
+	if i < 0 {
+		return "(not a string literal)"
+	}
+	if s, err := strconv.QuotedPrefix(msg[i:]); err == nil {
+		if u, err := strconv.Unquote(s); err == nil {
+			return u
+		}
+	}
+	return msg[i:]
+}
+
+// checkGlobalName checks the name of a variable or tool.
+func checkGlobalName(name, what string) error {
+	switch {
+	case !IsIdentifier(name):
+		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is not a JavaScript identifier", what, name)
+	case name == "final_answer" || name == "console" || name == "globalThis" || strings.HasPrefix(name, reservedPrefix):
+		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is reserved", what, name)
+	}
+	return nil
+}

@@ -111,7 +111,3 @@ func newExecError(code ErrorCode, details map[string]any, format string, args ..
 	c := errorClass[code]
 	return &ExecutorError{Code: code, Severity: c.sev, Retryable: c.retry, Message: fmt.Sprintf(format, args...), Details: details}
 }
-
-func invalidState(s ExecutorState) *ExecutorError {
-	return newExecError(CodeInvalidState, map[string]any{"state": string(s)}, "Invalid executor state: %s", s)
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/hostwork"
 	"github.com/airlockrun/airlock/internal/nesting"
+	"github.com/airlockrun/airlock/internal/session"
 	"github.com/airlockrun/airlock/internal/source"
 )
 
@@ -148,7 +149,7 @@ func prepareWith(code string, opts ExecutorOptions, stop <-chan struct{}, inspec
 
 // reservedPrefix starts the executor's own identifiers; a step may not
 // use one.
-const reservedPrefix = "__smol_"
+const reservedPrefix = session.ReservedPrefix
 
 // forbiddenGlobals are the names of host capabilities the sandbox does not
 // have: a step that names one as a global gets a warning, since it will

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/session"
 )
 
 // WithoutLoopGuards returns opts with steps compiled without the operation
@@ -22,31 +23,16 @@ func NewInstances() int64 { return engine.Instances() }
 // (RuntimeConfig.KeepWarm), and whether it keeps warm now.
 func Rehearsals(rt *Runtime) (int64, bool) { return rt.rehearsals.Load(), rt.warming.Load() }
 
-// SharedMemoryCalls is how many host calls rt's workers made through
-// shared memory.
-func SharedMemoryCalls(rt *Runtime) int64 {
-	var n int64
-	rt.workers.mu.Lock()
-	defer rt.workers.mu.Unlock()
-	for _, w := range rt.workers.procs {
-		if w.calls != nil {
-			n += w.calls.served.Load()
-		}
-	}
-	return n
-}
-
 // SetIdleTrim sets how long an executor's session waits idle before it
 // trims its VM, and returns a function that restores it.
 func SetIdleTrim(d time.Duration) func() {
-	old := idleTrim.Swap(int64(d))
-	return func() { idleTrim.Store(old) }
+	return session.SetIdleTrim(d)
 }
 
 // WrittenPages is the number of its image's pages ex's VM has written.
 func WrittenPages(ex *Executor) int {
 	n := -1
-	ex.sess.do(context.Background(), func(vm *engine.VM) error {
+	ex.sess.Do(context.Background(), func(vm *engine.VM) error {
 		if w, ok := vm.WrittenPages(); ok { // without pagemap: -1, unknown
 			n = w
 		}
@@ -58,7 +44,7 @@ func WrittenPages(ex *Executor) int {
 // TrimNow trims ex's VM at once, as an idle session does.
 func TrimNow(ex *Executor) int {
 	n := 0
-	ex.sess.do(context.Background(), func(vm *engine.VM) error {
+	ex.sess.Do(context.Background(), func(vm *engine.VM) error {
 		n = vm.Trim()
 		return nil
 	})

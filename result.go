@@ -65,6 +65,14 @@ type Log struct {
 	Time time.Time
 }
 
+// LogEntry is one console call of an [Executor] step, as its Logs hold
+// it (CodeOutput.LogEntries, ExecutorError.LogEntries).
+type LogEntry struct {
+	Level   LogLevel  `json:"level"`
+	Message string    `json:"message"`
+	Time    time.Time `json:"ts"`
+}
+
 // LogLevel is the console method of a Log.
 type LogLevel string
 

@@ -260,7 +260,7 @@ func TestCodeAgent_Slog(t *testing.T) {
 func sessions() int {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	return strings.Count(string(buf), "airlock.startSession.func")
+	return strings.Count(string(buf), "airlock/internal/session.Start.func")
 }
 
 // After a run, including one that replaced a dirty executor, no sandbox is

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/clip"
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/wasmvm"
@@ -68,4 +69,13 @@ func (b *Budget) Value(out engine.Outcome, limit int) (any, error) {
 // with its arguments). Otherwise typedReply makes its reply.
 func (b *Budget) PayAnswer(v engine.Arg) bool {
 	return v.Kind != wasmvm.String || utf8.ValidString(v.Text) && (v.Text == "" || b.Spend(len(v.Text)))
+}
+
+// PayText charges the bytes of a text that crossed from the sandbox, and
+// cuts it to what was left, with internal/clip's marker, if that is less.
+func (b *Budget) PayText(s string) string {
+	if k := b.Take(len(s)); k < len(s) {
+		return clip.Bytes(s, k)
+	}
+	return s
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package airlock
+package worker
 
 import (
 	"context"
@@ -120,28 +120,30 @@ func (s *shm) setPayload(i int, b []byte) {
 
 // --- the host side ---
 
-// newWorkerShm makes a worker's slots, and the file to hand the worker; nil
+// newHostShm makes a worker's slots, and the file to hand the worker; nil
 // when the system has no shared memory to give, and calls take the pipe.
-func newWorkerShm() (*workerShm, *os.File) {
+func newHostShm() (*hostShm, *os.File) {
 	s, f, err := newShm()
 	if err != nil {
 		return nil, nil
 	}
-	return &workerShm{shm: s}, f
+	return &hostShm{shm: s}, f
 }
 
-// workerShm is the host's end of a worker's slots.
-type workerShm struct {
+// hostShm is the host's end of a worker's slots.
+type hostShm struct {
 	shm    *shm
 	active atomic.Bool   // a poller runs
 	gen    atomic.Uint64 // the poller's generation, for hand-offs
 	users  sync.WaitGroup
-	served atomic.Int64 // calls answered, for the tests
 }
+
+// served counts the calls answered through shared memory, for the tests.
+var served atomic.Int64
 
 // release unmaps the slots once no poller can touch them: after the worker
 // died, when the last poller has seen it.
-func (ws *workerShm) release() {
+func (ws *hostShm) release() {
 	go func() {
 		ws.users.Wait()
 		ws.shm.close()
@@ -149,7 +151,7 @@ func (ws *workerShm) release() {
 }
 
 // poke starts polling the slots, unless a poller runs already.
-func (w *workerProc) poke() {
+func (w *proc) poke() {
 	if ws := w.calls; ws != nil && ws.active.CompareAndSwap(false, true) {
 		ws.users.Add(1)
 		go w.poll(ws.gen.Load())
@@ -159,7 +161,7 @@ func (w *workerProc) poke() {
 // poll serves the slots' requests until none has come for hostSpinIdle.
 // A call that runs longer than pollHandoff hands polling on to a new
 // goroutine, so that one slow host function does not hold up the others.
-func (w *workerProc) poll(gen uint64) {
+func (w *proc) poll(gen uint64) {
 	ws := w.calls
 	defer ws.users.Done()
 	s := ws.shm
@@ -211,7 +213,7 @@ func (w *workerProc) poll(gen uint64) {
 	}
 }
 
-func (w *workerProc) pending() bool {
+func (w *proc) pending() bool {
 	s := w.calls.shm
 	for i := 0; i < shmSlots; i++ {
 		if atomic.LoadUint32(s.state(i))&slotPhase == slotRequest {
@@ -221,15 +223,9 @@ func (w *workerProc) pending() bool {
 	return false
 }
 
-func (w *workerProc) isDead() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.dead
-}
-
 // serve answers the request in slot i. It reports whether this goroutine
 // is still the poller.
-func (w *workerProc) serve(i int, gen uint64) (poller bool) {
+func (w *proc) serve(i int, gen uint64) (poller bool) {
 	ws := w.calls
 	handoff := time.AfterFunc(pollHandoff, func() { w.handOff(gen) })
 	var out []byte
@@ -247,29 +243,22 @@ func (w *workerProc) serve(i int, gen uint64) (poller bool) {
 	s := ws.shm
 	list, ok := s.payload(i)
 	w.mu.Lock()
-	r := w.runs[*s.run(i)]
+	h := w.runs[*s.run(i)]
 	w.mu.Unlock()
-	if r != nil {
-		defer func() {
-			if !returned {
-				r.fail(hostcall.ErrGoexit)
-			}
-		}()
-	}
 	switch {
 	case !ok:
 		errText = "airlock: malformed host call"
-	case r == nil:
+	case h == nil:
 		errText = "airlock: the run has ended"
 	default:
-		out, errText = r.host.Answer(int(int32(atomic.LoadUint32(s.field(i, 16)))), list)
+		out, errText = answer(h, int(int32(atomic.LoadUint32(s.field(i, 16)))), list)
 	}
 	returned = true
 	return poller
 }
 
 // handOff starts a new poller in place of the one of generation gen, once.
-func (w *workerProc) handOff(gen uint64) {
+func (w *proc) handOff(gen uint64) {
 	ws := w.calls
 	if ws.gen.CompareAndSwap(gen, gen+1) {
 		ws.users.Add(1)
@@ -279,17 +268,17 @@ func (w *workerProc) handOff(gen uint64) {
 
 // answerSlot writes the answer to slot i, and wakes the worker if it
 // sleeps.
-func (w *workerProc) answerSlot(i int, out []byte, errText string) {
+func (w *proc) answerSlot(i int, out []byte, errText string) {
 	ws := w.calls
 	s := ws.shm
-	ws.served.Add(1)
+	served.Add(1)
 	flags := uint32(0)
 	if errText != "" {
 		flags, out = replyError, []byte(errText)
 	}
 	if len(out) > shmDataCap {
 		// The reply goes on the pipe, ahead of the state that announces it.
-		m := &wmsg{Kind: "slot", Call: uint64(i)}
+		m := &msg{Kind: "slot", Call: uint64(i)}
 		if flags == replyError {
 			m.Err = errText
 		} else {
@@ -305,7 +294,7 @@ func (w *workerProc) answerSlot(i int, out []byte, errText string) {
 		st := atomic.LoadUint32(s.state(i))
 		if atomic.CompareAndSwapUint32(s.state(i), st, st&^slotPhase|slotReply) {
 			if st&slotSleeping != 0 && flags&replyViaPipe == 0 {
-				w.send(&wmsg{Kind: "slot", Call: uint64(i)})
+				w.send(&msg{Kind: "slot", Call: uint64(i)})
 			}
 			return
 		}
@@ -314,15 +303,15 @@ func (w *workerProc) answerSlot(i int, out []byte, errText string) {
 
 // --- the worker side ---
 
-// workerSlots is the worker's end: the slots it may use, and a channel
+// childShm is the worker's end: the slots it may use, and a channel
 // per slot for what comes on the pipe about it.
-type workerSlots struct {
+type childShm struct {
 	shm  *shm
 	free chan int
-	wake [shmSlots]chan wmsg
+	wake [shmSlots]chan msg
 }
 
-func openWorkerSlots(f *os.File) *workerSlots {
+func openChildShm(f *os.File) *childShm {
 	if f == nil {
 		return nil
 	}
@@ -330,16 +319,16 @@ func openWorkerSlots(f *os.File) *workerSlots {
 	if err != nil {
 		return nil
 	}
-	ws := &workerSlots{shm: s, free: make(chan int, shmSlots)}
+	ws := &childShm{shm: s, free: make(chan int, shmSlots)}
 	for i := range shmSlots {
 		ws.free <- i
-		ws.wake[i] = make(chan wmsg, 1)
+		ws.wake[i] = make(chan msg, 1)
 	}
 	return ws
 }
 
 // deliver hands a message about slot i to its caller.
-func (ws *workerSlots) deliver(m wmsg) {
+func (ws *childShm) deliver(m msg) {
 	if ws != nil && m.Call < shmSlots {
 		select {
 		case ws.wake[m.Call] <- m:
@@ -352,7 +341,7 @@ var errNoSlot = errors.New("no free slot")
 
 // call makes a synchronous host call through a slot; errNoSlot means it
 // must take the pipe.
-func (ws *workerSlots) call(ctx context.Context, run uint64, fn int, list []byte, poke func()) ([]byte, error) {
+func (ws *childShm) call(ctx context.Context, run uint64, fn int, list []byte, poke func()) ([]byte, error) {
 	if ws == nil || len(list) > shmDataCap {
 		return nil, errNoSlot
 	}
@@ -406,7 +395,7 @@ func (ws *workerSlots) call(ctx context.Context, run uint64, fn int, list []byte
 
 // finish reads the reply in slot i and frees it. m is the message that
 // woke the caller, if one did.
-func (ws *workerSlots) finish(i int, m *wmsg) ([]byte, error) {
+func (ws *childShm) finish(i int, m *msg) ([]byte, error) {
 	s := ws.shm
 	flags := atomic.LoadUint32(s.field(i, 24))
 	var out []byte

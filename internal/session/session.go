@@ -1,4 +1,11 @@
-package airlock
+// Package session is an executor's sandbox: one VM owned by one goroutine,
+// which runs the tasks sent to it in order, and the host side of a step
+// run there (its calls, console, budget and stop, and the outcome made
+// into an output or an error). airlock.Executor keeps the lifecycle, the
+// queue and the public types; it hands a session plain values and a
+// validation of its own (Step.Prepare), and turns an *Error into an
+// *airlock.ExecutorError.
+package session
 
 import (
 	"context"
@@ -6,6 +13,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,14 +21,119 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/airlockrun/airlock/internal/clip"
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/hostcall"
+	"github.com/airlockrun/airlock/internal/inspect"
 )
 
-// session is an executor's sandbox: one VM owned by one goroutine, which
+// The executor's error codes a session gives (airlock.ErrorCode, whose
+// constants are the same strings: TestSessionCodes).
+const (
+	CodeValidationFailed = "ERR_VALIDATION_FAILED"
+	CodeMaxOpsExceeded   = "ERR_MAX_OPS_EXCEEDED"
+	CodeExecTimeout      = "ERR_EXEC_TIMEOUT"
+	CodeRuntimeException = "ERR_RUNTIME_EXCEPTION"
+	CodeToolProxyFail    = "ERR_TOOL_PROXY_FAIL"
+	CodeMemoryLimit      = "ERR_MEMORY_LIMIT_EXCEEDED"
+	CodeInvalidArgument  = "ERR_INVALID_ARGUMENT"
+)
+
+// ReservedPrefix starts the executor's own identifiers; a step may not
+// use one.
+const ReservedPrefix = "__smol_"
+
+// Error is a step's failure, or a refused variable or tool: the root makes
+// it an *airlock.ExecutorError of Code.
+type Error struct {
+	Code    string
+	Details map[string]any
+	Message string
+	Logs    string
+	Entries []Entry
+	Err     error
+	// Syntax is set when the engine refused to compile a step that
+	// validation took (CodeValidationFailed): the root makes its
+	// diagnostic.
+	Syntax *Syntax
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Syntax is the engine's syntax error in a step, at a place in the step.
+type Syntax struct {
+	Message      string
+	Line, Column int
+}
+
+func newError(code string, details map[string]any, format string, args ...any) *Error {
+	return &Error{Code: code, Details: details, Message: fmt.Sprintf(format, args...)}
+}
+
+// Output is the outcome of a step that did not fail.
+type Output struct {
+	Value   any
+	Logs    string
+	Final   bool
+	Entries []Entry
+}
+
+// Entry is one console call of a step: its level ("log", "info", "warn",
+// "error"; debug is log) and its line.
+type Entry struct {
+	Level   string
+	Message string
+	Time    time.Time
+}
+
+// Config is what a session keeps for its life.
+type Config struct {
+	MemoryLimitBytes  int64
+	AuthorizedImports []string
+	// Modules are Go values by module name, SourceModules ES modules'
+	// source: what authorized imports resolve to.
+	Modules       map[string]map[string]any
+	SourceModules map[string]string
+}
+
+// Step is one step's code and limits.
+type Step struct {
+	// Prepare validates the step with the engine's inspection, on the
+	// session's goroutine, and gives the script to run and the map of its
+	// positions to the step's; or the error that refuses the step, handed
+	// back as it is. When stop closes, the host's work for it is
+	// abandoned.
+	Prepare func(stop <-chan struct{}, inspect func(string) (*engine.Inspection, error)) (script string, position func(line, col int) (int, int), err error)
+	// MaxOperations is the step's budget; negative: none.
+	MaxOperations int
+	Timeout       time.Duration
+	Sloppy        bool
+	MaxLogBytes   int
+	// Levels are the console methods whose calls are kept.
+	Levels []string
+	// ValueBytes bounds what crosses in the step.
+	ValueBytes int
+}
+
+// TruncatedMark ends the logs of a step that wrote more than MaxLogBytes.
+const TruncatedMark = "...[TRUNCATED]"
+
+// MaxErrorText bounds each text of an exception (engine.MaxErrorText).
+const MaxErrorText = engine.MaxErrorText
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Session is an executor's sandbox: one VM owned by one goroutine, which
 // runs the tasks sent to it in order.
-type session struct {
+type Session struct {
 	tasks chan func(*engine.VM)
 	done  chan struct{} // closed when the goroutine has closed the VM
 
@@ -29,6 +142,7 @@ type session struct {
 	funcs   hostcall.Funcs
 	names   []string // the tool name of each function, "" for others
 	modules map[string]string
+	memory  int64 // the VM's memory limit
 	cur     *step
 }
 
@@ -38,21 +152,21 @@ const finalAnswerID = engine.FinalAnswerID
 // modulePrefix names the modules authorized imports resolve to.
 const modulePrefix = "airlock:module:"
 
-// startSession creates and hardens the VM on a new goroutine.
-func startSession(ctx context.Context, opts ExecutorOptions) (*session, error) {
+// Start creates and hardens the VM on a new goroutine.
+func Start(ctx context.Context, cfg Config) (*Session, error) {
 	// A done context fails the start before anything is made: a session
 	// from the pool can be ready at once, and select would then choose
 	// between the two at random.
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
-	s := &session{tasks: make(chan func(*engine.VM)), done: make(chan struct{}), modules: map[string]string{}}
+	s := &Session{tasks: make(chan func(*engine.VM)), done: make(chan struct{}), modules: map[string]string{}, memory: cfg.MemoryLimitBytes}
 	ready := make(chan error, 1)
 	go func() {
 		defer close(s.done)
-		vm, err := engine.NewSession(uintptr(opts.MemoryLimitBytes))
+		vm, err := engine.NewSession(uintptr(cfg.MemoryLimitBytes))
 		if err == nil {
-			if err = s.setup(vm, opts); err != nil {
+			if err = s.setup(vm, cfg); err != nil {
 				vm.Close()
 			}
 		}
@@ -88,9 +202,16 @@ var idleTrim atomic.Int64
 
 func init() { idleTrim.Store(int64(time.Second)) }
 
+// SetIdleTrim sets how long a session waits idle before it trims its VM,
+// for the tests, and returns a function that restores it.
+func SetIdleTrim(d time.Duration) func() {
+	old := idleTrim.Swap(int64(d))
+	return func() { idleTrim.Store(old) }
+}
+
 // serve runs the tasks sent to the session until the channel closes, and
 // trims the VM once the session has been idle for idleTrim.
-func (s *session) serve(vm *engine.VM) {
+func (s *Session) serve(vm *engine.VM) {
 	d := time.Duration(idleTrim.Load())
 	idle := time.NewTimer(d)
 	defer idle.Stop()
@@ -111,7 +232,7 @@ func (s *session) serve(vm *engine.VM) {
 // setup registers final_answer (the VM has it defined: engine.NewSession)
 // and defines the modules, on the VM's goroutine. final_answer keeps its
 // value as the step's answer and stops the step.
-func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
+func (s *Session) setup(vm *engine.VM, cfg Config) error {
 	s.funcs.Add(hostcall.NewShown(func(v any) {
 		if st := s.cur; st != nil {
 			st.final = v
@@ -119,13 +240,13 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 		}
 	}))
 	s.names = []string{""}
-	for i, spec := range sortedKeys(opts.Modules) {
-		if !slices.Contains(opts.AuthorizedImports, spec) {
+	for i, spec := range sortedKeys(cfg.Modules) {
+		if !slices.Contains(cfg.AuthorizedImports, spec) {
 			continue
 		}
-		m := opts.Modules[spec]
-		hidden := fmt.Sprintf("%smod_%d", reservedPrefix, i)
-		enc, err := codec.AppendBinary(nil, map[string]any(m), s.register(""))
+		m := cfg.Modules[spec]
+		hidden := fmt.Sprintf("%smod_%d", ReservedPrefix, i)
+		enc, err := codec.AppendBinary(nil, m, s.register(""))
 		if err != nil {
 			return fmt.Errorf("module %q: %w", spec, err)
 		}
@@ -142,8 +263,8 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 		}
 		s.modules[modulePrefix+spec] = src.String()
 	}
-	for spec, src := range opts.SourceModules {
-		if !slices.Contains(opts.AuthorizedImports, spec) {
+	for spec, src := range cfg.SourceModules {
+		if !slices.Contains(cfg.AuthorizedImports, spec) {
 			continue
 		}
 		if _, dup := s.modules[modulePrefix+spec]; dup {
@@ -155,7 +276,7 @@ func (s *session) setup(vm *engine.VM, opts ExecutorOptions) error {
 }
 
 // register returns a registrar that gives functions ids in the session.
-func (s *session) register(name string) codec.Registrar {
+func (s *Session) register(name string) codec.Registrar {
 	return func(v reflect.Value) (int, error) {
 		id, err := s.funcs.Register(v)
 		if err == nil {
@@ -165,14 +286,14 @@ func (s *session) register(name string) codec.Registrar {
 	}
 }
 
-// do runs f on the VM's goroutine and waits for it.
-func (s *session) do(ctx context.Context, f func(*engine.VM) error) error {
+// Do runs f on the VM's goroutine and waits for it.
+func (s *Session) Do(ctx context.Context, f func(*engine.VM) error) error {
 	errc := make(chan error, 1)
 	task := taskOf(f, errc)
 	select {
 	case s.tasks <- task:
 	case <-s.done:
-		return errSessionClosed
+		return errClosed
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
@@ -197,19 +318,22 @@ func taskOf(f func(*engine.VM) error, errc chan<- error) func(*engine.VM) {
 	}
 }
 
+// errClosed is the error of a task sent to a session that has ended.
+var errClosed = errors.New("the sandbox is closed")
+
 // errStepStopped is doUntil's error when stop closed first.
 var errStepStopped = errors.New("airlock: the step was stopped")
 
 // doUntil runs f on the VM's goroutine and waits for it, or for stop,
 // whichever comes first: at stop it returns errStepStopped and f runs on,
 // its results not to be read. The session must then be left DIRTY.
-func (s *session) doUntil(stop <-chan struct{}, f func(*engine.VM) error) error {
+func (s *Session) doUntil(stop <-chan struct{}, f func(*engine.VM) error) error {
 	errc := make(chan error, 1)
 	task := taskOf(f, errc)
 	select {
 	case s.tasks <- task:
 	case <-s.done:
-		return errSessionClosed
+		return errClosed
 	case <-stop:
 		return errStepStopped
 	}
@@ -226,10 +350,12 @@ func (s *session) doUntil(stop <-chan struct{}, f func(*engine.VM) error) error 
 	}
 }
 
-func (s *session) sendVariables(ctx context.Context, vars map[string]any) error {
+// SendVariables defines each variable as a global, a deep copy; check
+// refuses a name.
+func (s *Session) SendVariables(ctx context.Context, vars map[string]any, check func(name string) error) error {
 	encs := make(map[string][]byte, len(vars))
 	for _, name := range sortedKeys(vars) {
-		if err := checkGlobalName(name, "variable"); err != nil {
+		if err := check(name); err != nil {
 			return err
 		}
 		// Variables are data: a function among them would be a tool.
@@ -237,60 +363,50 @@ func (s *session) sendVariables(ctx context.Context, vars map[string]any) error 
 			return 0, errors.New("a variable cannot hold a function; send it with SendTools")
 		})
 		if err != nil {
-			return newExecError(CodeInvalidArgument, map[string]any{"variable": name}, "Invalid argument: variable %q: %v", name, err)
+			return newError(CodeInvalidArgument, map[string]any{"variable": name}, "Invalid argument: variable %q: %v", name, err)
 		}
 		encs[name] = enc
 	}
-	return s.do(ctx, func(vm *engine.VM) error {
+	return s.Do(ctx, func(vm *engine.VM) error {
 		for _, name := range sortedKeys(encs) {
 			if err := vm.DefineValueBytes(name, encs[name]); err != nil {
-				return newExecError(CodeInvalidArgument, map[string]any{"variable": name}, "Invalid argument: variable %q: %v", name, err)
+				return newError(CodeInvalidArgument, map[string]any{"variable": name}, "Invalid argument: variable %q: %v", name, err)
 			}
 		}
 		return nil
 	})
 }
 
-func (s *session) sendTools(ctx context.Context, tools map[string]any) error {
+// SendTools makes each tool a global function; check refuses a name.
+func (s *Session) SendTools(ctx context.Context, tools map[string]any, check func(name string) error) error {
 	for _, name := range sortedKeys(tools) {
-		if err := checkGlobalName(name, "tool"); err != nil {
+		if err := check(name); err != nil {
 			return err
 		}
 		v := reflect.ValueOf(tools[name])
 		if !hostcall.IsBridged(v) {
-			return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q is not a function but %T", name, tools[name])
+			return newError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q is not a function but %T", name, tools[name])
 		}
 		if _, err := hostcall.New(v); err != nil {
-			return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
+			return newError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
 		}
 	}
-	return s.do(ctx, func(vm *engine.VM) error {
+	return s.Do(ctx, func(vm *engine.VM) error {
 		for _, name := range sortedKeys(tools) {
 			id, err := s.register(name)(reflect.ValueOf(tools[name]))
 			if err == nil {
 				err = vm.DefineTool(name, id, hostcall.IsJSON(reflect.ValueOf(tools[name])), false)
 			}
 			if err != nil {
-				return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
+				return newError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
 			}
 		}
 		return nil
 	})
 }
 
-// checkGlobalName checks the name of a variable or tool.
-func checkGlobalName(name, what string) error {
-	switch {
-	case !IsIdentifier(name):
-		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is not a JavaScript identifier", what, name)
-	case name == "final_answer" || name == "console" || name == "globalThis" || strings.HasPrefix(name, reservedPrefix):
-		return newExecError(CodeInvalidArgument, map[string]any{what: name}, "Invalid argument: %s name %q is reserved", what, name)
-	}
-	return nil
-}
-
-// close ends the goroutine, which closes the VM.
-func (s *session) close(ctx context.Context) error {
+// Close ends the goroutine, which closes the VM.
+func (s *Session) Close(ctx context.Context) error {
 	select {
 	case <-s.done:
 		return nil
@@ -321,8 +437,8 @@ const (
 // step is the state of one step, shared by the caller's goroutine, the
 // VM's goroutine and the goroutines of asynchronous tool calls.
 type step struct {
-	s    *session
-	opts ExecutorOptions
+	s    *Session
+	opts *Step
 	// host is the host side of the step's calls: the session's functions,
 	// the step's console, budget and stop. A step stopped for its time
 	// while a synchronous tool call holds the VM returns at once.
@@ -334,7 +450,7 @@ type step struct {
 
 	mu      sync.Mutex
 	logs    strings.Builder
-	entries []LogEntry
+	entries []Entry
 	cut     bool
 	// terminal is set once the step must stop for good (its time, its
 	// context), whatever stopped it first.
@@ -344,10 +460,10 @@ type step struct {
 }
 
 // newStep makes the state of a step whose tools get ctx.
-func (s *session) newStep(ctx context.Context, opts ExecutorOptions) *step {
+func (s *Session) newStep(ctx context.Context, opts *Step) *step {
 	st := &step{s: s, opts: opts, ended: make(chan struct{})}
 	h := hostcall.NewHost(0)
-	h.Funcs, h.Ctx, h.Limit, h.Spent = &s.funcs, ctx, defaultValueBytes, codec.ErrTooLarge
+	h.Funcs, h.Ctx, h.Limit, h.Spent = &s.funcs, ctx, opts.ValueBytes, codec.ErrTooLarge
 	// A tool's results are data: a function among them cannot cross. A
 	// tool that panics fails like one that returns an error (OnPanic nil).
 	h.Results = func(reflect.Value) (int, error) { return 0, errors.New("a tool cannot return a function") }
@@ -358,7 +474,7 @@ func (s *session) newStep(ctx context.Context, opts ExecutorOptions) *step {
 		}
 	}
 	h.Ended = st.ended
-	h.Budget.Init(defaultValueBytes)
+	h.Budget.Init(opts.ValueBytes)
 	st.host = h
 	return st
 }
@@ -380,38 +496,37 @@ type stepResult struct {
 	discarded bool
 }
 
-// run runs one step. dirty reports that the executor must become DIRTY.
-func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_ *CodeOutput, dirty bool, _ error) {
+// Run runs one step. dirty reports that the executor must become DIRTY.
+func (s *Session) Run(ctx context.Context, opts *Step) (_ *Output, dirty bool, _ error) {
 	ops := opts.MaxOperations
-	if opts.noGuards {
-		ops = -1
-	}
 	// The session's engine validates the step and keeps what it compiled
 	// for the run: a step is compiled once. The step's time (one deadline
 	// for its validation and its run) and its context bound the
 	// validation too: the compile stops the VM for good, as a step's stop
 	// would, and the host's scan and erasure of the step are abandoned.
-	var prep *PreparedProgram
+	var script string
+	var position func(int, int) (int, int)
+	var refused error
 	deadline := time.Now().Add(opts.Timeout)
 	cctx, ccancel := context.WithDeadline(ctx, deadline)
 	defer ccancel()
 	if err := s.doUntil(cctx.Done(), func(vm *engine.VM) error {
-		prep = prepareWith(code, opts, cctx.Done(), func(js string) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, opts.Sloppy) })
+		script, position, refused = opts.Prepare(cctx.Done(), func(js string) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, opts.Sloppy) })
 		return nil
 	}); err != nil && err != errStepStopped {
-		return nil, true, newExecError(CodeRuntimeException, nil, "Runtime exception: %s", err)
+		return nil, true, newError(CodeRuntimeException, nil, "Runtime exception: %s", err)
 	}
 	if cctx.Err() != nil {
 		if ctx.Err() != nil { // the caller's context, not the step's time
 			cause := context.Cause(ctx)
-			e := newExecError(CodeExecTimeout, map[string]any{"cause": cause.Error()}, "Execution timed out after %dms: %s", opts.Timeout.Milliseconds(), cause)
+			e := newError(CodeExecTimeout, map[string]any{"cause": cause.Error()}, "Execution timed out after %dms: %s", opts.Timeout.Milliseconds(), cause)
 			e.Err = cause
 			return nil, true, e
 		}
 		return nil, true, timeoutError(opts.Timeout)
 	}
-	if prep.HasErrors() {
-		return nil, false, validationError(prep.Diagnostics)
+	if refused != nil {
+		return nil, false, refused
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
@@ -442,14 +557,14 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 		}
 		st.host.Job(job)
 		st.job.Store(job)
-		out, discarded := vm.Step(job, prep.TransformedCode, ops)
+		out, discarded := vm.Step(job, script, ops)
 		sent = true
 		results <- stepResult{out, discarded}
 	}
 	select {
 	case s.tasks <- task:
 	case <-s.done:
-		return nil, true, newExecError(CodeRuntimeException, nil, "Runtime exception: %s", errSessionClosed)
+		return nil, true, newError(CodeRuntimeException, nil, "Runtime exception: %s", errClosed)
 	}
 	var res stepResult
 	select {
@@ -474,84 +589,50 @@ func (s *session) run(ctx context.Context, code string, opts ExecutorOptions) (_
 	}
 	cancel()
 	st.host.Close()
-	return st.finish(res, prep)
-}
-
-// validationError is the error of a step some rule refused: an import
-// rule's finding makes it ERR_IMPORT_NOT_ALLOWED.
-func validationError(ds []Diagnostic) *ExecutorError {
-	details := map[string]any{"diagnostics": ds}
-	for _, d := range ds {
-		if d.Severity == DiagnosticError && (d.Rule == "import_allowed" || d.Rule == "static_import_in_script_mode") {
-			module := importedModule(d.Message)
-			details["module"] = module
-			return newExecError(CodeImportNotAllowed, details, "Import not allowed: %s", module)
-		}
-	}
-	var msgs []string
-	for _, d := range ds {
-		if d.Severity == DiagnosticError {
-			msgs = append(msgs, d.Message)
-		}
-	}
-	return newExecError(CodeValidationFailed, details, "Code validation failed: %s", strings.Join(msgs, "; "))
-}
-
-// importedModule is the quoted module name in an import rule's message.
-func importedModule(msg string) string {
-	i := strings.IndexByte(msg, '"')
-	if i < 0 {
-		return "(not a string literal)"
-	}
-	if s, err := strconv.QuotedPrefix(msg[i:]); err == nil {
-		if u, err := strconv.Unquote(s); err == nil {
-			return u
-		}
-	}
-	return msg[i:]
+	return st.finish(res, position)
 }
 
 // stopError is the error of a step the host stopped for a limit.
-func (st *step) stopError(logs string) *ExecutorError {
-	var e *ExecutorError
+func (st *step) stopError(logs string) *Error {
+	var e *Error
 	switch st.reason {
 	case stopOps:
-		e = newExecError(CodeMaxOpsExceeded, map[string]any{"maxOperations": st.opts.MaxOperations}, "Max operations exceeded (%d)", st.opts.MaxOperations)
+		e = newError(CodeMaxOpsExceeded, map[string]any{"maxOperations": st.opts.MaxOperations}, "Max operations exceeded (%d)", st.opts.MaxOperations)
 	case stopContext:
-		e = newExecError(CodeExecTimeout, map[string]any{"cause": st.cause.Error()}, "Execution timed out after %dms: %s", st.opts.Timeout.Milliseconds(), st.cause)
+		e = newError(CodeExecTimeout, map[string]any{"cause": st.cause.Error()}, "Execution timed out after %dms: %s", st.opts.Timeout.Milliseconds(), st.cause)
 		e.Err = st.cause
 	default:
 		e = timeoutError(st.opts.Timeout)
 	}
-	e.Logs, e.LogEntries = logs, st.logEntries()
+	e.Logs, e.Entries = logs, st.logEntries()
 	return e
 }
 
 // timeoutError is the error of a step that ran out of its time d.
-func timeoutError(d time.Duration) *ExecutorError {
-	return newExecError(CodeExecTimeout, map[string]any{"timeoutMs": d.Milliseconds()}, "Execution timed out after %dms", d.Milliseconds())
+func timeoutError(d time.Duration) *Error {
+	return newError(CodeExecTimeout, map[string]any{"timeoutMs": d.Milliseconds()}, "Execution timed out after %dms", d.Milliseconds())
 }
 
 // finish turns the engine's outcome into the step's output or error.
-func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool, error) {
+func (st *step) finish(res stepResult, position func(int, int) (int, int)) (*Output, bool, error) {
 	out := res.out
 	logs := st.logText()
 	dirty := res.discarded
-	fail := func(code ErrorCode, details map[string]any, format string, args ...any) (*CodeOutput, bool, error) {
-		e := newExecError(code, details, format, args...)
-		e.Logs, e.LogEntries = logs, st.logEntries()
+	fail := func(code string, details map[string]any, format string, args ...any) (*Output, bool, error) {
+		e := newError(code, details, format, args...)
+		e.Logs, e.Entries = logs, st.logEntries()
 		return nil, dirty, e
 	}
-	failText := func(code ErrorCode, details map[string]any, text string) (*CodeOutput, bool, error) {
-		e := newExecError(code, details, "")
-		e.Message, e.Logs, e.LogEntries = text, logs, st.logEntries()
+	failText := func(code string, details map[string]any, text string) (*Output, bool, error) {
+		e := newError(code, details, "")
+		e.Message, e.Logs, e.Entries = text, logs, st.logEntries()
 		return nil, dirty, e
 	}
 	select {
 	case <-st.host.StopCh():
 		switch st.reason {
 		case stopFinal:
-			return &CodeOutput{Output: st.final, Logs: logs, IsFinalAnswer: true, LogEntries: st.entries}, dirty, nil
+			return &Output{Value: st.final, Logs: logs, Final: true, Entries: st.entries}, dirty, nil
 		case stopOps:
 			return nil, dirty, st.stopError(logs)
 		default:
@@ -561,25 +642,25 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 	}
 	if out.LimitHit {
 		dirty = true // the state the steps keep may be what fills the heap
-		return fail(CodeMemoryLimit, map[string]any{"limitBytes": st.opts.MemoryLimitBytes},
-			"Memory limit exceeded: the sandbox's limit of %d bytes was reached", st.opts.MemoryLimitBytes)
+		return fail(CodeMemoryLimit, map[string]any{"limitBytes": st.s.memory},
+			"Memory limit exceeded: the sandbox's limit of %d bytes was reached", st.s.memory)
 	}
 	switch out.Kind {
 	case engine.OK:
-		v, err := st.host.Budget.Value(out, defaultValueBytes)
+		v, err := st.host.Budget.Value(out, st.opts.ValueBytes)
 		if err != nil {
 			return fail(CodeRuntimeException, map[string]any{"name": "DataCloneError", "message": err.Error()}, "Runtime exception: %s", err)
 		}
-		return &CodeOutput{Output: v, Logs: logs, LogEntries: st.entries}, dirty, nil
+		return &Output{Value: v, Logs: logs, Entries: st.entries}, dirty, nil
 	case engine.Thrown:
 		// The error's texts, cut in the sandbox, are paid for once, and
 		// held once: Details' name and message are the text of Message.
-		name, msg := payText(&st.host.Budget, clipChars(out.Name, MaxErrorText)), payText(&st.host.Budget, clipChars(out.Message, MaxErrorText))
-		out.Stack = payText(&st.host.Budget, out.Stack)
+		name, msg := st.host.Budget.PayText(clip.Chars(out.Name, MaxErrorText)), st.host.Budget.PayText(clip.Chars(out.Message, MaxErrorText))
+		out.Stack = st.host.Budget.PayText(out.Stack)
 		if out.FromHost && out.HostFunc != finalAnswerID && out.HostFunc < len(st.s.names) {
 			text := "Tool execution failed: " + msg
 			msg = text[len(text)-len(msg):]
-			details := st.exceptionDetails(name, msg, out.Stack, prep)
+			details := st.exceptionDetails(name, msg, out.Stack, position)
 			details["tool"] = st.s.names[out.HostFunc]
 			details["cause"] = msg
 			return failText(CodeToolProxyFail, details, text)
@@ -590,13 +671,13 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 			name = text[len("Runtime exception: ") : len("Runtime exception: ")+len(name)]
 		}
 		msg = text[len(text)-len(msg):]
-		return failText(CodeRuntimeException, st.exceptionDetails(name, msg, out.Stack, prep), text)
+		return failText(CodeRuntimeException, st.exceptionDetails(name, msg, out.Stack, position), text)
 	case engine.LinkFailed: // the engine refused what the parser took
-		line, col := prep.position(out.Line, out.Column)
-		text := "Code validation failed: " + payText(&st.host.Budget, clipChars(out.Message, MaxErrorText))
-		d := Diagnostic{Rule: "syntax_valid", Severity: DiagnosticError, Message: text[len("Code validation failed: "):],
-			Location: &Location{Line: line, Column: col}, Fix: "fix the syntax error"}
-		return failText(CodeValidationFailed, map[string]any{"diagnostics": []Diagnostic{d}}, text)
+		line, col := position(out.Line, out.Column)
+		text := "Code validation failed: " + st.host.Budget.PayText(clip.Chars(out.Message, MaxErrorText))
+		e := newError(CodeValidationFailed, nil, "")
+		e.Message, e.Syntax = text, &Syntax{Message: text[len("Code validation failed: "):], Line: line, Column: col}
+		return nil, dirty, e
 	case engine.Deadlock:
 		return fail(CodeRuntimeException, map[string]any{"name": "Error"},
 			"Runtime exception: the code waits for a promise that nothing can settle")
@@ -609,9 +690,9 @@ func (st *step) finish(res stepResult, prep *PreparedProgram) (*CodeOutput, bool
 
 // exceptionDetails describes a thrown error, with its positions in the
 // step's code.
-func (st *step) exceptionDetails(name, message, stack string, prep *PreparedProgram) map[string]any {
+func (st *step) exceptionDetails(name, message, stack string, position func(int, int) (int, int)) map[string]any {
 	d := map[string]any{"name": name, "message": message}
-	stack, line, col := mapStepStack(stack, prep)
+	stack, line, col := mapStepStack(stack, position)
 	if stack != "" {
 		d["stack"] = stack
 	}
@@ -623,7 +704,7 @@ func (st *step) exceptionDetails(name, message, stack string, prep *PreparedProg
 
 // mapStepStack keeps the frames of the step's code, with positions in the
 // step, and returns the position of the first.
-func mapStepStack(stack string, prep *PreparedProgram) (string, int, int) {
+func mapStepStack(stack string, position func(int, int) (int, int)) (string, int, int) {
 	var lines []string
 	first, firstCol := 0, 0
 	for _, l := range strings.Split(stack, "\n") {
@@ -645,7 +726,7 @@ func mapStepStack(stack string, prep *PreparedProgram) (string, int, int) {
 		if len(parts) > 1 {
 			cn, _ = strconv.Atoi(parts[1])
 		}
-		ln, cn = prep.position(ln, cn)
+		ln, cn = position(ln, cn)
 		if first == 0 {
 			first, firstCol = ln, cn
 		}
@@ -655,7 +736,7 @@ func mapStepStack(stack string, prep *PreparedProgram) (string, int, int) {
 }
 
 // resolve resolves a dynamic import: only authorized modules exist.
-func (s *session) resolve(_, spec string) (string, error) {
+func (s *Session) resolve(_, spec string) (string, error) {
 	name := modulePrefix + spec
 	if _, ok := s.modules[name]; ok {
 		return name, nil
@@ -663,7 +744,7 @@ func (s *session) resolve(_, spec string) (string, error) {
 	return "", fmt.Errorf("module %q is not available", spec)
 }
 
-func (s *session) load(name string) (string, error) {
+func (s *Session) load(name string) (string, error) {
 	if src, ok := s.modules[name]; ok {
 		return src, nil
 	}
@@ -671,23 +752,25 @@ func (s *session) load(name string) (string, error) {
 }
 
 // stepLogs is where a step's console calls go (hostcall.LogSink): the
-// levels ExecutorOptions.CollectConsoleLevels names, formatted as Node's
+// levels Step.Levels names (ExecutorOptions.CollectConsoleLevels), formatted as Node's
 // console formats them, within MaxLogBytes; past it, or past the budget,
 // the logs are cut.
 type stepLogs step
 
-// stepLevel is console method level's LogLevel in a step, where debug is
-// log.
-func stepLevel(level int) LogLevel {
-	if lv := logLevels[level]; lv != LevelDebug {
+// levels are the console's methods, by the index the engine gives.
+var levels = [...]string{"log", "info", "warn", "error", "debug"}
+
+// stepLevel is console method level's name in a step, where debug is log.
+func stepLevel(level int) string {
+	if lv := levels[level]; lv != "debug" {
 		return lv
 	}
-	return LevelLog
+	return "log"
 }
 
 func (l *stepLogs) Wants(level int) bool {
 	st := (*step)(l)
-	if !slices.Contains(st.opts.CollectConsoleLevels, stepLevel(level)) {
+	if !slices.Contains(st.opts.Levels, stepLevel(level)) {
 		return false
 	}
 	st.mu.Lock()
@@ -716,9 +799,9 @@ func (l *stepLogs) Log(level int, args []any) {
 	}
 	st.logs.WriteString(msg)
 	if st.cut {
-		st.logs.WriteString(truncatedMark)
+		st.logs.WriteString(TruncatedMark)
 	}
-	st.entries = append(st.entries, LogEntry{Level: stepLevel(level), Message: msg, Time: time.Now()})
+	st.entries = append(st.entries, Entry{Level: stepLevel(level), Message: msg, Time: time.Now()})
 }
 
 // truncate marks the logs as cut when nothing more fits.
@@ -727,12 +810,12 @@ func (st *step) truncate() {
 	defer st.mu.Unlock()
 	if !st.cut {
 		st.cut = true
-		st.logs.WriteString(truncatedMark)
+		st.logs.WriteString(TruncatedMark)
 	}
 }
 
 // logEntries are the console calls kept so far.
-func (st *step) logEntries() []LogEntry {
+func (st *step) logEntries() []Entry {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return slices.Clone(st.entries)
@@ -756,12 +839,6 @@ func cutUTF8(s string, n int) string {
 }
 
 // logMessage formats console arguments as one line, as Node's console
-// does: strings as they are, other values as Inspect shows them, joined by
-// spaces.
-func logMessage(args []any) string {
-	parts := make([]string, len(args))
-	for i, a := range args {
-		parts[i] = Inspect(a)
-	}
-	return strings.Join(parts, " ")
-}
+// does: strings as they are, other values as airlock.Inspect shows them,
+// joined by spaces.
+func logMessage(args []any) string { return inspect.Line(args, nil) }
