@@ -33,6 +33,10 @@ type instance interface {
 	setSP(uint64)
 	// rearm sets the loop countdown to tickEvery again (env.tick).
 	rearm()
+	// callDepth is the call depth the module's depth checks count
+	// (internal/qjs/stopcheck -depth), or 0 if it has none: 0 between
+	// calls, more than the bound after a depth trap.
+	callDepth() int
 	// trimStack gives back the native stack of the instance's calls, if
 	// the backend keeps one of its own (Trim).
 	trimStack()
@@ -88,11 +92,15 @@ func (e *Engine) instantiate(ctx context.Context, a *allocator, pages uint32) (i
 	if err != nil {
 		return nil, fmt.Errorf("wasmvm: instantiate: %w", err)
 	}
-	in = &wazeroInstance{Module: mod,
+	w := &wazeroInstance{Module: mod,
 		sp:     mod.ExportedGlobal("__stack_pointer").(api.MutableGlobal),
 		tick:   mod.ExportedGlobal("qjs_tick").(api.MutableGlobal),
 		fEntry: mod.ExportedFunction("qjs_entry"),
 	}
+	if g, ok := mod.ExportedGlobal("qjs_depth").(api.MutableGlobal); ok { // a build with depth checks
+		w.depth = g
+	}
+	in = w
 	mem := in.Memory()
 	if cur := mem.Size() / 65536; cur < pages {
 		if _, ok := mem.Grow(pages - cur); !ok {
@@ -110,6 +118,9 @@ type wazeroInstance struct {
 	api.Module
 	sp   api.MutableGlobal
 	tick api.MutableGlobal // qjs_tick, the loop countdown to the next env.tick
+	// depth is qjs_depth, the call depth of a build with depth checks
+	// (stopcheck -depth), or nil.
+	depth api.MutableGlobal
 
 	fEntry api.Function // qjs_entry, through which every function is called (entry.go)
 }
@@ -136,6 +147,9 @@ func (w *wazeroInstance) enter(ctx context.Context, st []uint64, nested bool) er
 func (w *wazeroInstance) start(sp uint64) {
 	w.sp.Set(sp)
 	w.tick.Set(tickEvery)
+	if w.depth != nil {
+		w.depth.Set(0)
+	}
 }
 
 func (w *wazeroInstance) stackPointer() uint64 { return w.sp.Get() }
@@ -143,6 +157,13 @@ func (w *wazeroInstance) ctlAddr() uint32      { return uint32(w.ExportedGlobal(
 func (w *wazeroInstance) setSP(v uint64)       { w.sp.Set(v) }
 func (w *wazeroInstance) rearm()               { w.tick.Set(tickEvery) }
 func (w *wazeroInstance) trimStack()           { w.fEntry = nil }
+
+func (w *wazeroInstance) callDepth() int {
+	if w.depth != nil {
+		return int(int32(w.depth.Get()))
+	}
+	return 0
+}
 
 // registerHost is the wazero form of the host functions (hostcall.go).
 func wazeroHost(f func(context.Context, memory, []uint64)) api.GoModuleFunc {

@@ -129,6 +129,7 @@ func (g *goInstance) stackPointer() uint64 { return uint64(uint32(*g.m.X__stack_
 func (g *goInstance) ctlAddr() uint32      { return uint32(*g.m.Xqjs_ctl()) }
 func (g *goInstance) setSP(v uint64)       { *g.m.X__stack_pointer() = int32(v) }
 func (g *goInstance) rearm()               { *g.m.Xqjs_tick() = tickEvery }
+func (g *goInstance) callDepth() int       { return int(*g.m.Xqjs_depth()) }
 
 // trimStack: the calls run on the caller's goroutine, whose stack the Go
 // runtime shrinks itself.
