@@ -29,7 +29,7 @@ STACK=1048576 # the wasm shadow stack, bytes; wasmvm's MaxStack leaves room unde
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$HERE/qjs.wasm}
 GOOUT=${GOOUT:-$HERE/qjsgo/qjs.go}
-DEPTH=20000 # the bound of every cycle of the call graph in the Go build (stopcheck -depth)
+DEPTH=100000 # the bound of every cycle of the call graph in the Go build (stopcheck -depth)
 FILES=$(awk '{print $2}' "$HERE/quickjs.sha256")
 
 WORK=$(mktemp -d)

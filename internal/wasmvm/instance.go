@@ -165,7 +165,7 @@ func (w *wazeroInstance) callDepth() int {
 	return 0
 }
 
-// registerHost is the wazero form of the host functions (hostcall.go).
+// wazeroHost is the wazero form of a host function of hostcall.go.
 func wazeroHost(f func(context.Context, memory, []uint64)) api.GoModuleFunc {
 	return func(ctx context.Context, m api.Module, st []uint64) { f(ctx, m.Memory(), st) }
 }
