@@ -12,7 +12,8 @@
 #   (unset)                                     the pinned tarball from GitHub (curl)
 # Every file used is checked against quickjs.sha256 before anything is built.
 #
-# OUT (default ./qjs.wasm) names the output. STOPCHECK_FLAGS=-nochecks builds
+# OUT (default ./qjs.wasm) names the output; GOOUT (default ./qjsgo/qjs.go)
+# the second output, the same module translated to Go (below). STOPCHECK_FLAGS=-nochecks builds
 # the module without loop checks, and QJS_OPT (default -Os) replaces the
 # optimisation level of the files built for size, only to measure their cost
 # (BENCHMARKS.md). The same inputs give a byte-identical module (build_test.go
@@ -27,6 +28,8 @@ STACK=1048576 # the wasm shadow stack, bytes; wasmvm's MaxStack leaves room unde
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-$HERE/qjs.wasm}
+GOOUT=${GOOUT:-$HERE/qjsgo/qjs.go}
+DEPTH=100000 # the bound of every cycle of the call graph in the Go build (stopcheck -depth)
 FILES=$(awk '{print $2}' "$HERE/quickjs.sha256")
 
 WORK=$(mktemp -d)
@@ -93,3 +96,26 @@ $CC --target=wasm32-wasi --sysroot="$WORK/sysroot" $OPT -mexec-model=reactor \
 	-o "$WORK/raw.wasm"
 (cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} -data "${OUT%.wasm}.data" "$WORK/raw.wasm" "$OUT")
 ls -l "$OUT" "${OUT%.wasm}.data"
+
+# The second output: the same objects linked with the memory imported
+# (env.memory: the host gives it, backed by its own allocator), with the
+# stop checks and a depth check on every cycle of the call graph, then
+# translated to Go by wasm2go (pinned by the tool line in go.mod) into a
+# package built only with the airlock_wasm2go tag (RATIONALE.md, "The
+# engine as Go code: first step"). Its data section is the same as the
+# first output's, which it leaves out too.
+$CC --target=wasm32-wasi --sysroot="$WORK/sysroot" $OPT -mexec-model=reactor \
+	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first -Wl,--import-memory \
+	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
+	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
+	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" $(for f in $SHIM; do printf '%s ' "$WORK/obj/$f.o"; done) \
+	"$WORK/obj/codec.o" "$WORK/obj/bulk.o" \
+	-o "$WORK/raw-imported.wasm"
+(cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} -nostart -depth $DEPTH -data "$WORK/imported.data" "$WORK/raw-imported.wasm" "$WORK/imported.wasm")
+cmp -s "$WORK/imported.data" "${OUT%.wasm}.data" || {
+	echo "build.sh: the data of the module with imported memory differs" >&2
+	exit 1
+}
+mkdir -p "$(dirname "$GOOUT")"
+(cd "$HERE/../.." && go tool wasm2go -unsafe -tags airlock_wasm2go -pkg qjsgo -o "$GOOUT" "$WORK/imported.wasm")
+ls -l "$GOOUT"

@@ -12,7 +12,8 @@ import (
 )
 
 // TestBuildReproducible rebuilds the module with build.sh and compares it
-// with the committed qjs.wasm and qjs.data, byte for byte. It needs the toolchain
+// with the committed qjs.wasm and qjs.data, and its translation to Go with
+// the committed qjsgo/qjs.go, byte for byte. It needs the toolchain
 // (clang-19, wasm-ld-19, wasi-libc, libclang-rt-19-dev-wasm32) and the
 // QuickJS source in QUICKJS_SRC (a git dir holding the pinned commit, or a
 // source directory); without them it is skipped.
@@ -33,15 +34,20 @@ func TestBuildReproducible(t *testing.T) {
 		t.Skip("wasi-libc not installed")
 	}
 	out := filepath.Join(t.TempDir(), "qjs.wasm")
+	goOut := filepath.Join(t.TempDir(), "qjs.go")
+	committedGo, err := os.ReadFile(filepath.Join("qjsgo", "qjs.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("./build.sh")
-	cmd.Env = append(os.Environ(), "OUT="+out, "QUICKJS_SRC="+src)
+	cmd.Env = append(os.Environ(), "OUT="+out, "GOOUT="+goOut, "QUICKJS_SRC="+src)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build.sh: %v\n%s", err, b)
 	}
 	for _, f := range []struct {
 		path, name string
 		committed  []byte
-	}{{out, "qjs.wasm", WASM}, {strings.TrimSuffix(out, ".wasm") + ".data", "qjs.data", DATA}} {
+	}{{out, "qjs.wasm", WASM}, {strings.TrimSuffix(out, ".wasm") + ".data", "qjs.data", DATA}, {goOut, "qjsgo/qjs.go", committedGo}} {
 		got, err := os.ReadFile(f.path)
 		if err != nil {
 			t.Fatal(err)

@@ -72,7 +72,7 @@ func variantSnapshot(b *testing.B, name string) *Snapshot {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	e, err := newEngine(ctx, &EngineOptions{NoCache: true}, wasm, data)
+	e, err := newEngineOn(ctx, backendWazero, &EngineOptions{NoCache: true}, wasm, data)
 	if err != nil {
 		b.Fatal(err)
 	}

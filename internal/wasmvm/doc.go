@@ -1,5 +1,10 @@
 // Package wasmvm runs JavaScript in QuickJS compiled to WebAssembly
 // (internal/qjs), on the wazero runtime. It is the only importer of wazero.
+// Built with the tag airlock_wasm2go, it runs the same module translated
+// to Go by wasm2go instead (internal/qjs/qjsgo: its memory imported from
+// the same allocator, every cycle of its call graph bounded by a depth
+// check that traps, since a Go stack overflow would end the process);
+// everything below holds on both backends (instance.go).
 //
 // An [Engine] compiles the module once per process (the compiled code is
 // cached on disk between processes). A [Snapshot] is a VM made and hardened

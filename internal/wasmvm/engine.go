@@ -39,11 +39,12 @@ type EngineOptions struct {
 // made from it. An Engine is safe for concurrent use; Close it after every
 // snapshot made from it is closed.
 type Engine struct {
-	rt    wazero.Runtime
-	cache wazero.CompilationCache
-	cm    wazero.CompiledModule // without its data section: see parseData
-	data  []dataSegment         // the module's data, written by the first instance only
-	cfg   wazero.ModuleConfig
+	backend backend
+	rt      wazero.Runtime // wazero's (nil on the wasm2go backend)
+	cache   wazero.CompilationCache
+	cm      wazero.CompiledModule // without its data section: see parseData
+	data    []dataSegment         // the module's data, written by the first instance only
+	cfg     wazero.ModuleConfig
 	// snapDir is where snapshot images are cached ("": not cached), and
 	// wasmSum the module's SHA-256, part of their key.
 	snapDir string
@@ -70,6 +71,16 @@ func NewEngine(ctx context.Context, opts *EngineOptions) (*Engine, error) {
 // compare builds): wasm without its data section, data that section's
 // contents (see qjs.WASM).
 func newEngine(ctx context.Context, opts *EngineOptions, wasm, data []byte) (*Engine, error) {
+	return newEngineOn(ctx, defaultBackend, opts, wasm, data)
+}
+
+// newEngineOn is newEngine on backend b (benchmarks compare them). On the
+// wasm2go backend, wasm only keys the snapshot cache: the module is the
+// Go package built from the same objects (internal/qjs/qjsgo).
+func newEngineOn(ctx context.Context, b backend, opts *EngineOptions, wasm, data []byte) (*Engine, error) {
+	if b == backendWasm2go && newWasm2go == nil {
+		return nil, errors.New("wasmvm: the wasm2go backend is built only with the tag airlock_wasm2go")
+	}
 	var o EngineOptions
 	if opts != nil {
 		o = *opts
@@ -80,7 +91,7 @@ func newEngine(ctx context.Context, opts *EngineOptions, wasm, data []byte) (*En
 		o.NoCache = true
 	}
 	rc = rc.WithCloseOnContextDone(false)
-	e := &Engine{}
+	e := &Engine{backend: b}
 	if !o.NoCache {
 		dir := o.CacheDir
 		if dir == "" {
@@ -99,18 +110,27 @@ func newEngine(ctx context.Context, opts *EngineOptions, wasm, data []byte) (*En
 	h := sha256.New()
 	h.Write(wasm)
 	h.Write(data)
+	if b == backendWasm2go {
+		h.Write([]byte("wasm2go"))
+	}
 	h.Sum(e.wasmSum[:0])
+	segs, err := parseData(data)
+	if err != nil {
+		return nil, err
+	}
+	e.data = segs
+	if b == backendWasm2go {
+		if e.cache != nil {
+			e.cache.Close(ctx)
+			e.cache = nil
+		}
+		return e, nil
+	}
 	e.rt = wazero.NewRuntimeWithConfig(ctx, rc)
 	if err := e.instantiateHost(ctx); err != nil {
 		e.Close(ctx)
 		return nil, err
 	}
-	segs, err := parseData(data)
-	if err != nil {
-		e.Close(ctx)
-		return nil, err
-	}
-	e.data = segs
 	if e.cm, err = e.rt.CompileModule(ctx, wasm); err != nil {
 		e.Close(ctx)
 		return nil, fmt.Errorf("wasmvm: compile: %w", err)
@@ -129,7 +149,9 @@ func newEngine(ctx context.Context, opts *EngineOptions, wasm, data []byte) (*En
 func (e *Engine) Close(ctx context.Context) error {
 	var err error
 	e.closeOnce.Do(func() {
-		err = e.rt.Close(ctx)
+		if e.rt != nil {
+			err = e.rt.Close(ctx)
+		}
 		if e.cache != nil {
 			e.cache.Close(ctx)
 		}
@@ -146,15 +168,15 @@ func (e *Engine) Close(ctx context.Context) error {
 func (e *Engine) instantiateHost(ctx context.Context) error {
 	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
 	_, err := e.rt.NewHostModuleBuilder("env").
-		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostCall),
+		NewFunctionBuilder().WithGoModuleFunction(wazeroHost(hostCall),
 		[]api.ValueType{i32, i32, i32}, []api.ValueType{i32}).Export("host_call").
-		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostResult),
+		NewFunctionBuilder().WithGoModuleFunction(wazeroHost(hostResult),
 		[]api.ValueType{i32}, nil).Export("host_result").
-		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(tick),
+		NewFunctionBuilder().WithGoModuleFunction(wazeroHost(tick),
 		nil, []api.ValueType{i32}).Export("tick").
-		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(loadModule),
+		NewFunctionBuilder().WithGoModuleFunction(wazeroHost(loadModule),
 		[]api.ValueType{i32, i32, i32}, []api.ValueType{i32}).Export("load_module").
-		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(normalizeModule),
+		NewFunctionBuilder().WithGoModuleFunction(wazeroHost(normalizeModule),
 		[]api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}).Export("normalize_module").
 		Instantiate(ctx)
 	if err != nil {
@@ -164,22 +186,7 @@ func (e *Engine) instantiateHost(ctx context.Context) error {
 	badf := api.GoModuleFunc(func(_ context.Context, _ api.Module, stack []uint64) { stack[0] = errnoBadf })
 	_, err = e.rt.NewHostModuleBuilder("wasi_snapshot_preview1").
 		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, stack []uint64) {
-		id, out := uint32(stack[0]), uint32(stack[2])
-		var ns uint64
-		switch id {
-		case 0: // realtime
-			ns = uint64(time.Now().UnixNano())
-		case 1: // monotonic
-			ns = uint64(time.Since(monoStart).Nanoseconds())
-		default:
-			stack[0] = errnoInval
-			return
-		}
-		if !m.Memory().WriteUint64Le(out, ns) {
-			stack[0] = errnoInval
-			return
-		}
-		stack[0] = errnoSuccess
+		stack[0] = uint64(clockTimeGet(m.Memory(), uint32(stack[0]), uint32(stack[2])))
 	}), []api.ValueType{i32, i64, i32}, []api.ValueType{i32}).Export("clock_time_get").
 		NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, stack []uint64) {
 		buf, ok := m.Memory().Read(uint32(stack[0]), uint32(stack[1]))
@@ -198,6 +205,25 @@ func (e *Engine) instantiateHost(ctx context.Context) error {
 }
 
 var monoStart = time.Now()
+
+// clockTimeGet is WASI's clock_time_get(id, precision, out) -> errno: the
+// wall clock (0) and the monotonic clock (1).
+func clockTimeGet(mem memory, id, out uint32) uint32 {
+	const errnoSuccess, errnoInval = 0, 28
+	var ns uint64
+	switch id {
+	case 0: // realtime
+		ns = uint64(time.Now().UnixNano())
+	case 1: // monotonic
+		ns = uint64(time.Since(monoStart).Nanoseconds())
+	default:
+		return errnoInval
+	}
+	if !mem.WriteUint64Le(out, ns) {
+		return errnoInval
+	}
+	return errnoSuccess
+}
 
 // parseData reads the active data segments of a data section's contents.
 // The module comes without them (see qjs.WASM): a copy of a snapshot must

@@ -35,20 +35,19 @@ const entryArg = 5
 
 // enter calls the shim's function e with the arguments on st (s.stack, or
 // a stack of the caller's), its result in st[0]. A call made while another
-// is under way (from a host function) gets a call engine of its own: one
-// native stack cannot hold two calls.
+// is under way (from a host function) is nested (instance.enter).
 func (s *Sandbox) enter(ctx context.Context, e Entry, st []uint64) error {
 	st[entryArg] = uint64(e)
 	if s.entered {
-		return s.mod.ExportedFunction("qjs_entry").CallWithStack(ctx, st)
+		return s.mod.enter(ctx, st, true)
 	}
-	if s.fEntry == nil { // Trim dropped it, and the pages it gave back
-		s.fEntry = s.mod.ExportedFunction("qjs_entry")
+	if s.wasTrimmed { // the pages Trim gave back
 		s.mem.untrim(s.trimmed)
 		s.trimmed = s.trimmed[:0]
+		s.wasTrimmed = false
 	}
 	s.entered = true
-	err := s.fEntry.CallWithStack(ctx, st)
+	err := s.mod.enter(ctx, st, false)
 	s.entered = false
 	return err
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-
-	"github.com/tetratelabs/wazero/api"
 )
 
 // sandboxCtx is the context of a call into the guest: the caller's, and
@@ -42,7 +40,7 @@ func sandboxOf(ctx context.Context) *Sandbox {
 // left in the payload; otherwise the payload is 0 and they wait in the
 // sandbox for host_result. Status 0 is an answer, 1 a failure that spends
 // the sandbox.
-func hostCall(ctx context.Context, m api.Module, stack []uint64) {
+func hostCall(ctx context.Context, mem memory, stack []uint64) {
 	s := sandboxOf(ctx)
 	if s == nil {
 		stack[0] = 1
@@ -59,7 +57,6 @@ func hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	default:
 		return
 	}
-	mem := m.Memory()
 	raw, ok := mem.Read(argv, argc*slotSize)
 	if !ok {
 		return
@@ -199,12 +196,12 @@ func callHost(ctx context.Context, fn HostFunc, args []Value) (v Value, err erro
 
 // hostResult is env.host_result(dst): it copies the pending answer text
 // into dst, a buffer of the announced length the guest allocated.
-func hostResult(ctx context.Context, m api.Module, stack []uint64) {
+func hostResult(ctx context.Context, mem memory, stack []uint64) {
 	s := sandboxOf(ctx)
 	if s == nil {
 		return
 	}
-	m.Memory().Write(uint32(stack[0]), s.pending)
+	mem.Write(uint32(stack[0]), s.pending)
 	s.pending = s.pending[:0]
 }
 
@@ -214,13 +211,12 @@ func hostResult(ctx context.Context, m api.Module, stack []uint64) {
 // text for host_result, its length in the control block's ret slot.
 // Status: 0 the text, 1 an error message, 2 the native globals module (the
 // text: its export names, each ended by NUL), 3 none.
-func loadModule(ctx context.Context, m api.Module, stack []uint64) {
+func loadModule(ctx context.Context, mem memory, stack []uint64) {
 	s := sandboxOf(ctx)
 	if s == nil {
 		stack[0] = 1
 		return
 	}
-	mem := m.Memory()
 	b, ok := mem.Read(uint32(stack[0]), uint32(stack[1]))
 	name, what := string(b), uint32(stack[2])
 	s.pending = s.pending[:0]
@@ -266,13 +262,12 @@ func loadModule(ctx context.Context, m api.Module, stack []uint64) {
 // normalizeModule is env.normalize_module(base, blen, name, nlen) -> status:
 // the name of the module that name refers to when module base imports it,
 // from the hooks' Normalize, or QuickJS's own rule (see normalizeName).
-func normalizeModule(ctx context.Context, m api.Module, stack []uint64) {
+func normalizeModule(ctx context.Context, mem memory, stack []uint64) {
 	s := sandboxOf(ctx)
 	if s == nil {
 		stack[0] = 1
 		return
 	}
-	mem := m.Memory()
 	if n := stack[3]; n > MaxSpecifier {
 		s.pending = fmt.Appendf(s.pending[:0], "the module specifier is %d bytes long, over the bound of %d bytes", n, MaxSpecifier)
 		mem.WriteUint32Le(s.ctl+ctlRet+4, uint32(len(s.pending)))

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-
-	"github.com/tetratelabs/wazero/api"
 )
 
 // Kind of source for Eval.
@@ -25,7 +23,7 @@ const (
 // any goroutine, at any time, also after Close.
 type Sandbox struct {
 	snap   *Snapshot
-	mod    api.Module
+	mod    instance
 	mem    *linearMemory
 	ctxPtr uint32
 	ctl    uint32
@@ -33,10 +31,10 @@ type Sandbox struct {
 	// reservation (the pool's key); limit is the one in force, at most
 	// made (SetMemoryLimit).
 	made, limit uint64
-	exports
-	stack   [8]uint64
-	entered bool   // a call through fEntry is under way (entry.go)
-	trimmed []span // what Trim gave back, for the next call to make again
+	stack       [8]uint64
+	entered     bool   // a call is under way (entry.go)
+	trimmed     []span // what Trim gave back, for the next call to make again
+	wasTrimmed  bool   // Trim ran since the last call
 
 	funcs   []namedFunc
 	modules ModuleHooks
@@ -55,23 +53,7 @@ type namedFunc struct {
 	fn   HostFunc
 }
 
-// exports are the function and globals of an instance the host uses,
-// looked up once per instance (a pooled instance keeps them: wazero makes a
-// new call engine, with its own native stack, for every ExportedFunction).
-type exports struct {
-	sp   api.MutableGlobal
-	tick api.MutableGlobal // qjs_tick, the loop countdown to the next env.tick
-
-	fEntry api.Function // qjs_entry, through which every function is called (entry.go)
-}
-
 func (s *Sandbox) bind() {
-	m := s.mod
-	if s.fEntry == nil {
-		s.fEntry = m.ExportedFunction("qjs_entry")
-		s.sp = m.ExportedGlobal("__stack_pointer").(api.MutableGlobal)
-		s.tick = m.ExportedGlobal("qjs_tick").(api.MutableGlobal)
-	}
 	s.stopWord = s.mem.word(s.ctl + ctlStop)
 	s.mem.ctl = s.ctl
 }
@@ -123,9 +105,9 @@ func (s *Sandbox) writeSource(ctx context.Context, src, filename string) (uint32
 	}
 	mem := s.mod.Memory()
 	mem.WriteString(buf, src)
-	mem.WriteByte(buf+uint32(len(src)), 0)
+	mem.WriteString(buf+uint32(len(src)), "\x00")
 	mem.WriteString(buf+uint32(len(src))+1, filename)
-	mem.WriteByte(buf+uint32(n)-1, 0)
+	mem.WriteString(buf+uint32(n)-1, "\x00")
 	return buf, nil
 }
 
@@ -152,7 +134,7 @@ func (s *Sandbox) DefineFunc(ctx context.Context, name string, fn HostFunc) erro
 	}
 	mem := s.mod.Memory()
 	mem.WriteString(p, name)
-	mem.WriteByte(p+uint32(len(name)), 0)
+	mem.WriteString(p+uint32(len(name)), "\x00")
 	st := s.stack[:]
 	st[0], st[1], st[2] = uint64(s.ctxPtr), uint64(p), uint64(len(s.funcs))
 	err = s.enter(ctx, entryDefHostFunc, st)
@@ -218,7 +200,7 @@ func (s *Sandbox) Close(ctx context.Context) error {
 	if s.mod == nil {
 		return nil
 	}
-	if !s.spent && s.snap.give(pooled{mod: s.mod, mem: s.mem, limit: s.made, exports: s.exports}) {
+	if !s.spent && s.snap.give(pooled{mod: s.mod, mem: s.mem, limit: s.made}) {
 		s.mod, s.mem = nil, nil
 		s.spent = true
 		return nil
@@ -348,13 +330,13 @@ var tickHook atomic.Pointer[func(*Sandbox)]
 // tick is env.tick() -> stop: it rearms the loop countdown and reports
 // whether the guest must stop. Being a call into Go, it is also where the
 // Go runtime can preempt the goroutine running the guest.
-func tick(ctx context.Context, _ api.Module, stack []uint64) {
+func tick(ctx context.Context, _ memory, stack []uint64) {
 	stack[0] = 0
 	s := sandboxOf(ctx)
 	if s == nil {
 		return
 	}
-	s.tick.Set(tickEvery)
+	s.mod.rearm()
 	if h := tickHook.Load(); h != nil {
 		(*h)(s)
 	}

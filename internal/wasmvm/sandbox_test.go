@@ -84,7 +84,7 @@ func TestTrap(t *testing.T) {
 	<-started
 
 	s := newSandbox(t, nil)
-	s.sp.Set(0) // the C stack pointer at address 0: the next frame is out of bounds
+	s.mod.setSP(0) // the C stack pointer at address 0: the next frame is out of bounds
 	_, err := s.Eval(context.Background(), "1+1", "x.js", Script)
 	var trap *TrapError
 	if !errors.As(err, &trap) {

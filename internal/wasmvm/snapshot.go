@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-
-	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/experimental"
 )
 
 // SnapshotOptions configures NewSnapshot. The zero value (or nil) is the
@@ -74,10 +71,9 @@ type Snapshot struct {
 
 // pooled is the instance of a closed sandbox, rewound to the image.
 type pooled struct {
-	mod   api.Module
+	mod   instance
 	mem   *linearMemory
 	limit uint64
-	exports
 }
 
 // NewSnapshot makes a VM (hardened by the shim as it makes it), runs
@@ -116,9 +112,9 @@ func (e *Engine) NewSnapshot(ctx context.Context, opts *SnapshotOptions) (*Snaps
 // buildSnapshot makes, hardens and sets up a VM and captures it.
 func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapshot, error) {
 	a := &allocator{limit: snapMaxImage}
-	mod, err := e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, a), e.cm, e.cfg)
+	mod, err := e.instantiate(ctx, a, 0)
 	if err != nil {
-		return nil, fmt.Errorf("wasmvm: instantiate: %w", err)
+		return nil, err
 	}
 	defer mod.Close(ctx)
 	mem := mod.Memory()
@@ -131,7 +127,7 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 	if _, err := call("_initialize"); err != nil {
 		return nil, err
 	}
-	sn := &Snapshot{e: e, ctl: uint32(mod.ExportedGlobal("qjs_ctl").Get())}
+	sn := &Snapshot{e: e, ctl: mod.ctlAddr()}
 	p, err := call("qjs_vm_new", stackSize-stackReserve)
 	if err != nil || p == 0 {
 		return nil, fmt.Errorf("wasmvm: qjs_vm_new: %v", err)
@@ -168,7 +164,7 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 			return nil, fmt.Errorf("wasmvm: snapshot's hidden script: %w", err)
 		}
 	}
-	sn.sp = mod.ExportedGlobal("__stack_pointer").Get()
+	sn.sp = mod.stackPointer()
 	if err := sn.capture(mem, call, o.Headroom); err != nil {
 		return nil, err
 	}
@@ -177,11 +173,11 @@ func (e *Engine) buildSnapshot(ctx context.Context, o *SnapshotOptions) (*Snapsh
 
 // exportCaller calls mod's exports by name, for the snapshot's one-off
 // set-up calls: each call makes a call engine of its own.
-func exportCaller(ctx context.Context, mod api.Module) func(name string, args ...uint64) (uint64, error) {
+func exportCaller(ctx context.Context, mod instance) func(name string, args ...uint64) (uint64, error) {
 	st := make([]uint64, 8)
 	return func(name string, args ...uint64) (uint64, error) {
 		copy(st, args)
-		if err := mod.ExportedFunction(name).CallWithStack(ctx, st); err != nil {
+		if err := mod.call(ctx, name, st); err != nil {
 			return 0, fmt.Errorf("wasmvm: %s: %w", name, err)
 		}
 		return st[0], nil
@@ -192,7 +188,7 @@ func exportCaller(ctx context.Context, mod api.Module) func(name string, args ..
 // functions call calls (a collection; the headroom; the allocators' holes
 // taken out of reach, snapPrepare) and writes its memory as sn's image:
 // its non-zero pages only. sn's ctxPtr must be set.
-func (sn *Snapshot) capture(mem api.Memory, call func(string, ...uint64) (uint64, error), headroom uint32) error {
+func (sn *Snapshot) capture(mem memory, call func(string, ...uint64) (uint64, error), headroom uint32) error {
 	if _, err := call("qjs_gc", uint64(sn.ctxPtr)); err != nil {
 		return err
 	}
@@ -272,7 +268,7 @@ func (s *Sandbox) Capture(ctx context.Context, opts *CaptureOptions) (*Snapshot,
 	}
 	s.spent = true // its heap is readied for the capture, its memory grown
 	p := s.snap
-	sn := &Snapshot{e: p.e, ctxPtr: p.ctxPtr, ctl: p.ctl, randAddr: p.randAddr, sp: s.sp.Get(), poolN: o.Pool}
+	sn := &Snapshot{e: p.e, ctxPtr: p.ctxPtr, ctl: p.ctl, randAddr: p.randAddr, sp: s.mod.stackPointer(), poolN: o.Pool}
 	if err := sn.capture(s.mod.Memory(), exportCaller(ctx, s.mod), o.Headroom); err != nil {
 		return nil, err
 	}
@@ -406,7 +402,7 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 		return nil, ErrClosed
 	}
 	if p, ok := sn.take(o.MemoryLimit); ok {
-		s := &Sandbox{snap: sn, mod: p.mod, mem: p.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, made: p.limit, limit: p.limit, exports: p.exports}
+		s := &Sandbox{snap: sn, mod: p.mod, mem: p.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, made: p.limit, limit: p.limit}
 		s.bind()
 		s.start()
 		return s, nil
@@ -417,13 +413,6 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 	if err != nil {
 		return nil, err
 	}
-	mem := mod.Memory()
-	if cur := mem.Size() / 65536; cur < sn.pages {
-		if _, ok := mem.Grow(sn.pages - cur); !ok {
-			mod.Close(ctx)
-			return nil, errors.New("wasmvm: memory for the image refused")
-		}
-	}
 	s := &Sandbox{snap: sn, mod: mod, mem: a.mem, ctxPtr: sn.ctxPtr, ctl: sn.ctl, made: o.MemoryLimit, limit: o.MemoryLimit}
 	s.bind()
 	s.start()
@@ -433,33 +422,21 @@ func (sn *Snapshot) NewSandbox(ctx context.Context, opts *SandboxOptions) (*Sand
 // instantiate makes a new instance whose memory a allocates. It holds the
 // read lock, so that Close cannot release the image while the allocator
 // maps it (TestPoolConcurrent closed it mid-instantiation: the memfd was
-// gone, and the mapping failed). wazero does not recover a panic of the
-// allocator, which cannot return an error, so a failed mapping is turned
-// into an error here rather than ending the process.
-func (sn *Snapshot) instantiate(ctx context.Context, a *allocator) (mod api.Module, err error) {
+// gone, and the mapping failed). Its memory has the image's size.
+func (sn *Snapshot) instantiate(ctx context.Context, a *allocator) (instance, error) {
 	sn.mu.RLock()
 	defer sn.mu.RUnlock()
 	if sn.closed {
 		return nil, ErrClosed
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			mod, err = nil, fmt.Errorf("wasmvm: instantiate: %v", p)
-		}
-	}()
-	mod, err = sn.e.rt.InstantiateModule(experimental.WithMemoryAllocator(ctx, a), sn.e.cm, sn.e.cfg)
-	if err != nil {
-		return nil, fmt.Errorf("wasmvm: instantiate: %w", err)
-	}
-	return mod, nil
+	return sn.e.instantiate(ctx, a, sn.pages)
 }
 
 // start sets what differs between copies of the image: the stack pointer,
 // Math.random's seed, and the memory and heap limits (s.limit).
 func (s *Sandbox) start() {
 	sn := s.snap
-	s.sp.Set(sn.sp)
-	s.tick.Set(tickEvery)
+	s.mod.start(sn.sp)
 	// The seed is read into its place through a view of the memory: a Go
 	// array handed to rand.Read would escape, an allocation per start.
 	mem := s.mod.Memory()
@@ -486,5 +463,3 @@ func (s *Sandbox) heapRoom() uint64 {
 	}
 	return 0
 }
-
-var _ api.Module // wazero's api is used through Sandbox's fields

@@ -28,7 +28,8 @@ func (s *Sandbox) Trim() int {
 	// would lose such a write.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.fEntry = nil // enter makes it again
+	s.mod.trimStack() // the next call makes it again
+	s.wasTrimmed = true
 	if mem, ok := s.mod.Memory().Read(0, s.mod.Memory().Size()); ok && sn.heapFrom != 0 {
 		free, _ := freePages(mem, sn.heapFrom)
 		s.mem.drop(free)

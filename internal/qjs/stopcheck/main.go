@@ -46,15 +46,32 @@ import (
 // skipChecks leaves the loops as they are (-nochecks).
 var skipChecks bool
 
+// dropStart drops the start section (-nostart): with the memory imported,
+// the linker makes a start function, __wasm_init_memory, that zeroes the
+// bss, which would zero part of a snapshot's image each time an instance
+// is made from it. A new memory is zeros already.
+var dropStart bool
+
+// maxDepth, if not zero, is the bound of the depth checks (-depth, see
+// depth.go); depthChecked counts the functions that got one.
+var (
+	maxDepth     int
+	depthChecked int
+)
+
 func main() {
 	noChecks := flag.Bool("nochecks", false, "add qjs_tick but no loop checks (to measure their cost)")
 	dataOut := flag.String("data", "", "write the data section to this file, and the module without it")
+	depth := flag.Int("depth", 0, "bound every cycle of the call graph at this depth (0: no depth checks)")
+	noStart := flag.Bool("nostart", false, "drop the start function, which must be the linker's __wasm_init_memory")
 	flag.Parse()
 	if flag.NArg() != 2 {
 		fmt.Fprintln(os.Stderr, "usage: stopcheck [-nochecks] [-data out.data] in.wasm out.wasm")
 		os.Exit(2)
 	}
 	skipChecks = *noChecks
+	maxDepth = *depth
+	dropStart = *noStart
 	in, err := os.ReadFile(flag.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -80,6 +97,9 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("stopcheck: %d loop checks\n", checks)
+	if maxDepth > 0 {
+		fmt.Printf("stopcheck: %d functions in call cycles, depth bound %d\n", depthChecked, maxDepth)
+	}
 }
 
 // split returns the module without its data section (and without the
@@ -268,10 +288,27 @@ func instrument(mod []byte) ([]byte, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	// __wasm_init_memory fills the bss with memory.fill, once, in the
+	// start function; with -nostart it is never called.
+	initMemory := map[uint32]bool{}
+	if dropStart {
+		for f := range bulk {
+			if bulkNames[f] == "__wasm_init_memory" {
+				initMemory[f] = true
+			}
+		}
+	}
 	if tickFunc < 0 {
 		return nil, 0, fmt.Errorf("no imported function %s.%s", tickModule, tickImport)
 	}
 	g := importedGlobals + globals // the new global's index
+	var dc *depthCheck
+	if maxDepth > 0 {
+		if dc, err = newDepthCheck(mod, secs, importedFuncs, g+1, maxDepth); err != nil {
+			return nil, 0, err
+		}
+		depthChecked = len(dc.cyclic)
+	}
 	var check []byte
 	check = binary.AppendUvarint(append(check, 0x23), uint64(g))
 	check = append(check, 0x41, 0x01, 0x6B)
@@ -296,19 +333,45 @@ func instrument(mod []byte) ([]byte, int, error) {
 			n := r.u32()
 			p := binary.AppendUvarint(nil, uint64(n+1))
 			p = append(p, payload[r.i:]...)
+			if dc != nil {
+				p = binary.AppendUvarint(nil, uint64(n+2))
+				p = append(p, payload[r.i:]...)
+			}
 			p = appendSleb(append(p, 0x7F, 0x01, 0x41), tickInitialValue)
-			emit(6, append(p, 0x0B))
+			p = append(p, 0x0B)
+			if dc != nil { // qjs_depth, (mut i32) = 0
+				p = append(p, 0x7F, 0x01, 0x41, 0x00, 0x0B)
+			}
+			emit(6, p)
 		case 7: // exports: add qjs_tick
 			r := &reader{b: payload}
 			n := r.u32()
-			p := binary.AppendUvarint(nil, uint64(n+1))
+			added := uint64(1)
+			if dc != nil {
+				added++
+			}
+			p := binary.AppendUvarint(nil, uint64(n)+added)
 			p = append(p, payload[r.i:]...)
 			p = binary.AppendUvarint(p, uint64(len(tickName)))
 			p = append(p, tickName...)
 			p = binary.AppendUvarint(append(p, 0x03), uint64(g))
+			if dc != nil {
+				p = binary.AppendUvarint(p, uint64(len(depthName)))
+				p = append(p, depthName...)
+				p = binary.AppendUvarint(append(p, 0x03), uint64(g+1))
+			}
 			emit(7, p)
+		case 8:
+			if !dropStart {
+				out = append(out, mod[s.hdr:s.end]...)
+				break
+			}
+			r := &reader{b: payload}
+			if f := r.u32(); r.err != nil || !initMemory[f-importedFuncs] {
+				return nil, 0, errors.New("the start function is not __wasm_init_memory")
+			}
 		case 10:
-			code, n, err := instrumentCode(payload, check, skip, bulk)
+			code, n, err := instrumentCode(payload, check, skip, bulk, dc)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -334,7 +397,10 @@ var unchecked = map[string]bool{"JS_CallInternal": true}
 // stop check, so a large one could not be stopped; these three work in
 // chunks with a check between them. A memory.copy or memory.fill anywhere
 // else (a file compiled with bulk memory) is refused.
-var bulkFuncs = map[string]bool{"memcpy": true, "memmove": true, "memset": true}
+var bulkFuncs = map[string]bool{"memcpy": true, "memmove": true, "memset": true, "__wasm_init_memory": true}
+
+// bulkNames names the functions of uncheckedFuncs' bulk.
+var bulkNames = map[uint32]string{}
 
 // uncheckedFuncs maps the functions named in unchecked to their index in
 // the code section, from the name section; every name must be found. It
@@ -362,6 +428,7 @@ func uncheckedFuncs(mod []byte, secs []section, importedFuncs uint32) (skip, bul
 					}
 					if bulkFuncs[name] && idx >= importedFuncs {
 						bulk[idx-importedFuncs] = true
+						bulkNames[idx-importedFuncs] = name
 					}
 				}
 			}
@@ -396,7 +463,7 @@ func appendSleb(b []byte, v int64) []byte {
 // br_table branches back to, or whose block type is a type index (it
 // could take parameters), is checked at its header instead. It returns the
 // section and the number of checks added.
-func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool) ([]byte, int, error) {
+func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool, dc *depthCheck) ([]byte, int, error) {
 	r := &reader{b: payload}
 	n := r.u32()
 	out := binary.AppendUvarint(nil, uint64(n))
@@ -414,7 +481,9 @@ func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool) ([]byte, 
 		}
 		code := body.i
 		var nb []byte
-		if skipChecks || skip[f] {
+		loops := !skipChecks && !skip[f]
+		deep := dc != nil && dc.cyclic[f]
+		if !loops && !deep {
 			if err := walk(body, end, f, bulk, nil); err != nil {
 				return nil, 0, err
 			}
@@ -437,10 +506,26 @@ func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool) ([]byte, 
 				return nil, 0, err
 			}
 			nb = append(nb, payload[r.i:code]...)
+			if deep {
+				// The depth check, then the body in a block of the
+				// function's results, so that a branch out of the body
+				// leaves by the decrement after it.
+				nb = append(nb, dc.enter...)
+				bt, err := dc.blockType(f)
+				if err != nil {
+					return nil, 0, err
+				}
+				nb = append(nb, 0x02, bt)
+			}
 			last := code
 			body.i = code
 			err := walk(body, end, f, bulk, func(in instr) {
 				switch {
+				case in.op == 0x0F && deep:
+					nb = append(nb, payload[last:in.start]...)
+					nb = append(nb, dc.leave...)
+					last = in.start
+				case !loops:
 				case in.op == 0x03 && header[in.loop]:
 					nb = append(nb, payload[last:in.end]...)
 					nb = append(nb, check...)
@@ -466,6 +551,10 @@ func instrumentCode(payload, check []byte, skip, bulk map[uint32]bool) ([]byte, 
 				return nil, 0, err
 			}
 			nb = append(nb, payload[last:end]...)
+			if deep { // the body's end closed the block: leave, end
+				nb = append(nb, dc.leave...)
+				nb = append(nb, 0x0B)
+			}
 		}
 		out = binary.AppendUvarint(out, uint64(len(nb)))
 		out = append(out, nb...)
@@ -489,13 +578,15 @@ type instr struct {
 	typeIndex  bool
 	label      uint32
 	target     int
+	callee     uint32 // call, return_call: the function called
 	targets    []int
 }
 
 // walk decodes a function's code from body's position to end, keeping
 // the stack of open blocks, and calls visit (if not nil) for every loop,
-// br, br_if and br_table. It refuses what the module must not contain: a
-// bulk memory instruction outside bulk's functions, SIMD, exceptions.
+// br, br_if, br_table, return and call. It refuses what the module must
+// not contain: a bulk memory instruction outside bulk's functions (unless
+// bulk is nil), SIMD, exceptions.
 func walk(body *reader, end int, f uint32, bulk map[uint32]bool, visit func(instr)) error {
 	var stack []int // per open block: its loop ordinal, or -1
 	loops := 0
@@ -537,11 +628,23 @@ func walk(body *reader, end int, f uint32, bulk map[uint32]bool, visit func(inst
 			if visit != nil {
 				visit(instr{op: op, start: start, end: body.i, targets: ts})
 			}
-		case op == 0x10 || op == 0x12 || (op >= 0x20 && op <= 0x26) || op == 0xD2:
+		case op == 0x0F:
+			if visit != nil {
+				visit(instr{op: op, start: start, end: body.i})
+			}
+		case op == 0x10 || op == 0x12:
+			callee := body.u32()
+			if visit != nil {
+				visit(instr{op: op, start: start, end: body.i, callee: callee})
+			}
+		case (op >= 0x20 && op <= 0x26) || op == 0xD2:
 			body.u32()
 		case op == 0x11 || op == 0x13:
 			body.u32()
 			body.u32()
+			if visit != nil {
+				visit(instr{op: op, start: start, end: body.i})
+			}
 		case op == 0x1C:
 			body.i += int(body.u32())
 		case op >= 0x28 && op <= 0x3E:
@@ -566,7 +669,7 @@ func walk(body *reader, end int, f uint32, bulk map[uint32]bool, visit func(inst
 			case sub == 9 || sub == 13 || (sub >= 15 && sub <= 17):
 				body.u32()
 			case sub == 10 || sub == 11:
-				if !bulk[f] {
+				if bulk != nil && !bulk[f] {
 					return fmt.Errorf("function %d: memory.copy or memory.fill outside %v (a file compiled with bulk memory?)", f, bulkFuncs)
 				}
 				body.byte1()

@@ -1,0 +1,300 @@
+//go:build airlock_wasm2go
+
+package wasmvm
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"runtime"
+
+	"github.com/airlockrun/airlock/internal/qjs/qjsgo"
+)
+
+// With the tag airlock_wasm2go the engine runs the module translated to Go
+// by wasm2go (internal/qjs/qjsgo, built by internal/qjs/build.sh from the
+// same objects as qjs.wasm, its memory imported, every cycle of its call
+// graph bounded by a depth check): NewEngine's backend is this one, and
+// wazero's stays for the benchmarks that compare them (newEngineOn).
+
+func init() {
+	defaultBackend = backendWasm2go
+	newWasm2go = newGoInstance
+}
+
+// goInstance is an instance of the translated module. Its memory is the
+// sandbox's allocator's (imported: the module grows it through goMemory's
+// Grow, within the limit), its host functions are this package's, and
+// every call is a Go call on the caller's goroutine.
+type goInstance struct {
+	m      *qjsgo.Module
+	mem    goMemory
+	host   goHost
+	closed bool
+}
+
+// newGoInstance makes an instance whose memory a allocates: pages of 64
+// KiB (the image's size), or the module's initial size if pages is 0.
+func newGoInstance(a *allocator, pages uint32) (instance, error) {
+	lm, ok := a.Allocate(0, 1<<32).(*linearMemory)
+	if !ok {
+		return nil, fmt.Errorf("wasmvm: unexpected linear memory")
+	}
+	g := &goInstance{mem: goMemory{lm: lm}}
+	g.host.in = g
+	g.m = qjsgo.New(&g.host, &g.host)
+	if pages == 0 {
+		// The module's initial memory: up to its heap's base, as the
+		// linker sizes it.
+		pages = (uint32(*g.m.X__heap_base()) + 65535) >> 16
+	}
+	b := lm.Reallocate(uint64(pages) << 16)
+	if b == nil {
+		lm.Free()
+		return nil, fmt.Errorf("wasmvm: memory for the image refused")
+	}
+	g.mem.buf = b
+	return g, nil
+}
+
+func (g *goInstance) Memory() memory { return &g.mem }
+
+// trap turns what a call of the module panicked with into its error: a
+// trap (unreachable, an access out of bounds, a bad indirect call, a
+// division by zero, a conversion out of range) is a panic of the
+// translated code.
+func trap(p any) error {
+	if e, ok := p.(runtime.Error); ok {
+		return fmt.Errorf("wasm trap: %w", e)
+	}
+	return fmt.Errorf("wasm trap: %v", p)
+}
+
+func (g *goInstance) enter(ctx context.Context, st []uint64, nested bool) (err error) {
+	prev := g.host.ctx
+	g.host.ctx = ctx
+	defer func() {
+		g.host.ctx = prev
+		if p := recover(); p != nil {
+			err = trap(p)
+		}
+	}()
+	r := g.m.Xqjs_entry(int32(st[0]), int32(st[1]), int32(st[2]), int32(st[3]), int32(st[4]), int32(st[5]))
+	st[0] = uint64(uint32(r))
+	return nil
+}
+
+func (g *goInstance) call(ctx context.Context, name string, st []uint64) (err error) {
+	prev := g.host.ctx
+	g.host.ctx = ctx
+	defer func() {
+		g.host.ctx = prev
+		if p := recover(); p != nil {
+			err = trap(p)
+		}
+	}()
+	a := func(i int) int32 { return int32(st[i]) }
+	r := int32(0)
+	switch name {
+	case "_initialize":
+		g.m.X_initialize()
+	case "qjs_vm_new":
+		r = g.m.Xqjs_vm_new(a(0))
+	case "qjs_random_state":
+		r = g.m.Xqjs_random_state(a(0))
+	case "qjs_set_strip":
+		g.m.Xqjs_set_strip(a(0), a(1))
+	case "qjs_gc":
+		g.m.Xqjs_gc(a(0))
+	case "qjs_malloc":
+		r = g.m.Xqjs_malloc(a(0))
+	case "qjs_free":
+		g.m.Xqjs_free(a(0))
+	case "qjs_prepare_snapshot":
+		r = g.m.Xqjs_prepare_snapshot(a(0), a(1), a(2))
+	default:
+		return fmt.Errorf("wasmvm: no export %q on the wasm2go backend", name)
+	}
+	st[0] = uint64(uint32(r))
+	return nil
+}
+
+func (g *goInstance) start(sp uint64) {
+	*g.m.X__stack_pointer() = int32(sp)
+	*g.m.Xqjs_tick() = tickEvery
+	*g.m.Xqjs_depth() = 0 // a trap unwinds without the decrements
+}
+
+func (g *goInstance) stackPointer() uint64 { return uint64(uint32(*g.m.X__stack_pointer())) }
+func (g *goInstance) ctlAddr() uint32      { return uint32(*g.m.Xqjs_ctl()) }
+func (g *goInstance) setSP(v uint64)       { *g.m.X__stack_pointer() = int32(v) }
+func (g *goInstance) rearm()               { *g.m.Xqjs_tick() = tickEvery }
+func (g *goInstance) callDepth() int       { return int(*g.m.Xqjs_depth()) }
+
+// trimStack: the calls run on the caller's goroutine, whose stack the Go
+// runtime shrinks itself.
+func (g *goInstance) trimStack() {}
+
+func (g *goInstance) Close(context.Context) error {
+	if !g.closed {
+		g.closed = true
+		g.mem.lm.Free()
+		g.mem.buf = nil
+	}
+	return nil
+}
+
+func (g *goInstance) IsClosed() bool { return g.closed }
+
+// goMemory is the module's imported memory (qjsgo.Memory) over the
+// sandbox's linear memory, and this package's view of it (memory).
+type goMemory struct {
+	lm  *linearMemory
+	buf []byte // the guest's memory: what Reallocate last returned
+}
+
+// grow is memory.grow: the allocator grows the memory up to the sandbox's
+// limit, and refuses beyond it (an out-of-memory). It returns the old size
+// in pages, or -1.
+func (m *goMemory) grow(delta, max int64) int64 {
+	old := int64(len(m.buf) >> 16)
+	if delta == 0 {
+		return old
+	}
+	if delta < 0 || old+delta > max {
+		return -1
+	}
+	b := m.lm.Reallocate(uint64(old+delta) << 16)
+	if b == nil {
+		return -1
+	}
+	m.buf = b
+	return old
+}
+
+func (m *goMemory) Size() uint32 { return uint32(len(m.buf)) }
+
+func (m *goMemory) Grow(delta uint32) (uint32, bool) {
+	r := m.grow(int64(delta), 65536)
+	return uint32(r), r >= 0
+}
+
+// goImport is the memory as the module imports it (qjsgo.Memory).
+type goImport struct{ m *goMemory }
+
+func (i goImport) Slice() *[]byte              { return &i.m.buf }
+func (i goImport) Grow(delta, max int64) int64 { return i.m.grow(delta, max) }
+
+func (m *goMemory) Read(off, n uint32) ([]byte, bool) {
+	if uint64(off)+uint64(n) > uint64(len(m.buf)) {
+		return nil, false
+	}
+	return m.buf[off : off+n : off+n], true
+}
+
+func (m *goMemory) Write(off uint32, v []byte) bool {
+	if uint64(off)+uint64(len(v)) > uint64(len(m.buf)) {
+		return false
+	}
+	copy(m.buf[off:], v)
+	return true
+}
+
+func (m *goMemory) WriteString(off uint32, v string) bool {
+	if uint64(off)+uint64(len(v)) > uint64(len(m.buf)) {
+		return false
+	}
+	copy(m.buf[off:], v)
+	return true
+}
+
+func (m *goMemory) ReadUint32Le(off uint32) (uint32, bool) {
+	if uint64(off)+4 > uint64(len(m.buf)) {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(m.buf[off:]), true
+}
+
+func (m *goMemory) WriteUint32Le(off, v uint32) bool {
+	if uint64(off)+4 > uint64(len(m.buf)) {
+		return false
+	}
+	binary.LittleEndian.PutUint32(m.buf[off:], v)
+	return true
+}
+
+func (m *goMemory) ReadUint64Le(off uint32) (uint64, bool) {
+	if uint64(off)+8 > uint64(len(m.buf)) {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(m.buf[off:]), true
+}
+
+func (m *goMemory) WriteUint64Le(off uint32, v uint64) bool {
+	if uint64(off)+8 > uint64(len(m.buf)) {
+		return false
+	}
+	binary.LittleEndian.PutUint64(m.buf[off:], v)
+	return true
+}
+
+// goHost is the module's imports: env (this package's host functions,
+// hostcall.go) and the three functions of WASI it links.
+type goHost struct {
+	in  *goInstance
+	ctx context.Context // the call under way's (a sandboxCtx)
+}
+
+// Xmemory: the module reads and writes the memory through the slice's
+// address, so a growth (which changes the slice in place) is seen.
+func (h *goHost) Xmemory() qjsgo.Memory { return goImport{&h.in.mem} }
+
+func (h *goHost) Xhost_call(fn, argv, argc int32) int32 {
+	var a [4]uint64
+	st := a[:]
+	st[0], st[1], st[2] = uint64(uint32(fn)), uint64(uint32(argv)), uint64(uint32(argc))
+	hostCall(h.ctx, &h.in.mem, st)
+	return int32(st[0])
+}
+
+func (h *goHost) Xhost_result(dst int32) {
+	var a [4]uint64
+	st := a[:]
+	st[0] = uint64(uint32(dst))
+	hostResult(h.ctx, &h.in.mem, st)
+}
+
+func (h *goHost) Xload_module(name, n, what int32) int32 {
+	var a [4]uint64
+	st := a[:]
+	st[0], st[1], st[2] = uint64(uint32(name)), uint64(uint32(n)), uint64(uint32(what))
+	loadModule(h.ctx, &h.in.mem, st)
+	return int32(st[0])
+}
+
+func (h *goHost) Xnormalize_module(base, blen, name, nlen int32) int32 {
+	var a [4]uint64
+	st := a[:]
+	st[0], st[1], st[2], st[3] = uint64(uint32(base)), uint64(uint32(blen)), uint64(uint32(name)), uint64(uint32(nlen))
+	normalizeModule(h.ctx, &h.in.mem, st)
+	return int32(st[0])
+}
+
+func (h *goHost) Xtick() int32 {
+	var a [4]uint64
+	st := a[:]
+	tick(h.ctx, &h.in.mem, st)
+	return int32(st[0])
+}
+
+func (h *goHost) Xclock_time_get(id int32, _ int64, out int32) int32 {
+	return int32(clockTimeGet(&h.in.mem, uint32(id), uint32(out)))
+}
+
+const errnoBadf = 8
+
+func (h *goHost) Xfd_close(int32) int32                     { return errnoBadf }
+func (h *goHost) Xfd_seek(int32, int64, int32, int32) int32 { return errnoBadf }
+func (h *goHost) Xfd_write(int32, int32, int32, int32) int32 {
+	return errnoBadf
+}
