@@ -3,7 +3,6 @@ package airlock
 import (
 	"context"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -17,10 +16,6 @@ import (
 // which records nothing until a program installs one: the library never
 // installs an exporter.
 const TracerName = tracing.Scope
-
-// tracer makes the root package's spans; it delegates to the provider a
-// program installs, once it does.
-var tracer = otel.Tracer(TracerName)
 
 // The attributes of a run's span. Neither the source, nor the values that
 // cross, nor an error's message are recorded: they may hold secrets and
@@ -37,7 +32,7 @@ const (
 // context that carries it; span is nil when the global provider does not
 // record (the no-op one), and the run costs nothing more then.
 func startRunSpan(ctx context.Context, opts *Options) (context.Context, trace.Span) {
-	sctx, span := tracing.Start(ctx, tracer, "airlock.run", trace.WithSpanKind(trace.SpanKindInternal))
+	sctx, span := tracing.Start(ctx, TracerName, "airlock.run", trace.WithSpanKind(trace.SpanKindInternal))
 	if span == nil {
 		return ctx, nil
 	}

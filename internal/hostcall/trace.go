@@ -19,7 +19,7 @@ import (
 // whether the call is asynchronous; neither the arguments nor the result
 // nor an error's text, which may hold user data (RATIONALE.md, "What a
 // trace holds").
-var tracer = otel.Tracer(tracing.Scope)
+const spanName = "airlock.call"
 
 // The values of Host.trace.
 const (
@@ -55,7 +55,7 @@ func (h *Host) decideTrace() bool {
 
 // startCall starts f's call's span under Ctx's.
 func (h *Host) startCall(f *Func) (context.Context, trace.Span) {
-	return tracer.Start(h.Ctx, "airlock.call", trace.WithAttributes(
+	return otel.GetTracerProvider().Tracer(tracing.Scope).Start(h.Ctx, spanName, trace.WithAttributes(
 		attrFunction.String(f.Name()), attrAsync.Bool(f.Async)))
 }
 

@@ -31,14 +31,16 @@ var initial = func() trace.TracerProvider {
 // (otel.SetTracerProvider): an atomic load and a comparison.
 func Enabled() bool { return otel.GetTracerProvider() != initial }
 
-// Start starts a span of tracer as a child of ctx's and returns it, or,
-// when no provider is installed or the span does not record (sampled
-// out), ctx and nil: the caller does nothing more.
-func Start(ctx context.Context, tracer trace.Tracer, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+// Start starts a span of scope's tracer, from the installed provider, as a
+// child of ctx's and returns it, or, when no provider is installed or the
+// span does not record (sampled out), ctx and nil: the caller does
+// nothing more. The tracer is asked of the provider installed now, not
+// kept: a program may install another.
+func Start(ctx context.Context, scope, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
 	if !Enabled() {
 		return ctx, nil
 	}
-	sctx, span := tracer.Start(ctx, name, opts...)
+	sctx, span := otel.GetTracerProvider().Tracer(scope).Start(ctx, name, opts...)
 	if !span.IsRecording() {
 		span.End()
 		return ctx, nil
