@@ -530,6 +530,7 @@ type Execution struct {
 	result *Result
 	start  time.Time
 	job    execution
+	span   *runSpan // the run's span, ended as it settles (trace.go)
 
 	mu      sync.Mutex
 	reports []any
