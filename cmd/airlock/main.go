@@ -74,6 +74,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	switch args[0] {
+	case "run", "agent", "serve", "mcp":
+		// Spans are exported when the OTEL_* environment asks (tracing.go).
+		defer startTracing(ctx, stderr)()
+	}
+	switch args[0] {
 	case "run":
 		return runCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "repl":
