@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -48,7 +49,15 @@ func requestContext(r *http.Request) context.Context {
 func startExecute(ctx context.Context, req *ExecuteRequest) (context.Context, trace.Span) {
 	ctx, span := tracing.Start(ctx, TracerName, "airlock.execute", trace.WithSpanKind(trace.SpanKindServer))
 	if span != nil {
-		span.SetAttributes(attrRuntime.String(req.Runtime), attrSession.Bool(req.SessionID != ""))
+		rt := strings.ToLower(req.Runtime)
+		switch rt {
+		case "python", "node", "javascript", "typescript":
+		case "":
+			rt = "python"
+		default:
+			rt = "unsupported" // not the client's text
+		}
+		span.SetAttributes(attrRuntime.String(rt), attrSession.Bool(req.SessionID != ""))
 	}
 	return ctx, span
 }
