@@ -7,9 +7,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // Funcs are the functions a sandbox may call, by id: a run's, or an
