@@ -43,6 +43,10 @@ type runSpanKey struct{}
 // context that carries it; span is nil when the global provider does not
 // record (none is installed), and the run costs nothing more then.
 func startRunSpan(ctx context.Context, opts *Options) (context.Context, *runSpan) {
+	if !tracing.Enabled() {
+		// Before the span's options are made: they would be allocated.
+		return ctx, nil
+	}
 	sctx, span := tracing.Start(ctx, TracerName, "airlock.run", trace.WithSpanKind(trace.SpanKindInternal))
 	if span == nil {
 		return ctx, nil

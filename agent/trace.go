@@ -45,6 +45,9 @@ const (
 
 // startTurn starts a turn's span, invoke_agent; nil when not traced.
 func startTurn(ctx context.Context, mode string) (context.Context, trace.Span) {
+	if !tracing.Enabled() {
+		return ctx, nil // before the name and options are made
+	}
 	return tracing.Start(ctx, TracerName, "invoke_agent "+mode, trace.WithAttributes(
 		attrOperation.String("invoke_agent"), attrAgentName.String(mode)))
 }
@@ -97,6 +100,9 @@ func (t *Transcript) closeStep(s *Step, err error) {
 // attributes: the model asked for and the tokens the reply counted.
 // subCall marks llm()/llmJson() calls from code.
 func complete(ctx context.Context, c Completer, req CompletionRequest, subCall bool) (*Completion, error) {
+	if !tracing.Enabled() {
+		return c.Complete(ctx, req)
+	}
 	model := req.Model
 	provider := ""
 	if o, ok := c.(*OpenAI); ok {
@@ -139,6 +145,9 @@ func complete(ctx context.Context, c Completer, req CompletionRequest, subCall b
 // startTool starts a tool call's span, execute_tool; nil when not
 // traced.
 func startTool(ctx context.Context, id string) (context.Context, trace.Span) {
+	if !tracing.Enabled() {
+		return ctx, nil
+	}
 	return tracing.Start(ctx, TracerName, "execute_tool "+id, trace.WithAttributes(
 		attrOperation.String("execute_tool"), attrToolName.String(id), attrToolType.String("function")))
 }

@@ -47,6 +47,9 @@ func requestContext(r *http.Request) context.Context {
 
 // startExecute starts an execution's span; nil when not traced.
 func startExecute(ctx context.Context, req *ExecuteRequest) (context.Context, trace.Span) {
+	if !tracing.Enabled() {
+		return ctx, nil // before the options are made
+	}
 	ctx, span := tracing.Start(ctx, TracerName, "airlock.execute", trace.WithSpanKind(trace.SpanKindServer))
 	if span != nil {
 		rt := strings.ToLower(req.Runtime)
@@ -86,6 +89,9 @@ func endExecute(span trace.Span, resp *V1Response, err error) {
 // tool.
 func traceCalls(dispatch Dispatcher) Dispatcher {
 	return func(ctx context.Context, name string, args json.RawMessage) (string, error) {
+		if !tracing.Enabled() {
+			return dispatch(ctx, name, args)
+		}
 		ctx, span := tracing.Start(ctx, TracerName, "execute_tool "+name, trace.WithAttributes(
 			attrOperation.String("execute_tool"), attrToolName.String(name), attrToolType.String("extension")))
 		if span == nil {

@@ -34,7 +34,8 @@ func Enabled() bool { return otel.GetTracerProvider() != initial }
 // Start starts a span of scope's tracer, from the installed provider, as a
 // child of ctx's and returns it, or, when no provider is installed or the
 // span does not record (sampled out), ctx and nil: the caller does
-// nothing more. The tracer is asked of the provider installed now, not
+// nothing more. A caller checks Enabled first when making the options
+// would allocate. The tracer is asked of the provider installed now, not
 // kept: a program may install another.
 func Start(ctx context.Context, scope, name string, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
 	if !Enabled() {
