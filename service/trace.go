@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel"
@@ -71,7 +72,7 @@ func endExecute(span trace.Span, resp *V1Response, err error) {
 	case err != nil:
 		kind := "error"
 		if re, ok := err.(*RequestError); ok {
-			kind = http.StatusText(re.Status)
+			kind = strconv.Itoa(re.Status) // the HTTP status code, as semantic conventions have it
 		}
 		span.SetAttributes(attrErrType.String(kind))
 		span.SetStatus(codes.Error, kind)

@@ -99,7 +99,7 @@ func TestTraceExecute(t *testing.T) {
 	if attr(ok, "airlock.status") != "success" || runs[0].Parent().SpanID() != ok.SpanContext().SpanID() {
 		t.Errorf("execute: status %q, run under it: %v", attr(ok, "airlock.status"), runs[0].Parent().SpanID() == ok.SpanContext().SpanID())
 	}
-	if attr(refused, "error.type") != "Bad Request" {
+	if attr(refused, "error.type") != "400" {
 		t.Errorf("refused execute: error.type %q", attr(refused, "error.type"))
 	}
 }
