@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -182,4 +187,70 @@ func attrInt(s *tracepb.Span, key string) int64 {
 		}
 	}
 	return -1
+}
+
+// lockedBuffer is a writer read while the command writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// airlock serve sends an execution's span, and the run's under it, and
+// flushes them when it stops.
+func TestOTLPServe(t *testing.T) {
+	c := newCollector(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", c.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr lockedBuffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--allow-no-token", "--workspace", t.TempDir()}, strings.NewReader(""), &stdout, &stderr)
+	}()
+	addr := regexp.MustCompile(`"addr":"(127\.0\.0\.1:\d+)"`)
+	var m []string
+	for deadline := time.Now().Add(60 * time.Second); m == nil; time.Sleep(10 * time.Millisecond) {
+		select {
+		case code := <-exited:
+			t.Fatalf("serve exited %d: %s", code, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not listen: %s", stderr.String())
+		}
+		m = addr.FindStringSubmatch(stderr.String())
+	}
+	resp, err := http.Post("http://"+m[1]+"/execute", "application/json", strings.NewReader(`{"runtime": "javascript", "code": "export default 1 + 1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	cancel()
+	if code := <-exited; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, stderr.String())
+	}
+	execs, runs := c.named("airlock.execute"), c.named("airlock.run")
+	if len(execs) != 1 || len(runs) != 1 {
+		t.Fatalf("received %d execute and %d run spans, want 1 and 1", len(execs), len(runs))
+	}
+	if string(runs[0].ParentSpanId) != string(execs[0].SpanId) || attrString(execs[0], "airlock.status") != "success" ||
+		attrString(execs[0], "airlock.runtime") != "javascript" {
+		t.Errorf("execute span %v, run span's parent %x", execs[0].Attributes, runs[0].ParentSpanId)
+	}
 }
