@@ -447,10 +447,18 @@ func (rt *Runtime) Run(ctx context.Context, src string, opts Options) (*Executio
 	if err := validate(&opts); err != nil {
 		return nil, err
 	}
+	ctx, span := startRunSpan(ctx, &opts) // nil unless traced (trace.go)
+	var exec *Execution
+	var err error
 	if rt.workers != nil {
-		return rt.runRemote(ctx, src, opts, start)
+		exec, err = rt.runRemote(ctx, src, opts, start)
+	} else {
+		exec, err = rt.runHere(ctx, src, opts, start)
 	}
-	return rt.runHere(ctx, src, opts, start)
+	if span != nil {
+		endRunSpan(span, exec, err)
+	}
+	return exec, err
 }
 
 // runHere starts a run of valid options in this process.
@@ -526,6 +534,7 @@ type Execution struct {
 	result *Result
 	start  time.Time
 	job    execution
+	span   *runSpan // the run's span, ended as it settles (trace.go)
 
 	mu      sync.Mutex
 	reports []any

@@ -189,6 +189,17 @@
 // goroutine it started has returned. Synchronous host functions run on the run's
 // goroutine, one at a time per run; different runs call them concurrently.
 //
+// # Traces
+//
+// When the program installs an OpenTelemetry tracer provider
+// (otel.SetTracerProvider), a run is a span, "airlock.run", child of the
+// span of the context given to [Runtime.Run], ended as the run settles with
+// its status; each host call is a span, "airlock.call", under it (or under
+// the caller's span, for an [Executor]'s step), and the function's context
+// carries it. The library never installs a provider: with none, a run and a
+// host call cost what they did. Spans hold names, statuses and error names,
+// never code, values or messages (README, "Traces").
+//
 // # Errors
 //
 // [Runtime.Run] returns an error only for invalid [Options] (a wrapped

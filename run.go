@@ -86,6 +86,7 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		r.memLimit = rt.cfg.MemoryLimitBytes
 	}
 	r.exec.job = r
+	r.exec.span = claimRunSpan(ctx) // trace.go
 	h := hostcall.NewHost(rt.cfg.MaxAsyncCalls)
 	h.Funcs, h.Limit, h.Spent, h.Results = &r.funcs, rt.cfg.MaxValueBytes, errRunBudgetSpent, r.funcs.Register
 	h.OnPanic = func(err error) { r.halt(StatusError, err.Error()) }
@@ -524,6 +525,7 @@ func (r *run) settle(res *Result) {
 		}
 		res.Reports = r.exec.Reports()
 		r.exec.result = res
+		r.exec.span.end(res)
 		close(r.exec.done)
 	})
 }

@@ -88,7 +88,7 @@ func (s *ClassicSession) Messages() []Message { return append([]Message(nil), s.
 // Run runs one turn; see CodeSession.Run.
 func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, error) {
 	a := s.a
-	tr, finish := beginTurn(task, "classic", &s.messages)
+	ctx, tr, finish := beginTurn(ctx, task, "classic", &s.messages)
 	defer finish()
 	if a.Model == nil {
 		return tr.fail(errors.New("agent: ClassicAgent.Model is nil"))
@@ -124,7 +124,8 @@ func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, err
 	maxSteps := stepLimit(a.MaxSteps)
 	for i := 1; i <= maxSteps; i++ {
 		stepStart := time.Now()
-		resp, err := a.Model.Complete(ctx, CompletionRequest{Messages: s.messages, Tools: specs})
+		ctx := tr.beginStep(ctx, i)
+		resp, err := complete(ctx, a.Model, CompletionRequest{Messages: s.messages, Tools: specs}, false)
 		if err != nil {
 			return tr.fail(fmt.Errorf("step %d: the model failed: %w", i, err))
 		}

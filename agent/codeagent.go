@@ -143,7 +143,7 @@ func (s *CodeSession) Close() error {
 // NewMessages the turn's own.
 func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error) {
 	a := s.a
-	tr, finish := beginTurn(task, "code", &s.messages)
+	ctx, tr, finish := beginTurn(ctx, task, "code", &s.messages)
 	defer finish()
 	if a.Model == nil {
 		return tr.fail(errors.New("agent: CodeAgent.Model is nil"))
@@ -180,8 +180,9 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 	maxOutput := outputLimit(a.MaxOutput)
 	for i := 1; i <= maxSteps; i++ {
 		stepStart := time.Now()
+		ctx := tr.beginStep(ctx, i)
 		step := Step{Index: i}
-		resp, err := a.Model.Complete(ctx, CompletionRequest{Messages: s.messages})
+		resp, err := complete(ctx, a.Model, CompletionRequest{Messages: s.messages}, false)
 		if err != nil {
 			return tr.fail(fmt.Errorf("step %d: the model failed: %w", i, err))
 		}

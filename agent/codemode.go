@@ -62,7 +62,7 @@ func (a *CodeModeAgent) NewSession(history []Message) *CodeModeSession {
 // Run runs one turn.
 func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, error) {
 	a := s.a
-	tr, finish := beginTurn(task, "codemode", &s.messages)
+	ctx, tr, finish := beginTurn(ctx, task, "codemode", &s.messages)
 	defer finish()
 	if a.Model == nil {
 		return tr.fail(errors.New("agent: CodeModeAgent.Model is nil"))
@@ -77,7 +77,8 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 	maxSteps := stepLimit(a.MaxSteps)
 	for i := 1; i <= maxSteps; i++ {
 		stepStart := time.Now()
-		resp, err := a.Model.Complete(ctx, CompletionRequest{Messages: s.messages})
+		ctx := tr.beginStep(ctx, i)
+		resp, err := complete(ctx, a.Model, CompletionRequest{Messages: s.messages}, false)
 		if err != nil {
 			return tr.fail(fmt.Errorf("step %d: the model failed: %w", i, err))
 		}

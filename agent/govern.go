@@ -178,6 +178,7 @@ func (t *tracker) callTool(ctx context.Context, e *entry, input json.RawMessage,
 		rec.Input = json.RawMessage("{}")
 	}
 	slot := t.start(rec)
+	ctx, span := startTool(ctx, e.tool.ID)
 	p := t.effectivePolicy()
 	out, err := func() (json.RawMessage, error) {
 		if err := p.decide(ctx, CallRequest{Tool: e.tool.ID, Input: rec.Input}); err != nil {
@@ -191,6 +192,9 @@ func (t *tracker) callTool(ctx context.Context, e *entry, input json.RawMessage,
 		return callWithin(ctx, e.tool.ID, d, call)
 	}()
 	rec.Duration = time.Since(rec.Start)
+	if span != nil {
+		endTool(span, rec.Denied, err)
+	}
 	if err != nil {
 		rec.Error = err.Error()
 	} else {
@@ -338,7 +342,7 @@ func (t *tracker) complete(ctx context.Context, c Completer, req CompletionReque
 	if err := t.startSubCall(); err != nil {
 		return nil, err
 	}
-	resp, err := c.Complete(ctx, req)
+	resp, err := complete(ctx, c, req, true)
 	if err != nil {
 		return nil, err
 	}

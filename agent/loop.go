@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Usage counts the tokens of completions: the input (prompt) and the
@@ -91,23 +93,36 @@ type Transcript struct {
 	Messages []Message `json:"messages,omitempty"`
 	// NewMessages are the messages this run added.
 	NewMessages []Message `json:"-"`
+
+	// span is the turn's span and stepSpan the current step's, while
+	// traced (trace.go).
+	span, stepSpan trace.Span
 }
 
 // beginTurn starts the transcript of one turn of a loop whose conversation
 // is *messages; finish, deferred, records the turn's duration and the
-// conversation after it: all of it, and the messages the turn added.
-func beginTurn(task, mode string, messages *[]Message) (tr *Transcript, finish func()) {
+// conversation after it: all of it, and the messages the turn added. The
+// context returned carries the turn's span, when traced, which finish
+// ends.
+func beginTurn(ctx context.Context, task, mode string, messages *[]Message) (_ context.Context, tr *Transcript, finish func()) {
 	start, before := time.Now(), len(*messages)
 	tr = &Transcript{Task: task, Mode: mode, Steps: []Step{}}
-	return tr, func() {
+	ctx, tr.span = startTurn(ctx, mode)
+	return ctx, tr, func() {
 		tr.Duration = time.Since(start)
 		tr.Messages = append([]Message(nil), *messages...)
 		tr.NewMessages = append([]Message(nil), (*messages)[min(before, len(*messages)):]...)
+		if tr.span != nil {
+			tr.closeStep(nil, nil)
+			endTurn(tr.span, tr)
+			tr.span = nil
+		}
 	}
 }
 
 // fail ends a turn with an error.
 func (t *Transcript) fail(err error) (*Transcript, error) {
+	t.closeStep(nil, err)
 	t.Outcome, t.Error = OutcomeError, err.Error()
 	return t, err
 }
@@ -117,6 +132,7 @@ func (t *Transcript) fail(err error) (*Transcript, error) {
 func (t *Transcript) failStep(step Step, run *tracker, err error) (*Transcript, error) {
 	step.Calls, step.Usage = run.drain()
 	t.add(step)
+	t.closeStep(&step, err)
 	return t.fail(err)
 }
 
@@ -126,6 +142,7 @@ func (t *Transcript) endStep(step Step, run *tracker, start time.Time, hooks loo
 	step.Calls, step.Usage = run.drain()
 	step.Duration = time.Since(start)
 	t.add(step)
+	t.closeStep(&step, nil)
 	hooks.emit(t.Mode, step)
 }
 

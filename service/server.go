@@ -431,7 +431,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
 		s.executeStream(w, r, req, v1, kind)
 		return
 	}
-	resp, err := s.Execute(r.Context(), req, s.dispatcher(req.ExecutionID, req.CallbackURL))
+	resp, err := s.Execute(requestContext(r), req, s.dispatcher(req.ExecutionID, req.CallbackURL))
 	if err != nil {
 		status := http.StatusInternalServerError
 		var re *RequestError
@@ -495,7 +495,18 @@ type Dispatcher func(ctx context.Context, name string, args json.RawMessage) (da
 // Execute runs a request, with dispatch answering its tool calls; it is
 // what POST /execute does, callable in process. A refused request is a
 // *RequestError.
-func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispatcher) (*V1Response, error) {
+func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispatcher) (_ *V1Response, err error) {
+	if ctx, span := startExecute(ctx, &req); span != nil { // trace.go
+		var resp *V1Response
+		defer func() { endExecute(span, resp, err) }()
+		resp, err = s.executeUntraced(ctx, req, traceCalls(dispatch))
+		return resp, err
+	}
+	return s.executeUntraced(ctx, req, dispatch)
+}
+
+// executeUntraced is Execute without its span.
+func (s *Server) executeUntraced(ctx context.Context, req ExecuteRequest, dispatch Dispatcher) (*V1Response, error) {
 	if strings.TrimSpace(req.Code) == "" {
 		return nil, badRequest("code is empty")
 	}

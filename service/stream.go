@@ -239,7 +239,7 @@ func marshalNoHTML(v any) ([]byte, error) {
 // executeStream runs a request and streams its output to the client as
 // events of kind: the lines as they are written, then the result.
 func (s *Server) executeStream(w http.ResponseWriter, r *http.Request, req ExecuteRequest, v1 bool, kind string) {
-	ctx, cancel := context.WithCancel(r.Context())
+	ctx, cancel := context.WithCancel(requestContext(r))
 	defer cancel()
 	q := newLogQueue()
 	req.Log = q.push

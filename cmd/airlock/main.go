@@ -16,6 +16,10 @@
 // goes to standard output. Flags may come before or after the file. The
 // exit code is 0 on success, 1 for any other status and 2 for a usage
 // error; -h prints the help and exits 0.
+//
+// run, agent, serve and mcp export OpenTelemetry traces by OTLP/HTTP when
+// the OTEL_* environment asks (OTEL_EXPORTER_OTLP_ENDPOINT, or
+// OTEL_TRACES_EXPORTER=otlp); README, "Traces".
 package main
 
 import (
@@ -72,6 +76,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	switch args[0] {
+	case "run", "agent", "serve", "mcp":
+		// Spans are exported when the OTEL_* environment asks (tracing.go).
+		defer startTracing(ctx, stderr)()
 	}
 	switch args[0] {
 	case "run":

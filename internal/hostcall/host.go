@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 )
@@ -138,6 +140,9 @@ type Host struct {
 	// job is stopped is either refused or seen, and abandoned.
 	inCall  atomic.Bool
 	stopped atomic.Bool
+	// trace is whether the calls are traced (trace.go): traceUnknown
+	// until the first call looks at Ctx.
+	trace atomic.Int32
 	// buf holds a synchronous call's encoded answer, which the engine
 	// reads as the call returns: the next call's writes over it.
 	buf []byte
@@ -220,10 +225,12 @@ func (h *Host) Call(id int, in []engine.Arg, encoded []byte, rep *engine.Reply) 
 	switch {
 	case f == nil:
 		*rep = engine.Reply{Kind: engine.ReplyError, Value: TextUnknown}
+	case h.traced():
+		h.callTraced(f, in, encoded, rep)
 	case f.typed != nil && encoded == nil && !f.Async:
-		h.callTyped(f, in, rep)
+		h.callTyped(h.Ctx, f, in, rep)
 	default:
-		*rep = h.call(f, in, encoded)
+		*rep = h.call(h.Ctx, f, in, encoded, nil)
 	}
 }
 
@@ -231,21 +238,29 @@ func (h *Host) Call(id int, in []engine.Arg, encoded []byte, rep *engine.Reply) 
 var stoppedReply = engine.Reply{Kind: engine.ReplyError, Value: TextStopped}
 
 // call is Call for any function but a synchronous typed one: its
-// arguments decoded.
-func (h *Host) call(f *Func, in []engine.Arg, encoded []byte) engine.Reply {
+// arguments decoded, the function given ctx. span, if not nil, is the
+// call's, which an asynchronous call ends when the function returns.
+func (h *Host) call(ctx context.Context, f *Func, in []engine.Arg, encoded []byte, span trace.Span) engine.Reply {
 	args, err := callArgs(f, in, encoded, h.Budget.Spend, h.Spent, h.Limit)
 	if err != nil {
 		return engine.Reply{Kind: engine.ReplyError, Value: err.Error()}
 	}
 	if f.Async {
-		return h.async.Start(func() engine.Reply { return h.invoke(f, args, nil) })
+		if span != nil {
+			return h.async.Start(func() engine.Reply {
+				rep := h.invoke(ctx, f, args, nil)
+				endCallSpan(span, &rep)
+				return rep
+			})
+		}
+		return h.async.Start(func() engine.Reply { return h.invoke(ctx, f, args, nil) })
 	}
 	if !h.begin() {
 		return stoppedReply
 	}
 	// Called directly, not through a closure: one the asynchronous branch
 	// may keep would be allocated for every synchronous call too.
-	rep := h.invoke(f, args, h.buf)
+	rep := h.invoke(ctx, f, args, h.buf)
 	if rep.Kind == engine.ReplyBytes && cap(rep.Bytes) <= maxKept {
 		h.buf = rep.Bytes[:0]
 	}
@@ -290,7 +305,7 @@ func (h *Host) end() bool {
 // rep, field by field: a Reply returned and copied whole cost the
 // processor a stall at each copy (it is larger than Go keeps in
 // registers).
-func (h *Host) callTyped(f *Func, in []engine.Arg, rep *engine.Reply) {
+func (h *Host) callTyped(ctx context.Context, f *Func, in []engine.Arg, rep *engine.Reply) {
 	// The answer's 8 bytes are paid with the arguments: one update of
 	// the budget for a call that answers a number.
 	if !h.Budget.Spend(ArgCost(in) + 8) {
@@ -301,7 +316,7 @@ func (h *Host) callTyped(f *Func, in []engine.Arg, rep *engine.Reply) {
 		*rep = stoppedReply
 		return
 	}
-	v, err, panicked := f.CallTyped(h.Ctx, in)
+	v, err, panicked := f.CallTyped(ctx, in)
 	if panicked && h.OnPanic != nil {
 		h.OnPanic(err)
 	}
@@ -320,10 +335,10 @@ func (h *Host) callTyped(f *Func, in []engine.Arg, rep *engine.Reply) {
 	}
 }
 
-// invoke calls f with args and makes its reply, its encoding appended to
-// buf.
-func (h *Host) invoke(f *Func, args Args, buf []byte) engine.Reply {
-	v, err, panicked := f.Call(h.Ctx, args)
+// invoke calls f with args and ctx and makes its reply, its encoding
+// appended to buf.
+func (h *Host) invoke(ctx context.Context, f *Func, args Args, buf []byte) engine.Reply {
+	v, err, panicked := f.Call(ctx, args)
 	if panicked && h.OnPanic != nil {
 		h.OnPanic(err)
 	}
@@ -357,6 +372,14 @@ func (h *Host) Log(level int, encoded []byte) {
 // in the binary format, or a JSON function's JSON text; or the message of
 // its error, never empty.
 func (h *Host) Answer(id int, list []byte) (out []byte, errText string) {
+	if h.traced() {
+		return h.answerTraced(id, list)
+	}
+	return h.answer(h.Ctx, id, list)
+}
+
+// answer is Answer, the function given ctx.
+func (h *Host) answer(ctx context.Context, id int, list []byte) (out []byte, errText string) {
 	if h.stopped.Load() {
 		return nil, TextStopped // no function starts after the host's decision
 	}
@@ -371,7 +394,7 @@ func (h *Host) Answer(id int, list []byte) (out []byte, errText string) {
 	if err != nil {
 		return nil, message(err)
 	}
-	v, err, panicked := f.Call(h.Ctx, args)
+	v, err, panicked := f.Call(ctx, args)
 	if panicked && h.OnPanic != nil {
 		h.OnPanic(err)
 	}
