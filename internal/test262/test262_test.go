@@ -1,0 +1,697 @@
+package test262
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+var (
+	suiteDir   = flag.String("test262", "", "the test262 folder fetch.sh made (with test/, harness/ and quickjs/); unset, the runner skips")
+	onlyDirs   = flag.String("test262.dirs", "", "comma-separated folders under test/ to run (default: all of test/ but intl402, which QuickJS's configuration leaves out)")
+	perTest    = flag.Duration("test262.timeout", 10*time.Second, "the time one test may take")
+	jobs       = flag.Int("test262.jobs", 1, "tests run at once")
+	reportFile = flag.String("test262.out", "", "write the report, in Markdown, to this file")
+	errorsFile = flag.String("test262.errors", "", "QuickJS's test262_errors.txt (default: <test262>/quickjs/test262_errors.txt)")
+	confFile   = flag.String("test262.conf", "", "QuickJS's test262.conf (default: <test262>/quickjs/test262.conf)")
+)
+
+// meta is what a test's front matter says.
+type meta struct {
+	includes, flags, features []string
+	negPhase, negType         string
+}
+
+func (m meta) has(flag string) bool { return slices.Contains(m.flags, flag) }
+
+var frontMatter = regexp.MustCompile(`(?s)/\*---(.*?)---\*/`)
+
+// parseMeta reads the YAML front matter of a test, as far as the runner
+// needs it: includes, flags, features (inline lists or "- item" lines) and
+// negative's phase and type.
+func parseMeta(src string) meta {
+	var m meta
+	fm := frontMatter.FindStringSubmatch(src)
+	if fm == nil {
+		return m
+	}
+	key := ""
+	for _, line := range strings.Split(fm[1], "\n") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" {
+			continue
+		}
+		indented := line[0] == ' ' || line[0] == '\t'
+		if !indented {
+			k, v, ok := strings.Cut(trimmed, ":")
+			if !ok {
+				key = ""
+				continue
+			}
+			key = k
+			v = strings.TrimSpace(v)
+			if strings.HasPrefix(v, "[") {
+				for _, item := range strings.Split(strings.Trim(v, "[]"), ",") {
+					if item = strings.TrimSpace(item); item != "" {
+						m.add(key, item)
+					}
+				}
+			}
+			continue
+		}
+		if item, ok := strings.CutPrefix(trimmed, "- "); ok {
+			m.add(key, strings.TrimSpace(item))
+			continue
+		}
+		if key == "negative" {
+			k, v, _ := strings.Cut(trimmed, ":")
+			switch strings.TrimSpace(k) {
+			case "phase":
+				m.negPhase = strings.TrimSpace(v)
+			case "type":
+				m.negType = strings.TrimSpace(v)
+			}
+		}
+	}
+	return m
+}
+
+func (m *meta) add(key, item string) {
+	switch key {
+	case "includes":
+		m.includes = append(m.includes, item)
+	case "flags":
+		m.flags = append(m.flags, item)
+	case "features":
+		m.features = append(m.features, item)
+	}
+}
+
+// The classes of tests that are out of scope, in the order they are tried.
+const (
+	exclUnimplemented = "a feature QuickJS does not implement (its test262.conf: feature=skip)"
+	exclQuickJSConf   = "excluded by QuickJS's test262.conf ([exclude])"
+	exclShared        = "by design: no SharedArrayBuffer, no Atomics ($262.agent, CanBlockIsTrue)"
+	exclRealm         = "by design: no second realm ($262.createRealm, cross-realm)"
+	exclCodeGen       = "by design: no code generation (eval, the Function constructors, $262.evalScript)"
+	exclHostHook      = "a host hook a program cannot reach ($262.gc, $262.IsHTMLDDA)"
+)
+
+var exclusionOrder = []string{exclUnimplemented, exclQuickJSConf, exclShared, exclRealm, exclCodeGen, exclHostHook}
+
+var (
+	sharedRE  = regexp.MustCompile(`\b(SharedArrayBuffer|Atomics)\b|\$262\.agent\b`)
+	realmRE   = regexp.MustCompile(`\$262\.createRealm\b`)
+	codeGenRE = regexp.MustCompile(`(?:^|[^.\w$])(?:eval|Function|GeneratorFunction|AsyncFunction|AsyncGeneratorFunction)\s*\(|\bnew\s+Function\b|\$262\.evalScript\b|\.constructor\s*\(\s*['"` + "`" + `]`)
+	hookRE    = regexp.MustCompile(`\$262\.(gc|IsHTMLDDA)\b`)
+)
+
+// quickjsConf is what QuickJS's test262.conf says the runner needs.
+type quickjsConf struct {
+	skipFeatures map[string]bool
+	exclude      []string // paths under test/, a folder ending in "/"
+}
+
+func readConf(file string) (quickjsConf, error) {
+	c := quickjsConf{skipFeatures: map[string]bool{}}
+	f, err := os.Open(file)
+	if err != nil {
+		return c, err
+	}
+	defer f.Close()
+	section := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "[") {
+			section = line
+			continue
+		}
+		switch section {
+		case "[features]":
+			if name, ok := strings.CutSuffix(line, "=skip"); ok {
+				c.skipFeatures[name] = true
+			}
+		case "[exclude]":
+			if p, ok := strings.CutPrefix(line, "test262/test/"); ok {
+				c.exclude = append(c.exclude, p)
+			}
+		}
+	}
+	return c, sc.Err()
+}
+
+// readKnownErrors reads QuickJS's test262_errors.txt: the files it fails,
+// by path under test/.
+func readKnownErrors(file string) (map[string]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		p, ok := strings.CutPrefix(line, "test262/test/")
+		if !ok {
+			continue
+		}
+		file, msg, _ := strings.Cut(p, ":")
+		known[file] = msg
+	}
+	return known, nil
+}
+
+// exclusion names the class that puts a test out of scope, or "".
+func exclusion(rel, src string, m meta, conf quickjsConf) string {
+	for _, f := range m.features {
+		if conf.skipFeatures[f] {
+			return exclUnimplemented
+		}
+	}
+	for _, p := range conf.exclude {
+		if p == "intl402/" {
+			continue // the Intl layer is ours: run it when asked
+		}
+		if p == rel || (strings.HasSuffix(p, "/") && strings.HasPrefix(rel, p)) {
+			return exclQuickJSConf
+		}
+	}
+	body := src
+	if fm := frontMatter.FindStringIndex(src); fm != nil {
+		body = src[:fm[0]] + src[fm[1]:] // the description may name eval
+	}
+	for _, f := range m.features {
+		switch f {
+		case "SharedArrayBuffer", "Atomics", "Atomics.waitAsync", "Atomics.pause":
+			return exclShared
+		case "cross-realm", "ShadowRealm":
+			return exclRealm
+		}
+	}
+	if m.has("CanBlockIsTrue") || sharedRE.MatchString(body) {
+		return exclShared
+	}
+	if realmRE.MatchString(body) {
+		return exclRealm
+	}
+	if codeGenRE.MatchString(body) {
+		return exclCodeGen
+	}
+	for _, f := range m.features {
+		if f == "host-gc-required" || f == "IsHTMLDDA" {
+			return exclHostHook
+		}
+	}
+	if hookRE.MatchString(body) {
+		return exclHostHook
+	}
+	return ""
+}
+
+// prelude is the host's part of the harness: print, which
+// doneprintHandle.js's $DONE calls, and the $262 the public API can give.
+// An ArrayBuffer is detached by transferring it.
+const prelude = `var print = function (m) { console.log(String(m)); };
+var $262 = { global: globalThis, detachArrayBuffer: function (b) { b.transfer(); } };
+`
+
+const (
+	asyncComplete = "Test262:AsyncTestComplete"
+	asyncFailure  = "Test262:AsyncTestFailure:"
+)
+
+// suite holds what is read once.
+type suite struct {
+	dir     string
+	harness map[string]string
+	mu      sync.Mutex
+}
+
+func (s *suite) include(name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h, ok := s.harness[name]; ok {
+		return h, nil
+	}
+	b, err := os.ReadFile(filepath.Join(s.dir, "harness", name))
+	if err != nil {
+		return "", err
+	}
+	s.harness[name] = string(b)
+	return string(b), nil
+}
+
+// program is the test with the harness in front of it (none for raw).
+func (s *suite) program(src string, m meta) (string, error) {
+	if m.has("raw") {
+		return src, nil
+	}
+	var b strings.Builder
+	b.WriteString(prelude)
+	names := []string{"assert.js", "sta.js"}
+	if m.has("async") {
+		names = append(names, "doneprintHandle.js")
+	}
+	for _, n := range append(names, m.includes...) {
+		h, err := s.include(n)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(h)
+		b.WriteString("\n")
+	}
+	b.WriteString(src)
+	return b.String(), nil
+}
+
+// got is how one run of a test ended: name is "" on success, else the
+// error's name (SyntaxError, Test262Error …) or what stopped it.
+type got struct {
+	name, message string
+	logs          []string
+}
+
+// verdict checks a run's end against what the test expects; "" is a pass.
+func verdict(m meta, g got) string {
+	if m.negType != "" {
+		if g.name == m.negType {
+			return ""
+		}
+		if g.name == "" {
+			return fmt.Sprintf("expected %s (%s phase), but it ran to the end", m.negType, m.negPhase)
+		}
+		return fmt.Sprintf("expected %s (%s phase), got %s: %s", m.negType, m.negPhase, g.name, g.message)
+	}
+	if g.name != "" {
+		return g.name + ": " + g.message
+	}
+	if m.has("async") {
+		for _, l := range g.logs {
+			if strings.HasPrefix(l, asyncFailure) {
+				return "async: " + strings.TrimPrefix(l, asyncFailure)
+			}
+		}
+		if !slices.Contains(g.logs, asyncComplete) {
+			return "async: $DONE was not called"
+		}
+	}
+	return ""
+}
+
+// runScript runs the program as one step of a fresh executor.
+func runScript(ctx context.Context, code string, strict bool) got {
+	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{
+		Sloppy:        !strict,
+		Timeout:       *perTest,
+		MaxOperations: 1 << 40,
+	})
+	if err != nil {
+		return got{name: "executor", message: err.Error()}
+	}
+	defer ex.Cleanup(context.Background())
+	if err := ex.Init(ctx); err != nil {
+		return got{name: "init", message: err.Error()}
+	}
+	out, err := ex.Run(ctx, code)
+	if err == nil {
+		return got{logs: strings.Split(out.Logs, "\n")}
+	}
+	var ee *airlock.ExecutorError
+	if !errors.As(err, &ee) {
+		return got{name: "error", message: err.Error()}
+	}
+	g := got{logs: strings.Split(ee.Logs, "\n"), message: ee.Message}
+	switch ee.Code {
+	case airlock.CodeRuntimeException:
+		g.name, _ = ee.Details["name"].(string)
+		g.message, _ = ee.Details["message"].(string)
+		if g.name == "" {
+			g.name = "thrown"
+			g.message = ee.Message
+		}
+	case airlock.CodeValidationFailed:
+		g.name = "validation"
+		if ds, ok := ee.Details["diagnostics"].([]airlock.Diagnostic); ok {
+		diags:
+			for _, d := range ds {
+				if d.Severity != airlock.DiagnosticError {
+					continue
+				}
+				switch d.Rule {
+				case "syntax_valid", "static_import_in_script_mode":
+					g.name = "SyntaxError"
+				default:
+					g.name = "validation(" + d.Rule + ")"
+				}
+				g.message = d.Message
+				break diags
+			}
+		}
+	default:
+		g.name = string(ee.Code)
+	}
+	return g
+}
+
+// specifierRE finds the relative specifiers a module imports or exports
+// from, statically or dynamically.
+var specifierRE = regexp.MustCompile(`(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}/[^'"\n]+)['"]`)
+
+// fixtures reads the modules that the module at rel (a path under test/)
+// reaches by relative specifiers, keyed as Options.Modules wants them
+// ("./" and their path under test/). The test itself is left out: a
+// specifier that names it resolves to the entry.
+func (s *suite) fixtures(rel, src string) (map[string]string, error) {
+	mods := map[string]string{}
+	var walk func(from, text string) error
+	walk = func(from, text string) error {
+		for _, sm := range specifierRE.FindAllStringSubmatch(text, -1) {
+			p := path.Join(path.Dir(from), sm[1])
+			if p == rel || mods["./"+p] != "" {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(s.dir, "test", filepath.FromSlash(p)))
+			if err != nil {
+				continue // a module that is missing on purpose: the run says so
+			}
+			mods["./"+p] = string(b)
+			if err := walk(p, string(b)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return mods, walk(rel, src)
+}
+
+// runModule runs the program as the entry of a run, its fixtures in
+// Options.Modules.
+func runModule(ctx context.Context, rel, code string, mods map[string]string) got {
+	ex, err := airlock.Run(ctx, code, airlock.Options{
+		Language: airlock.JavaScript,
+		Filename: rel,
+		Modules:  mods,
+		Timeout:  *perTest,
+	})
+	if err != nil {
+		return got{name: "options", message: err.Error()}
+	}
+	res := ex.Wait()
+	g := got{}
+	for _, l := range res.Logs {
+		parts := make([]string, len(l.Args))
+		for i, a := range l.Args {
+			parts[i] = fmt.Sprint(a)
+		}
+		g.logs = append(g.logs, strings.Join(parts, " "))
+	}
+	if res.Status != airlock.StatusSuccess {
+		g.name = string(res.Status)
+		if res.Error != nil {
+			if res.Error.Name != "" {
+				g.name = res.Error.Name
+			}
+			g.message = res.Error.Message
+		}
+	}
+	return g
+}
+
+// outcome is a file's result.
+type outcome struct {
+	rel, excluded, failure, mode string
+	known                        bool // on QuickJS's own list
+}
+
+func (s *suite) runFile(rel string, known map[string]string, conf quickjsConf) outcome {
+	o := outcome{rel: rel}
+	_, o.known = known[rel]
+	b, err := os.ReadFile(filepath.Join(s.dir, "test", filepath.FromSlash(rel)))
+	if err != nil {
+		o.failure = "read: " + err.Error()
+		return o
+	}
+	src := string(b)
+	m := parseMeta(src)
+	o.excluded = exclusion(rel, src, m, conf)
+	code, err := s.program(src, m)
+	if err != nil {
+		o.failure = "harness: " + err.Error()
+		return o
+	}
+	run := func(mode string, f func(ctx context.Context) got) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 3**perTest)
+		defer cancel()
+		if v := verdict(m, f(ctx)); v != "" {
+			o.failure, o.mode = v, mode
+			return false
+		}
+		return true
+	}
+	switch {
+	case m.has("module"):
+		mods, err := s.fixtures(rel, src)
+		if err != nil {
+			o.failure = "fixtures: " + err.Error()
+			return o
+		}
+		run("module", func(ctx context.Context) got { return runModule(ctx, rel, code, mods) })
+	case m.has("raw") || m.has("noStrict"):
+		run("sloppy", func(ctx context.Context) got { return runScript(ctx, code, false) })
+	case m.has("onlyStrict"):
+		run("strict", func(ctx context.Context) got { return runScript(ctx, code, true) })
+	default:
+		if run("strict", func(ctx context.Context) got { return runScript(ctx, code, true) }) {
+			run("sloppy", func(ctx context.Context) got { return runScript(ctx, code, false) })
+		}
+	}
+	return o
+}
+
+// folderOf is the folder a file is counted under: its first two levels
+// (built-ins/Array, language/statements).
+func folderOf(rel string) string {
+	parts := strings.SplitN(rel, "/", 3)
+	if len(parts) < 3 {
+		return path.Dir(rel)
+	}
+	return parts[0] + "/" + parts[1]
+}
+
+// TestTest262 runs test262 through the public API; see the package
+// documentation for how. It fails when a failure of our own is left.
+func TestTest262(t *testing.T) {
+	if *suiteDir == "" {
+		t.Skip("test262 is not run without -test262 DIR: fetch the suite with ./internal/test262/fetch.sh DIR, then nice go test ./internal/test262 -timeout 0 -test262 DIR [-test262.dirs built-ins/Array,...] [-test262.out FILE] (CONFORMANCE.md)")
+	}
+	dir := *suiteDir
+	ef, cf := *errorsFile, *confFile
+	if ef == "" {
+		ef = filepath.Join(dir, "quickjs", "test262_errors.txt")
+	}
+	if cf == "" {
+		cf = filepath.Join(dir, "quickjs", "test262.conf")
+	}
+	known, err := readKnownErrors(ef)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := readConf(cf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := []string{}
+	if *onlyDirs != "" {
+		for _, d := range strings.Split(*onlyDirs, ",") {
+			roots = append(roots, strings.Trim(strings.TrimSpace(d), "/"))
+		}
+	} else {
+		entries, err := os.ReadDir(filepath.Join(dir, "test"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != "intl402" {
+				roots = append(roots, e.Name())
+			}
+		}
+	}
+	var files []string
+	for _, r := range roots {
+		base := filepath.Join(dir, "test")
+		err := filepath.WalkDir(filepath.Join(base, filepath.FromSlash(r)), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			name := d.Name()
+			if d.IsDir() || !strings.HasSuffix(name, ".js") || strings.Contains(name, "_FIXTURE") {
+				return nil
+			}
+			rel, _ := filepath.Rel(base, p)
+			files = append(files, filepath.ToSlash(rel))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sort.Strings(files)
+	s := &suite{dir: dir, harness: map[string]string{}}
+	start := time.Now()
+	results := make([]outcome, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	n := max(*jobs, 1)
+	n = min(n, runtime.NumCPU())
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = s.runFile(files[i], known, conf)
+			}
+		}()
+	}
+	for i := range files {
+		if i > 0 && i%2000 == 0 {
+			t.Logf("%d of %d files, %s", i, len(files), time.Since(start).Round(time.Second))
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	commit, _ := os.ReadFile(filepath.Join(dir, "COMMIT"))
+	rep := report(results, strings.TrimSpace(string(commit)), roots, time.Since(start))
+	if *reportFile != "" {
+		if err := os.WriteFile(*reportFile, []byte(rep.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Log("\n" + rep.summary)
+	if rep.ours > 0 {
+		t.Errorf("%d files fail because of our layer (the report lists them)", rep.ours)
+	}
+}
+
+type folderCount struct {
+	files, excluded, inScope, passed, quickjs, ours int
+}
+
+type reportText struct {
+	text, summary string
+	ours          int
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f%%", 100*float64(a)/float64(b))
+}
+
+// report writes the figures: the pass rate by folder, the exclusions by
+// class, QuickJS's own failures, and ours, one line each.
+func report(results []outcome, commit string, roots []string, took time.Duration) reportText {
+	folders := map[string]*folderCount{}
+	var total folderCount
+	excl := map[string][2]int{} // class: files, of which pass anyway
+	var ours, quickjsOwn, knownPassed []outcome
+	for _, o := range results {
+		fc := folders[folderOf(o.rel)]
+		if fc == nil {
+			fc = &folderCount{}
+			folders[folderOf(o.rel)] = fc
+		}
+		for _, c := range []*folderCount{fc, &total} {
+			c.files++
+			switch {
+			case o.excluded != "":
+				c.excluded++
+			default:
+				c.inScope++
+				switch {
+				case o.failure == "":
+					c.passed++
+				case o.known:
+					c.quickjs++
+				default:
+					c.ours++
+				}
+			}
+		}
+		if o.excluded != "" {
+			e := excl[o.excluded]
+			e[0]++
+			if o.failure == "" {
+				e[1]++
+			}
+			excl[o.excluded] = e
+			continue
+		}
+		switch {
+		case o.failure != "" && o.known:
+			quickjsOwn = append(quickjsOwn, o)
+		case o.failure != "":
+			ours = append(ours, o)
+		case o.known:
+			knownPassed = append(knownPassed, o)
+		}
+	}
+	var b, sum strings.Builder
+	fmt.Fprintf(&b, "test262 %s, folders: %s; %d files in %s.\n\n", commit, strings.Join(roots, ", "), total.files, took.Round(time.Second))
+	fmt.Fprintf(&sum, "%d files: %d out of scope, %d in scope, %d pass (%s), %d QuickJS's own failures, %d ours\n",
+		total.files, total.excluded, total.inScope, total.passed, pct(total.passed, total.inScope), total.quickjs, total.ours)
+	b.WriteString("| folder | files | out of scope | in scope | pass | pass rate | QuickJS's own failures | our failures |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	names := make([]string, 0, len(folders))
+	for k := range folders {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range append(names, "total") {
+		c := folders[k]
+		if k == "total" {
+			c = &total
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %d | %d |\n", k, c.files, c.excluded, c.inScope, c.passed, pct(c.passed, c.inScope), c.quickjs, c.ours)
+	}
+	b.WriteString("\nOut of scope, by class (files; of which pass all the same):\n\n")
+	for _, c := range exclusionOrder {
+		if e, ok := excl[c]; ok {
+			fmt.Fprintf(&b, "- %s: %d (%d pass)\n", c, e[0], e[1])
+		}
+	}
+	fmt.Fprintf(&b, "\nQuickJS's own failures (its test262_errors.txt) that fail here too: %d.\n", len(quickjsOwn))
+	if len(knownPassed) > 0 {
+		fmt.Fprintf(&b, "On QuickJS's list but passing here: %d.\n\n", len(knownPassed))
+		for _, o := range knownPassed {
+			fmt.Fprintf(&b, "- %s\n", o.rel)
+		}
+	}
+	fmt.Fprintf(&b, "\nOur failures: %d.\n\n", len(ours))
+	for _, o := range ours {
+		f := strings.ReplaceAll(o.failure, "\n", " ")
+		if len(f) > 200 {
+			f = f[:200] + "…"
+		}
+		fmt.Fprintf(&b, "- %s [%s]: %s\n", o.rel, o.mode, f)
+	}
+	return reportText{text: b.String(), summary: sum.String(), ours: len(ours)}
+}
