@@ -25,6 +25,7 @@ import (
 var (
 	suiteDir   = flag.String("test262", "", "the test262 folder fetch.sh made (with test/, harness/ and quickjs/); unset, the runner skips")
 	onlyDirs   = flag.String("test262.dirs", "", "comma-separated folders under test/ to run (default: all of test/ but intl402, which QuickJS's configuration leaves out)")
+	skipDirs   = flag.String("test262.skip", "", "comma-separated folders under test/ not to run; the report names them")
 	perTest    = flag.Duration("test262.timeout", 10*time.Second, "the time one test may take")
 	jobs       = flag.Int("test262.jobs", 1, "tests run at once")
 	reportFile = flag.String("test262.out", "", "write the report, in Markdown, to this file")
@@ -626,6 +627,12 @@ func TestTest262(t *testing.T) {
 			}
 		}
 	}
+	var skipped []string
+	if *skipDirs != "" {
+		for _, d := range strings.Split(*skipDirs, ",") {
+			skipped = append(skipped, strings.Trim(strings.TrimSpace(d), "/"))
+		}
+	}
 	var files []string
 	for _, r := range roots {
 		base := filepath.Join(dir, "test")
@@ -634,11 +641,15 @@ func TestTest262(t *testing.T) {
 				return err
 			}
 			name := d.Name()
+			rel, _ := filepath.Rel(base, p)
+			rel = filepath.ToSlash(rel)
+			if d.IsDir() && slices.Contains(skipped, rel) {
+				return filepath.SkipDir
+			}
 			if d.IsDir() || !strings.HasSuffix(name, ".js") || strings.Contains(name, "_FIXTURE") {
 				return nil
 			}
-			rel, _ := filepath.Rel(base, p)
-			files = append(files, filepath.ToSlash(rel))
+			files = append(files, rel)
 			return nil
 		})
 		if err != nil {
@@ -671,7 +682,7 @@ func TestTest262(t *testing.T) {
 	close(next)
 	wg.Wait()
 	commit, _ := os.ReadFile(filepath.Join(dir, "COMMIT"))
-	rep := report(results, strings.TrimSpace(string(commit)), roots, time.Since(start))
+	rep := report(results, strings.TrimSpace(string(commit)), roots, skipped, time.Since(start))
 	if *reportFile != "" {
 		if err := os.WriteFile(*reportFile, []byte(rep.text), 0o644); err != nil {
 			t.Fatal(err)
@@ -701,7 +712,7 @@ func pct(a, b int) string {
 
 // report writes the figures: the pass rate by folder, the exclusions by
 // class, QuickJS's own failures, and ours, one line each.
-func report(results []outcome, commit string, roots []string, took time.Duration) reportText {
+func report(results []outcome, commit string, roots, skipped []string, took time.Duration) reportText {
 	folders := map[string]*folderCount{}
 	var total folderCount
 	excl := map[string][2]int{} // class: files, of which pass anyway
@@ -748,7 +759,11 @@ func report(results []outcome, commit string, roots []string, took time.Duration
 		}
 	}
 	var b, sum strings.Builder
-	fmt.Fprintf(&b, "test262 %s, folders: %s; %d files in %s.\n\n", commit, strings.Join(roots, ", "), total.files, took.Round(time.Second))
+	fmt.Fprintf(&b, "test262 %s, folders: %s; %d files in %s.\n", commit, strings.Join(roots, ", "), total.files, took.Round(time.Second))
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "Not run: %s.\n", strings.Join(skipped, ", "))
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&sum, "%d files: %d out of scope, %d in scope, %d pass (%s), %d QuickJS's own failures, %d ours\n",
 		total.files, total.excluded, total.inScope, total.passed, pct(total.passed, total.inScope), total.quickjs, total.ours)
 	b.WriteString("| folder | files | out of scope | in scope | pass | pass rate | QuickJS's own failures | our failures |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
