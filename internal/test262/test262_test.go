@@ -549,7 +549,7 @@ func (s *suite) runFile(rel string, known map[string]string, conf quickjsConf) (
 	defer func() {
 		// A test that reached code generation, which the sandbox refuses by
 		// design, is out of scope with the tests that name it.
-		if o.excluded == "" && (strings.Contains(o.failure, "code generation from strings is not allowed") || strings.Contains(o.failure, "ReferenceError: eval is not defined")) {
+		if o.excluded == "" && (strings.Contains(o.failure, "code generation from strings is not allowed") || strings.Contains(o.failure, "ReferenceError: eval is not defined") || strings.Contains(o.failure, "but got a EvalError")) {
 			o.excluded = exclCodeGen
 		}
 		// A step whose import() the executor refuses before it runs (not a
