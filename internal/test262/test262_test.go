@@ -233,9 +233,10 @@ func exclusion(rel, src string, m meta, conf quickjsConf) string {
 
 // prelude is the host's part of the harness: print, which
 // doneprintHandle.js's $DONE calls, and the $262 the public API can give.
-// An ArrayBuffer is detached by transferring it.
+// An ArrayBuffer is detached by transferring it; one already detached is
+// left as it is, as the host's DetachArrayBuffer does.
 const prelude = `var print = function (m) { console.log(String(m)); };
-var $262 = { global: globalThis, detachArrayBuffer: function (b) { b.transfer(); } };
+var $262 = { global: globalThis, detachArrayBuffer: function (b) { if (!b.detached) b.transfer(); } };
 `
 
 const (
