@@ -217,7 +217,7 @@ func exclusion(rel, src string, m meta, conf quickjsConf) string {
 	if realmRE.MatchString(body) {
 		return exclRealm
 	}
-	if codeGenRE.MatchString(body) || slices.Contains(m.includes, "wellKnownIntrinsicObjects.js") {
+	if codeGenRE.MatchString(body) || slices.Contains(m.includes, "wellKnownIntrinsicObjects.js") || slices.Contains(m.includes, "sm/non262-strict-shell.js") {
 		return exclCodeGen
 	}
 	for _, f := range m.features {
@@ -259,7 +259,9 @@ type suite struct {
 // whose text no longer has what is replaced is an error, not a silent
 // difference. wellKnownIntrinsicObjects.js, which reaches every intrinsic
 // by evaluating its source text, has no such substitute: the tests that
-// include it are out of scope with code generation.
+// include it are out of scope with code generation, and so are those that
+// include sm/non262-strict-shell.js, whose testLenientAndStrict compiles
+// the code it is given with Function.
 var harnessSubstitutions = map[string][2]string{
 	"fnGlobalObject.js":            {`Function("return this;")()`, `globalThis`},
 	"resizableArrayBufferUtils.js": {`new Function('return class My' + type + ' extends ' + type + ' {}')()`, `(class extends globalThis[type] {})`},
