@@ -72,7 +72,9 @@ type Options struct {
 	// Modules are more source modules, by relative specifier from the
 	// module graph root ("./helpers.js", "./lib/math.ts"), or by package
 	// name ("lodash", "@scope/pkg"), which is how code imports them; a
-	// package without an extension in its name is JavaScript. Each, as the
+	// package without an extension in its name is JavaScript. A name ending
+	// in ".json", or imported with { type: "json" }, is a JSON module: its
+	// default export is the parsed text. Each, as the
 	// entry source, holds at most MaxSourceBytes: a module past it that the
 	// program imports is a link error.
 	Modules map[string]string

@@ -31,10 +31,11 @@
 //
 // Each run gets its own VM, used for that run only and then discarded: no
 // state, no prototype change, no module cache survives from one run to the
-// next. Before any user code runs the sandbox's kernel has removed eval,
-// SharedArrayBuffer and Atomics, made the Function, AsyncFunction,
-// GeneratorFunction and AsyncGeneratorFunction constructors throw, and kept
-// its own copies of the intrinsics it relies on; no Proxy crosses the
+// next. Before any user code runs the engine's shim (C, in the image) has
+// removed eval, SharedArrayBuffer and Atomics, made the Function,
+// AsyncFunction, GeneratorFunction and AsyncGeneratorFunction constructors
+// throw (their shapes stay the standard ones), and it runs no JavaScript
+// on a call's path, so no intrinsic a program replaces is reached; no Proxy crosses the
 // boundary (the codec, in the engine's C, tells one by its class before any
 // trap runs). globalThis holds ECMAScript intrinsics,
 // structuredClone and queueMicrotask only; there are no timers, no I/O, no

@@ -160,7 +160,7 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 }
 
 // The globals of a run given none: the built-in console (made by the
-// kernel) and report (host function 0), in sorted order. builtinGlobals
+// shim) and report (host function 0), in sorted order. builtinGlobals
 // is their input, which the engine only reads: nothing is encoded, the
 // shim puts its console and report at their places.
 var (
@@ -178,7 +178,7 @@ func (r *run) encodeGlobals() error {
 		globals[k] = v
 	}
 	if _, ok := globals["console"]; !ok {
-		globals["console"] = nil // made by the kernel; see runLogs
+		globals["console"] = nil // made by the shim; see runLogs
 		r.builtinConsole = true
 	}
 	if _, ok := globals["report"]; !ok {
@@ -221,7 +221,7 @@ var reportYielding = []string{"report"}
 // which the shim knows without decoding: it keeps the function made with
 // the image (Input.Report). Encoding a function through reflection
 // was a tenth of a warm run's time before the engine was entered, and
-// decoding it in the kernel ~6 µs of a warm hello's.
+// decoding it in the sandbox ~6 µs of a warm hello's.
 func (r *run) builtinReport() ([]byte, error) {
 	id := r.funcs.Add(hostcall.NewShown(func(v any) { r.report(v) }))
 	if id == 0 {
