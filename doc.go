@@ -35,9 +35,9 @@
 // removed eval, SharedArrayBuffer and Atomics, made the Function,
 // AsyncFunction, GeneratorFunction and AsyncGeneratorFunction constructors
 // throw (their shapes stay the standard ones), and it runs no JavaScript
-// on a call's path, so no intrinsic a program replaces is reached; no Proxy crosses the
-// boundary (the codec, in the engine's C, tells one by its class before any
-// trap runs). globalThis holds ECMAScript intrinsics,
+// on a call's path, so no intrinsic a program replaces is reached; no
+// Proxy crosses the boundary (the codec, in the engine's C, tells one by
+// its class before any trap runs). globalThis holds ECMAScript intrinsics,
 // structuredClone and queueMicrotask only; there are no timers, no I/O, no
 // host modules. Globals are bound at module scope, never on globalThis.
 // Imports resolve only to the bridged modules ([Options].Imports) and the
