@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -261,10 +262,13 @@ func (r *remoteRun) Done(wr *worker.Result) {
 		}
 		// A stop the host decided wins over what the worker reports, as in
 		// process: the worker may have ended the run otherwise before it
-		// heard of the stop (a call the host refused, say).
+		// heard of the stop (a call the host refused, say), terminated too
+		// but without the host's reason (TestWorkers_HostStopWins saw
+		// "terminated" alone once).
 		if msg := r.failed.Load(); msg != nil {
 			res.Status, res.Error, res.Result = StatusError, &ScriptError{Name: "Error", Message: *msg}, nil
-		} else if reason := r.stopping.Load(); reason != nil && res.Status != StatusTerminated {
+		} else if reason := r.stopping.Load(); reason != nil && (res.Status != StatusTerminated ||
+			res.Error == nil || !strings.HasPrefix(res.Error.Message, *reason)) {
 			res.Status, res.Error, res.Result = StatusTerminated, &ScriptError{Name: "TerminatedError", Message: *reason}, nil
 		}
 		streamed := int(r.streamed.Load())
