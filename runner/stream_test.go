@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -289,9 +288,7 @@ func TestStreamSlowClient(t *testing.T) {
 	hs.Listener = smallBuffers{hs.Listener}
 	hs.Start()
 	t.Cleanup(func() { hs.Close(); srv.Close() })
-	client := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 8<<10) })
-	}}).DialContext}}
+	client := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{Control: smallReceiveBuffer}).DialContext}}
 	defer client.CloseIdleConnections()
 
 	g := newGate(t)
