@@ -11,9 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,15 +121,6 @@ const TruncatedMark = "...[TRUNCATED]"
 
 // MaxErrorText bounds each text of an exception (engine.MaxErrorText).
 const MaxErrorText = engine.MaxErrorText
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // Session is an executor's sandbox: one VM owned by one goroutine, which
 // runs the tasks sent to it in order.
@@ -240,7 +231,7 @@ func (s *Session) setup(vm *engine.VM, cfg Config) error {
 		}
 	}))
 	s.names = []string{""}
-	for i, spec := range sortedKeys(cfg.Modules) {
+	for i, spec := range slices.Sorted(maps.Keys(cfg.Modules)) {
 		if !slices.Contains(cfg.AuthorizedImports, spec) {
 			continue
 		}
@@ -255,7 +246,7 @@ func (s *Session) setup(vm *engine.VM, cfg Config) error {
 		}
 		var src strings.Builder
 		fmt.Fprintf(&src, "const m = globalThis[%q]; delete globalThis[%q]; Object.freeze(m);\n", hidden, hidden)
-		for j, k := range sortedKeys(m) {
+		for j, k := range slices.Sorted(maps.Keys(m)) {
 			fmt.Fprintf(&src, "const v%d = m[%s]; export { v%d as %s };\n", j, strconv.Quote(k), j, strconv.Quote(k))
 		}
 		if _, ok := m["default"]; !ok {
@@ -354,7 +345,7 @@ func (s *Session) doUntil(stop <-chan struct{}, f func(*engine.VM) error) error 
 // refuses a name.
 func (s *Session) SendVariables(ctx context.Context, vars map[string]any, check func(name string) error) error {
 	encs := make(map[string][]byte, len(vars))
-	for _, name := range sortedKeys(vars) {
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
 		if err := check(name); err != nil {
 			return err
 		}
@@ -368,7 +359,7 @@ func (s *Session) SendVariables(ctx context.Context, vars map[string]any, check 
 		encs[name] = enc
 	}
 	return s.Do(ctx, func(vm *engine.VM) error {
-		for _, name := range sortedKeys(encs) {
+		for _, name := range slices.Sorted(maps.Keys(encs)) {
 			if err := vm.DefineValueBytes(name, encs[name]); err != nil {
 				return newError(CodeInvalidArgument, map[string]any{"variable": name}, "Invalid argument: variable %q: %v", name, err)
 			}
@@ -379,7 +370,7 @@ func (s *Session) SendVariables(ctx context.Context, vars map[string]any, check 
 
 // SendTools makes each tool a global function; check refuses a name.
 func (s *Session) SendTools(ctx context.Context, tools map[string]any, check func(name string) error) error {
-	for _, name := range sortedKeys(tools) {
+	for _, name := range slices.Sorted(maps.Keys(tools)) {
 		if err := check(name); err != nil {
 			return err
 		}
@@ -392,7 +383,7 @@ func (s *Session) SendTools(ctx context.Context, tools map[string]any, check fun
 		}
 	}
 	return s.Do(ctx, func(vm *engine.VM) error {
-		for _, name := range sortedKeys(tools) {
+		for _, name := range slices.Sorted(maps.Keys(tools)) {
 			id, err := s.register(name)(reflect.ValueOf(tools[name]))
 			if err == nil {
 				err = vm.DefineTool(name, id, hostcall.IsJSON(reflect.ValueOf(tools[name])), false)
