@@ -320,6 +320,14 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 	return // again is set by the deferred settle
 }
 
+// The texts of a run whose budget for values crossing to the host
+// (RuntimeConfig.MaxValueBytes) its console or its reports used up, in
+// process and in a worker process alike.
+const (
+	logsSpentMessage    = "the run's budget for values crossing to the host is used up by console output"
+	reportsSpentMessage = "the run's budget for values crossing to the host is used up by reports"
+)
+
 var errRunBudgetSpent = errors.New("airlock: the run's budget for values crossing between the sandbox and the host (RuntimeConfig.MaxValueBytes) is used up")
 
 var logLevels = [...]LogLevel{LevelLog, LevelInfo, LevelWarn, LevelError, LevelDebug}
@@ -342,7 +350,7 @@ func (l *runLogs) Log(level int, args []any) {
 }
 
 func (l *runLogs) Spent() {
-	(*run)(l).halt(StatusError, "the run's budget for values crossing to the host is used up by console output")
+	(*run)(l).halt(StatusError, logsSpentMessage)
 }
 
 // The texts of a run the host stopped, in process and in a worker
@@ -366,7 +374,7 @@ func capMessage(d time.Duration) string {
 
 func (r *run) report(v any) {
 	if !r.host.Budget.Spend(16 + approxSize(v)) {
-		r.halt(StatusError, "the run's budget for values crossing to the host is used up by reports")
+		r.halt(StatusError, reportsSpentMessage)
 		return
 	}
 	r.exec.mu.Lock()

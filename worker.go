@@ -193,7 +193,7 @@ func (r *remoteRun) Fail(msg string) {
 // Report is a value the run reported.
 func (r *remoteRun) Report(data []byte) {
 	if !r.host.Budget.Spend(16 + codec.BinaryCost(data)) {
-		r.Fail("the run's budget for values crossing to the host is used up by reports")
+		r.Fail(reportsSpentMessage)
 		return
 	}
 	if v, err := codec.DecodeBinaryBytes(data, r.rt.cfg.MaxValueBytes); err == nil {
@@ -212,7 +212,7 @@ func (r *remoteRun) Log(l *worker.Log) {
 		return
 	}
 	if !r.host.Budget.Spend(16 + codec.BinaryCost(l.Args)) {
-		r.Fail("the run's budget for values crossing to the host is used up by console output")
+		r.Fail(logsSpentMessage)
 		return
 	}
 	r.streamed.Add(1)
