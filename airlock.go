@@ -219,7 +219,7 @@ type Runtime struct {
 	closed  atomic.Bool // set under readyMu
 	once    sync.Once
 
-	// lastRun is when Run was last called, in ns since epoch; warming is
+	// lastRun is when Run was last called with KeepWarm set, in ns since epoch; warming is
 	// set while the goroutine that keeps the runtime warm runs (keepWarm),
 	// which stops at stop.
 	epoch      time.Time
@@ -470,9 +470,11 @@ func (rt *Runtime) runHere(ctx context.Context, src string, opts Options, start 
 		return nil, err
 	}
 	r.exec.start = start
-	rt.lastRun.Store(int64(start.Sub(rt.epoch)))
-	if rt.cfg.KeepWarm > 0 && !rt.warming.Load() && rt.warming.CompareAndSwap(false, true) {
-		go rt.keepWarm()
+	if rt.cfg.KeepWarm > 0 {
+		rt.lastRun.Store(int64(start.Sub(rt.epoch)))
+		if !rt.warming.Load() && rt.warming.CompareAndSwap(false, true) {
+			go rt.keepWarm()
+		}
 	}
 	rt.assign(r)
 	return r.exec, nil
