@@ -219,9 +219,9 @@ type Runtime struct {
 	closed  atomic.Bool // set under readyMu
 	once    sync.Once
 
-	// lastRun is when Run was last called with KeepWarm set, in ns since epoch; warming is
-	// set while the goroutine that keeps the runtime warm runs (keepWarm),
-	// which stops at stop.
+	// lastRun is when Run was last called, in ns since epoch, noted only
+	// with KeepWarm set; warming is set while the goroutine that keeps the
+	// runtime warm runs (keepWarm), which stops at stop.
 	epoch      time.Time
 	lastRun    atomic.Int64
 	warming    atomic.Bool
