@@ -31,7 +31,7 @@ func rssKiB(t testing.TB) int {
 // and checks that resident memory comes back to its level after the first
 // rounds: what runs leave behind would show as growth.
 //
-//	go test -run TestSoak -soak -v .
+//	go test -run TestSoak -soak -v ./internal/integration_test
 func TestSoak_MemoryBaseline(t *testing.T) {
 	if !*soak {
 		t.Skip("run with -soak")
