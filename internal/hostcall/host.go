@@ -234,7 +234,8 @@ func (h *Host) Call(id int, in []engine.Arg, encoded []byte, rep *engine.Reply) 
 	}
 }
 
-// stoppedReply is a call's answer once its job is stopped.
+// stoppedReply is a call's answer once its job is stopped, synchronous
+// or asynchronous.
 var stoppedReply = engine.Reply{Kind: engine.ReplyError, Value: TextStopped}
 
 // call is Call for any function but a synchronous typed one: its
