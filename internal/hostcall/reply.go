@@ -69,12 +69,10 @@ func budgeted(rep engine.Reply, spend func(int) bool, spent error) engine.Reply 
 	return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
 }
 
-// fromRaw converts a raw primitive that came out of the engine.
+// fromRaw converts a raw primitive that came out of the engine (its
+// rawOf: undefined, null, a boolean, a float64 or a string).
 func fromRaw(v any) any {
-	switch x := v.(type) {
-	case int:
-		return float64(x)
-	case engine.Undefined:
+	if _, ok := v.(engine.Undefined); ok {
 		return js.Undefined{}
 	}
 	return v
