@@ -33,29 +33,37 @@ func Text(s string, max int) string {
 	if n <= max {
 		return s
 	}
-	marker := ""
 	keep := max
 	for range 3 { // the marker's length depends on the count it states
-		marker = "\n... [truncated " + groupDigits(n-keep) + " characters] ...\n"
-		keep = max - utf8.RuneCountInString(marker)
+		keep = max - utf8.RuneCountInString(marker(n-keep))
 	}
 	if keep < 2 {
 		return string([]rune(s[:min(len(s), 4*max)])[:max])
 	}
 	head := keep / 2
 	tail := keep - head
-	i := 0
+	i, j := around(s, head, tail)
+	return s[:i] + marker(n-head-tail) + s[j:]
+}
+
+// marker is the line that says n characters were cut.
+func marker(n int) string {
+	return "\n... [truncated " + groupDigits(n) + " characters] ...\n"
+}
+
+// around returns the byte offsets in s after its first head characters
+// and before its last tail.
+func around(s string, head, tail int) (i, j int) {
 	for k := 0; k < head; k++ {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 	}
-	j := len(s)
+	j = len(s)
 	for k := 0; k < tail; k++ {
 		_, size := utf8.DecodeLastRuneInString(s[:j])
 		j -= size
 	}
-	marker = "\n... [truncated " + groupDigits(n-head-tail) + " characters] ...\n"
-	return s[:i] + marker + s[j:]
+	return i, j
 }
 
 // groupDigits writes n with commas between groups of three digits.
@@ -103,7 +111,7 @@ func Bytes(s string, n int) string {
 	for j < len(s) && !utf8.RuneStart(s[j]) {
 		j++
 	}
-	return s[:i] + "\n... [truncated " + groupDigits(cutCount(s[i:j])) + " characters] ...\n" + s[j:]
+	return s[:i] + marker(cutCount(s[i:j])) + s[j:]
 }
 
 // Chars bounds s to max characters (max > 64) as [Text] does, its
@@ -114,15 +122,6 @@ func Chars(s string, max int) string {
 		return s
 	}
 	keep := max - len("\n... [truncated  characters] ...\n") - len("9,223,372,036,854,775,807")
-	i := 0
-	for k := 0; k < keep/2; k++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	j := len(s)
-	for k := 0; k < keep-keep/2; k++ {
-		_, size := utf8.DecodeLastRuneInString(s[:j])
-		j -= size
-	}
-	return s[:i] + "\n... [truncated " + groupDigits(cutCount(s[i:j])) + " characters] ...\n" + s[j:]
+	i, j := around(s, keep/2, keep-keep/2)
+	return s[:i] + marker(cutCount(s[i:j])) + s[j:]
 }

@@ -76,22 +76,8 @@ func ConvertInto(a any, dst reflect.Value) error {
 		return nil
 	}
 	if f, ok := a.(float64); ok {
-		switch t.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			n, err := IntOf(f, t)
-			if err == nil {
-				dst.SetInt(n)
-			}
+		if numeric, err := SetNumber(f, dst); numeric {
 			return err
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			n, err := UintOf(f, t)
-			if err == nil {
-				dst.SetUint(n)
-			}
-			return err
-		case reflect.Float32, reflect.Float64:
-			dst.SetFloat(f)
-			return nil
 		}
 		// NaN and the infinities are numbers: JSON's null for them would
 		// make any other type's zero value.
@@ -131,6 +117,30 @@ func isScalar(k reflect.Kind) bool {
 		return true
 	}
 	return false
+}
+
+// SetNumber sets dst to the number f as Convert converts it, if dst is of
+// a numeric kind, and reports whether it is: an integer kind takes f only
+// when it is integral and in range (IntOf, UintOf).
+func SetNumber(f float64, dst reflect.Value) (numeric bool, err error) {
+	switch dst.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := IntOf(f, dst.Type())
+		if err == nil {
+			dst.SetInt(n)
+		}
+		return true, err
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		n, err := UintOf(f, dst.Type())
+		if err == nil {
+			dst.SetUint(n)
+		}
+		return true, err
+	case reflect.Float32, reflect.Float64:
+		dst.SetFloat(f)
+		return true, nil
+	}
+	return false, nil
 }
 
 // IntOf is a number as a value of the signed integer type t: integral and

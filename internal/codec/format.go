@@ -8,8 +8,7 @@ import (
 	"github.com/airlockrun/airlock/js"
 )
 
-// Magic is the first byte of binary text: no JSON text starts with it, so
-// the readers tell them apart.
+// Magic is the first byte of binary text.
 const Magic = 0xB1
 
 // headerSize is the size of the header: Magic, u32 values, u32 objects.
@@ -40,9 +39,6 @@ const (
 	tBoxed
 	tFunc // host to sandbox only: u32 id, str name, u8 mode; takes no id
 )
-
-// IsBinary reports whether s is binary text (starts with Magic).
-func IsBinary[T ~string | ~[]byte](s T) bool { return len(s) > 0 && s[0] == Magic }
 
 // BinaryCost is what binary text costs a run's budget: its bytes, 16 for
 // each value and 64 for each object, by the counts of its header (which

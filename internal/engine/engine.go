@@ -56,7 +56,7 @@ type VM struct {
 	// compiled is set once the job's entry module has compiled (the
 	// engine asks for its import.meta.url only then).
 	compiled bool
-	// reply is where Job.Call writes a host call's reply (see dispatch).
+	// reply is where Job.CallBytes writes a host call's reply (see dispatch).
 	reply Reply
 	// slots are entryRun's arguments, kept for the next run (runSlots).
 	slots []wasmvm.Value

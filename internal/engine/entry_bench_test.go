@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"testing"
-
-	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
 // BenchmarkEntryCall: one call of a kernel entry with a string and a value
@@ -17,7 +15,7 @@ func BenchmarkEntryCall(b *testing.B) {
 	}
 	defer v.Close()
 	ctx := context.Background()
-	name, value := str("__bench_value"), wasmvm.Value{Kind: wasmvm.JSON, Text: "1"}
+	name, value := str("__bench_value"), bytesValue(enc(1.0))
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := v.sb.Call(ctx, entryDefineValue, name, value); err != nil {

@@ -391,35 +391,22 @@ armed = true`); o.Kind != OK {
 // transport (CallBytes, ReplyBytes). The host side's work is a constant
 // answer: what is measured is the engine's crossing.
 func BenchmarkHostCallTransport(b *testing.B) {
-	answer := map[string]any{"n": 1.0, "tag": "x"}
-	bin := enc(answer)
-	for _, c := range []struct {
-		name string
-		set  func(j *Job)
-	}{
-		{"bytes", func(j *Job) {
-			j.CallBytes = func(_ int, _ []Arg, _ []byte, rep *Reply) { rep.Kind, rep.Bytes = ReplyBytes, bin }
-		}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			v, err := New()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer v.Close()
-			j := mainJob(v, "")
-			j.Input, j.GlobalNames, j.Console = &Input{Globals: [][]byte{nil}, Report: 0}, []string{"f"}, -1
-			j.Load = func(string) (string, error) {
-				return fmt.Sprintf(`import { f } from "%s"; let s = 0; for (let i = 0; i < %d; i++) s += f({ n: i, tag: "x" }).n; export default s`,
-					v.GlobalsModule(), b.N), nil
-			}
-			j.CallBytes = nil
-			c.set(j)
-			b.ResetTimer()
-			if o := v.Run(j); o.Kind != OK || o.Value != float64(b.N) {
-				b.Fatalf("%+v", o)
-			}
-		})
+	bin := enc(map[string]any{"n": 1.0, "tag": "x"})
+	v, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	j := mainJob(v, "")
+	j.Input, j.GlobalNames, j.Console = &Input{Globals: [][]byte{nil}, Report: 0}, []string{"f"}, -1
+	j.Load = func(string) (string, error) {
+		return fmt.Sprintf(`import { f } from "%s"; let s = 0; for (let i = 0; i < %d; i++) s += f({ n: i, tag: "x" }).n; export default s`,
+			v.GlobalsModule(), b.N), nil
+	}
+	j.CallBytes = func(_ int, _ []Arg, _ []byte, rep *Reply) { rep.Kind, rep.Bytes = ReplyBytes, bin }
+	b.ResetTimer()
+	if o := v.Run(j); o.Kind != OK || o.Value != float64(b.N) {
+		b.Fatalf("%+v", o)
 	}
 }
 
@@ -434,28 +421,19 @@ func BenchmarkInputTransport(b *testing.B) {
 			"tags": []any{"a", "b", "c"}, "score": float64(i) * 1.5, "active": i%2 == 0, "bio": bio}
 	}
 	bin := enc([]any{rows})
-	for _, c := range []struct {
-		name string
-		set  func(j *Job)
-	}{
-		{"bytes", func(j *Job) { j.Input = &Input{Args: bin} }},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(bin)))
-			for b.Loop() {
-				v, err := New()
-				if err != nil {
-					b.Fatal(err)
-				}
-				j := mainJob(v, `export function main(rows) { return rows.length }`)
-				j.Fn = "main"
-				j.Load = func(string) (string, error) { return `export function main(rows) { return rows.length }`, nil }
-				c.set(j)
-				if o := v.Run(j); o.Kind != OK || o.Value != 5000.0 {
-					b.Fatalf("%+v", o)
-				}
-				v.Close()
-			}
-		})
+	b.SetBytes(int64(len(bin)))
+	for b.Loop() {
+		v, err := New()
+		if err != nil {
+			b.Fatal(err)
+		}
+		j := mainJob(v, `export function main(rows) { return rows.length }`)
+		j.Fn = "main"
+		j.Load = func(string) (string, error) { return `export function main(rows) { return rows.length }`, nil }
+		j.Input = &Input{Args: bin}
+		if o := v.Run(j); o.Kind != OK || o.Value != 5000.0 {
+			b.Fatalf("%+v", o)
+		}
+		v.Close()
 	}
 }

@@ -152,22 +152,8 @@ func setPrim(a engine.Arg, dst reflect.Value) error {
 			return nil
 		}
 	case wasmvm.Number:
-		switch k {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			n, err := codec.IntOf(a.Number, dst.Type())
-			if err == nil {
-				dst.SetInt(n)
-			}
+		if numeric, err := codec.SetNumber(a.Number, dst); numeric {
 			return err
-		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-			n, err := codec.UintOf(a.Number, dst.Type())
-			if err == nil {
-				dst.SetUint(n)
-			}
-			return err
-		case reflect.Float32, reflect.Float64:
-			dst.SetFloat(a.Number)
-			return nil
 		}
 	case wasmvm.String:
 		if k == reflect.String {

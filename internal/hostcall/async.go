@@ -59,7 +59,7 @@ func (a *AsyncCalls) Start(call func() engine.Reply) engine.Reply {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
-		return stopped
+		return stoppedReply
 	}
 	if a.pending >= MaxPendingCalls {
 		return engine.Reply{Kind: engine.ReplyError, Value: errTooManyPending}
@@ -144,6 +144,3 @@ func (a *AsyncCalls) Job(j *engine.Job) {
 
 // ErrGoexit is the error of a host function that called runtime.Goexit.
 const ErrGoexit = "a host function ended its goroutine (runtime.Goexit)"
-
-// stopped is an asynchronous call's answer once its run is stopped.
-var stopped = engine.Reply{Kind: engine.ReplyError, Value: TextStopped}

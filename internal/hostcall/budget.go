@@ -2,12 +2,10 @@ package hostcall
 
 import (
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/clip"
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
-	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
 // A Budget is what is left of a run's or a step's budget for values
@@ -61,14 +59,6 @@ func (b *Budget) Value(out engine.Outcome, limit int) (any, error) {
 		return nil, codec.ErrTooLarge
 	}
 	return codec.DecodeBinaryBytes(out.Bytes, limit)
-}
-
-// PayAnswer pays for the text of a typed call's answer (see Func.Typed)
-// and reports whether the answer crosses as it is: a primitive that is
-// not a string, or a UTF-8 string paid for (a typed call's 8 bytes are paid
-// with its arguments). Otherwise typedReply makes its reply.
-func (b *Budget) PayAnswer(v engine.Arg) bool {
-	return v.Kind != wasmvm.String || utf8.ValidString(v.Text) && (v.Text == "" || b.Spend(len(v.Text)))
 }
 
 // PayText charges the bytes of a text that crossed from the sandbox, and

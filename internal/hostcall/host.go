@@ -6,11 +6,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
 // Funcs are the functions a sandbox may call, by id: a run's, or an
@@ -234,7 +236,8 @@ func (h *Host) Call(id int, in []engine.Arg, encoded []byte, rep *engine.Reply) 
 	}
 }
 
-// stoppedReply is a call's answer once its job is stopped.
+// stoppedReply is a call's answer once its job is stopped, synchronous
+// or asynchronous.
 var stoppedReply = engine.Reply{Kind: engine.ReplyError, Value: TextStopped}
 
 // call is Call for any function but a synchronous typed one: its
@@ -320,18 +323,21 @@ func (h *Host) callTyped(ctx context.Context, f *Func, in []engine.Arg, rep *eng
 	if panicked && h.OnPanic != nil {
 		h.OnPanic(err)
 	}
-	plain := err == nil && h.Budget.PayAnswer(v)
-	if err != nil {
+	// The answer crosses as it is unless it is text that is not UTF-8 (a
+	// lone surrogate's WTF-8), which crosses encoded, as any other
+	// value's; the bytes of its text are paid for here.
+	switch {
+	case err != nil:
 		*rep = budgeted(Reply(nil, err, nil, nil), h.Budget.Spend, h.Spent)
-	} else if !plain {
-		*rep = typedReply(v, h.Results, h.Budget.Spend, h.Spent, nil)
+	case v.Kind == wasmvm.String && !utf8.ValidString(v.Text):
+		*rep = budgeted(Reply(v.Text, nil, h.Results, nil), h.Budget.Spend, h.Spent)
+	case v.Kind == wasmvm.String && v.Text != "" && !h.Budget.Spend(len(v.Text)):
+		*rep = engine.Reply{Kind: engine.ReplyError, Value: h.Spent.Error()}
+	default:
+		rep.Kind, rep.Arg = engine.ReplyArg, v
 	}
 	if !h.end() {
 		*rep = stoppedReply
-		return
-	}
-	if plain {
-		rep.Kind, rep.Arg = engine.ReplyArg, v
 	}
 }
 

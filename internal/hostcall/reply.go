@@ -6,26 +6,8 @@ import (
 
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
-	"github.com/airlockrun/airlock/internal/wasmvm"
 	"github.com/airlockrun/airlock/js"
 )
-
-// typedReply is the reply of a typed call's answer (see Func.Typed):
-// the answer as it is, its text paid for by spend (the 8 bytes of any
-// answer were paid with the arguments), or, for text that is not UTF-8 (a
-// lone surrogate's WTF-8), the same answer encoded as any other value's,
-// appended to buf.
-func typedReply(v engine.Arg, reg codec.Registrar, spend func(int) bool, spent error, buf []byte) engine.Reply {
-	if v.Kind == wasmvm.String {
-		if !utf8.ValidString(v.Text) {
-			return budgeted(Reply(v.Text, nil, reg, buf), spend, spent)
-		}
-		if len(v.Text) > 0 && !spend(len(v.Text)) {
-			return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
-		}
-	}
-	return engine.Reply{Kind: engine.ReplyArg, Arg: v}
-}
 
 // jsonReply is the reply of a JSONFunc: its text, which the sandbox parses
 // with its own JSON.parse; empty text is undefined.
@@ -87,12 +69,10 @@ func budgeted(rep engine.Reply, spend func(int) bool, spent error) engine.Reply 
 	return engine.Reply{Kind: engine.ReplyError, Value: spent.Error()}
 }
 
-// fromRaw converts a raw primitive that came out of the engine.
+// fromRaw converts a raw primitive that came out of the engine (its
+// rawOf: undefined, null, a boolean, a float64 or a string).
 func fromRaw(v any) any {
-	switch x := v.(type) {
-	case int:
-		return float64(x)
-	case engine.Undefined:
+	if _, ok := v.(engine.Undefined); ok {
 		return js.Undefined{}
 	}
 	return v
