@@ -373,7 +373,7 @@ func capMessage(d time.Duration) string {
 }
 
 func (r *run) report(v any) {
-	if !r.host.Budget.Spend(16 + approxSize(v)) {
+	if !r.host.Budget.Spend(hostcall.EntryCost + approxSize(v)) {
 		r.halt(StatusError, reportsSpentMessage)
 		return
 	}

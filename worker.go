@@ -192,7 +192,7 @@ func (r *remoteRun) Fail(msg string) {
 
 // Report is a value the run reported.
 func (r *remoteRun) Report(data []byte) {
-	if !r.host.Budget.Spend(16 + codec.BinaryCost(data)) {
+	if !r.host.Budget.SpendEntry(data) {
 		r.Fail(reportsSpentMessage)
 		return
 	}
@@ -211,7 +211,7 @@ func (r *remoteRun) Log(l *worker.Log) {
 	if r.opts.Log == nil {
 		return
 	}
-	if !r.host.Budget.Spend(16 + codec.BinaryCost(l.Args)) {
+	if !r.host.Budget.SpendEntry(l.Args) {
 		r.Fail(logsSpentMessage)
 		return
 	}
@@ -273,7 +273,7 @@ func (r *remoteRun) Done(wr *worker.Result) {
 		}
 		streamed := int(r.streamed.Load())
 		for i := range wr.Logs {
-			if i >= streamed && !r.host.Budget.Spend(16+codec.BinaryCost(wr.Logs[i].Args)) {
+			if i >= streamed && !r.host.Budget.SpendEntry(wr.Logs[i].Args) {
 				break
 			}
 			res.Logs = append(res.Logs, r.logOf(&wr.Logs[i]))

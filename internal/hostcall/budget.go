@@ -33,6 +33,16 @@ func (b *Budget) Spend(n int) bool {
 	}
 }
 
+// EntryCost is what a console call or a report costs the budget besides
+// its value.
+const EntryCost = 16
+
+// SpendEntry pays for a console call or a report whose value is encoded:
+// EntryCost and the encoding's cost (codec.BinaryCost).
+func (b *Budget) SpendEntry(encoded []byte) bool {
+	return b.Spend(EntryCost + codec.BinaryCost(encoded))
+}
+
 // Take takes up to n bytes from the budget, as many as are left, and
 // returns how many it took.
 func (b *Budget) Take(n int) int {

@@ -359,7 +359,7 @@ func (h *Host) Log(level int, encoded []byte) {
 	if level < 0 || level >= len(levels) || h.stopped.Load() || !h.Logs.Wants(level) {
 		return
 	}
-	if !h.Budget.Spend(16 + codec.BinaryCost(encoded)) {
+	if !h.Budget.SpendEntry(encoded) {
 		h.Logs.Spent()
 		return
 	}
