@@ -311,12 +311,7 @@ func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.ws.remove(id, cred); err != nil {
-		status := http.StatusInternalServerError
-		var re *RequestError
-		if errors.As(err, &re) {
-			status = re.Status
-		}
-		writeError(w, status, err.Error())
+		writeError(w, errorStatus(err), err.Error())
 		return
 	}
 	s.metrics.workspaceGone(dirName(id))
@@ -433,12 +428,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
 	}
 	resp, err := s.Execute(requestContext(r), req, s.dispatcher(req.ExecutionID, req.CallbackURL))
 	if err != nil {
-		status := http.StatusInternalServerError
-		var re *RequestError
-		if errors.As(err, &re) {
-			status = re.Status
-		}
-		writeError(w, status, err.Error())
+		writeError(w, errorStatus(err), err.Error())
 		return
 	}
 	if v1 {
@@ -480,6 +470,16 @@ type RequestError struct {
 }
 
 func (e *RequestError) Error() string { return e.Msg }
+
+// errorStatus is the HTTP status that answers err: a RequestError's own,
+// else 500.
+func errorStatus(err error) int {
+	var re *RequestError
+	if errors.As(err, &re) {
+		return re.Status
+	}
+	return http.StatusInternalServerError
+}
 
 func badRequest(format string, args ...any) error {
 	return &RequestError{Status: http.StatusBadRequest, Msg: fmt.Sprintf(format, args...)}

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"mime"
 	"net/http"
 	"strconv"
@@ -283,11 +282,7 @@ wait:
 		return
 	}
 	if err != nil {
-		status := http.StatusInternalServerError
-		var re *RequestError
-		if errors.As(err, &re) {
-			status = re.Status
-		}
+		status := errorStatus(err)
 		if !ew.started {
 			writeError(w, status, err.Error())
 			return
