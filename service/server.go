@@ -582,6 +582,15 @@ func (s *Server) executeUntraced(ctx context.Context, req ExecuteRequest, dispat
 	var resp V1Response
 	if rt == "javascript" || rt == "typescript" {
 		resp = s.runJS(ctx, req, rt, wd, timeout, dispatch)
+		if req.SessionID != "" && wd.id != "" {
+			// What it held at the start, inputs included, unless the code
+			// wrote (then it is measured again).
+			bytes := s.quota().bytes - room
+			if wd.wrote.Load() {
+				bytes, _, _ = s.quota().usage(wd.dir)
+			}
+			s.metrics.workspace(wd.id, bytes)
+		}
 	} else {
 		dir, _ := wd.get()
 		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch, quota: s.quota(), room: room, log: req.Log})
@@ -603,15 +612,6 @@ func (s *Server) executeUntraced(ctx context.Context, req ExecuteRequest, dispat
 		if req.SessionID != "" {
 			s.metrics.workspace(wd.id, out.workspaceBytes)
 		}
-	}
-	if (rt == "javascript" || rt == "typescript") && req.SessionID != "" && wd.id != "" {
-		// What it held at the start, inputs included, unless the code
-		// wrote (then it is measured again).
-		bytes := s.quota().bytes - room
-		if wd.wrote.Load() {
-			bytes, _, _ = s.quota().usage(wd.dir)
-		}
-		s.metrics.workspace(wd.id, bytes)
 	}
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	s.metrics.observe(rt, resp.Status, time.Since(start))
