@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/airlockrun/airlock/internal/tracing"
@@ -32,9 +31,6 @@ const (
 	attrMaxTokens    = attribute.Key("gen_ai.request.max_tokens")
 	attrInputTokens  = attribute.Key("gen_ai.usage.input_tokens")
 	attrOutputTokens = attribute.Key("gen_ai.usage.output_tokens")
-	attrToolName     = attribute.Key("gen_ai.tool.name")
-	attrToolType     = attribute.Key("gen_ai.tool.type")
-	attrErrType      = attribute.Key("error.type")
 	attrStep         = attribute.Key("airlock.agent.step")
 	attrFinal        = attribute.Key("airlock.agent.final")
 	attrOutcome      = attribute.Key("airlock.agent.outcome")
@@ -57,8 +53,7 @@ func endTurn(span trace.Span, tr *Transcript) {
 	span.SetAttributes(attrOutcome.String(string(tr.Outcome)),
 		attrInputTokens.Int64(tr.Usage.PromptTokens), attrOutputTokens.Int64(tr.Usage.CompletionTokens))
 	if tr.Outcome == OutcomeError {
-		span.SetAttributes(attrErrType.String("error"))
-		span.SetStatus(codes.Error, string(tr.Outcome))
+		tracing.Fail(span, "error", string(tr.Outcome))
 	}
 	span.End()
 }
@@ -86,12 +81,11 @@ func (t *Transcript) closeStep(s *Step, err error) {
 		span.SetAttributes(attrFinal.Bool(s.Final), attrToolCalls.Int(len(s.Calls)),
 			attrInputTokens.Int64(s.Usage.PromptTokens), attrOutputTokens.Int64(s.Usage.CompletionTokens))
 		if s.Error != "" && err == nil {
-			span.SetAttributes(attrErrType.String("step_error"))
+			span.SetAttributes(tracing.ErrorType.String("step_error"))
 		}
 	}
 	if err != nil {
-		span.SetAttributes(attrErrType.String(errType(err)))
-		span.SetStatus(codes.Error, "the step failed")
+		tracing.Fail(span, errType(err), "the step failed")
 	}
 	span.End()
 }
@@ -132,8 +126,7 @@ func complete(ctx context.Context, c Completer, req CompletionRequest, subCall b
 	resp, err := c.Complete(ctx, req)
 	switch {
 	case err != nil:
-		span.SetAttributes(attrErrType.String(errType(err)))
-		span.SetStatus(codes.Error, "the model call failed")
+		tracing.Fail(span, errType(err), "the model call failed")
 	case resp != nil:
 		span.SetAttributes(attrInputTokens.Int64(resp.Usage.PromptTokens), attrOutputTokens.Int64(resp.Usage.CompletionTokens),
 			attrToolCalls.Int(len(resp.ToolCalls)))
@@ -145,11 +138,7 @@ func complete(ctx context.Context, c Completer, req CompletionRequest, subCall b
 // startTool starts a tool call's span, execute_tool; nil when not
 // traced.
 func startTool(ctx context.Context, id string) (context.Context, trace.Span) {
-	if !tracing.Enabled() {
-		return ctx, nil
-	}
-	return tracing.Start(ctx, TracerName, "execute_tool "+id, trace.WithAttributes(
-		attrOperation.String("execute_tool"), attrToolName.String(id), attrToolType.String("function")))
+	return tracing.StartTool(ctx, TracerName, id, "function")
 }
 
 // endTool ends a tool call's span.
@@ -158,8 +147,7 @@ func endTool(span trace.Span, denied bool, err error) {
 		span.SetAttributes(attrDenied.Bool(true))
 	}
 	if err != nil {
-		span.SetAttributes(attrErrType.String(errType(err)))
-		span.SetStatus(codes.Error, "the tool call failed")
+		tracing.Fail(span, errType(err), "the tool call failed")
 	}
 	span.End()
 }

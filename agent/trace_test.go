@@ -13,23 +13,11 @@ import (
 
 	"github.com/airlockrun/airlock"
 	"github.com/airlockrun/airlock/agent"
+	"github.com/airlockrun/airlock/internal/tracing/tracingtest"
 )
 
-// recordSpans installs a tracer provider that records every span, as a
-// program that exports traces does, and puts the one before back at the
-// test's end. Tests that call it do not run in parallel.
-func recordSpans(t *testing.T) *tracetest.SpanRecorder {
-	t.Helper()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() {
-		otel.SetTracerProvider(prev)
-		_ = tp.Shutdown(context.Background())
-	})
-	return rec
-}
+// recordSpans records every span (tracingtest.Record).
+var recordSpans = tracingtest.Record
 
 // spanTree is the ended spans of one trace, by id.
 type spanTree map[trace.SpanID]sdktrace.ReadOnlySpan

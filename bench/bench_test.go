@@ -233,7 +233,7 @@ func BenchmarkHostCall(b *testing.B) {
 			opts := airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"f": c.fn, "n": b.N}}
 			// Millions of calls spend more than the default budget for
 			// values crossing (26 bytes a string call).
-			ex, err := stringRuntime.Run(context.Background(), loop(c.call), opts)
+			ex, err := callRuntime.Run(context.Background(), loop(c.call), opts)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -254,8 +254,8 @@ type point struct {
 
 var benchRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: time.Minute})
 
-// stringRuntime is benchRuntime with a value budget for millions of host calls.
-var stringRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: time.Minute, MaxValueBytes: 1 << 40})
+// callRuntime is benchRuntime with a value budget for millions of host calls.
+var callRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: time.Minute, MaxValueBytes: 1 << 40})
 
 func runBench(b *testing.B, src string, opts airlock.Options) *airlock.Result {
 	ex, err := benchRuntime.Run(context.Background(), src, opts)
@@ -517,6 +517,23 @@ const (
 	})()`
 )
 
+// rawVM is a raw VM, the floor, that has run setup (if any), closed at
+// the benchmark's end.
+func rawVM(b *testing.B, setup string) *quickjs.VM {
+	b.Helper()
+	vm, err := quickjs.NewVM()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { vm.Close() })
+	if setup != "" {
+		if _, err := vm.Eval(setup, quickjs.EvalGlobal); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return vm
+}
+
 // BenchmarkCompute runs fib(27) and a 100k-object data workload, each in a
 // raw VM and in a sandbox (its start included, the stop checks on).
 func BenchmarkCompute(b *testing.B) {
@@ -525,16 +542,7 @@ func BenchmarkCompute(b *testing.B) {
 		{"data100k", "", dataSrc},
 	} {
 		b.Run(c.name+"/raw-floor", func(b *testing.B) {
-			vm, err := quickjs.NewVM()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer vm.Close()
-			if c.setup != "" {
-				if _, err := vm.Eval(c.setup, quickjs.EvalGlobal); err != nil {
-					b.Fatal(err)
-				}
-			}
+			vm := rawVM(b, c.setup)
 			for b.Loop() {
 				if _, err := vm.Eval(c.expr, quickjs.EvalGlobal); err != nil {
 					b.Fatal(err)

@@ -25,16 +25,7 @@ func BenchmarkComputeMin(b *testing.B) {
 		{"data100k", "", dataSrc, 4},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			vm, err := quickjs.NewVM()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer vm.Close()
-			if c.setup != "" {
-				if _, err := vm.Eval(c.setup, quickjs.EvalGlobal); err != nil {
-					b.Fatal(err)
-				}
-			}
+			vm := rawVM(b, c.setup)
 			src := c.setup + "\nexport default " + c.expr
 			var floor, sandbox int64
 			keep := func(best *int64, d int64) {

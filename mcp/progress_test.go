@@ -2,7 +2,6 @@ package mcp_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -111,16 +110,7 @@ func callWithToken(t *testing.T, cs *sdk.ClientSession, token, code string) runR
 	if err != nil {
 		t.Fatalf("run_code: %v", err)
 	}
-	var r runResult
-	r.isError = res.IsError
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			r.text += tc.Text
-		}
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	_ = json.Unmarshal(b, &r.structured)
-	return r
+	return resultOf(res)
 }
 
 // A console line reaches the client while run_code runs, before its

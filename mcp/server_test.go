@@ -138,6 +138,11 @@ func runCode(t *testing.T, cs *sdk.ClientSession, args map[string]any) runResult
 	if err != nil {
 		t.Fatalf("protocol error: %v", err)
 	}
+	return resultOf(res)
+}
+
+// resultOf is a run_code answer's text, error flag and structured content.
+func resultOf(res *sdk.CallToolResult) runResult {
 	var r runResult
 	r.isError = res.IsError
 	for _, c := range res.Content {
@@ -145,10 +150,8 @@ func runCode(t *testing.T, cs *sdk.ClientSession, args map[string]any) runResult
 			r.text += tc.Text
 		}
 	}
-	if res.StructuredContent != nil {
-		b, _ := json.Marshal(res.StructuredContent)
-		_ = json.Unmarshal(b, &r.structured)
-	}
+	b, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(b, &r.structured)
 	return r
 }
 

@@ -146,16 +146,7 @@ func runWithin(t *testing.T, cs *sdk.ClientSession, code string) runResult {
 	if err != nil {
 		t.Fatalf("run_code did not answer within %s: %v\n%s", answerBound, err, code)
 	}
-	var r runResult
-	r.isError = res.IsError
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			r.text += tc.Text
-		}
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	_ = json.Unmarshal(b, &r.structured)
-	return r
+	return resultOf(res)
 }
 
 // calcWorks checks that the working upstream's tool works.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -58,15 +59,15 @@ var runBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.
 
 func newMetrics() *metrics {
 	m := &metrics{reg: prometheus.NewRegistry(), sessions: map[string]int64{}}
-	f := promauto{m.reg}
-	m.runs = f.counterVec("airlock_executions_total", "Executions by runtime and status.", "runtime", "status")
-	m.duration = f.histogramVec("airlock_execution_duration_seconds", "Time an execution ran, by runtime and status.", runBuckets, "runtime", "status")
-	m.inFlight = f.gaugeVec("airlock_executions_in_flight", "Executions running now, by runtime.", "runtime")
-	m.rejected = f.counter("airlock_rejected_total", "Requests refused with 503 because the server was busy (its executions or the bodies being read at the cap).")
-	m.calls = f.counterVec("airlock_tool_callbacks_total", "Tool callbacks the code made, by runtime and outcome (ok, error).", "runtime", "outcome")
-	m.callTime = f.histogramVec("airlock_tool_callback_duration_seconds", "Time a tool callback took, by runtime.", prometheus.DefBuckets, "runtime")
-	m.wsBytes = f.gauge("airlock_workspace_bytes", "Bytes in the session workspaces, as measured at the end of each one's last execution.")
-	m.dropped = f.counter("airlock_stream_dropped_lines_total", "Lines of output a streaming client was too slow for.")
+	f := promauto.With(m.reg)
+	m.runs = f.NewCounterVec(prometheus.CounterOpts{Name: "airlock_executions_total", Help: "Executions by runtime and status."}, []string{"runtime", "status"})
+	m.duration = f.NewHistogramVec(prometheus.HistogramOpts{Name: "airlock_execution_duration_seconds", Help: "Time an execution ran, by runtime and status.", Buckets: runBuckets}, []string{"runtime", "status"})
+	m.inFlight = f.NewGaugeVec(prometheus.GaugeOpts{Name: "airlock_executions_in_flight", Help: "Executions running now, by runtime."}, []string{"runtime"})
+	m.rejected = f.NewCounter(prometheus.CounterOpts{Name: "airlock_rejected_total", Help: "Requests refused with 503 because the server was busy (its executions or the bodies being read at the cap)."})
+	m.calls = f.NewCounterVec(prometheus.CounterOpts{Name: "airlock_tool_callbacks_total", Help: "Tool callbacks the code made, by runtime and outcome (ok, error)."}, []string{"runtime", "outcome"})
+	m.callTime = f.NewHistogramVec(prometheus.HistogramOpts{Name: "airlock_tool_callback_duration_seconds", Help: "Time a tool callback took, by runtime."}, []string{"runtime"})
+	m.wsBytes = f.NewGauge(prometheus.GaugeOpts{Name: "airlock_workspace_bytes", Help: "Bytes in the session workspaces, as measured at the end of each one's last execution."})
+	m.dropped = f.NewCounter(prometheus.CounterOpts{Name: "airlock_stream_dropped_lines_total", Help: "Lines of output a streaming client was too slow for."})
 	m.byRuntime = map[string]*runtimeMetrics{}
 	for rt, statuses := range runtimes {
 		r := &runtimeMetrics{
@@ -84,39 +85,6 @@ func newMetrics() *metrics {
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return m
-}
-
-// promauto makes and registers metrics on a registry.
-type promauto struct{ reg *prometheus.Registry }
-
-func (p promauto) counterVec(name, help string, labels ...string) *prometheus.CounterVec {
-	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
-	p.reg.MustRegister(c)
-	return c
-}
-
-func (p promauto) histogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
-	h := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets}, labels)
-	p.reg.MustRegister(h)
-	return h
-}
-
-func (p promauto) gaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
-	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
-	p.reg.MustRegister(g)
-	return g
-}
-
-func (p promauto) counter(name, help string) prometheus.Counter {
-	c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
-	p.reg.MustRegister(c)
-	return c
-}
-
-func (p promauto) gauge(name, help string) prometheus.Gauge {
-	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: name, Help: help})
-	p.reg.MustRegister(g)
-	return g
 }
 
 // observe counts an execution that ended.

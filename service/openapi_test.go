@@ -10,6 +10,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"iter"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -187,21 +188,34 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
+// sourceFiles is the package's code (not its tests), parsed, by file
+// name, in the order of the names.
+func sourceFiles(t *testing.T) iter.Seq2[string, *ast.File] {
+	t.Helper()
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	return func(yield func(string, *ast.File) bool) {
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			file, err := parser.ParseFile(fset, f, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !yield(f, file) {
+				return
+			}
+		}
+	}
+}
+
 // sourceCalls is the string literals the package's code (not its tests)
 // passes first to calls of a selector ending in name ("Header.Get").
 func sourceCalls(t *testing.T, name string) []string {
 	t.Helper()
-	files, _ := filepath.Glob("*.go")
-	fset := token.NewFileSet()
 	var out []string
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, file := range sourceFiles(t) {
 		ast.Inspect(file, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok || len(call.Args) == 0 {
@@ -229,8 +243,6 @@ func sourceCalls(t *testing.T, name string) []string {
 // (http.StatusXxx), as numbers.
 func sourceStatuses(t *testing.T) map[int]bool {
 	t.Helper()
-	files, _ := filepath.Glob("*.go")
-	fset := token.NewFileSet()
 	codes := map[string]int{}
 	for code := 100; code < 600; code++ {
 		if text := http.StatusText(code); text != "" {
@@ -239,14 +251,7 @@ func sourceStatuses(t *testing.T) map[int]bool {
 	}
 	codes["StatusRequestEntityTooLarge"] = http.StatusRequestEntityTooLarge
 	out := map[int]bool{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, file := range sourceFiles(t) {
 		ast.Inspect(file, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {

@@ -311,12 +311,7 @@ func (s *Server) deleteWorkspace(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.ws.remove(id, cred); err != nil {
-		status := http.StatusInternalServerError
-		var re *RequestError
-		if errors.As(err, &re) {
-			status = re.Status
-		}
-		writeError(w, status, err.Error())
+		writeError(w, errorStatus(err), err.Error())
 		return
 	}
 	s.metrics.workspaceGone(dirName(id))
@@ -433,12 +428,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
 	}
 	resp, err := s.Execute(requestContext(r), req, s.dispatcher(req.ExecutionID, req.CallbackURL))
 	if err != nil {
-		status := http.StatusInternalServerError
-		var re *RequestError
-		if errors.As(err, &re) {
-			status = re.Status
-		}
-		writeError(w, status, err.Error())
+		writeError(w, errorStatus(err), err.Error())
 		return
 	}
 	if v1 {
@@ -480,6 +470,16 @@ type RequestError struct {
 }
 
 func (e *RequestError) Error() string { return e.Msg }
+
+// errorStatus is the HTTP status that answers err: a RequestError's own,
+// else 500.
+func errorStatus(err error) int {
+	var re *RequestError
+	if errors.As(err, &re) {
+		return re.Status
+	}
+	return http.StatusInternalServerError
+}
 
 func badRequest(format string, args ...any) error {
 	return &RequestError{Status: http.StatusBadRequest, Msg: fmt.Sprintf(format, args...)}
@@ -582,6 +582,15 @@ func (s *Server) executeUntraced(ctx context.Context, req ExecuteRequest, dispat
 	var resp V1Response
 	if rt == "javascript" || rt == "typescript" {
 		resp = s.runJS(ctx, req, rt, wd, timeout, dispatch)
+		if req.SessionID != "" && wd.id != "" {
+			// What it held at the start, inputs included, unless the code
+			// wrote (then it is measured again).
+			bytes := s.quota().bytes - room
+			if wd.wrote.Load() {
+				bytes, _, _ = s.quota().usage(wd.dir)
+			}
+			s.metrics.workspace(wd.id, bytes)
+		}
 	} else {
 		dir, _ := wd.get()
 		out, err := s.jail.run(ctx, runRequest{runtime: rt, code: req.Code, dir: dir, timeout: timeout, dispatch: dispatch, quota: s.quota(), room: room, log: req.Log})
@@ -603,15 +612,6 @@ func (s *Server) executeUntraced(ctx context.Context, req ExecuteRequest, dispat
 		if req.SessionID != "" {
 			s.metrics.workspace(wd.id, out.workspaceBytes)
 		}
-	}
-	if (rt == "javascript" || rt == "typescript") && req.SessionID != "" && wd.id != "" {
-		// What it held at the start, inputs included, unless the code
-		// wrote (then it is measured again).
-		bytes := s.quota().bytes - room
-		if wd.wrote.Load() {
-			bytes, _, _ = s.quota().usage(wd.dir)
-		}
-		s.metrics.workspace(wd.id, bytes)
 	}
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	s.metrics.observe(rt, resp.Status, time.Since(start))

@@ -1,9 +1,9 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"mime"
 	"net/http"
 	"strconv"
@@ -143,26 +143,30 @@ func (l *lineSplitter) Write(p []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for len(p) > 0 {
-		i := strings.IndexByte(string(p), '\n')
+		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			l.partial = append(l.partial, p...)
-			for len(l.partial) > streamMaxLine {
-				n := pieceLen(l.partial)
-				l.emit(string(l.partial[:n]))
-				l.partial = append(l.partial[:0], l.partial[n:]...)
-			}
+			l.emitPieces()
 			return
 		}
 		l.partial = append(l.partial, p[:i]...)
 		p = p[i+1:]
-		for len(l.partial) > streamMaxLine {
-			n := pieceLen(l.partial)
-			l.emit(string(l.partial[:n]))
-			l.partial = append(l.partial[:0], l.partial[n:]...)
-		}
+		l.emitPieces()
 		l.emit(string(l.partial))
 		l.partial = l.partial[:0]
 	}
+}
+
+// emitPieces emits the partial line in pieces while it is longer than
+// streamMaxLine, keeping the rest.
+func (l *lineSplitter) emitPieces() {
+	b := l.partial
+	for len(b) > streamMaxLine {
+		n := pieceLen(b)
+		l.emit(string(b[:n]))
+		b = b[n:]
+	}
+	l.partial = append(l.partial[:0], b...)
 }
 
 // flush emits what is left of a last line without a newline.
@@ -193,18 +197,28 @@ type eventWriter struct {
 	rc      *http.ResponseController
 	kind    string
 	started bool
-	buf     []byte
+	buf     bytes.Buffer
+	enc     *json.Encoder // on buf; <, > and & as themselves
 }
 
 func (e *eventWriter) add(ev StreamEvent) {
-	b, _ := marshalNoHTML(ev)
-	if e.kind == typeSSE {
-		e.buf = append(e.buf, "event: "+ev.Type+"\ndata: "...)
-		e.buf = append(e.buf, b...)
-		e.buf = append(e.buf, "\n\n"...)
-		return
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false)
 	}
-	e.buf = append(append(e.buf, b...), '\n')
+	if e.kind == typeSSE {
+		e.buf.WriteString("event: ")
+		e.buf.WriteString(ev.Type)
+		e.buf.WriteString("\ndata: ")
+	}
+	// The JSON and the newline that ends its line; a value that does not
+	// encode leaves the line empty.
+	if e.enc.Encode(ev) != nil {
+		e.buf.WriteByte('\n')
+	}
+	if e.kind == typeSSE {
+		e.buf.WriteByte('\n')
+	}
 }
 
 // send writes the events added since the last send, the headers first.
@@ -217,23 +231,12 @@ func (e *eventWriter) send() error {
 		e.w.WriteHeader(http.StatusOK)
 	}
 	e.rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	_, err := e.w.Write(e.buf)
-	e.buf = e.buf[:0]
+	_, err := e.w.Write(e.buf.Bytes())
+	e.buf.Reset()
 	if err == nil {
 		err = e.rc.Flush()
 	}
 	return err
-}
-
-// marshalNoHTML is JSON with <, > and & as themselves, without a newline.
-func marshalNoHTML(v any) ([]byte, error) {
-	var sb strings.Builder
-	enc := json.NewEncoder(&sb)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return []byte(strings.TrimSuffix(sb.String(), "\n")), nil
 }
 
 // executeStream runs a request and streams its output to the client as
@@ -283,11 +286,7 @@ wait:
 		return
 	}
 	if err != nil {
-		status := http.StatusInternalServerError
-		var re *RequestError
-		if errors.As(err, &re) {
-			status = re.Status
-		}
+		status := errorStatus(err)
 		if !ew.started {
 			writeError(w, status, err.Error())
 			return

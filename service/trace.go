@@ -9,7 +9,6 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
@@ -26,14 +25,10 @@ import (
 const TracerName = "github.com/airlockrun/airlock/service"
 
 const (
-	attrRuntime   = attribute.Key("airlock.runtime")
-	attrStatus    = attribute.Key("airlock.status")
-	attrExitCode  = attribute.Key("airlock.exit_code")
-	attrSession   = attribute.Key("airlock.session")
-	attrErrType   = attribute.Key("error.type")
-	attrOperation = attribute.Key("gen_ai.operation.name")
-	attrToolName  = attribute.Key("gen_ai.tool.name")
-	attrToolType  = attribute.Key("gen_ai.tool.type")
+	attrRuntime  = attribute.Key("airlock.runtime")
+	attrStatus   = attribute.Key("airlock.status")
+	attrExitCode = attribute.Key("airlock.exit_code")
+	attrSession  = attribute.Key("airlock.session")
 )
 
 // requestContext is r's context, with the trace context of the request's
@@ -74,13 +69,11 @@ func endExecute(span trace.Span, resp *V1Response, err error) {
 		if re, ok := err.(*RequestError); ok {
 			kind = strconv.Itoa(re.Status) // the HTTP status code, as semantic conventions have it
 		}
-		span.SetAttributes(attrErrType.String(kind))
-		span.SetStatus(codes.Error, kind)
+		tracing.Fail(span, kind, kind)
 	case resp != nil:
 		span.SetAttributes(attrStatus.String(resp.Status), attrExitCode.Int(resp.ExitCode))
 		if resp.Status != "success" {
-			span.SetAttributes(attrErrType.String(resp.Status))
-			span.SetStatus(codes.Error, resp.Status)
+			tracing.Fail(span, resp.Status, resp.Status)
 		}
 	}
 	span.End()
@@ -90,18 +83,13 @@ func endExecute(span trace.Span, resp *V1Response, err error) {
 // tool.
 func traceCalls(dispatch Dispatcher) Dispatcher {
 	return func(ctx context.Context, name string, args json.RawMessage) (string, error) {
-		if !tracing.Enabled() {
-			return dispatch(ctx, name, args)
-		}
-		ctx, span := tracing.Start(ctx, TracerName, "execute_tool "+name, trace.WithAttributes(
-			attrOperation.String("execute_tool"), attrToolName.String(name), attrToolType.String("extension")))
+		ctx, span := tracing.StartTool(ctx, TracerName, name, "extension")
 		if span == nil {
 			return dispatch(ctx, name, args)
 		}
 		data, err := dispatch(ctx, name, args)
 		if err != nil {
-			span.SetAttributes(attrErrType.String("error"))
-			span.SetStatus(codes.Error, "the tool call failed")
+			tracing.Fail(span, "error", "the tool call failed")
 		}
 		span.End()
 		return data, err

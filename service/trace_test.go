@@ -11,9 +11,9 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/airlockrun/airlock/internal/tracing/tracingtest"
 	"github.com/airlockrun/airlock/service"
 )
 
@@ -21,16 +21,10 @@ import (
 // continuing the trace of the request's traceparent header; the run under
 // it is its child. A refused request's span says why, not the message.
 func TestTraceExecute(t *testing.T) {
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	prevTP, prevProp := otel.GetTracerProvider(), otel.GetTextMapPropagator()
-	otel.SetTracerProvider(tp)
+	rec := tracingtest.Record(t)
+	prevProp := otel.GetTextMapPropagator()
 	otel.SetTextMapPropagator(propagation.TraceContext{})
-	t.Cleanup(func() {
-		otel.SetTracerProvider(prevTP)
-		otel.SetTextMapPropagator(prevProp)
-		tp.Shutdown(context.Background())
-	})
+	t.Cleanup(func() { otel.SetTextMapPropagator(prevProp) })
 	url := newServer(t, service.Config{})
 	ctx, caller := otel.Tracer("test").Start(context.Background(), "client")
 	post := func(code string) int {

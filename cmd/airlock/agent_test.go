@@ -46,14 +46,21 @@ func model(t *testing.T, replies ...any) *httptest.Server {
 	return srv
 }
 
-func TestAgent_CodeMode(t *testing.T) {
+// notesAgent runs airlock agent on a directory with notes.txt, against a
+// model that reads the notes in one step and answers in the next.
+func notesAgent(t *testing.T) (code int, out, errs string) {
+	t.Helper()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("the answer is 42"), 0o644)
 	srv := model(t,
 		"Thought: read the notes.\n```js\nconst text = fsReadFile({ path: 'notes.txt' });\nconsole.log(text);\n```",
 		"Thought: done.\n```js\nfinal_answer(Number(text.match(/\\d+/)[0]))\n```")
 	t.Setenv("OPENAI_API_KEY", "k")
-	code, out, errs := cli(t, "", "agent", "--base-url", srv.URL+"/v1", "--dir", dir, "What is the answer in notes.txt?")
+	return cli(t, "", "agent", "--base-url", srv.URL+"/v1", "--dir", dir, "What is the answer in notes.txt?")
+}
+
+func TestAgent_CodeMode(t *testing.T) {
+	code, out, errs := notesAgent(t)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}

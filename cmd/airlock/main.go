@@ -330,14 +330,20 @@ type live struct {
 func (l *live) log(e airlock.Log) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "[%s] %s\n", e.Level, e.Message())
+	printLog(l.w, e)
 	l.logs++
 }
+
+// printLog prints a console line as airlock run shows it.
+func printLog(w io.Writer, e airlock.Log) { fmt.Fprintf(w, "[%s] %s\n", e.Level, e.Message()) }
+
+// printReport prints a report()ed value as airlock run shows it.
+func printReport(w io.Writer, v any) { fmt.Fprintf(w, "[report] %s\n", formatValue(v)) }
 
 func (l *live) report(v any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "[report] %s\n", formatValue(v))
+	printReport(l.w, v)
 	l.reports++
 }
 
@@ -349,10 +355,10 @@ func (l *live) finish(out io.Writer, res *airlock.Result, src string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, e := range res.Logs[min(l.logs, len(res.Logs)):] {
-		fmt.Fprintf(l.w, "[%s] %s\n", e.Level, e.Message())
+		printLog(l.w, e)
 	}
 	for _, v := range res.Reports[min(l.reports, len(res.Reports)):] {
-		fmt.Fprintf(l.w, "[report] %s\n", formatValue(v))
+		printReport(l.w, v)
 	}
 	if res.Status == airlock.StatusSuccess {
 		fmt.Fprintln(out, formatValue(res.Result))

@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -109,13 +107,7 @@ func TestOTLPAgent(t *testing.T) {
 	c := newCollector(t)
 	t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", c.URL+"/v1/traces")
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("the answer is 42"), 0o644)
-	srv := model(t,
-		"Thought: read the notes.\n```js\nconst text = fsReadFile({ path: 'notes.txt' });\nconsole.log(text);\n```",
-		"Thought: done.\n```js\nfinal_answer(Number(text.match(/\\d+/)[0]))\n```")
-	t.Setenv("OPENAI_API_KEY", "k")
-	code, out, errs := cli(t, "", "agent", "--base-url", srv.URL+"/v1", "--dir", dir, "What is the answer in notes.txt?")
+	code, out, errs := notesAgent(t)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
