@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/airlockrun/airlock/internal/tracing"
@@ -25,7 +24,6 @@ const (
 	attrLanguage = attribute.Key("airlock.language")
 	attrFn       = attribute.Key("airlock.function")
 	attrStatus   = attribute.Key("airlock.status")
-	attrErrType  = attribute.Key("error.type")
 	attrDuration = attribute.Key("airlock.duration_ms")
 )
 
@@ -91,8 +89,7 @@ func (rs *runSpan) end(res *Result) {
 		if res.Error != nil && res.Error.Name != "" {
 			name = res.Error.Name
 		}
-		span.SetAttributes(attrErrType.String(name))
-		span.SetStatus(codes.Error, string(res.Status))
+		tracing.Fail(span, name, string(res.Status))
 	}
 	span.End()
 }
@@ -102,8 +99,7 @@ func (rs *runSpan) end(res *Result) {
 // worker process), when its Execution is done.
 func endRunSpan(rs *runSpan, exec *Execution, err error) {
 	if err != nil || exec == nil {
-		rs.span.SetStatus(codes.Error, "the run did not start")
-		rs.span.SetAttributes(attrErrType.String("start"))
+		tracing.Fail(rs.span, "start", "the run did not start")
 		rs.span.End()
 		return
 	}

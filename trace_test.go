@@ -14,23 +14,12 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/tracing/tracingtest"
 )
 
-// installRecorder installs a tracer provider that records every span, as a
-// program that exports traces does, and puts the one before back at the
-// test's end. Tests that call it do not run in parallel.
-func installRecorder(t *testing.T) *tracetest.SpanRecorder {
-	t.Helper()
-	rec := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	prev := otel.GetTracerProvider()
-	otel.SetTracerProvider(tp)
-	t.Cleanup(func() {
-		otel.SetTracerProvider(prev)
-		_ = tp.Shutdown(context.Background())
-	})
-	return rec
-}
+// installRecorder records every span the library makes
+// (tracingtest.Record).
+var installRecorder = tracingtest.Record
 
 // endedUnder waits for a span named name under parent to end (a run's span
 // ends just after the run settles, on another goroutine) and returns the

@@ -5,7 +5,6 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/airlockrun/airlock/internal/engine"
@@ -32,7 +31,6 @@ const (
 const (
 	attrFunction = attribute.Key("airlock.function")
 	attrAsync    = attribute.Key("airlock.call.async")
-	attrErrType  = attribute.Key("error.type")
 )
 
 // traced reports whether the calls are traced: whether the span in Ctx
@@ -113,6 +111,5 @@ func failSpan(span trace.Span, text string) {
 	case TextUnknown:
 		kind = "unknown_function"
 	}
-	span.SetAttributes(attrErrType.String(kind))
-	span.SetStatus(codes.Error, kind)
+	tracing.Fail(span, kind, kind)
 }
