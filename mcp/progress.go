@@ -118,26 +118,30 @@ func (p *progress) take() (msg string, n int, more bool) {
 // report queues a reported value, as airlock.Inspect shows it, cut to
 // progressEntry characters.
 func (p *progress) report(v any) {
-	p.send("report: " + agent.ClipText(airlock.Inspect(v), progressEntry))
+	p.send(func() string { return "report: " + agent.ClipText(airlock.Inspect(v), progressEntry) })
 }
 
 // log queues a console line: its level and its message ("log: hello 1"),
 // cut to progressEntry characters.
 func (p *progress) log(l airlock.Log) {
-	p.send(string(l.Level) + ": " + agent.ClipText(l.Message(), progressEntry))
+	p.send(func() string { return string(l.Level) + ": " + agent.ClipText(l.Message(), progressEntry) })
 }
 
 // send queues an entry for the next notification without waiting: once
 // the next notification is full (progressBatch), it is dropped and
 // counted, and so are the later ones until that notification is taken.
-func (p *progress) send(entry string) {
+// The entry is made only when it may be queued: a flood of lines is not
+// formatted to be dropped.
+func (p *progress) send(makeEntry func() string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || p.over {
 		return
 	}
 	p.entries++
-	if p.dropped > 0 || p.size+len(entry)+1 > progressBatch {
+	if p.dropped > 0 {
+		p.dropped++
+	} else if entry := makeEntry(); p.size+len(entry)+1 > progressBatch {
 		p.dropped++
 	} else {
 		p.pending = append(p.pending, entry)

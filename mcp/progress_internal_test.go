@@ -13,7 +13,7 @@ func TestProgressBounds(t *testing.T) {
 	p := &progress{wake: make(chan struct{}, 1)}
 	line := "log: " + strings.Repeat("x", 995) // 1,000 bytes, 1,001 with its newline
 	for range 20 {
-		p.send(line)
+		p.send(func() string { return line })
 	}
 	msg, n, more := p.take()
 	if kept := progressBatch / 1001; !more || n != 20 || strings.Count(msg, line) != kept ||
@@ -25,7 +25,7 @@ func TestProgressBounds(t *testing.T) {
 	}
 	var total int
 	for i := 0; ; i++ {
-		p.send(line)
+		p.send(func() string { return line })
 		msg, _, _ := p.take()
 		if strings.HasPrefix(msg, "(no more progress") {
 			break
@@ -38,7 +38,7 @@ func TestProgressBounds(t *testing.T) {
 	if total > progressTotal {
 		t.Fatalf("%d bytes sent, more than %d", total, progressTotal)
 	}
-	p.send(line)
+	p.send(func() string { return line })
 	if msg, _, _ := p.take(); msg != "" {
 		t.Fatalf("sent after the total: %q", msg)
 	}
