@@ -88,26 +88,15 @@ func newDepthCheck(mod []byte, secs []section, importedFuncs, g uint32, max int)
 			}
 		case 2:
 			fi := uint32(0)
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
-				m := r.name()
-				name := r.name()
-				switch r.byte1() {
-				case 0:
-					r.u32()
-					if m == tickModule && !notReentrant[name] {
-						reenter = append(reenter, fi)
-					}
-					fi++
-				case 1:
-					r.byte1()
-					r.limits()
-				case 2:
-					r.limits()
-				case 3:
-					r.byte1()
-					r.byte1()
+			r.imports(func(m, name string, kind byte) {
+				if kind != 0 {
+					return
 				}
-			}
+				if m == tickModule && !notReentrant[name] {
+					reenter = append(reenter, fi)
+				}
+				fi++
+			})
 		case 3:
 			for n := r.u32(); n > 0 && r.err == nil; n-- {
 				funcType = append(funcType, r.u32())
