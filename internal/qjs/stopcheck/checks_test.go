@@ -41,14 +41,6 @@ func namedFuncs(names []string) (exports, nameSec []byte) {
 	return sect(7, vec(exps...)...), sect(0, cat(str("name"), names1)...)
 }
 
-func cat(bs ...[]byte) []byte {
-	var out []byte
-	for _, b := range bs {
-		out = append(out, b...)
-	}
-	return out
-}
-
 // loopModule is a module with the loop forms stopcheck meets in compiled C.
 // Each function takes n and loops until it is zero:
 //   - brif: the loop repeats with br_if (n-1 back edges);
