@@ -41,10 +41,9 @@ func (s *Sandbox) enter(ctx context.Context, e Entry, st []uint64) error {
 	if s.entered {
 		return s.mod.enter(ctx, st, true)
 	}
-	if s.wasTrimmed { // the pages Trim gave back
+	if len(s.trimmed) > 0 { // the pages Trim gave back
 		s.mem.untrim(s.trimmed)
 		s.trimmed = s.trimmed[:0]
-		s.wasTrimmed = false
 	}
 	s.entered = true
 	err := s.mod.enter(ctx, st, false)

@@ -70,7 +70,9 @@ func trap(p any) error {
 	return fmt.Errorf("wasm trap: %v", p)
 }
 
-func (g *goInstance) enter(ctx context.Context, st []uint64, nested bool) (err error) {
+// run runs f, a call of the module, with ctx the context of the host
+// functions it calls, and returns the trap it ended in, if any.
+func (g *goInstance) run(ctx context.Context, f func()) (err error) {
 	prev := g.host.ctx
 	g.host.ctx = ctx
 	defer func() {
@@ -79,41 +81,43 @@ func (g *goInstance) enter(ctx context.Context, st []uint64, nested bool) (err e
 			err = trap(p)
 		}
 	}()
-	r := g.m.Xqjs_entry(int32(st[0]), int32(st[1]), int32(st[2]), int32(st[3]), int32(st[4]), int32(st[5]))
-	st[0] = uint64(uint32(r))
+	f()
 	return nil
 }
 
-func (g *goInstance) call(ctx context.Context, name string, st []uint64) (err error) {
-	prev := g.host.ctx
-	g.host.ctx = ctx
-	defer func() {
-		g.host.ctx = prev
-		if p := recover(); p != nil {
-			err = trap(p)
-		}
-	}()
+func (g *goInstance) enter(ctx context.Context, st []uint64, nested bool) error {
+	return g.run(ctx, func() {
+		r := g.m.Xqjs_entry(int32(st[0]), int32(st[1]), int32(st[2]), int32(st[3]), int32(st[4]), int32(st[5]))
+		st[0] = uint64(uint32(r))
+	})
+}
+
+func (g *goInstance) call(ctx context.Context, name string, st []uint64) error {
 	a := func(i int) int32 { return int32(st[i]) }
 	r := int32(0)
+	var f func()
 	switch name {
 	case "_initialize":
-		g.m.X_initialize()
+		f = g.m.X_initialize
 	case "qjs_vm_new":
-		r = g.m.Xqjs_vm_new(a(0))
+		f = func() { r = g.m.Xqjs_vm_new(a(0)) }
 	case "qjs_random_state":
-		r = g.m.Xqjs_random_state(a(0))
+		f = func() { r = g.m.Xqjs_random_state(a(0)) }
 	case "qjs_set_strip":
-		g.m.Xqjs_set_strip(a(0), a(1))
+		f = func() { g.m.Xqjs_set_strip(a(0), a(1)) }
 	case "qjs_gc":
-		g.m.Xqjs_gc(a(0))
+		f = func() { g.m.Xqjs_gc(a(0)) }
 	case "qjs_malloc":
-		r = g.m.Xqjs_malloc(a(0))
+		f = func() { r = g.m.Xqjs_malloc(a(0)) }
 	case "qjs_free":
-		g.m.Xqjs_free(a(0))
+		f = func() { g.m.Xqjs_free(a(0)) }
 	case "qjs_prepare_snapshot":
-		r = g.m.Xqjs_prepare_snapshot(a(0), a(1), a(2))
+		f = func() { r = g.m.Xqjs_prepare_snapshot(a(0), a(1), a(2)) }
 	default:
 		return fmt.Errorf("wasmvm: no export %q on the wasm2go backend", name)
+	}
+	if err := g.run(ctx, f); err != nil {
+		return err
 	}
 	st[0] = uint64(uint32(r))
 	return nil

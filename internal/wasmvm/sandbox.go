@@ -34,7 +34,6 @@ type Sandbox struct {
 	stack       [8]uint64
 	entered     bool   // a call is under way (entry.go)
 	trimmed     []span // what Trim gave back, for the next call to make again
-	wasTrimmed  bool   // Trim ran since the last call
 
 	funcs   []namedFunc
 	modules ModuleHooks

@@ -29,7 +29,6 @@ func (s *Sandbox) Trim() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mod.trimStack() // the next call makes it again
-	s.wasTrimmed = true
 	if mem, ok := s.mod.Memory().Read(0, s.mod.Memory().Size()); ok && sn.heapFrom != 0 {
 		free, _ := freePages(mem, sn.heapFrom)
 		s.mem.drop(free)

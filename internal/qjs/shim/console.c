@@ -159,9 +159,7 @@ static JSValue js_log(JSContext *ctx, JSValueConst this_val, int argc, JSValueCo
     JS_FreeValue(ctx, list);
     slot_num(&slots[0], OP_LOG);
     slot_num(&slots[1], magic);
-    slots[2].tag = TAG_BYTES;
-    slots[2].len = (uint32_t)len;
-    slots[2].u.ptr = (uint32_t)(uintptr_t)p;
+    slot_ptr(&slots[2], TAG_BYTES, p, len);
     k = kernel_op(ctx, slots, 3);
     js_free(ctx, p);
     r = k < 0 ? JS_EXCEPTION : JS_UNDEFINED;

@@ -286,9 +286,7 @@ static int put_text(JSContext *ctx, struct slot *s, JSValueConst v, const char *
     size_t len;
     if (!(*str = JS_ToCStringLen(ctx, &len, v)))
         return -1;
-    s->tag = TAG_STRING;
-    s->len = (uint32_t)len;
-    s->u.ptr = (uint32_t)(uintptr_t)*str;
+    slot_ptr(s, TAG_STRING, *str, len);
     return 0;
 }
 
@@ -369,18 +367,28 @@ JSValue fail(JSContext *ctx, int phase, JSValueConst e)
     return kernel_op(ctx, &s, 1) < 0 ? JS_EXCEPTION : JS_UNDEFINED;
 }
 
-/* fail_pending reports the pending exception as fail does, when the
-   kernel is readied (ENTRY_INIT) and a catch clause would catch it (a
-   queueMicrotask callback threw it, realm.c); otherwise it stays pending. */
-JSValue fail_pending(JSContext *ctx)
+/* fail_caught reports the pending exception as fail does, in phase, when
+   a catch clause would catch it; otherwise (a stop, out of memory) it
+   stays pending. */
+JSValue fail_caught(JSContext *ctx, int phase)
 {
     JSValue e, r;
-    if (!JS_IsFunction(ctx, natives[N_SLICE]) || JS_IsUncatchableException(ctx))
+    if (JS_IsUncatchableException(ctx))
         return JS_EXCEPTION;
     e = JS_GetException(ctx);
-    r = fail(ctx, PHASE_RUN, e);
+    r = fail(ctx, phase, e);
     JS_FreeValue(ctx, e);
     return r;
+}
+
+/* fail_pending is fail_caught in PHASE_RUN once the kernel is readied
+   (ENTRY_INIT): a queueMicrotask callback threw (realm.c). Before, the
+   exception stays pending. */
+JSValue fail_pending(JSContext *ctx)
+{
+    if (!JS_IsFunction(ctx, natives[N_SLICE]))
+        return JS_EXCEPTION;
+    return fail_caught(ctx, PHASE_RUN);
 }
 
 /* done_mode is how done encodes: a run's result (ENC_RESULT), or a
@@ -427,17 +435,9 @@ JSValue done(JSContext *ctx, JSValueConst v)
             return JS_EXCEPTION;
         break;
     default:
-        if (codec_encode(ctx, v, done_mode, &p, &len) < 0) {
-            JSValue e;
-            if (JS_IsUncatchableException(ctx))
-                return JS_EXCEPTION;
-            e = JS_GetException(ctx);
-            e = fail(ctx, PHASE_RUN, e);
-            return e;
-        }
-        slots[2].tag = TAG_BYTES;
-        slots[2].len = (uint32_t)len;
-        slots[2].u.ptr = (uint32_t)(uintptr_t)p;
+        if (codec_encode(ctx, v, done_mode, &p, &len) < 0)
+            return fail_caught(ctx, PHASE_RUN);
+        slot_ptr(&slots[2], TAG_BYTES, p, len);
     }
     slot_num(&slots[1], p ? 1 : 0);
     if (slots[2].tag != TAG_NUMBER && slots[2].tag != TAG_STRING && slots[2].tag != TAG_BYTES) {

@@ -75,9 +75,7 @@ static int encode_args(JSContext *ctx, int n, JSValueConst *argv, struct slot *s
         if (put_plain(s, a))
             continue;
         if (codec_is_bytes(ctx, a, &bytes, &len)) {
-            s->tag = TAG_BYTES;
-            s->len = (uint32_t)len;
-            s->u.ptr = (uint32_t)(uintptr_t)bytes;
+            slot_ptr(s, TAG_BYTES, bytes, len);
             continue;
         }
         if (JS_IsString(a)) {
@@ -682,9 +680,7 @@ static int host_fn_primitives(JSContext *ctx, int id, int argc, JSValueConst *ar
                 goto done;
             }
             strs[nstr++] = str;
-            s->tag = TAG_STRING;
-            s->len = (uint32_t)len;
-            s->u.ptr = (uint32_t)(uintptr_t)str;
+            slot_ptr(s, TAG_STRING, str, len);
             break;
         }
         default:
@@ -738,9 +734,7 @@ static JSValue call_json(JSContext *ctx, int id, int argc, JSValueConst *argv)
         return JS_EXCEPTION;
     slot_num(&slots[0], OP_CALL);
     slot_num(&slots[1], id);
-    slots[2].tag = TAG_STRING;
-    slots[2].len = (uint32_t)len;
-    slots[2].u.ptr = (uint32_t)(uintptr_t)s;
+    slot_ptr(&slots[2], TAG_STRING, s, len);
     r = kernel_op(ctx, slots, 3);
     JS_FreeCString(ctx, s);
     return r < 0 ? JS_EXCEPTION : answer_value(ctx, id, 1);
@@ -767,9 +761,7 @@ static JSValue call_encoded(JSContext *ctx, int id, int argc, JSValueConst *argv
         return rethrow_marked(ctx, id);
     slot_num(&slots[0], OP_CALL_ENCODED);
     slot_num(&slots[1], id);
-    slots[2].tag = TAG_BYTES;
-    slots[2].len = (uint32_t)len;
-    slots[2].u.ptr = (uint32_t)(uintptr_t)p;
+    slot_ptr(&slots[2], TAG_BYTES, p, len);
     r = kernel_op(ctx, slots, 3);
     js_free(ctx, p);
     return r < 0 ? JS_EXCEPTION : answer_value(ctx, id, 0);

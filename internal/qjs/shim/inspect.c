@@ -1,6 +1,6 @@
 /*
  * inspect.c: the validation of an executor step by the engine that runs
- * it. qjs_inspect_step compiles a step as qjs_kernel_step would (strict
+ * it. qjs_inspect_step compiles a step as session_step would (strict
  * global code, top-level await and return) without running it, and reports
  * what the executor's rules need: the syntax error and its position, or
  * the globals the step declares and names, its local bindings and its
@@ -125,7 +125,7 @@ static void put_error(JSContext *ctx, DynBuf *b)
     JS_FreeValue(ctx, e);
 }
 
-/* The step qjs_inspect_step kept, for qjs_kernel_step to run: a step is
+/* The step qjs_inspect_step kept, for session_step to run: a step is
    compiled once, validated and run. */
 static JSValue kept_step = JS_UNDEFINED;
 
@@ -143,10 +143,10 @@ JSValue inspect_take_step(void)
      {"ok":true,"items":[[kind,name,line,column],...]}   (kinds: JS_INSPECT_*)
      {"ok":false,"message":"...","line":1,"column":4,
       "importModule":"x"}    (importModule: patch 0008's static import, or null)
-   NULL when memory ran out. flags are qjs_kernel_step's (shim.c): with
-   QJS_STEP_BUDGET compiled with the operation budget, with QJS_STEP_SLOPPY
-   as sloppy code; with QJS_STEP_KEPT the compiled step is kept for
-   qjs_kernel_step's QJS_STEP_KEPT. Any step kept before is dropped. */
+   NULL when memory ran out. flags are session_step's (STEP_*, shim.h):
+   with STEP_BUDGET compiled with the operation budget, with STEP_SLOPPY
+   as sloppy code; with STEP_KEPT the compiled step is kept for the step
+   run with STEP_KEPT (ENTRY_STEP). Any step kept before is dropped. */
 EXPORT(qjs_inspect_step) uint8_t *qjs_inspect_step(JSContext *ctx, const char *src, uint32_t len, const char *filename,
                                                    int32_t flags)
 {

@@ -163,6 +163,8 @@ JSModuleDef *module_program(JSContext *ctx, const char *name)
     int32_t r = host_load_module(name, nlen, 0);
     char *buf = host_text(ctx, &len);
     JSModuleDef *m;
+    if (!buf)
+        return NULL;
     if (r == 2)
         return globals_module(ctx, name, buf, len); /* takes buf */
     if (r != 0) {

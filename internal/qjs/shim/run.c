@@ -470,12 +470,7 @@ static JSValue select_export(JSContext *ctx, JSValueConst ns, int quiet)
             return JS_EXCEPTION;
         JS_ThrowReferenceError(ctx, "export '%s' not found", fn);
         JS_FreeCString(ctx, fn);
-        if (JS_IsUncatchableException(ctx))
-            return JS_EXCEPTION;
-        v = JS_GetException(ctx);
-        r = fail(ctx, PHASE_EXPORT, v);
-        JS_FreeValue(ctx, v);
-        return r;
+        return fail_caught(ctx, PHASE_EXPORT);
     }
     v = JS_GetProperty(ctx, ns, run.fn);
     if (!JS_IsException(v)) {
@@ -493,14 +488,8 @@ static JSValue select_export(JSContext *ctx, JSValueConst ns, int quiet)
         }
     }
     if (JS_IsException(v)) {
-        JSValue e;
     failed:
-        if (JS_IsUncatchableException(ctx))
-            return JS_EXCEPTION;
-        e = JS_GetException(ctx);
-        r = fail(ctx, PHASE_RUN, e);
-        JS_FreeValue(ctx, e);
-        return r;
+        return fail_caught(ctx, PHASE_RUN);
     }
     if (quiet && is_primitive(v) && !JS_IsJobPending(JS_GetRuntime(ctx)))
         r = done(ctx, v);
@@ -637,7 +626,6 @@ fail:
    failure. No job runs. */
 JSValue run_job(JSContext *ctx, struct slot *s, int argc)
 {
-    JSValue e, r;
     const char *fn;
     int flags;
     if (argc < RUN_GLOBALS_FROM || s[RUN_ENTRY].tag != TAG_STRING || s[RUN_FN].tag != TAG_STRING ||
@@ -649,14 +637,8 @@ JSValue run_job(JSContext *ctx, struct slot *s, int argc)
     fn = (const char *)(uintptr_t)s[RUN_FN].u.ptr;
     run.fn = JS_NewAtomLen(ctx, fn, s[RUN_FN].len);
     run.optional = (flags & RUN_OPTIONAL) != 0;
-    if (run.fn == JS_ATOM_NULL || run_input(ctx, s, argc, (flags & RUN_WITH_GLOBALS) != 0) < 0) {
-        if (JS_IsUncatchableException(ctx))
-            return JS_EXCEPTION;
-        e = JS_GetException(ctx);
-        r = fail(ctx, PHASE_LINK, e);
-        JS_FreeValue(ctx, e);
-        return r;
-    }
+    if (run.fn == JS_ATOM_NULL || run_input(ctx, s, argc, (flags & RUN_WITH_GLOBALS) != 0) < 0)
+        return fail_caught(ctx, PHASE_LINK);
     return run_entry(ctx, (const char *)(uintptr_t)s[RUN_ENTRY].u.ptr);
 }
 

@@ -64,15 +64,8 @@ static JSValue js_exec(JSContext *ctx, JSValueConst this_val, int argc, JSValueC
     (void)magic;
     (void)data;
     v = argc > 0 && JS_IsObject(argv[0]) ? JS_GetPropertyStr(ctx, argv[0], "value") : JS_UNDEFINED;
-    if (JS_IsException(v)) {
-        JSValue e;
-        if (JS_IsUncatchableException(ctx))
-            return JS_EXCEPTION;
-        e = JS_GetException(ctx);
-        r = fail(ctx, PHASE_RUN, e);
-        JS_FreeValue(ctx, e);
-        return r;
-    }
+    if (JS_IsException(v))
+        return fail_caught(ctx, PHASE_RUN);
     r = settle_with(ctx, v);
     JS_FreeValue(ctx, v);
     return r;

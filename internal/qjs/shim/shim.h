@@ -161,6 +161,15 @@ static inline void slot_num(struct slot *s, double d)
     s->u.num = d;
 }
 
+/* slot_ptr makes s the slot of tag (TAG_STRING, TAG_JSON, TAG_BYTES) whose
+   text or bytes are len at p. */
+static inline void slot_ptr(struct slot *s, int tag, const void *p, size_t len)
+{
+    s->tag = tag;
+    s->len = (uint32_t)len;
+    s->u.ptr = (uint32_t)(uintptr_t)p;
+}
+
 /* A host function's mode: how its arguments cross. */
 enum {
     FN_PLAIN = 0, /* primitives as slots, other values encoded */
@@ -212,6 +221,7 @@ JSValue fail(JSContext *ctx, int phase, JSValueConst e);
 JSValue done(JSContext *ctx, JSValueConst v);
 void done_for_steps(int steps);
 JSValue fail_pending(JSContext *ctx);
+JSValue fail_caught(JSContext *ctx, int phase);
 int console_init(JSContext *ctx);
 JSValueConst console_value(void);
 

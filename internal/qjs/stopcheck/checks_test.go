@@ -26,12 +26,19 @@ func vec(items ...[]byte) []byte {
 
 func str(s string) []byte { return append(binary.AppendUvarint(nil, uint64(len(s))), s...) }
 
-func cat(bs ...[]byte) []byte {
-	var out []byte
-	for _, b := range bs {
-		out = append(out, b...)
+// namedFuncs is the export section and the name section of a module whose
+// function 0 is the import tick and whose functions 1.. are names, each
+// exported under its name.
+func namedFuncs(names []string) (exports, nameSec []byte) {
+	var exps, nameMap [][]byte
+	for i, n := range names {
+		exps = append(exps, cat(str(n), []byte{0x00, byte(i + 1)}))
+		nameMap = append(nameMap, cat([]byte{byte(i + 1)}, str(n)))
 	}
-	return out
+	nameMap = append([][]byte{cat([]byte{0}, str("tick"))}, nameMap...)
+	sub := vec(nameMap...)
+	names1 := cat([]byte{1}, binary.AppendUvarint(nil, uint64(len(sub))), sub)
+	return sect(7, vec(exps...)...), sect(0, cat(str("name"), names1)...)
 }
 
 // loopModule is a module with the loop forms stopcheck meets in compiled C.
@@ -56,22 +63,15 @@ func loopModule() []byte {
 	br := body(cat([]byte{0x02, 0x40, 0x03, 0x40, 0x20, 0, 0x45, 0x0D, 1}, dec, []byte{0x1A, 0x0C, 0, 0x0B, 0x0B})...)
 	table := body(cat([]byte{0x02, 0x40, 0x03, 0x40}, dec, []byte{0x45, 0x0E, 1, 0, 1, 0x0B, 0x0B})...)
 	names := []string{"brif", "br", "table", "JS_CallInternal"}
-	var exports, nameMap [][]byte
-	for i, n := range names {
-		exports = append(exports, cat(str(n), []byte{0x00, byte(i + 1)}))
-		nameMap = append(nameMap, cat([]byte{byte(i + 1)}, str(n)))
-	}
-	nameMap = append([][]byte{cat([]byte{0}, str("tick"))}, nameMap...)
-	sub := vec(nameMap...)
-	names1 := cat([]byte{1}, binary.AppendUvarint(nil, uint64(len(sub))), sub)
+	exports, nameSec := namedFuncs(names)
 	return cat([]byte("\x00asm\x01\x00\x00\x00"),
 		sect(1, vec(funcType, tickType)...),
 		sect(2, vec(cat(str("env"), str("tick"), []byte{0x00, 1}))...),
 		sect(3, vec([]byte{0}, []byte{0}, []byte{0}, []byte{0})...),
 		sect(6, vec([]byte{i32, 1, 0x41, 0, 0x0B})...), // the stack pointer: the one mutable global
-		sect(7, vec(exports...)...),
+		exports,
 		sect(10, vec(brif, br, table, brif)...),
-		sect(0, cat(str("name"), names1)...),
+		nameSec,
 	)
 }
 

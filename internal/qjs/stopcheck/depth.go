@@ -88,26 +88,15 @@ func newDepthCheck(mod []byte, secs []section, importedFuncs, g uint32, max int)
 			}
 		case 2:
 			fi := uint32(0)
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
-				m := r.name()
-				name := r.name()
-				switch r.byte1() {
-				case 0:
-					r.u32()
-					if m == tickModule && !notReentrant[name] {
-						reenter = append(reenter, fi)
-					}
-					fi++
-				case 1:
-					r.byte1()
-					r.limits()
-				case 2:
-					r.limits()
-				case 3:
-					r.byte1()
-					r.byte1()
+			r.imports(func(m, name string, kind byte) {
+				if kind != 0 {
+					return
 				}
-			}
+				if m == tickModule && !notReentrant[name] {
+					reenter = append(reenter, fi)
+				}
+				fi++
+			})
 		case 3:
 			for n := r.u32(); n > 0 && r.err == nil; n-- {
 				funcType = append(funcType, r.u32())
@@ -210,10 +199,10 @@ func newDepthCheck(mod []byte, secs []section, importedFuncs, g uint32, max int)
 		dc.results = append(dc.results, types[t])
 	}
 	gl := binary.AppendUvarint(nil, uint64(g))
-	dc.enter = joinBytes(
+	dc.enter = cat(
 		[]byte{0x23}, gl, []byte{0x41, 0x01, 0x6A, 0x24}, gl,
 		[]byte{0x23}, gl, appendSleb([]byte{0x41}, int64(max)), []byte{0x4B, 0x04, 0x40, 0x00, 0x0B})
-	dc.leave = joinBytes([]byte{0x23}, gl, []byte{0x41, 0x01, 0x6B, 0x24}, gl)
+	dc.leave = cat([]byte{0x23}, gl, []byte{0x41, 0x01, 0x6B, 0x24}, gl)
 	return dc, nil
 }
 
@@ -296,7 +285,8 @@ func sccs(edges [][]uint32) [][]uint32 {
 	return out
 }
 
-func joinBytes(bs ...[]byte) []byte {
+// cat is bs, one after the other.
+func cat(bs ...[]byte) []byte {
 	var out []byte
 	for _, b := range bs {
 		out = append(out, b...)

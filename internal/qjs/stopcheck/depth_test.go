@@ -28,24 +28,17 @@ func recursionModule() []byte {
 	ind := body(0x02, 0x40, 0x20, 0, 0x0D, 0, 0x41, 0, 0x0F, 0x0B, 0x20, 0, 0x41, 1, 0x6B, 0x41, 0, 0x11, 0, 0, 0x41, 1, 0x6A, 0x0B)
 	leaf := body(0x20, 0, 0x0B)
 	names := []string{"rec", "ind", "JS_CallInternal"}
-	var exports, nameMap [][]byte
-	for i, n := range names {
-		exports = append(exports, cat(str(n), []byte{0x00, byte(i + 1)}))
-		nameMap = append(nameMap, cat([]byte{byte(i + 1)}, str(n)))
-	}
-	nameMap = append([][]byte{cat([]byte{0}, str("tick"))}, nameMap...)
-	sub := vec(nameMap...)
-	names1 := cat([]byte{1}, binary.AppendUvarint(nil, uint64(len(sub))), sub)
+	exports, nameSec := namedFuncs(names)
 	return cat([]byte("\x00asm\x01\x00\x00\x00"),
 		sect(1, vec(funcType, tickType)...),
 		sect(2, vec(cat(str("env"), str("tick"), []byte{0x00, 1}))...),
 		sect(3, vec([]byte{0}, []byte{0}, []byte{0})...),
 		sect(4, vec([]byte{0x70, 0x00, 1})...),
 		sect(6, vec([]byte{i32, 1, 0x41, 0, 0x0B})...),
-		sect(7, vec(exports...)...),
+		exports,
 		sect(9, vec(cat([]byte{0, 0x41, 0, 0x0B}, vec([]byte{2})))...),
 		sect(10, vec(rec, ind, leaf)...),
-		sect(0, cat(str("name"), names1)...),
+		nameSec,
 	)
 }
 

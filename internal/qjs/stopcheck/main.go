@@ -196,6 +196,29 @@ func (r *reader) limits() {
 	}
 }
 
+// imports reads the import section at r, calling f with each import's
+// module, name and kind (0 a function, 1 a table, 2 a memory, 3 a global).
+func (r *reader) imports(f func(module, name string, kind byte)) {
+	for n := r.u32(); n > 0 && r.err == nil; n-- {
+		m := r.name()
+		name := r.name()
+		kind := r.byte1()
+		switch kind {
+		case 0:
+			r.u32()
+		case 1:
+			r.byte1()
+			r.limits()
+		case 2:
+			r.limits()
+		case 3:
+			r.byte1()
+			r.byte1()
+		}
+		f(m, name, kind)
+	}
+}
+
 type section struct {
 	id         byte
 	hdr, start int
@@ -242,27 +265,17 @@ func instrument(mod []byte) ([]byte, int, error) {
 		r := &reader{b: mod[:s.end], i: s.start}
 		switch s.id {
 		case 2:
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
-				m := r.name()
-				name := r.name()
-				switch r.byte1() {
+			r.imports(func(m, name string, kind byte) {
+				switch kind {
 				case 0:
-					r.u32()
 					if m == tickModule && name == tickImport {
 						tickFunc = int64(importedFuncs)
 					}
 					importedFuncs++
-				case 1:
-					r.byte1()
-					r.limits()
-				case 2:
-					r.limits()
 				case 3:
-					r.byte1()
-					r.byte1()
 					importedGlobals++
 				}
-			}
+			})
 		case 6:
 			globals = r.u32()
 			mutable := 0
