@@ -31,7 +31,7 @@
  *             memory.grow). The shim also sets stop, so the program cannot
  *             go on after catching the RangeError/InternalError.
  *   heap_limit, heap_used   bytes of QuickJS's heap (0 limit = none).
- *   res_*     the result of the last qjs_eval/qjs_run_jobs.
+ *   res_*     the outcome of the last qjs_eval/qjs_run_jobs or entry (entry_outcome).
  *
  * Host calls. A host function encodes its arguments as slots (struct slot)
  * in a guest buffer and calls the import env.host_call(fn, argv, argc):

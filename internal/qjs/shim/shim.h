@@ -38,7 +38,7 @@ struct slot {
     } u;
 };
 
-/* Result status of qjs_eval / qjs_run_jobs. */
+/* Result status of qjs_eval / qjs_run_jobs and of an entry (entry_outcome). */
 enum {
     RES_OK = 0,        /* res is the value, JSON (or TAG_UNDEFINED) */
     RES_EXCEPTION = 1, /* res is the thrown value's "stack" text */
