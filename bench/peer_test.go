@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,7 @@ import (
 //
 //	sync-int     100,000 calls of host(i) from a JS loop, summed: func(x int) int
 //	sync-string  the same with host("hello").length: func(s string) string
+//	sync-id      host(i).length, a name made of an id: func(id int) string
 //	sync-object  host({ n: i, tag: 'x' }).n: a struct with json tags in and out
 //	async        10,000 awaits in sequence of a host function returning a
 //	             promise: airlock.Async(func(x int) int); SES: Promise.resolve(x);
@@ -58,6 +60,12 @@ func BenchmarkPeer(b *testing.B) {
 	inAsync := func(body string) string { return "(async () => { let s = 0; " + body + " return s; })()" }
 	syncInt := fmt.Sprintf("for (let i = 0; i < %d; i++) s += host(i);", n)
 	syncString := fmt.Sprintf(`for (let i = 0; i < %d; i++) s += host("hello").length;`, n)
+	syncID := fmt.Sprintf("for (let i = 0; i < %d; i++) s += host(i).length;", n)
+	name := func(id int) string { return "user-" + strconv.Itoa(id) }
+	idLengths := 0.0
+	for i := range n {
+		idLengths += float64(len(name(i)))
+	}
 	syncObject := fmt.Sprintf("for (let i = 0; i < %d; i++) s += host({ n: i, tag: 'x' }).n;", n)
 	async := fmt.Sprintf("for (let i = 0; i < %d; i++) s += await host(i);", awaits)
 	sum := func(k int) float64 { return float64(k) * float64(k-1) / 2 }
@@ -77,6 +85,9 @@ func BenchmarkPeer(b *testing.B) {
 		{"sync-string", n, func(vm *quickjs.VM) error {
 			return vm.RegisterFunc("host", func(s string) string { return s }, false)
 		}, inFunc(syncString), func(s string) string { return s }, 5 * n},
+		{"sync-id", n, func(vm *quickjs.VM) error {
+			return vm.RegisterFunc("host", name, false)
+		}, inFunc(syncID), name, idLengths},
 		{"sync-object", n, func(vm *quickjs.VM) error {
 			// The floor's RegisterFunc takes an object as its JSON text
 			// (quickjs.Object), decoded as its documentation shows.

@@ -9,7 +9,7 @@
 // and system, the collector's threads included) per call, in nanoseconds.
 //
 // Usage: node peer.js CASE ROUNDS (after `npm ci` in this directory).
-// Cases: sync-int, sync-string, sync-object, async, async-tick, cold.
+// Cases: sync-int, sync-string, sync-id, sync-object, async, async-tick, cold.
 import 'ses';
 
 lockdown();
@@ -34,6 +34,12 @@ const cases = {
     src: `(() => { let s = 0; for (let i = 0; i < ${n}; i++) s += host("hello").length; return s; })()`,
     calls: n,
     want: 5 * n,
+  },
+  'sync-id': {
+    host: (id) => 'user-' + id,
+    src: `(() => { let s = 0; for (let i = 0; i < ${n}; i++) s += host(i).length; return s; })()`,
+    calls: n,
+    want: Array.from({ length: n }, (_, i) => ('user-' + i).length).reduce((a, b) => a + b, 0),
   },
   'sync-object': {
     host: (o) => ({ n: o.n, tag: o.tag }),
