@@ -192,7 +192,8 @@ func (e *Executor) ready() (*session.Session, error) {
 //
 // Errors: ERR_INVALID_STATE, ERR_VALIDATION_FAILED and ERR_IMPORT_NOT_ALLOWED
 // before anything ran; ERR_MAX_OPS_EXCEEDED, ERR_TOOL_PROXY_FAIL and
-// ERR_RUNTIME_EXCEPTION leave the executor READY; ERR_EXEC_TIMEOUT (also
+// ERR_RUNTIME_EXCEPTION leave the executor READY, and so does
+// ERR_INTERRUPTED (Interrupt) when the step ended; ERR_EXEC_TIMEOUT (also
 // when ctx ends), ERR_MEMORY_LIMIT_EXCEEDED and a broken sandbox leave it
 // DIRTY, to be cleaned up and initialized again.
 func (e *Executor) Run(ctx context.Context, code string) (*CodeOutput, error) {
@@ -227,6 +228,24 @@ func (e *Executor) Run(ctx context.Context, code string) (*CodeOutput, error) {
 	return &CodeOutput{Output: out.Value, Logs: out.Logs, IsFinalAnswer: out.Final, LogEntries: logEntries(out.Entries)}, nil
 }
 
+// Interrupt stops the running step, if there is one, and keeps the
+// sandbox's state, as Node's REPL interrupts a command at Ctrl-C: the step
+// fails with ERR_INTERRUPTED and the executor stays READY, with every
+// declaration of earlier steps (and what the interrupted step had done).
+// The step stops at its next operation, as the operation budget stops it;
+// the context its tools were given ends, and a tool in flight that returns
+// within a second lets it stop there. A tool that does not return by then
+// is abandoned, and a native call that runs on (a long regular expression,
+// say) runs until the step's time or context stops it; both leave the
+// executor DIRTY, as a timeout does. Steps waiting in the run queue are
+// not interrupted. Interrupt reports whether a step was running.
+func (e *Executor) Interrupt() bool {
+	e.mu.Lock()
+	sess := e.sess
+	e.mu.Unlock()
+	return sess != nil && sess.Interrupt()
+}
+
 // step is a step of code with the executor's limits, validated by the
 // session's engine (prepareWith).
 func (e *Executor) step(code string) *session.Step {
@@ -238,6 +257,9 @@ func (e *Executor) step(code string) *session.Step {
 	}
 	for i, l := range opts.CollectConsoleLevels {
 		st.Levels[i] = string(l)
+	}
+	if opts.Log != nil {
+		st.Log = func(l session.Entry) { opts.Log(LogEntry{Level: LogLevel(l.Level), Message: l.Message, Time: l.Time}) }
 	}
 	st.Prepare = func(stop <-chan struct{}, inspect func(string) (*engine.Inspection, error)) (string, func(int, int) (int, int), error) {
 		prep := prepareWith(code, opts, stop, inspect)

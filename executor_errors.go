@@ -7,7 +7,7 @@ type ErrorCode string
 
 // The executor's error codes. ErrInitFailed keeps the contract's name,
 // ERR_SES_INIT_FAILED, for a sandbox that could not be created and hardened.
-// ErrMemoryLimit and ErrInvalidArgument extend the contract.
+// ErrMemoryLimit, ErrInvalidArgument and ErrInterrupted extend the contract.
 const (
 	CodeInvalidState     ErrorCode = "ERR_INVALID_STATE"
 	CodeInitFailed       ErrorCode = "ERR_SES_INIT_FAILED"
@@ -20,6 +20,7 @@ const (
 	CodeCleanupFailed    ErrorCode = "ERR_CLEANUP_FAILED"
 	CodeMemoryLimit      ErrorCode = "ERR_MEMORY_LIMIT_EXCEEDED"
 	CodeInvalidArgument  ErrorCode = "ERR_INVALID_ARGUMENT"
+	CodeInterrupted      ErrorCode = "ERR_INTERRUPTED"
 )
 
 // ErrorSeverity is how grave an [ExecutorError] is.
@@ -83,6 +84,7 @@ var (
 	ErrCleanupFailed    = &ExecutorError{Code: CodeCleanupFailed}
 	ErrMemoryLimit      = &ExecutorError{Code: CodeMemoryLimit}
 	ErrInvalidArgument  = &ExecutorError{Code: CodeInvalidArgument}
+	ErrInterrupted      = &ExecutorError{Code: CodeInterrupted}
 )
 
 // The contract's table: severity and whether retrying (after the recovery
@@ -104,6 +106,7 @@ var errorClass = map[ErrorCode]struct {
 	CodeCleanupFailed:    {SeverityWarn, false},
 	CodeMemoryLimit:      {SeverityError, true},
 	CodeInvalidArgument:  {SeverityError, false},
+	CodeInterrupted:      {SeverityError, true},
 }
 
 // newExecError makes an error of a code, with its severity and retryability.

@@ -11,7 +11,7 @@ import (
 // severity and retryability.
 func TestSessionCodes(t *testing.T) {
 	for _, c := range []string{session.CodeValidationFailed, session.CodeMaxOpsExceeded, session.CodeExecTimeout,
-		session.CodeRuntimeException, session.CodeToolProxyFail, session.CodeMemoryLimit, session.CodeInvalidArgument} {
+		session.CodeRuntimeException, session.CodeToolProxyFail, session.CodeMemoryLimit, session.CodeInvalidArgument, session.CodeInterrupted} {
 		if _, ok := errorClass[ErrorCode(c)]; !ok {
 			t.Errorf("the session's code %q is not an executor's ErrorCode", c)
 		}

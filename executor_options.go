@@ -54,6 +54,12 @@ type ExecutorOptions struct {
 	// LevelLog, LevelInfo, LevelWarn, LevelError (all four by default).
 	// console.debug counts as log.
 	CollectConsoleLevels []LogLevel
+	// Log, when set, is given each console call a step keeps, as the step
+	// makes it, so that a step's output can be shown while it runs (the
+	// REPL does). The calls come one at a time, in the order of the step's
+	// LogEntries, which still hold them all; Log must not block for long,
+	// as the step waits for it.
+	Log func(LogEntry)
 	// MemoryLimitBytes bounds the sandbox's heap for its whole life, the
 	// state steps keep included, and its whole memory at that plus about
 	// 8 MiB (as Options.MemoryLimitBytes). Default 256 MiB.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/airlockrun/airlock/js"
@@ -32,15 +31,15 @@ const replHelp = `Each line is a step: JavaScript, the body of an async function
 return work). The value of a final expression is printed. Declarations stay
 for the next steps. An incomplete line (an open bracket, a trailing operator)
 or one ending with \ continues on the next. final_answer(v) gives an answer.
-Ctrl-C interrupts the running step (a step waiting in a tool keeps the
-session's state; one running JavaScript is stopped and the sandbox reset)
+Console output is printed as the step writes it.
+Ctrl-C interrupts the running step and keeps the session's state (a second
+Ctrl-C stops a step that the first did not stop, and resets the sandbox),
 or drops the line being typed; Ctrl-C twice at an empty prompt, Ctrl-D or
 .exit quits; .help shows this.`
 
 // demoTools are the repl's tools. sleep returns at once, with an error,
-// when the step is interrupted (intr), so that a Ctrl-C during a step
-// waiting in it keeps the session's state.
-func demoTools(intr *interrupter) map[string]any {
+// when the step is interrupted: its context ends.
+func demoTools() map[string]any {
 	return map[string]any{
 		"sleep": airlock.Async(func(ctx context.Context, ms float64) error {
 			select {
@@ -48,65 +47,11 @@ func demoTools(intr *interrupter) map[string]any {
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-intr.done():
-				return errInterrupted
 			}
 		}),
 		"now":  func() string { return time.Now().UTC().Format(time.RFC3339) },
 		"echo": func(v any) any { return v },
 	}
-}
-
-// errInterrupted is what a tool interrupted by Ctrl-C throws.
-var errInterrupted = errors.New("interrupted (Ctrl-C)")
-
-// interruptGrace is how long a step interrupted by Ctrl-C has to end by
-// itself (its tools have returned) before it is stopped, which resets the
-// sandbox.
-const interruptGrace = 500 * time.Millisecond
-
-// An interrupter tells the REPL's tools that Ctrl-C interrupted the step.
-// The executor cannot stop a step and keep its sandbox (a stopped step
-// leaves it DIRTY), but a step whose tool throws ends as a runtime error
-// and keeps it: so a Ctrl-C first makes the tools in flight return, and
-// stops the step only if it has not ended interruptGrace later (it runs
-// JavaScript, not a tool) or at a second Ctrl-C.
-type interrupter struct {
-	mu    sync.Mutex
-	ch    chan struct{}
-	fired bool
-}
-
-func newInterrupter() *interrupter { return &interrupter{ch: make(chan struct{})} }
-
-// reset readies it for the next step.
-func (i *interrupter) reset() {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.fired {
-		i.ch, i.fired = make(chan struct{}), false
-	}
-}
-
-func (i *interrupter) done() <-chan struct{} {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return i.ch
-}
-
-func (i *interrupter) fire() {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if !i.fired {
-		i.fired = true
-		close(i.ch)
-	}
-}
-
-func (i *interrupter) interrupted() bool {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	return i.fired
 }
 
 func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -120,11 +65,10 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		fmt.Fprintf(stderr, "airlock repl: -memory: %v\n", err)
 		return 2
 	}
-	intr := newInterrupter()
 	var tools map[string]any
 	switch t := get("tools").String(); t {
 	case "demo":
-		tools = demoTools(intr)
+		tools = demoTools()
 	case "none":
 	default:
 		fmt.Fprintf(stderr, "airlock repl: -tools must be demo or none, got %q\n", t)
@@ -134,6 +78,8 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		MaxOperations:    get("max-ops").Get().(int),
 		Timeout:          get("timeout").Get().(time.Duration),
 		MemoryLimitBytes: mem,
+		// Console lines are printed as the step writes them.
+		Log: func(l airlock.LogEntry) { fmt.Fprintln(stdout, l.Message) },
 	})
 	if err == nil {
 		err = ex.Init(ctx)
@@ -208,7 +154,6 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 		code := step.String()
 		step.Reset()
-		intr.reset()
 		stepCtx, cancel := context.WithCancel(base)
 		done := make(chan struct{})
 		go func() {
@@ -217,16 +162,14 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			case <-done:
 				return
 			}
-			intr.fire() // the tools in flight return
+			ex.Interrupt() // the step stops; the session's state stays
 			select {
-			case <-interrupts: // a second Ctrl-C: stop it now
-			case <-time.After(interruptGrace):
+			case <-interrupts: // a second Ctrl-C: stop it for good
+				cancel()
 			case <-done:
-				return
 			}
-			cancel()
 		}()
-		ok := replStep(stepCtx, ex, tools, code, stdout, intr.interrupted)
+		ok := replStep(stepCtx, ex, tools, code, stdout)
 		close(done)
 		cancel()
 		if !ok {
@@ -235,17 +178,16 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 }
 
-// replStep runs a step and prints its logs, then its value or error. It
+// replStep runs a step and prints its value or error (its console lines
+// were printed as they came; the mark of cut logs is printed after them). It
 // reports whether the session can go on. The value is the step's: what it
 // returns, else its last expression's (the engine's completion value).
-func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, code string, w io.Writer, interrupted func() bool) bool {
+func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, code string, w io.Writer) bool {
 	out, err := ex.Run(ctx, code)
 	var e *airlock.ExecutorError
 	switch {
 	case err == nil:
-		if out.Logs != "" {
-			fmt.Fprintln(w, out.Logs)
-		}
+		printCut(w, out.Logs)
 		if out.IsFinalAnswer {
 			fmt.Fprintf(w, "final answer: %s\n", formatValue(out.Output))
 		} else if _, undef := out.Output.(js.Undefined); !undef {
@@ -253,10 +195,8 @@ func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, c
 		}
 		return true
 	case errors.As(err, &e):
-		if e.Logs != "" {
-			fmt.Fprintln(w, e.Logs)
-		}
-		if ctx.Err() != nil || interrupted() {
+		printCut(w, e.Logs)
+		if ctx.Err() != nil || errors.Is(err, airlock.ErrInterrupted) {
 			fmt.Fprintln(w, "interrupted (Ctrl-C)")
 		} else {
 			fmt.Fprintf(w, "%s: %s\n", e.Code, e.Message)
@@ -292,3 +232,14 @@ func replStep(ctx context.Context, ex *airlock.Executor, tools map[string]any, c
 		return true
 	}
 }
+
+// printCut prints the mark of a step's logs that were cut, which the
+// console lines printed as they came do not carry.
+func printCut(w io.Writer, logs string) {
+	if strings.HasSuffix(logs, logsCutMark) {
+		fmt.Fprintln(w, logsCutMark)
+	}
+}
+
+// logsCutMark ends a step's logs that were cut (ExecutorOptions.MaxLogBytes).
+const logsCutMark = "...[TRUNCATED]"

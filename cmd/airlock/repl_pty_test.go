@@ -45,7 +45,8 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // incomplete line, Ctrl-C interrupting a step waiting in a tool with the
 // session's state kept (it was lost: the step's context was cancelled,
 // which resets the executor), Ctrl-C stopping a step that runs
-// JavaScript, history kept in its file, Ctrl-D quitting.
+// JavaScript with the state kept too, console lines printed as they are
+// written, history kept in its file, Ctrl-D quitting.
 func TestReplTerminal(t *testing.T) { replTerminal(t, true) }
 
 // The REPL hung on terminals that never answer a cursor-position query
@@ -191,15 +192,20 @@ func replTerminal(t *testing.T, answers bool) {
 	expect("> ", "")
 
 	// Ctrl-C while a step runs JavaScript stops the step, and the prompt
-	// is back; the executor cannot keep a stopped step's sandbox: it says
-	// so.
-	send("for (;;) {}\r")
+	// is back with the session's state (the sandbox was reset: the
+	// executor could not stop a step and keep it). The step's console
+	// line was printed as it was written, before the interrupt.
+	send("let y = 5; console.log('looping'); for (;;) {}\r")
+	expect("looping\r\n", "")
 	interrupt()
 	expect("interrupted (Ctrl-C)", "")
-	expect("the sandbox was reset: its state is lost", "")
+	from = mark
 	expect("> ", "")
-	send("1 + 1\r")
-	expect("2\r\n", "")
+	if s := upTo(from); strings.Contains(s, "reset") {
+		t.Fatalf("the state was lost: %q", s)
+	}
+	send("x * y\r")
+	expect("35\r\n", "")
 	expect("> ", "")
 	// Ctrl-C at the prompt drops the line being typed.
 	send("this is not code\x03")

@@ -38,6 +38,7 @@ const (
 	CodeToolProxyFail    = "ERR_TOOL_PROXY_FAIL"
 	CodeMemoryLimit      = "ERR_MEMORY_LIMIT_EXCEEDED"
 	CodeInvalidArgument  = "ERR_INVALID_ARGUMENT"
+	CodeInterrupted      = "ERR_INTERRUPTED"
 )
 
 // ReservedPrefix starts the executor's own identifiers; a step may not
@@ -114,6 +115,10 @@ type Step struct {
 	Levels []string
 	// ValueBytes bounds what crosses in the step.
 	ValueBytes int
+	// Log, when set, is given each console call the step keeps, as it is
+	// made (on the goroutine that made it: the VM's, or an asynchronous
+	// tool's).
+	Log func(Entry)
 }
 
 // TruncatedMark ends the logs of a step that wrote more than MaxLogBytes.
@@ -135,6 +140,8 @@ type Session struct {
 	modules map[string]string
 	memory  int64 // the VM's memory limit
 	cur     *step
+	// running is the step being run, for Interrupt.
+	running atomic.Pointer[step]
 }
 
 // finalAnswerID is the host function id of final_answer.
@@ -423,6 +430,7 @@ const (
 	stopOps
 	stopTimeout
 	stopContext
+	stopInterrupt
 )
 
 // step is the state of one step, shared by the caller's goroutine, the
@@ -438,6 +446,7 @@ type step struct {
 	cause  error
 	final  any
 	ended  chan struct{} // closed when the VM has finished the step
+	cancel func()        // ends the context of the step's tools
 
 	mu      sync.Mutex
 	logs    strings.Builder
@@ -468,6 +477,20 @@ func (s *Session) newStep(ctx context.Context, opts *Step) *step {
 	h.Budget.Init(opts.ValueBytes)
 	st.host = h
 	return st
+}
+
+// Interrupt stops the step being run, if any, as its operation budget
+// would stop it, keeping the session: its tools' context ends, and the
+// step ends at its next operation, or when a tool in flight returns. It
+// reports whether a step was running.
+func (s *Session) Interrupt() bool {
+	st := s.running.Load()
+	if st == nil {
+		return false
+	}
+	st.halt(stopInterrupt, nil)
+	st.cancel()
+	return true
 }
 
 // halt stops the step for a reason, once (hostcall.Host.Stop).
@@ -522,6 +545,9 @@ func (s *Session) Run(ctx context.Context, opts *Step) (_ *Output, dirty bool, _
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	st := s.newStep(runCtx, opts)
+	st.cancel = cancel
+	s.running.Store(st)
+	defer s.running.CompareAndSwap(st, nil)
 	timer := time.AfterFunc(time.Until(deadline), func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()
 	if ctx.Done() != nil {
@@ -570,6 +596,8 @@ func (s *Session) Run(ctx context.Context, opts *Step) (_ *Output, dirty bool, _
 			st.host.Close()
 			return nil, true, st.stopError(st.logText())
 		}
+		// An interrupted step's tools were told (their context ended):
+		// one that returns lets the step end with the session kept.
 		select {
 		case res = <-results:
 		case <-time.After(time.Second):
@@ -589,6 +617,8 @@ func (st *step) stopError(logs string) *Error {
 	switch st.reason {
 	case stopOps:
 		e = newError(CodeMaxOpsExceeded, map[string]any{"maxOperations": st.opts.MaxOperations}, "Max operations exceeded (%d)", st.opts.MaxOperations)
+	case stopInterrupt:
+		e = newError(CodeInterrupted, nil, "Execution interrupted")
 	case stopContext:
 		e = newError(CodeExecTimeout, map[string]any{"cause": st.cause.Error()}, "Execution timed out after %dms: %s", st.opts.Timeout.Milliseconds(), st.cause)
 		e.Err = st.cause
@@ -626,6 +656,11 @@ func (st *step) finish(res stepResult, position func(int, int) (int, int)) (*Out
 			return &Output{Value: st.final, Logs: logs, Final: true, Entries: st.entries}, dirty, nil
 		case stopOps:
 			return nil, dirty, st.stopError(logs)
+		case stopInterrupt:
+			if out.Kind == engine.Stopped {
+				return nil, dirty, st.stopError(logs)
+			}
+			// It came after the step had ended: the step's own outcome.
 		default:
 			return nil, true, st.stopError(logs)
 		}
@@ -792,7 +827,11 @@ func (l *stepLogs) Log(level int, args []any) {
 	if st.cut {
 		st.logs.WriteString(TruncatedMark)
 	}
-	st.entries = append(st.entries, Entry{Level: stepLevel(level), Message: msg, Time: time.Now()})
+	e := Entry{Level: stepLevel(level), Message: msg, Time: time.Now()}
+	st.entries = append(st.entries, e)
+	if st.opts.Log != nil {
+		st.opts.Log(e)
+	}
 }
 
 // truncate marks the logs as cut when nothing more fits.

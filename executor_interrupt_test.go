@@ -1,0 +1,144 @@
+package airlock_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/airlockrun/airlock"
+)
+
+// interruptible is an executor whose steps have a long time, with a tool
+// started() that tells the test the step is running, and the tools given.
+func interruptible(t *testing.T, opts airlock.ExecutorOptions, tools map[string]any) (*airlock.Executor, <-chan struct{}) {
+	t.Helper()
+	opts.Timeout = time.Minute
+	ex := newExecutor(t, opts)
+	started := make(chan struct{}, 1)
+	tools["started"] = func() { started <- struct{}{} }
+	if err := ex.SendTools(context.Background(), tools); err != nil {
+		t.Fatal(err)
+	}
+	return ex, started
+}
+
+// runInterrupted runs code, interrupts it once started() was called, and
+// returns the step's error.
+func runInterrupted(t *testing.T, ex *airlock.Executor, started <-chan struct{}, code string) error {
+	t.Helper()
+	errs := make(chan error, 1)
+	go func() {
+		_, err := ex.Run(context.Background(), code)
+		errs <- err
+	}()
+	<-started
+	if !ex.Interrupt() {
+		t.Error("Interrupt reported no step running")
+	}
+	return <-errs
+}
+
+func TestExecutorInterrupt_KeepsState(t *testing.T) {
+	ex, started := interruptible(t, airlock.ExecutorOptions{MaxOperations: 1 << 40}, map[string]any{})
+	mustRun(t, ex, "const kept = 42; var counted = 0;")
+	if ex.Interrupt() {
+		t.Error("Interrupt reported a step running between steps")
+	}
+	// A busy loop, even one that catches everything, stops at the
+	// interrupt; what it did before stays.
+	err := runInterrupted(t, ex, started, "counted = 1; started(); while (true) { try { while (true) {} } catch {} }")
+	var ee *airlock.ExecutorError
+	if !errors.As(err, &ee) || !errors.Is(err, airlock.ErrInterrupted) {
+		t.Fatalf("err = %v, want ERR_INTERRUPTED", err)
+	}
+	if ee.Message != "Execution interrupted" || !ee.Retryable {
+		t.Errorf("error = %+v", ee)
+	}
+	if s := ex.State(); s != airlock.StateReady {
+		t.Fatalf("state after the interrupt = %s, want READY", s)
+	}
+	out := mustRun(t, ex, "[kept, counted]")
+	if got, ok := out.Output.([]any); !ok || len(got) != 2 || got[0] != 42.0 || got[1] != 1.0 {
+		t.Errorf("after the interrupt: %#v", out.Output)
+	}
+}
+
+// A step waiting in a tool that watches its context ends when the tool
+// returns, synchronous or asynchronous, and keeps the session.
+func TestExecutorInterrupt_ToolInFlight(t *testing.T) {
+	wait := func(ctx context.Context) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	ex, started := interruptible(t, airlock.ExecutorOptions{}, map[string]any{
+		"waitSync":  wait,
+		"waitAsync": airlock.Async(wait),
+	})
+	mustRun(t, ex, "let n = 1")
+	for _, code := range []string{"n++; started(); waitSync()", "n++; started(); await waitAsync()", "n++; started(); try { await waitAsync() } catch {} while (true) {}"} {
+		if err := runInterrupted(t, ex, started, code); !errors.Is(err, airlock.ErrInterrupted) {
+			t.Fatalf("%s: err = %v, want ERR_INTERRUPTED", code, err)
+		}
+		if s := ex.State(); s != airlock.StateReady {
+			t.Fatalf("%s: state = %s, want READY", code, s)
+		}
+	}
+	if out := mustRun(t, ex, "n"); out.Output != 4.0 {
+		t.Errorf("n = %v, want 4", out.Output)
+	}
+}
+
+// A tool that does not return is abandoned after the grace, and the
+// executor is DIRTY, as after a timeout.
+func TestExecutorInterrupt_ToolThatDoesNotReturn(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	ex, started := interruptible(t, airlock.ExecutorOptions{}, map[string]any{
+		"stuck": func() { <-release },
+	})
+	err := runInterrupted(t, ex, started, "started(); stuck()")
+	if !errors.Is(err, airlock.ErrInterrupted) {
+		t.Fatalf("err = %v, want ERR_INTERRUPTED", err)
+	}
+	if s := ex.State(); s != airlock.StateDirty {
+		t.Fatalf("state = %s, want DIRTY", s)
+	}
+}
+
+// ExecutorOptions.Log is given each kept console call while the step
+// runs: a tool called after a log sees it given already.
+func TestExecutorLog_AsItHappens(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	ex := newExecutor(t, airlock.ExecutorOptions{
+		CollectConsoleLevels: []airlock.LogLevel{airlock.LevelLog, airlock.LevelWarn},
+		Log: func(l airlock.LogEntry) {
+			mu.Lock()
+			defer mu.Unlock()
+			seen = append(seen, string(l.Level)+":"+l.Message)
+		},
+	})
+	if err := ex.SendTools(context.Background(), map[string]any{"seen": func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(seen, ",")
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, ex, "console.log('one'); console.info('not kept'); console.warn('two', 2); const during = seen(); console.log('three'); during")
+	if out.Output != "log:one,warn:two 2" {
+		t.Errorf("seen during the step = %q", out.Output)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"log:one", "warn:two 2", "log:three"}; !slices.Equal(seen, want) {
+		t.Errorf("seen = %q, want %q", seen, want)
+	}
+	if out.Logs != "one\ntwo 2\nthree" || len(out.LogEntries) != 3 {
+		t.Errorf("logs = %q, entries %d", out.Logs, len(out.LogEntries))
+	}
+}
