@@ -100,9 +100,9 @@ ls -l "$OUT" "${OUT%.wasm}.data"
 # The second output: the same objects linked with the memory imported
 # (env.memory: the host gives it, backed by its own allocator), with the
 # stop checks and a depth check on every cycle of the call graph, then
-# translated to Go by wasm2go (pinned by the tool line in go.mod) into a
-# package built only with the airlock_wasm2go tag (RATIONALE.md, "The
-# engine as Go code: first step"). Its data section is the same as the
+# translated to Go by wasm2go (pinned by the tool line in go.mod) into the
+# package internal/wasmvm runs by default (left out with the tag
+# airlock_wazero: RATIONALE.md, "The engine as Go code: first step"). Its data section is the same as the
 # first output's, which it leaves out too.
 $CC --target=wasm32-wasi --sysroot="$WORK/sysroot" $OPT -mexec-model=reactor \
 	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first -Wl,--import-memory \
@@ -117,5 +117,15 @@ cmp -s "$WORK/imported.data" "${OUT%.wasm}.data" || {
 	exit 1
 }
 mkdir -p "$(dirname "$GOOUT")"
-(cd "$HERE/../.." && go tool wasm2go -unsafe -tags airlock_wasm2go -pkg qjsgo -o "$GOOUT" "$WORK/imported.wasm")
+(cd "$HERE/../.." && go tool wasm2go -unsafe -tags '!airlock_wazero' -pkg qjsgo -o "$WORK/qjs.go" "$WORK/imported.wasm")
+# Every function of the module (its methods) is marked //go:norace and
+# //go:nocheckptr (-race turns checkptr on): the guest is one goroutine's
+# at a time, and the race detector's instrumentation made its code ~20
+# times slower. The small helpers (loads, stores, shifts) lose their
+# //go:nosplit, which under checkptr keeps a function from being inlined:
+# inlined, they are part of the marked methods (RATIONALE.md, "The engine
+# as Go code: the default"). gofmt puts back the blank lines between
+# functions that the marks need.
+sed -e 's|^func (m \*Module) |//go:norace\n//go:nocheckptr\nfunc (m *Module) |' -e '/^\/\/go:nosplit$/d' "$WORK/qjs.go" >"$WORK/qjs-marked.go"
+gofmt "$WORK/qjs-marked.go" >"$GOOUT"
 ls -l "$GOOUT"

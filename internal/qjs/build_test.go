@@ -63,3 +63,34 @@ func ExampleWASM() {
 	fmt.Println(string(WASM[:4]) == "\x00asm", len(DATA) > 0)
 	// Output: true true
 }
+
+// TestTranslationUnwatchedByRace: the race detector neither watches nor
+// slows the translated module. Every method of the module is marked
+// //go:norace and //go:nocheckptr (-race turns checkptr on), and no
+// function keeps wasm2go's //go:nosplit: under checkptr a nosplit function
+// is marked nocheckptr by the compiler and then never inlined, so the
+// loads and stores, called instead of inlined and watched, made the guest
+// ~5 times slower under -race than with them inlined into the marked
+// methods (RATIONALE.md, "The engine as Go code: the default").
+func TestTranslationUnwatchedByRace(t *testing.T) {
+	src, err := os.ReadFile("qjsgo/qjs.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	methods := 0
+	for i, l := range lines {
+		switch {
+		case l == "//go:nosplit":
+			t.Fatalf("line %d: //go:nosplit (before %q)", i+1, lines[i+1])
+		case strings.HasPrefix(l, "func (m *Module) "):
+			methods++
+			if i < 2 || lines[i-2] != "//go:norace" || lines[i-1] != "//go:nocheckptr" {
+				t.Fatalf("line %d: %q is not marked //go:norace and //go:nocheckptr", i+1, l)
+			}
+		}
+	}
+	if methods < 1000 {
+		t.Fatalf("%d methods of the module: is qjs.go the translation?", methods)
+	}
+}

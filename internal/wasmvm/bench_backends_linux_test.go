@@ -17,9 +17,9 @@ import (
 // the 100k-object workload in one sandbox kept (fib27, data100k) and in a
 // new sandbox from the snapshot each run (data100k-fresh), in CPU time of
 // the thread; a sync host call f(i) (ns per call) and a hello cycle from
-// the pool (a sandbox, "1+2", its close), in wall time. Without the tag
-// airlock_wasm2go only wazero runs; with it, wazero and the module
-// translated to Go, on the same image, allocator and stop checks.
+// the pool (a sandbox, "1+2", its close), in wall time: wazero and the
+// module translated to Go, on the same image, allocator and stop checks
+// (with the tag airlock_wazero, wazero only).
 func BenchmarkBackends(b *testing.B) {
 	type runner struct {
 		name string

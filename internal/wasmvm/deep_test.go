@@ -93,8 +93,8 @@ func deepCases() []deepCase {
 
 // TestDeepRecursionEndsInTheSandbox drives every recursive C path of the
 // engine far deeper than any stack allows (deepCases). On wazero a native
-// stack overflow is a trap; on the module translated to Go (the tag
-// airlock_wasm2go) it would be Go's fatal "stack overflow", which no
+// stack overflow is a trap; on the module translated to Go (the default
+// backend) it would be Go's fatal "stack overflow", which no
 // recover catches and which ends the process: there, every cycle of the
 // module's call graph is bounded by a depth check (internal/qjs/stopcheck
 // -depth), so that each case ends as an error of its sandbox (QuickJS's

@@ -1,13 +1,15 @@
 // Package wasmvm runs JavaScript in QuickJS compiled to WebAssembly
-// (internal/qjs), on the wazero runtime. It is the only importer of wazero.
-// Built with the tag airlock_wasm2go, it runs the same module translated
-// to Go by wasm2go instead (internal/qjs/qjsgo: its memory imported from
-// the same allocator, every cycle of its call graph bounded by a depth
-// check that traps, since a Go stack overflow would end the process);
-// everything below holds on both backends (instance.go).
+// (internal/qjs), translated to Go by wasm2go (internal/qjs/qjsgo: its
+// memory imported from this package's allocator, every cycle of its call
+// graph bounded by a depth check that traps, since a Go stack overflow
+// would end the process). Built with the tag airlock_wazero, it runs the
+// module itself, qjs.wasm, on the wazero runtime instead (compiled once
+// per process and cached on disk between processes; EngineOptions'
+// CacheDir, NoCache and Interpreter serve that backend only, but for the
+// snapshot cache's place). It is the only importer of wazero. Everything
+// below holds on both backends (instance.go).
 //
-// An [Engine] compiles the module once per process (the compiled code is
-// cached on disk between processes). A [Snapshot] is a VM made and hardened
+// An [Engine] readies the module once per process. A [Snapshot] is a VM made and hardened
 // once, its linear memory captured; every [Sandbox] starts from it, mapping
 // the image copy-on-write on Linux (a plain copy elsewhere), and can be
 // rewound to it ([Sandbox.Reset]) for reuse. The image is captured with

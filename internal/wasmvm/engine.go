@@ -21,16 +21,16 @@ import (
 // EngineOptions configures NewEngine. The zero value (or nil) is the
 // default.
 type EngineOptions struct {
-	// CacheDir is where wazero keeps the compiled module between processes.
-	// Empty means os.UserCacheDir()/airlock/wazero; if that is not
-	// available, the module is compiled in memory only.
+	// CacheDir is where snapshot images are kept between processes (in
+	// its snapshots/ directory), and, on wazero (the tag airlock_wazero),
+	// the compiled module. Empty means os.UserCacheDir()/airlock/wazero; if
+	// that is not available, nothing is kept.
 	CacheDir string
-	// NoCache compiles in memory only, ignoring CacheDir.
+	// NoCache keeps nothing between processes, ignoring CacheDir.
 	NoCache bool
-	// Interpreter runs the module on wazero's interpreter, as on the
-	// platforms its compiler does not support (all but amd64 and arm64):
-	// slower, and nothing is cached. Tests use it to check those platforms'
-	// engine on this one.
+	// Interpreter runs the module on wazero's interpreter (the tag
+	// airlock_wazero; the default backend ignores it): slower, and nothing
+	// is compiled or cached. Tests use it to check that engine.
 	Interpreter bool
 }
 
@@ -79,7 +79,7 @@ func newEngine(ctx context.Context, opts *EngineOptions, wasm, data []byte) (*En
 // Go package built from the same objects (internal/qjs/qjsgo).
 func newEngineOn(ctx context.Context, b backend, opts *EngineOptions, wasm, data []byte) (*Engine, error) {
 	if b == backendWasm2go && newWasm2go == nil {
-		return nil, errors.New("wasmvm: the wasm2go backend is built only with the tag airlock_wasm2go")
+		return nil, errors.New("wasmvm: the wasm2go backend is left out of builds with the tag airlock_wazero")
 	}
 	var o EngineOptions
 	if opts != nil {

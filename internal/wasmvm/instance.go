@@ -10,7 +10,7 @@ import (
 
 // An instance is one instance of the module on one of the backends: wazero
 // (here), or the module translated to Go by wasm2go (instance_wasm2go.go,
-// built with the tag airlock_wasm2go). Everything else in this package,
+// the default, left out with the tag airlock_wazero). Everything else in this package,
 // the image and its allocator, the snapshot, the pool, the calls and the
 // host functions, is the same for both.
 type instance interface {
@@ -58,20 +58,21 @@ type memory interface {
 	WriteUint64Le(offset uint32, v uint64) bool
 }
 
-// backend is the code that runs the module: wazero's, by default.
+// backend is the code that runs the module.
 type backend uint8
 
 const (
 	backendWazero  backend = iota
-	backendWasm2go         // the module translated to Go (tag airlock_wasm2go)
+	backendWasm2go         // the module translated to Go (the default)
 )
 
-// defaultBackend is the backend of NewEngine: wazero, unless the package
-// is built with the tag airlock_wasm2go (instance_wasm2go.go).
+// defaultBackend is the backend of NewEngine: the module translated to Go
+// (instance_wasm2go.go sets it), or wazero with the tag airlock_wazero.
 var defaultBackend = backendWazero
 
 // newWasm2go makes an instance of the module translated to Go whose
-// memory a allocates; set by instance_wasm2go.go, nil without the tag.
+// memory a allocates; set by instance_wasm2go.go, nil with the tag
+// airlock_wazero.
 var newWasm2go func(a *allocator, pages uint32) (instance, error)
 
 // instantiate makes a new instance of the engine's module whose memory a

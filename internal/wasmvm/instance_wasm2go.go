@@ -1,4 +1,4 @@
-//go:build airlock_wasm2go
+//go:build !airlock_wazero
 
 package wasmvm
 
@@ -11,11 +11,13 @@ import (
 	"github.com/airlockrun/airlock/internal/qjs/qjsgo"
 )
 
-// With the tag airlock_wasm2go the engine runs the module translated to Go
-// by wasm2go (internal/qjs/qjsgo, built by internal/qjs/build.sh from the
-// same objects as qjs.wasm, its memory imported, every cycle of its call
-// graph bounded by a depth check): NewEngine's backend is this one, and
-// wazero's stays for the benchmarks that compare them (newEngineOn).
+// By default the engine runs the module translated to Go by wasm2go
+// (internal/qjs/qjsgo, built by internal/qjs/build.sh from the same
+// objects as qjs.wasm, its memory imported, every cycle of its call graph
+// bounded by a depth check): NewEngine's backend is this one, and wazero's
+// stays for the benchmarks that compare them (newEngineOn). The tag
+// airlock_wazero leaves this file and the translation out: wazero runs
+// qjs.wasm.
 
 func init() {
 	defaultBackend = backendWasm2go

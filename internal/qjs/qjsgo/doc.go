@@ -1,8 +1,8 @@
 // Package qjsgo is the engine's module (internal/qjs) translated to Go by
 // wasm2go: QuickJS, the patches and the shim, linked with the memory
 // imported, with the stop checks and a depth check on every cycle of the
-// call graph (internal/qjs/stopcheck -depth). build.sh writes qjs.go; it
-// is built only with the tag airlock_wasm2go (internal/wasmvm's backend
-// of that tag), so that the default build does not compile its ~200,000
-// lines.
+// call graph (internal/qjs/stopcheck -depth). build.sh writes qjs.go, every
+// function marked //go:norace (the race detector made the guest ~20 times
+// slower). It is internal/wasmvm's default backend; the tag airlock_wazero
+// leaves it out (and its ~200,000 lines uncompiled).
 package qjsgo
