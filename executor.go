@@ -261,7 +261,7 @@ func (e *Executor) step(code string) *session.Step {
 	if opts.Log != nil {
 		st.Log = func(l session.Entry) { opts.Log(LogEntry{Level: LogLevel(l.Level), Message: l.Message, Time: l.Time}) }
 	}
-	st.Prepare = func(stop <-chan struct{}, inspect func(string) (*engine.Inspection, error)) (string, func(int, int) (int, int), error) {
+	st.Prepare = func(stop <-chan struct{}, inspect func(string, bool) (*engine.Inspection, error)) (string, func(int, int) (int, int), error) {
 		prep := prepareWith(code, opts, stop, inspect)
 		if prep.HasErrors() {
 			return "", nil, validationError(prep.Diagnostics)

@@ -113,8 +113,8 @@ func prepare(code string, opts ExecutorOptions) *PreparedProgram {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	return prepareWith(code, opts, ctx.Done(), func(js string) (*engine.Inspection, error) {
-		return engine.InspectStepContext(ctx, js, opts.Sloppy)
+	return prepareWith(code, opts, ctx.Done(), func(js string, sloppy bool) (*engine.Inspection, error) {
+		return engine.InspectStepContext(ctx, js, sloppy)
 	})
 }
 
@@ -122,10 +122,17 @@ func prepare(code string, opts ExecutorOptions) *PreparedProgram {
 // or a session's, which keeps the compiled step for its run). When stop
 // closes, the host's work for it (its scan, its erasure) is abandoned and
 // the step gets an error diagnostic; the caller reports the stop instead.
-func prepareWith(code string, opts ExecutorOptions, stop <-chan struct{}, inspect func(string) (*engine.Inspection, error)) *PreparedProgram {
+func prepareWith(code string, opts ExecutorOptions, stop <-chan struct{}, inspect func(js string, sloppy bool) (*engine.Inspection, error)) *PreparedProgram {
 	p := &PreparedProgram{OriginalCode: code, Diagnostics: optionDiagnostics(opts)}
 	js := code
-	ds, erased, smap := stepDiagnostics(code, opts.AuthorizedImports, stop, inspect)
+	sloppyOK := func(js string) bool {
+		if opts.Sloppy { // its error is one of sloppy code already
+			return false
+		}
+		in, err := inspect(js, true)
+		return err == nil && in.Err == ""
+	}
+	ds, erased, smap := stepDiagnostics(code, opts.AuthorizedImports, stop, func(js string) (*engine.Inspection, error) { return inspect(js, opts.Sloppy) }, sloppyOK)
 	if erased != "" {
 		js, p.smap = erased, smap
 	}
@@ -174,9 +181,12 @@ type finding struct {
 // the step compiles it without running it and says what it declares and
 // refers to (engine.InspectStep): no second parser reads it. A step the
 // engine cannot compile is read as TypeScript: erased reports the code
-// that runs instead, whose positions smap maps back. The host's own work
-// on a long step (its scan, its erasure) is abandoned when stop closes.
-func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspect func(string) (*engine.Inspection, error)) (ds []finding, erased string, smap *source.StepMap) {
+// that runs instead, whose positions smap maps back; but not a strict step
+// that compiles as sloppy code (sloppyOK), which is JavaScript with an
+// error of strict mode, not TypeScript (TypeScript's syntax is an error in
+// both): the engine's error stands. The host's own work on a long step
+// (its scan, its erasure) is abandoned when stop closes.
+func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspect func(string) (*engine.Inspection, error), sloppyOK func(string) bool) (ds []finding, erased string, smap *source.StepMap) {
 	// Bounded first: nothing below reads more than MaxSourceBytes.
 	if len(code) > MaxSourceBytes {
 		return []finding{{rule: "code_size", severity: DiagnosticError,
@@ -222,7 +232,7 @@ func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspec
 	}
 	mapped := false
 	src := code
-	if in.Err != "" && !in.Import {
+	if in.Err != "" && !in.Import && !sloppyOK(code) {
 		// Not JavaScript: TypeScript, erased as airlock.Run erases it, is
 		// validated and run in its place, with positions in the step.
 		js, m, lf := source.EraseStepUntil(stop, code)

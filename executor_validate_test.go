@@ -111,3 +111,51 @@ func TestExecutor_ValidationHasTheStepsTime(t *testing.T) {
 		t.Fatalf("after recovery: %v", out.Output)
 	}
 }
+
+// A strict step that the engine refuses for an error of strict mode was
+// read as TypeScript, and esbuild's printer made it run: `var implements
+// = 1` became `var implements2 = 1`, a legacy octal `00` became `0`
+// (test262, 76 files). The engine's SyntaxError stands now, at its place
+// in the step, whether the step is run or only validated; a sloppy
+// executor runs the same code, and TypeScript is still read as such.
+func TestExecutor_StrictErrorsAreNotTypeScript(t *testing.T) {
+	strictOnly := []string{
+		"var implements = 1",
+		"var x = 1;\nlet interface = 2",
+		"var yield = 1",
+		"var l\\u0065t = 1",
+		"var n = 00",
+		"var s = '\\1'",
+		"if (true) function f() {}",
+		"for (var x = 0 in {}) ;",
+		"with ({}) {}",
+		"var o = {}; delete o.x; var u = 010",
+	}
+	strict := newExecutor(t, airlock.ExecutorOptions{})
+	sloppy := newExecutor(t, airlock.ExecutorOptions{Sloppy: true})
+	for _, code := range strictOnly {
+		ds := airlock.ValidateCode(code, airlock.ExecutorOptions{})
+		if got := diagnosticsText(ds); !strings.HasPrefix(got, "syntax_valid@") {
+			t.Errorf("%q validated: %s, want syntax_valid", code, got)
+		}
+		_, err := strict.Run(context.Background(), "globalThis.ran = true;\n"+code)
+		e := wantCode(t, err, "ERR_VALIDATION_FAILED")
+		if d, ok := e.Details["diagnostics"].([]airlock.Diagnostic); !ok || len(d) != 1 || d[0].Location == nil || d[0].Location.Line < 2 {
+			t.Errorf("%q: diagnostics %+v, want one on the step's code", code, e.Details["diagnostics"])
+		}
+		if out := mustRun(t, strict, "typeof ran"); out.Output != "undefined" {
+			t.Errorf("%q: the refused step ran", code)
+		}
+		if _, err := sloppy.Run(context.Background(), code); err != nil {
+			t.Errorf("%q in a sloppy executor: %v", code, err)
+		}
+	}
+	// A legacy octal escape in a template is an error in sloppy code too;
+	// TypeScript's reading refused it as well, and still does.
+	_, err := strict.Run(context.Background(), "var t = `\\08`")
+	wantCode(t, err, "ERR_VALIDATION_FAILED")
+	// TypeScript in a strict step is still erased and run.
+	if out := mustRun(t, strict, "interface P { x: number }\nconst p: P = { x: 2 };\nlet q = <number>p.x; q + 1"); out.Output != 3.0 {
+		t.Errorf("TypeScript step: %v", out.Output)
+	}
+}

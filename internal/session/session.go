@@ -103,9 +103,10 @@ type Step struct {
 	// Prepare validates the step with the engine's inspection, on the
 	// session's goroutine, and gives the script to run and the map of its
 	// positions to the step's; or the error that refuses the step, handed
-	// back as it is. When stop closes, the host's work for it is
-	// abandoned.
-	Prepare func(stop <-chan struct{}, inspect func(string) (*engine.Inspection, error)) (script string, position func(line, col int) (int, int), err error)
+	// back as it is. inspect compiles js, strict or sloppy, and keeps it
+	// for the run (the last one inspected is the one run). When stop
+	// closes, the host's work for it is abandoned.
+	Prepare func(stop <-chan struct{}, inspect func(js string, sloppy bool) (*engine.Inspection, error)) (script string, position func(line, col int) (int, int), err error)
 	// MaxOperations is the step's budget; negative: none.
 	MaxOperations int
 	Timeout       time.Duration
@@ -525,7 +526,7 @@ func (s *Session) Run(ctx context.Context, opts *Step) (_ *Output, dirty bool, _
 	cctx, ccancel := context.WithDeadline(ctx, deadline)
 	defer ccancel()
 	if err := s.doUntil(cctx.Done(), func(vm *engine.VM) error {
-		script, position, refused = opts.Prepare(cctx.Done(), func(js string) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, opts.Sloppy) })
+		script, position, refused = opts.Prepare(cctx.Done(), func(js string, sloppy bool) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, sloppy) })
 		return nil
 	}); err != nil && err != errStepStopped {
 		return nil, true, newError(CodeRuntimeException, nil, "Runtime exception: %s", err)
