@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/js"
 )
 
 // interruptible is an executor whose steps have a long time, with a tool
@@ -140,5 +141,35 @@ func TestExecutorLog_AsItHappens(t *testing.T) {
 	}
 	if out.Logs != "one\ntwo 2\nthree" || len(out.LogEntries) != 3 {
 		t.Errorf("logs = %q, entries %d", out.Logs, len(out.LogEntries))
+	}
+}
+
+// A step's value is shown, not carried out: what cannot cross is left out
+// of it, as functions and symbols are (test262 found a WeakMap or a Proxy
+// as a step's last expression failing the step with a DataCloneError).
+// final_answer still carries its value out, under a run's rule.
+func TestExecutor_StepValueLeavesOutWhatCannotCross(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	for _, code := range []string{"new WeakMap()", "new Proxy({}, {})", "new WeakRef({})", "Object(Symbol())", "new FinalizationRegistry(() => {})"} {
+		out := mustRun(t, ex, code)
+		if _, undef := out.Output.(js.Undefined); !undef {
+			t.Errorf("%s: %#v, want undefined", code, out.Output)
+		}
+	}
+	out := mustRun(t, ex, "({ a: 1, w: new WeakMap(), p: new Proxy({}, {}), s: [1, new WeakSet()], m: new Map([[1, new WeakRef({})], [2, 'two']]) })")
+	got, _ := out.Output.(map[string]any)
+	if len(got) != 3 || got["a"] != 1.0 {
+		t.Fatalf("value = %#v, want a, s and m only", out.Output)
+	}
+	if s, _ := got["s"].([]any); len(s) != 2 || s[0] != 1.0 {
+		t.Errorf("s = %#v", got["s"])
+	}
+	_, err := ex.Run(context.Background(), "final_answer({ w: new WeakMap() })")
+	if e := wantCode(t, err, "ERR_RUNTIME_EXCEPTION"); !strings.Contains(e.Message, "argument 1.w: a WeakMap cannot leave the sandbox") {
+		t.Errorf("final_answer: %s", e.Message)
+	}
+	out = mustRun(t, ex, "console.log(new WeakMap(), 1)")
+	if out.Logs != "[WeakMap] 1" {
+		t.Errorf("console: %q", out.Logs)
 	}
 }

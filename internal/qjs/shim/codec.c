@@ -277,7 +277,8 @@ struct enc {
     struct frame *st;
     uint32_t sp, cap;
     int mode;  /* ENC_* (shim.h) */
-    int shown; /* mode == ENC_SHOWN */
+    int shown;   /* mode == ENC_SHOWN or ENC_STEP */
+    int lenient; /* mode == ENC_STEP */
 };
 
 static JSValue clone_error(JSContext *ctx, const char *what, const char *name)
@@ -495,10 +496,25 @@ static int refuse(struct enc *e, const char *what, const char *clone_what, const
     return -1;
 }
 
-/* dropped: in a value to be shown, a function or symbol is left out */
+/* uncrossable reports whether object v is of a kind that cannot cross
+   whatever it holds: a Proxy (its traps are not run), a Promise, a
+   WeakMap, WeakSet, WeakRef, FinalizationRegistry or Symbol object. */
+static int uncrossable(JSValueConst v)
+{
+    JSClassID cid;
+    if (!JS_IsObject(v))
+        return 0;
+    cid = JS_GetClassID(v);
+    return cid == class_of[S_PROXY] || cid == class_of[S_PROMISE] || cid == class_of[S_WEAKMAP] ||
+           cid == class_of[S_WEAKSET] || cid == class_of[S_WEAKREF] || cid == class_of[S_FINREG] ||
+           cid == class_of[S_SYMBOL];
+}
+
+/* dropped: in a value to be shown, a function or symbol is left out; in a
+   step's value, whatever cannot cross too */
 static int dropped(struct enc *e, JSValueConst v)
 {
-    return e->shown && (JS_IsSymbol(v) || (JS_IsFunction(e->ctx, v) && !is_proxy(v)));
+    return e->shown && (JS_IsSymbol(v) || (JS_IsFunction(e->ctx, v) && !is_proxy(v)) || (e->lenient && uncrossable(v)));
 }
 
 static JSValue call0(JSContext *ctx, int f, JSValueConst this_val)
@@ -789,6 +805,10 @@ static int put_value(struct enc *e, JSValue v)
         JS_FreeValue(ctx, v);
         return r;
     }
+    if (e->lenient && uncrossable(v)) { /* a step's value leaves it out */
+        JS_FreeValue(ctx, v);
+        return put_u8(o, B_UNDEFINED);
+    }
     cid = JS_GetClassID(v);
     if (cid == class_of[S_PROXY]) {
         JS_FreeValue(ctx, v);
@@ -1060,7 +1080,8 @@ int codec_encode(JSContext *ctx, JSValueConst v, int mode, uint8_t **p, size_t *
     e.ctx = ctx;
     e.out.ctx = ctx;
     e.mode = mode;
-    e.shown = mode == ENC_SHOWN;
+    e.shown = mode == ENC_SHOWN || mode == ENC_STEP;
+    e.lenient = mode == ENC_STEP;
     r = encode(&e, v);
     if (r < 0) {
         while (e.sp > 0)

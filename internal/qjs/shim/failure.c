@@ -392,12 +392,12 @@ JSValue fail_pending(JSContext *ctx)
 }
 
 /* done_mode is how done encodes: a run's result (ENC_RESULT), or a
-   session's step value, shown (ENC_SHOWN). */
+   session's step value, shown (ENC_STEP). */
 static int done_mode = ENC_RESULT;
 
 /* done_for_steps says what done finishes from now on: the steps of a
    session (session_step), or a run (run_job). */
-void done_for_steps(int steps) { done_mode = steps ? ENC_SHOWN : ENC_RESULT; }
+void done_for_steps(int steps) { done_mode = steps ? ENC_STEP : ENC_RESULT; }
 
 /* done tells the host the run's value (OP_DONE): a primitive as it is, any
    other value encoded. A value that cannot be encoded fails the run: a

@@ -245,6 +245,8 @@ enum {
     ENC_SHOWN = 1,  /* to show (console, a step's value): functions and symbols dropped */
     ENC_RESULT = 2, /* a run's result: the path from "result" */
     ENC_ARGS = 3,   /* a host function's argument list: the path from "argument N" */
+    ENC_STEP = 4,   /* a step's value, shown: what cannot cross (a function, a symbol,
+                       a Proxy, a Promise, a WeakMap …) is left out */
 };
 int codec_encode(JSContext *ctx, JSValueConst v, int mode, uint8_t **p, size_t *len);
 typedef JSValue codec_make_fn(JSContext *ctx, uint32_t id, JSValue name, int mode);
