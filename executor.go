@@ -327,7 +327,10 @@ func (e *Executor) next(dirty bool) {
 // Cleanup releases the sandbox: READY and DIRTY become DEAD; on DEAD it does
 // nothing. If the sandbox does not stop before ctx ends, the state is DEAD
 // all the same and the error is ERR_CLEANUP_FAILED (severity WARN); the
-// sandbox is released when it stops.
+// sandbox is released when it stops. A sandbox held by a tool call that a
+// step abandoned (its time or context ended while the tool ignored its
+// context) is not waited for: Cleanup returns at once, and the sandbox is
+// released when the call returns.
 func (e *Executor) Cleanup(ctx context.Context) error {
 	e.mu.Lock()
 	switch e.state {

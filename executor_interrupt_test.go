@@ -173,3 +173,38 @@ func TestExecutor_StepValueLeavesOutWhatCannotCross(t *testing.T) {
 		t.Errorf("console: %q", out.Logs)
 	}
 }
+
+// Cleanup of an executor whose step was abandoned in a tool call (its
+// time ran out while the tool ignored its context) returns at once: the
+// sandbox is released when the call returns. It used to wait for the
+// tool, so an agent's execution with the default configuration returned
+// only when the tool did, whatever its timeout.
+func TestExecutorCleanup_DoesNotWaitForAbandonedTool(t *testing.T) {
+	release, entered := make(chan struct{}), make(chan struct{}, 1)
+	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.Init(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.SendTools(context.Background(), map[string]any{"stuck": func() {
+		entered <- struct{}{}
+		<-release
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ex.Run(context.Background(), "stuck()")
+	wantCode(t, err, "ERR_EXEC_TIMEOUT")
+	<-entered
+	if s := ex.State(); s != airlock.StateDirty {
+		t.Fatalf("state = %s, want DIRTY", s)
+	}
+	if err := ex.Cleanup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	close(release) // only now: Cleanup did not wait for it
+	if s := ex.State(); s != airlock.StateDead {
+		t.Errorf("state = %s, want DEAD", s)
+	}
+}

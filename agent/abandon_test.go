@@ -17,12 +17,19 @@ import (
 // Execute has returned, or by a safety timer a minute later, which fails
 // the test on the order of events.
 func TestExecute_TimeoutHoldsAgainstBlockedTool(t *testing.T) {
+	for _, rt := range []string{"executor", "runtime"} {
+		t.Run(rt, func(t *testing.T) { timeoutHoldsAgainstBlockedTool(t, rt == "runtime") })
+	}
+}
+
+func timeoutHoldsAgainstBlockedTool(t *testing.T, onRuntime bool) {
 	for _, tc := range []struct{ name, code, stop string }{
 		{"call", `blockWait({})`, "timeout"},
 		{"await", `await blockWait({})`, "timeout"},
 		{"parallel", `parallel([{tool: "block.wait", input: {}}, {tool: "block.wait", input: {}}])`, "timeout"},
 		{"cancelled", `blockWait({})`, "cancel"},
 		{"parallel cancelled", `parallel([{tool: "block.wait", input: {}}])`, "cancel"},
+		{"Promise.all", `await Promise.all([blockWait({}), blockWait({})])`, "timeout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			release, entered := make(chan struct{}), make(chan struct{}, 4)
@@ -40,7 +47,11 @@ func TestExecute_TimeoutHoldsAgainstBlockedTool(t *testing.T) {
 				<-release
 				return "late", nil
 			})
-			it := agent.NewInterpreter(agent.Config{Runtime: airlock.NewRuntime(airlock.RuntimeConfig{})})
+			cfg := agent.Config{}
+			if onRuntime {
+				cfg.Runtime = airlock.NewRuntime(airlock.RuntimeConfig{})
+			}
+			it := agent.NewInterpreter(cfg)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			opts := agent.ExecuteOptions{Tools: toolbox(t, tool), Timeout: time.Hour}

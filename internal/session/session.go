@@ -143,6 +143,9 @@ type Session struct {
 	cur     *step
 	// running is the step being run, for Interrupt.
 	running atomic.Pointer[step]
+	// abandoned is set once a step returned while a tool call held the
+	// VM: the goroutine ends when that call returns.
+	abandoned atomic.Bool
 }
 
 // finalAnswerID is the host function id of final_answer.
@@ -404,7 +407,9 @@ func (s *Session) SendTools(ctx context.Context, tools map[string]any, check fun
 	})
 }
 
-// Close ends the goroutine, which closes the VM.
+// Close ends the goroutine, which closes the VM. It does not wait for a
+// VM held by a tool call that a step abandoned: that one is closed when
+// the call returns, which may be never.
 func (s *Session) Close(ctx context.Context) error {
 	select {
 	case <-s.done:
@@ -414,6 +419,9 @@ func (s *Session) Close(ctx context.Context) error {
 	// The goroutine may still run a step that was stopped; the channel is
 	// closed once, by the one Cleanup that took the session.
 	close(s.tasks)
+	if s.abandoned.Load() {
+		return nil
+	}
 	select {
 	case <-s.done:
 		return nil
@@ -595,6 +603,7 @@ func (s *Session) Run(ctx context.Context, opts *Step) (_ *Output, dirty bool, _
 		if (st.reason == stopTimeout || st.reason == stopContext) && st.host.InCall() {
 			cancel()
 			st.host.Close()
+			s.abandoned.Store(true)
 			return nil, true, st.stopError(st.logText())
 		}
 		// An interrupted step's tools were told (their context ended):
@@ -604,6 +613,7 @@ func (s *Session) Run(ctx context.Context, opts *Step) (_ *Output, dirty bool, _
 		case <-time.After(time.Second):
 			cancel()
 			st.host.Close()
+			s.abandoned.Store(true)
 			return nil, true, st.stopError(st.logText())
 		}
 	}
