@@ -67,6 +67,15 @@ func timeoutHoldsAgainstBlockedTool(t *testing.T, onRuntime bool) {
 			if e.Status != airlock.StatusTerminated || (tc.stop == "timeout") != e.Timeout {
 				t.Fatalf("status %s, timeout %v: %s", e.Status, e.Timeout, e.Error)
 			}
+			// The calls in flight are recorded as abandoned.
+			if len(e.Calls) == 0 {
+				t.Fatal("no call recorded")
+			}
+			for _, c := range e.Calls {
+				if c.Tool != "block.wait" || !c.Abandoned || c.Output != nil {
+					t.Errorf("call record %+v, want block.wait abandoned", c)
+				}
+			}
 		})
 	}
 }

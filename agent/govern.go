@@ -30,6 +30,12 @@ type CallRecord struct {
 	// for an approval included.
 	Start    time.Time     `json:"start"`
 	Duration time.Duration `json:"durationNs"`
+	// Abandoned is set when the execution (or the step) ended while the
+	// call was in flight, at its timeout or its context's end: whatever
+	// the tool returns later is dropped.
+	Abandoned bool `json:"abandoned,omitempty"`
+
+	ended bool // the call returned
 }
 
 // An Action is what a Policy decides for a tool call.
@@ -191,7 +197,7 @@ func (t *tracker) callTool(ctx context.Context, e *entry, input json.RawMessage,
 		}
 		return callWithin(ctx, e.tool.ID, d, call)
 	}()
-	rec.Duration = time.Since(rec.Start)
+	rec.Duration, rec.ended = time.Since(rec.Start), true
 	if span != nil {
 		endTool(span, rec.Denied, err)
 	}
@@ -320,13 +326,16 @@ func (t *tracker) exceeded() error {
 	return r.overrun
 }
 
-// drain returns the calls and the usage recorded since the last drain. A
-// call still in flight has no duration, output or error yet.
+// drain returns the calls and the usage recorded since the last drain,
+// at the end of an execution or a step: a call still in flight then is
+// abandoned (its record has no duration, output or error).
 func (t *tracker) drain() ([]CallRecord, Usage) {
 	t.recMu.Lock()
 	var calls []CallRecord
 	for _, c := range t.calls {
-		calls = append(calls, *c)
+		r := *c
+		r.Abandoned = !r.ended
+		calls = append(calls, r)
 	}
 	t.calls = nil
 	t.recMu.Unlock()
