@@ -68,7 +68,7 @@ func TestAbandon_BlockedHostCalls(t *testing.T) {
 	for _, mode := range []struct {
 		name string
 		rt   *airlock.Runtime
-	}{{"in process", testRuntime}, {"worker", workerRuntime}} {
+	}{{"in process", testRuntime()}, {"worker", workerRuntime()}} {
 		for _, call := range []struct {
 			name, src string
 			async     bool
@@ -107,7 +107,7 @@ func TestAbandon_Deadline(t *testing.T) {
 	b := newBlocker()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	ex, err := testRuntime.Run(ctx, `export default block()`, airlock.Options{Language: airlock.JavaScript,
+	ex, err := testRuntime().Run(ctx, `export default block()`, airlock.Options{Language: airlock.JavaScript,
 		Globals: map[string]any{"block": func(context.Context) string { return b.block() }}})
 	if err != nil {
 		t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 
 // Both modes of running: in process and in worker processes.
 func bothRuntimes(t *testing.T, f func(t *testing.T, rt *airlock.Runtime)) {
-	t.Run("process", func(t *testing.T) { f(t, testRuntime) })
-	t.Run("worker", func(t *testing.T) { f(t, workerRuntime) })
+	t.Run("process", func(t *testing.T) { f(t, testRuntime()) })
+	t.Run("worker", func(t *testing.T) { f(t, workerRuntime()) })
 }
 
 // Options.Timeout stops a run that outlasts it, as Terminate does, with a
@@ -62,7 +62,7 @@ func TestOptionsTimeout(t *testing.T) {
 
 // Terminate before the timeout: the first reason counts.
 func TestOptionsTimeout_TerminateFirst(t *testing.T) {
-	ex, err := testRuntime.Run(context.Background(), `while (true) {}`, airlock.Options{Timeout: time.Hour})
+	ex, err := testRuntime().Run(context.Background(), `while (true) {}`, airlock.Options{Timeout: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestOptionsLog(t *testing.T) {
 
 		// A console of the caller's own: Log is not called. (In worker
 		// mode a function cannot be inside a global's value.)
-		if rt == workerRuntime {
+		if rt == workerRuntime() {
 			return
 		}
 		called := false
@@ -183,7 +183,7 @@ func TestReport_YieldsToOwnBinding(t *testing.T) {
 		`import * as supervisor from 'supervisor'; class report {}; supervisor.report(1); export default 0`,
 	} {
 		bridged = nil
-		ex, err := testRuntime.Run(context.Background(), src, airlock.Options{
+		ex, err := testRuntime().Run(context.Background(), src, airlock.Options{
 			Language: airlock.JavaScript,
 			Imports:  map[string]airlock.Module{"supervisor": {"report": func(v any) { bridged = append(bridged, v) }, "x": 1}},
 		})
@@ -201,7 +201,7 @@ func TestReport_YieldsToOwnBinding(t *testing.T) {
 		`const o = { report: 1 }; [1].forEach(report); export default o.report`,
 		`function f(report) { return report } report(f(1)); export default 0`,
 	} {
-		ex, err := testRuntime.Run(context.Background(), src, airlock.Options{Language: airlock.JavaScript})
+		ex, err := testRuntime().Run(context.Background(), src, airlock.Options{Language: airlock.JavaScript})
 		if err != nil {
 			t.Fatal(err)
 		}

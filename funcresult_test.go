@@ -59,7 +59,7 @@ func TestShown_ProxiesStillRefused(t *testing.T) {
 // (the result cannot cross) with the calls' effects kept: a host function's
 // work is never undone, and the error says which field to leave out.
 func TestShown_ToolCallsThenFunctionResultFails(t *testing.T) {
-	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
+	for _, rt := range []*airlock.Runtime{testRuntime(), workerRuntime()} {
 		var calls []string
 		res := runOn(t, rt, `
 			const a = await send("a");
@@ -79,7 +79,7 @@ func TestShown_ToolCallsThenFunctionResultFails(t *testing.T) {
 }
 
 func TestShown_ConsoleShowsFunctionsAndSymbolsAsNode(t *testing.T) {
-	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
+	for _, rt := range []*airlock.Runtime{testRuntime(), workerRuntime()} {
 		res := runOn(t, rt, shownSrc+`
 			console.log("v", named, s, () => 1, shown);
 			console.log(Symbol(), function () {}, 1n);
@@ -177,7 +177,7 @@ func runOn(t *testing.T, rt *airlock.Runtime, src string, opts airlock.Options) 
 // cycles and shared objects stay as they were, sparse arrays keep their
 // length.
 func TestShown_CyclesSharedAndSparse(t *testing.T) {
-	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
+	for _, rt := range []*airlock.Runtime{testRuntime(), workerRuntime()} {
 		res := runOn(t, rt, `
 			const f = () => 1, shared = { n: 1 };
 			const o = { f, shared, m: new Map([[f, shared], ["k", shared]]) };

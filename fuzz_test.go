@@ -2,11 +2,12 @@ package airlock
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 )
 
-var fuzzRuntime = NewRuntime(RuntimeConfig{MaxDuration: 2 * time.Second})
+var fuzzRuntime = sync.OnceValue(func() *Runtime { return NewRuntime(RuntimeConfig{MaxDuration: 2 * time.Second}) })
 
 // FuzzRunSource runs arbitrary source, as TypeScript and as JavaScript: every
 // run must settle with a known status, and the host must not crash.
@@ -25,7 +26,7 @@ func FuzzRunSource(f *testing.F) {
 		if ts {
 			lang = TypeScript
 		}
-		ex, err := fuzzRuntime.Run(context.Background(), src, Options{Language: lang, MemoryLimitBytes: 16 << 20})
+		ex, err := fuzzRuntime().Run(context.Background(), src, Options{Language: lang, MemoryLimitBytes: 16 << 20})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,25 +5,33 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/airlockrun/airlock"
 )
 
-// testRuntime is shared by the tests; each run still gets a fresh sandbox.
+// testRuntime is shared by the tests, made at its first use (a runtime
+// prepares sandboxes at once, which would start the engine in every test
+// process, TestFirstRunsOfAProcess's child included); each run still gets a
+// fresh sandbox.
 // Its safety cap is far above any test's need: the long sort tests
 // take 11 s on a loaded 2-core machine, and a cap that fires under load fails
 // a test for the machine's sake, not the code's.
-var testRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: 60 * time.Second})
+var testRuntime = sync.OnceValue(func() *airlock.Runtime {
+	return airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: 60 * time.Second})
+})
 
 // workerRuntime runs in worker processes. A long grace: a kill would end
 // the other runs of a worker too.
-var workerRuntime = airlock.NewRuntime(airlock.RuntimeConfig{Workers: 2, MaxDuration: 20 * time.Second, WorkerGrace: 10 * time.Second})
+var workerRuntime = sync.OnceValue(func() *airlock.Runtime {
+	return airlock.NewRuntime(airlock.RuntimeConfig{Workers: 2, MaxDuration: 20 * time.Second, WorkerGrace: 10 * time.Second})
+})
 
 func runOpts(t *testing.T, src string, opts airlock.Options) *airlock.Result {
 	t.Helper()
-	ex, err := testRuntime.Run(context.Background(), src, opts)
+	ex, err := testRuntime().Run(context.Background(), src, opts)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

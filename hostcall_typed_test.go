@@ -142,7 +142,7 @@ func TestHostCall_TypedPanicAndStop(t *testing.T) {
 		return x
 	}
 	var err error
-	ex, err = testRuntime.Run(context.Background(), `for (let i = 0; i < 1e6; i++) { try { stopNow(i) } catch (e) {} }
+	ex, err = testRuntime().Run(context.Background(), `for (let i = 0; i < 1e6; i++) { try { stopNow(i) } catch (e) {} }
 		export default "finished"`, airlock.Options{Globals: map[string]any{"stopNow": stopNow}})
 	if err != nil {
 		t.Fatal(err)

@@ -168,7 +168,7 @@ func runHeld(t *testing.T, src string, opts airlock.Options, kind string, size i
 	engineStarted(t)
 	k := stopKinds[sk]
 	timed(t, func(d time.Duration) bool {
-		rt := testRuntime
+		rt := testRuntime()
 		if k.rt != nil {
 			rt = k.rt(d)
 			defer rt.Close()
@@ -354,7 +354,7 @@ func TestHostWork_AbandonedWorkBounded(t *testing.T) {
 	for i := 0; i < 12; i++ {
 		head := fmt.Sprintf("export default %d;\n", i)
 		src := head + strings.Repeat("/", size-len(head))
-		ex, err := testRuntime.Run(context.Background(), src, airlock.Options{Language: airlock.JavaScript})
+		ex, err := testRuntime().Run(context.Background(), src, airlock.Options{Language: airlock.JavaScript})
 		if err != nil {
 			t.Fatal(err)
 		}

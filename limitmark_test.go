@@ -30,7 +30,7 @@ func TestMemoryLimit_CaughtStillMemory(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		rt   *airlock.Runtime
-	}{{"in process", testRuntime}, {"worker", workerRuntime}} {
+	}{{"in process", testRuntime()}, {"worker", workerRuntime()}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ex, err := tc.rt.Run(context.Background(), oomCaught, airlock.Options{Language: airlock.JavaScript, MemoryLimitBytes: oomLimit})
 			if err != nil {
@@ -56,7 +56,7 @@ func TestMemoryLimit_MarkBelongsToItsRun(t *testing.T) {
 	}{
 		{"prepared", airlock.NewRuntime(airlock.RuntimeConfig{Prepared: 1})},
 		{"unprepared", airlock.NewRuntime(airlock.RuntimeConfig{Prepared: -1})},
-		{"worker", workerRuntime},
+		{"worker", workerRuntime()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for i := 0; i < 3; i++ {

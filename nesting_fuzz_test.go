@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,7 +74,7 @@ func FuzzNesting(f *testing.F) {
 		}
 		src := pre + strings.Repeat(frag, int(n)) + post
 		for _, lang := range []airlock.Language{airlock.TypeScript, airlock.JavaScript} {
-			run, err := fuzzNestingRuntime.Run(ctx, src, airlock.Options{Language: lang})
+			run, err := fuzzNestingRuntime().Run(ctx, src, airlock.Options{Language: lang})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,4 +88,6 @@ func FuzzNesting(f *testing.F) {
 	})
 }
 
-var fuzzNestingRuntime = airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: 2 * time.Second})
+var fuzzNestingRuntime = sync.OnceValue(func() *airlock.Runtime {
+	return airlock.NewRuntime(airlock.RuntimeConfig{MaxDuration: 2 * time.Second})
+})

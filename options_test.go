@@ -34,7 +34,7 @@ func TestOptionsValidation(t *testing.T) {
 		{"channel argument", airlock.Options{Execute: airlock.Execute{Args: []any{make(chan int)}}}, "could not be cloned"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ex, err := testRuntime.Run(context.Background(), `export default 1`, c.opts)
+			ex, err := testRuntime().Run(context.Background(), `export default 1`, c.opts)
 			if err == nil || ex != nil {
 				t.Fatalf("Run = %v, %v; want an error", ex, err)
 			}
@@ -143,11 +143,11 @@ func TestModules_PackageNames(t *testing.T) {
 		t.Fatalf("stack = %q", res.Error.Stack)
 	}
 	for _, bad := range []string{"/abs", "node:fs", "https://x/y.js", ".hidden", "pkg/../../x"} {
-		if _, err := testRuntime.Run(context.Background(), "export default 1", airlock.Options{Modules: map[string]string{bad: "export default 1"}}); err == nil {
+		if _, err := testRuntime().Run(context.Background(), "export default 1", airlock.Options{Modules: map[string]string{bad: "export default 1"}}); err == nil {
 			t.Errorf("Modules key %q accepted", bad)
 		}
 	}
-	if _, err := testRuntime.Run(context.Background(), "export default 1", airlock.Options{
+	if _, err := testRuntime().Run(context.Background(), "export default 1", airlock.Options{
 		Modules: map[string]string{"x": "export default 1"}, Imports: map[string]airlock.Module{"x": {}}}); err == nil {
 		t.Error("a package in both Modules and Imports was accepted")
 	}

@@ -59,7 +59,7 @@ func TestResultCross_ErrorNamesKindAndPath(t *testing.T) {
 		{`export default () => Symbol("s")`, `result: a symbol cannot leave the sandbox`},
 		{`export default () => new Promise(() => {}).then`, `result: a function cannot leave the sandbox`},
 	}
-	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
+	for _, rt := range []*airlock.Runtime{testRuntime(), workerRuntime()} {
 		for _, c := range cases {
 			res := runOn(t, rt, c.src, airlock.Options{Language: airlock.JavaScript})
 			wantCrossError(t, c.src, res, c.want)
@@ -104,7 +104,7 @@ func TestResultCross_NamedExport(t *testing.T) {
 // class instances as their own properties, Dates, Errors, boxed
 // primitives.
 func TestResultCross_WhatCrossesIsKept(t *testing.T) {
-	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
+	for _, rt := range []*airlock.Runtime{testRuntime(), workerRuntime()} {
 		res := runOn(t, rt, `
 			class P { constructor() { this.x = 1 } get y() { return 2 } }
 			const o = { u: undefined, arr: [1, undefined], t: new Uint8Array([1, 2]), p: new P(),
@@ -187,7 +187,7 @@ func TestResultCross_PathIsBounded(t *testing.T) {
 // error; it now says where, in the same form, rooted at the argument.
 func TestResultCross_HostArgumentPath(t *testing.T) {
 	globals := map[string]any{"take": func(...any) {}, "atake": airlock.Async(func(...any) {})}
-	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
+	for _, rt := range []*airlock.Runtime{testRuntime(), workerRuntime()} {
 		res := runOn(t, rt, `
 			const out = [];
 			for (const args of [[{ items: [1, 2, () => 3] }], [1, Symbol("s")], [new Map([["k", new WeakMap()]])]]) {
@@ -213,7 +213,7 @@ func TestResultCross_HostArgumentPath(t *testing.T) {
 // value that cannot cross is a catchable error at the call, as for any
 // host function, and the run goes on if the program catches it.
 func TestResultCross_Reports(t *testing.T) {
-	for _, rt := range []*airlock.Runtime{testRuntime, workerRuntime} {
+	for _, rt := range []*airlock.Runtime{testRuntime(), workerRuntime()} {
 		var got []any
 		res := runOn(t, rt, `
 			let msg = "";
