@@ -96,12 +96,14 @@ func TestExecutorInterrupt_ToolInFlight(t *testing.T) {
 // A tool that does not return is abandoned after the grace, and the
 // executor is DIRTY, as after a timeout.
 func TestExecutorInterrupt_ToolThatDoesNotReturn(t *testing.T) {
-	release := make(chan struct{})
+	release, entered := make(chan struct{}), make(chan struct{}, 1)
 	defer close(release)
-	ex, started := interruptible(t, airlock.ExecutorOptions{}, map[string]any{
-		"stuck": func() { <-release },
+	// The interrupt comes once the tool is entered: between two calls it
+	// would stop the step's JavaScript, and keep the session.
+	ex, _ := interruptible(t, airlock.ExecutorOptions{}, map[string]any{
+		"stuck": func() { entered <- struct{}{}; <-release },
 	})
-	err := runInterrupted(t, ex, started, "started(); stuck()")
+	err := runInterrupted(t, ex, entered, "stuck()")
 	if !errors.Is(err, airlock.ErrInterrupted) {
 		t.Fatalf("err = %v, want ERR_INTERRUPTED", err)
 	}
@@ -175,13 +177,13 @@ func TestExecutor_StepValueLeavesOutWhatCannotCross(t *testing.T) {
 }
 
 // Cleanup of an executor whose step was abandoned in a tool call (its
-// time ran out while the tool ignored its context) returns at once: the
+// context ended while the tool ignored it) returns at once: the
 // sandbox is released when the call returns. It used to wait for the
 // tool, so an agent's execution with the default configuration returned
 // only when the tool did, whatever its timeout.
 func TestExecutorCleanup_DoesNotWaitForAbandonedTool(t *testing.T) {
 	release, entered := make(chan struct{}), make(chan struct{}, 1)
-	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{Timeout: 50 * time.Millisecond})
+	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,9 +196,12 @@ func TestExecutorCleanup_DoesNotWaitForAbandonedTool(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ex.Run(context.Background(), "stuck()")
+	// The step's context ends once the tool is entered.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-entered; cancel() }()
+	_, err = ex.Run(ctx, "stuck()")
 	wantCode(t, err, "ERR_EXEC_TIMEOUT")
-	<-entered
 	if s := ex.State(); s != airlock.StateDirty {
 		t.Fatalf("state = %s, want DIRTY", s)
 	}

@@ -67,8 +67,9 @@ func timeoutHoldsAgainstBlockedTool(t *testing.T, onRuntime bool) {
 			if e.Status != airlock.StatusTerminated || (tc.stop == "timeout") != e.Timeout {
 				t.Fatalf("status %s, timeout %v: %s", e.Status, e.Timeout, e.Error)
 			}
-			// The calls in flight are recorded as abandoned.
-			if len(e.Calls) == 0 {
+			// The calls in flight are recorded as abandoned (a call is
+			// recorded before its handler runs; the timeout may come first).
+			if len(e.Calls) == 0 && len(entered) > 0 {
 				t.Fatal("no call recorded")
 			}
 			for _, c := range e.Calls {
