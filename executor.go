@@ -259,7 +259,7 @@ func (e *Executor) step(code string) *session.Step {
 		st.Levels[i] = string(l)
 	}
 	if opts.Log != nil {
-		st.Log = func(l session.Entry) { opts.Log(LogEntry{Level: LogLevel(l.Level), Message: l.Message, Time: l.Time}) }
+		st.Log = func(l session.Entry) { opts.Log(logEntry(l)) }
 	}
 	st.Prepare = func(stop <-chan struct{}, inspect func(string, bool) (*engine.Inspection, error)) (string, func(int, int) (int, int), error) {
 		prep := prepareWith(code, opts, stop, inspect)
@@ -384,9 +384,14 @@ func logEntries(es []session.Entry) []LogEntry {
 	}
 	out := make([]LogEntry, len(es))
 	for i, l := range es {
-		out[i] = LogEntry{Level: LogLevel(l.Level), Message: l.Message, Time: l.Time}
+		out[i] = logEntry(l)
 	}
 	return out
+}
+
+// logEntry is a session's console call as a LogEntry.
+func logEntry(l session.Entry) LogEntry {
+	return LogEntry{Level: LogLevel(l.Level), Message: l.Message, Time: l.Time}
 }
 
 // validationError is the error of a step some rule refused: an import

@@ -592,6 +592,14 @@ func (s *Session) Run(ctx context.Context, opts *Step) (_ *Output, dirty bool, _
 	case <-s.done:
 		return nil, true, newError(CodeRuntimeException, nil, "Runtime exception: %s", errClosed)
 	}
+	// abandon leaves the VM to a call that has not returned: the session
+	// is dirty, and its goroutine ends when the call returns.
+	abandon := func() (*Output, bool, error) {
+		cancel()
+		st.host.Close()
+		s.abandoned.Store(true)
+		return nil, true, st.stopError(st.logText())
+	}
 	var res stepResult
 	select {
 	case res = <-results:
@@ -601,20 +609,14 @@ func (s *Session) Run(ctx context.Context, opts *Step) (_ *Output, dirty bool, _
 		// that polls for no interrupt may keep the VM a while; the caller
 		// gets the host's decision after a grace period.
 		if (st.reason == stopTimeout || st.reason == stopContext) && st.host.InCall() {
-			cancel()
-			st.host.Close()
-			s.abandoned.Store(true)
-			return nil, true, st.stopError(st.logText())
+			return abandon()
 		}
 		// An interrupted step's tools were told (their context ended):
 		// one that returns lets the step end with the session kept.
 		select {
 		case res = <-results:
 		case <-time.After(time.Second):
-			cancel()
-			st.host.Close()
-			s.abandoned.Store(true)
-			return nil, true, st.stopError(st.logText())
+			return abandon()
 		}
 	}
 	cancel()
