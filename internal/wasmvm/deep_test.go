@@ -106,8 +106,8 @@ func deepCases() []deepCase {
 // time limit would (two cases run that long on wazero: a backtracking
 // regexp and this package's result conversion of a 100,000-level object,
 // which is not the public path's). It is not run under the race detector:
-// it runs guest code only, which the detector cannot watch on wazero and
-// slows twentyfold on the Go backend (CI's time).
+// it runs guest code only, which the detector does not watch (wazero's
+// machine code, or the translation's methods marked //go:norace).
 func TestDeepRecursionEndsInTheSandbox(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: deep programs")

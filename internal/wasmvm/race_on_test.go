@@ -3,5 +3,5 @@
 package wasmvm
 
 // raceEnabled is set when the tests run under the race detector, which
-// slows the Go backend's guest code twentyfold and cannot watch wazero's.
+// watches neither backend's guest code (deep_test.go).
 const raceEnabled = true

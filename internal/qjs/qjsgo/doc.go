@@ -2,7 +2,8 @@
 // wasm2go: QuickJS, the patches and the shim, linked with the memory
 // imported, with the stop checks and a depth check on every cycle of the
 // call graph (internal/qjs/stopcheck -depth). build.sh writes qjs.go, every
-// function marked //go:norace (the race detector made the guest ~20 times
-// slower). It is internal/wasmvm's default backend; the tag airlock_wazero
+// method of the module marked //go:norace and //go:nocheckptr and the small
+// helpers' //go:nosplit dropped, so that they are inlined into them (the
+// race detector made the guest ~20 times slower). It is internal/wasmvm's default backend; the tag airlock_wazero
 // leaves it out (and its ~200,000 lines uncompiled).
 package qjsgo
