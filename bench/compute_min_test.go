@@ -14,8 +14,7 @@ import (
 // and a sandbox (its start included, the stop checks on) alternated run by
 // run, each one's fastest run in CPU time of the process: on a loaded
 // machine the wall time of one benchmark after the other says more about
-// the load than about the engine. The sandbox runs on the default backend,
-// the module translated to Go; built with -tags airlock_wazero, on wazero.
+// the load than about the engine.
 func BenchmarkComputeMin(b *testing.B) {
 	for _, c := range []struct {
 		name, setup, expr string

@@ -1,6 +1,8 @@
 #!/bin/sh
-# build.sh builds qjs.wasm: QuickJS (pinned below) with our patches and shim,
-# compiled to wasm32-wasi (reactor), then instrumented with stop checks.
+# build.sh builds the engine: QuickJS (pinned below) with our patches and
+# shim, compiled to wasm32-wasi (reactor), instrumented with stop checks
+# and depth checks, and translated to Go (qjsgo/qjs.go, with its identity in
+# qjsgo/qjs_sum.go, and its data section in qjs.data).
 #
 # Toolchain (Debian 12):
 #   apt-get update && apt-get install -y clang-19 lld-19 wasi-libc libclang-rt-19-dev-wasm32
@@ -12,12 +14,13 @@
 #   (unset)                                     the pinned tarball from GitHub (curl)
 # Every file used is checked against quickjs.sha256 before anything is built.
 #
-# OUT (default ./qjs.wasm) names the output; GOOUT (default ./qjsgo/qjs.go)
-# the second output, the same module translated to Go (below). STOPCHECK_FLAGS=-nochecks builds
-# the module without loop checks, and QJS_OPT (default -O2) replaces the
-# optimisation level of QuickJS's and the shim's files, only to measure
-# another level (BENCHMARKS.md). The same inputs give a byte-identical module (build_test.go
-# checks it against the committed one).
+# GOOUT (default ./qjsgo/qjs.go) names the Go output (its identity goes
+# beside it, in *_sum.go), DATA (default ./qjs.data) the data.
+# STOPCHECK_FLAGS=-nochecks builds the module without loop checks, and
+# QJS_OPT (default -O2) replaces the optimisation level of QuickJS's and
+# the shim's files, only to measure another level (BENCHMARKS.md). The same
+# inputs give byte-identical outputs (build_test.go checks them against the
+# committed ones).
 set -eu
 
 QUICKJS_REPO=bellard/quickjs
@@ -27,7 +30,7 @@ OPT=${QJS_OPT:--O2}
 STACK=1048576 # the wasm shadow stack, bytes; wasmvm's MaxStack leaves room under it
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-OUT=${OUT:-$HERE/qjs.wasm}
+DATA=${DATA:-$HERE/qjs.data}
 GOOUT=${GOOUT:-$HERE/qjsgo/qjs.go}
 DEPTH=100000 # the bound of every cycle of the call graph in the Go build (stopcheck -depth)
 FILES=$(awk '{print $2}' "$HERE/quickjs.sha256")
@@ -86,37 +89,23 @@ for f in $SHIM codec; do
 	$CC $CFLAGS $NOBULK $OPT -c "$HERE/shim/$f.c" -o "$WORK/obj/$f.o"
 done
 $CC $CFLAGS -mbulk-memory -fno-builtin -O2 -c "$HERE/shim/bulk.c" -o "$WORK/obj/bulk.o"
-$CC --target=wasm32-wasi --sysroot="$WORK/sysroot" $OPT -mexec-model=reactor \
-	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first \
-	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
-	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
-	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" $(for f in $SHIM; do printf '%s ' "$WORK/obj/$f.o"; done) \
-	"$WORK/obj/codec.o" "$WORK/obj/bulk.o" \
-	-o "$WORK/raw.wasm"
-(cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} -data "${OUT%.wasm}.data" "$WORK/raw.wasm" "$OUT")
-ls -l "$OUT" "${OUT%.wasm}.data"
-
-# The second output: the same objects linked with the memory imported
-# (env.memory: the host gives it, backed by its own allocator), with the
-# stop checks and a depth check on every cycle of the call graph, then
-# translated to Go by wasm2go (pinned by the tool line in go.mod) into the
-# package internal/wasmvm runs by default (left out with the tag
-# airlock_wazero: RATIONALE.md, "The engine as Go code: first step"). Its data section is the same as the
-# first output's, which it leaves out too.
+# The objects linked with the memory imported (env.memory: the host gives
+# it, backed by its own allocator), instrumented with the stop checks and
+# a depth check on every cycle of the call graph, the data section taken
+# out (to DATA), then translated to Go by wasm2go (pinned by the tool line
+# in go.mod): the package internal/wasmvm runs (RATIONALE.md, "The engine
+# as Go code").
 $CC --target=wasm32-wasi --sysroot="$WORK/sysroot" $OPT -mexec-model=reactor \
 	-Wl,--strip-debug -Wl,-z,stack-size=$STACK -Wl,--stack-first -Wl,--import-memory \
 	-Wl,--export=qjs_ctl -Wl,--export=__stack_pointer -Wl,--export=__heap_base -Wl,--export=__data_end \
 	"$WORK/obj/quickjs.o" "$WORK/obj/libregexp.o" "$WORK/obj/libunicode.o" \
 	"$WORK/obj/cutils.o" "$WORK/obj/dtoa.o" $(for f in $SHIM; do printf '%s ' "$WORK/obj/$f.o"; done) \
 	"$WORK/obj/codec.o" "$WORK/obj/bulk.o" \
-	-o "$WORK/raw-imported.wasm"
-(cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} -nostart -depth $DEPTH -data "$WORK/imported.data" "$WORK/raw-imported.wasm" "$WORK/imported.wasm")
-cmp -s "$WORK/imported.data" "${OUT%.wasm}.data" || {
-	echo "build.sh: the data of the module with imported memory differs" >&2
-	exit 1
-}
+	-o "$WORK/raw.wasm"
+(cd "$HERE/../.." && go run ./internal/qjs/stopcheck ${STOPCHECK_FLAGS:-} -nostart -depth $DEPTH -data "$DATA" "$WORK/raw.wasm" "$WORK/qjs.wasm")
+ls -l "$DATA"
 mkdir -p "$(dirname "$GOOUT")"
-(cd "$HERE/../.." && go tool wasm2go -unsafe -tags '!airlock_wazero' -pkg qjsgo -o "$WORK/qjs.go" "$WORK/imported.wasm")
+(cd "$HERE/../.." && go tool wasm2go -unsafe -pkg qjsgo -o "$WORK/qjs.go" "$WORK/qjs.wasm")
 # Every function of the module (its methods) is marked //go:norace and
 # //go:nocheckptr (-race turns checkptr on): the guest is one goroutine's
 # at a time, and the race detector's instrumentation made its code ~20
@@ -127,4 +116,7 @@ mkdir -p "$(dirname "$GOOUT")"
 # functions that the marks need.
 sed -e 's|^func (m \*Module) |//go:norace\n//go:nocheckptr\nfunc (m *Module) |' -e '/^\/\/go:nosplit$/d' "$WORK/qjs.go" >"$WORK/qjs-marked.go"
 gofmt "$WORK/qjs-marked.go" >"$GOOUT"
-ls -l "$GOOUT"
+# The module's identity, which keys the snapshot images cached on disk.
+SUM=$(sha256sum "$WORK/qjs.wasm" | cut -d' ' -f1)
+printf '// Code generated by internal/qjs/build.sh. DO NOT EDIT.\n\npackage qjsgo\n\n// Sum is the SHA-256 of the module translated into this package.\nconst Sum = "%s"\n' "$SUM" >"${GOOUT%.go}_sum.go"
+ls -l "$GOOUT" "${GOOUT%.go}_sum.go"

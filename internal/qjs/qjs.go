@@ -1,7 +1,8 @@
-// Package qjs holds the engine's WebAssembly module: QuickJS with our
-// patches and shim, compiled to wasm32-wasi by build.sh and committed, so
-// that building Airlock needs no C toolchain. README.md states its
-// provenance, licence and how to rebuild it.
+// Package qjs holds the engine's sources and build: QuickJS with our
+// patches and shim, compiled to wasm32-wasi by build.sh and translated to
+// Go (package qjsgo), committed with the module's data (DATA), so that
+// building Airlock needs no C toolchain. README.md states its provenance,
+// licence and how to rebuild it.
 //
 // The module's interface (the exports, the imports env.host_call and
 // env.host_result, and the control block qjs_ctl) is described in
@@ -13,17 +14,11 @@ package qjs
 
 import _ "embed"
 
-// WASM is the module, instrumented with stop checks (see stopcheck),
-// without its data section: sandboxes start from a snapshot's memory, and
-// only the instance that makes a snapshot writes the data (DATA) into its
-// memory. The build keeps them apart so that a process does not copy the
-// module to take the data out (RATIONALE.md, "The command's start").
-//
-//go:embed qjs.wasm
-var WASM []byte
-
 // DATA is the contents of the module's data section: its active data
-// segments, as in the binary format.
+// segments, as in the binary format. The translated module leaves them
+// out: sandboxes start from a snapshot's memory, and only the instance that
+// makes a snapshot writes the data into its memory (a copy of a snapshot
+// must not have them written again over the image).
 //
 //go:embed qjs.data
 var DATA []byte

@@ -50,40 +50,6 @@ func helloCycle(b *testing.B, sn *Snapshot) {
 	s.Close(ctx)
 }
 
-// variantSandbox: a sandbox of the build /tmp/qjs-<name>.wasm and .data
-// (one of QJS_VARIANTS, built by build.sh with OUT=/tmp/qjs-<name>.wasm),
-// on an engine of its own closed at the end of the benchmark.
-func variantSandbox(b *testing.B, name string, opts *SandboxOptions) *Sandbox {
-	s, err := variantSnapshot(b, name).NewSandbox(context.Background(), opts)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return s
-}
-
-// variantSnapshot: the snapshot of the build /tmp/qjs-<name>.wasm.
-func variantSnapshot(b *testing.B, name string) *Snapshot {
-	wasm, err := os.ReadFile("/tmp/qjs-" + name + ".wasm")
-	if err != nil {
-		b.Fatal(err)
-	}
-	data, err := os.ReadFile("/tmp/qjs-" + name + ".data")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	e, err := newEngineOn(ctx, backendWazero, &EngineOptions{NoCache: true}, wasm, data)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { e.Close(ctx) })
-	sn, err := e.NewSnapshot(ctx, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return sn
-}
-
 // BenchmarkStart: a sandbox ready for a program, and "1+2" in it.
 func BenchmarkStart(b *testing.B) {
 	sn := testSnapshot(b)
@@ -92,7 +58,7 @@ func BenchmarkStart(b *testing.B) {
 			helloCycle(b, sn)
 		}
 	})
-	// The same with no pool: every sandbox a new wazero instance.
+	// The same with no pool: every sandbox a new instance.
 	sn0 := poolSnapshot(b, &SnapshotOptions{Pool: -1})
 	b.Run("wasm-fresh-nopool-eval-close", func(b *testing.B) {
 		for b.Loop() {
@@ -118,17 +84,6 @@ func BenchmarkFib27(b *testing.B) {
 			wasmEval(b, s, "fib(27)")
 		}
 	})
-	// The cost of the stop checks: the same build without them, from
-	// QJS_NOCHECKS_WASM (build.sh with STOPCHECK_FLAGS=-nochecks).
-	for _, name := range strings.Fields(os.Getenv("QJS_VARIANTS")) {
-		b.Run("wasm-"+name, func(b *testing.B) {
-			s := variantSandbox(b, name, nil)
-			wasmEval(b, s, fibSrc)
-			for b.Loop() {
-				wasmEval(b, s, "fib(27)")
-			}
-		})
-	}
 }
 
 // BenchmarkData100k: build 100k objects, stringify, parse, filter/map/reduce.
@@ -205,11 +160,11 @@ func BenchmarkIdlePSS(b *testing.B) {
 
 func pss(b *testing.B) int64 { return int64(procKB(b, "/proc/self/smaps_rollup", "Pss")) }
 
-// BenchmarkBuildsMin alternates the builds (the committed one and those in
-// QJS_VARIANTS, /tmp/qjs-<name>.wasm and .data) one workload run at a time
-// and reports each one's fastest run in CPU time of the thread: on a loaded
-// machine the minimum is the stable measure, and alternating exposes every
-// build to the same load. The workloads cover the interpreter (fib27), the
+// BenchmarkBuildsMin runs the workloads one run at a time and reports each
+// one's fastest run in CPU time of the thread: on a loaded machine the
+// minimum is the stable measure. Builds are compared by alternating the
+// test binaries of two trees (go test -c in each; the module is part of
+// the binary), as BENCHMARKS.md's commands do. The workloads cover the interpreter (fib27), the
 // runtime's objects and JSON (data100k), the parser (parse: a 200 KB script
 // compiled, not run) and the regexp engine (regexp). QJS_WORKLOADS, a list
 // of those names, runs only them. QJS_FRESH=1 runs each workload in a new
@@ -245,9 +200,6 @@ func BenchmarkBuildsMin(b *testing.B) {
 	ctx := context.Background()
 	var rs []*runner
 	rs = append(rs, &runner{name: "wasm", sn: testSnapshot(b)})
-	for _, name := range strings.Fields(os.Getenv("QJS_VARIANTS")) {
-		rs = append(rs, &runner{name: "wasm-" + name, sn: variantSnapshot(b, name)})
-	}
 	// sandbox: r's sandbox for the next workload run, fib defined in it.
 	sandbox := func(r *runner) *Sandbox {
 		if r.s != nil && !fresh {
@@ -294,9 +246,7 @@ func BenchmarkBuildsMin(b *testing.B) {
 	}
 }
 
-// BenchmarkVariantsWall runs the committed module and the builds named in
-// QJS_VARIANTS (/tmp/qjs-<name>.wasm and .data, build.sh with OUT=)
-// alternated, run by run, and reports each one's median wall time: the
+// BenchmarkVariantsWall reports the median wall time of the
 // 100k-object workload in a fresh sandbox each run and in one sandbox kept,
 // and fib(27) in one sandbox kept. Wall time, not thread CPU as in
 // BenchmarkBuildsMin: some kernels count thread CPU in 4 ms ticks, too
@@ -311,9 +261,6 @@ func BenchmarkVariantsWall(b *testing.B) {
 	ctx := context.Background()
 	opts := &SandboxOptions{MemoryLimit: 512 << 20}
 	vs := []*variant{{name: "wasm", sn: testSnapshot(b)}}
-	for _, name := range strings.Fields(os.Getenv("QJS_VARIANTS")) {
-		vs = append(vs, &variant{name: "wasm-" + name, sn: variantSnapshot(b, name)})
-	}
 	timed := func(s *Sandbox, src string) time.Duration {
 		t := time.Now()
 		wasmEval(b, s, src)

@@ -177,12 +177,9 @@ func TestDeepRecursionEndsInTheSandbox(t *testing.T) {
 	t.Logf("outcomes: %v (depth bound %d)", counts, bound)
 }
 
-// depthBound is the bound of the depth checks of the backend's module (0:
-// none): build.sh's DEPTH on the wasm2go backend, none on wazero's.
+// depthBound is the bound of the depth checks of the module: build.sh's
+// DEPTH.
 func depthBound(t *testing.T) int {
-	if testEngine(t).backend != backendWasm2go {
-		return 0
-	}
 	b, err := os.ReadFile("../qjs/build.sh")
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,8 @@
 // (internal/qjs), translated to Go by wasm2go (internal/qjs/qjsgo: its
 // memory imported from this package's allocator, every cycle of its call
 // graph bounded by a depth check that traps, since a Go stack overflow
-// would end the process). Built with the tag airlock_wazero, it runs the
-// module itself, qjs.wasm, on the wazero runtime instead (compiled once
-// per process and cached on disk between processes; EngineOptions'
-// CacheDir, NoCache and Interpreter serve that backend only, but for the
-// snapshot cache's place). It is the only importer of wazero. Everything
-// below holds on both backends (instance.go).
+// would end the process). Nothing is compiled at run time: the module is
+// part of the binary.
 //
 // An [Engine] readies the module once per process. A [Snapshot] is a VM made and hardened
 // once, its linear memory captured; every [Sandbox] starts from it, mapping
@@ -19,16 +15,15 @@
 // ([Sandbox.WrittenPages] counts them). A sandbox set up for many others
 // to start from is captured as a snapshot of its own ([Sandbox.Capture]);
 // an idle sandbox gives back the pages that hold the image's bytes again,
-// the pages inside the C allocator's free chunks, and its call stack
-// ([Sandbox.Trim]). Every call into the module goes
+// and the pages inside the C allocator's free chunks ([Sandbox.Trim]). Every call into the module goes
 // through one export, so that a sandbox holds one native call stack.
 //
 // Start-up: the pages a first hello eval touches are populated when a
 // sandbox's memory is mapped (learned once per snapshot); closing a
 // sandbox that is not spent rewinds its instance into the snapshot's pool
 // ([SnapshotOptions.Pool]), from which NewSandbox takes it; and the
-// snapshot's image is cached on disk next to the compiled module, keyed by
-// the module's hash and the setup, checked by a SHA-256 trailer, rebuilt
+// snapshot's image is cached on disk, keyed by the module's identity and
+// the setup, checked by a SHA-256 trailer, rebuilt
 // if anything about the file is wrong.
 //
 //	e, _ := wasmvm.NewEngine(ctx, nil)

@@ -4,11 +4,9 @@ import "context"
 
 // Entry names one of the shim's functions a sandbox calls. Every call goes
 // through the shim's one export qjs_entry, its arguments on Sandbox.stack
-// and the entry after them: wazero gives each exported function the host
-// calls a native stack of its own, which grows to the deepest call it ran
-// and never shrinks, so that ten functions, three of them deep, held
-// ~250 KiB of host memory per sandbox where one holds ~60 KiB
-// (RATIONALE.md, "Idle executor memory"). The values are shim/shim.h's
+// and the entry after them (chosen when the engine ran on wazero, which
+// gave each exported function a native stack of its own, RATIONALE.md,
+// "Idle executor memory"; it keeps the module's interface small). The values are shim/shim.h's
 // ENTRY_* constants. The entries from EntrySlots on are another layer's
 // (the kernel's, internal/qjs/shim/kernel.h), which Call calls with their
 // arguments as value slots: this package does not know what they do.

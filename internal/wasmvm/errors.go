@@ -33,7 +33,7 @@ func (e *Exception) Error() string { return e.Text }
 // engine). The sandbox is spent; the host and other sandboxes are not
 // affected.
 type TrapError struct {
-	Err error // wazero's error, with the wasm stack trace
+	Err error // the trap: a runtime error of the translated code
 }
 
 func (e *TrapError) Error() string { return fmt.Sprintf("wasmvm: engine fault: %v", e.Err) }

@@ -23,8 +23,8 @@ func (c *sandboxCtx) Value(key any) any {
 }
 
 // sandboxOf is the sandbox a host function answers for: a type assertion
-// where wazero hands the context on as it was given (a lookup through
-// context.Value was 3% of a host call), the lookup otherwise.
+// where the context is the call's own (a lookup through context.Value was
+// 3% of a host call), the lookup otherwise.
 func sandboxOf(ctx context.Context) *Sandbox {
 	if c, ok := ctx.(*sandboxCtx); ok {
 		return c.s

@@ -26,9 +26,9 @@ func (m *linearMemory) refuse() {
 	}
 }
 
-// allocator makes one sandbox's linear memory (wazero's
-// experimental.MemoryAllocator): the image (if any) at its start, mapped
-// copy-on-write where the system allows it, and at most limit bytes in all.
+// allocator makes one sandbox's linear memory (Allocate): the image (if
+// any) at its start, mapped copy-on-write where the system allows it, and
+// at most limit bytes in all.
 type allocator struct {
 	im    *image
 	limit uint64
@@ -36,7 +36,7 @@ type allocator struct {
 }
 
 // reservation is how much address space a sandbox's memory takes: the
-// limit (or wazero's maximum, if lower), at least the image, in whole
+// limit (or the module's maximum, if lower), at least the image, in whole
 // pages.
 func (a *allocator) reservation(maxBytes uint64) uintptr {
 	reserve := uintptr(min(a.limit, maxBytes))

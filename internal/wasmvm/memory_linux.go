@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/tetratelabs/wazero/experimental"
 	"golang.org/x/sys/unix"
 )
 
@@ -88,7 +87,7 @@ type linearMemory struct {
 	im        *image
 }
 
-func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemory {
+func (a *allocator) Allocate(maxBytes uint64) *linearMemory {
 	reserve := a.reservation(maxBytes)
 	p, err := unix.MmapPtr(-1, 0, nil, reserve, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
@@ -134,8 +133,8 @@ const growPopulate = 4 << 20
 // its memory is then touched 2 MiB to a fault and a TLB entry instead
 // of 4 KiB (the 100k-object workload: ~12% less CPU time, BENCHMARKS.md,
 // "Compute speed: huge pages and fewer collections"). What is mapped past
-// the guest's size is not the guest's: wazero checks every access against
-// the size. It costs at most hugeAlign of resident memory beyond the size,
+// the guest's size is not the guest's: every access of the translated
+// code is checked against the size. It costs at most hugeAlign of resident memory beyond the size,
 // and nothing below hugeFrom, where most programs stay.
 const (
 	hugeFrom  = 4 << 20

@@ -2,11 +2,7 @@
 
 package wasmvm
 
-import (
-	"unsafe"
-
-	"github.com/tetratelabs/wazero/experimental"
-)
+import "unsafe"
 
 // Elsewhere than Unix (Windows) a sandbox's memory is a Go slice with the
 // capacity of its limit, and the image is copied into it: no sharing of
@@ -19,7 +15,7 @@ type linearMemory struct {
 	im    *image
 }
 
-func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemory {
+func (a *allocator) Allocate(maxBytes uint64) *linearMemory {
 	reserve := a.reservation(maxBytes)
 	m := &linearMemory{buf: make([]byte, 0, reserve), limit: reserve, im: a.im}
 	if a.im != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/tetratelabs/wazero/experimental"
 	"golang.org/x/sys/unix"
 )
 
@@ -29,7 +28,7 @@ type linearMemory struct {
 	im        *image
 }
 
-func (a *allocator) Allocate(capBytes, maxBytes uint64) experimental.LinearMemory {
+func (a *allocator) Allocate(maxBytes uint64) *linearMemory {
 	reserve := a.reservation(maxBytes)
 	p, err := unix.MmapPtr(-1, 0, nil, reserve, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANON)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 func poolSnapshot(t testing.TB, opts *SnapshotOptions) *Snapshot {
 	t.Helper()
 	ctx := context.Background()
-	e, err := NewEngine(ctx, &EngineOptions{CacheDir: os.Getenv("AIRLOCK_TEST_WAZERO_CACHE")})
+	e, err := NewEngine(ctx, &EngineOptions{CacheDir: os.Getenv("AIRLOCK_TEST_CACHE")})
 	if err != nil {
 		t.Fatal(err)
 	}

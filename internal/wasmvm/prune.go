@@ -12,12 +12,12 @@ const cacheMaxAge = 30 * 24 * time.Hour
 
 // pruneCache removes the files of the cache directory root that no process
 // has read or written for cacheMaxAge: snapshot images (root/snapshots,
-// with the temporary files of an interrupted save) and wazero's compiled
-// modules (root/wazero-<version>-<platform>, one directory per wazero
-// version), and then the wazero directories left empty that no file was
-// added to or removed from for cacheMaxAge. Every engine or
-// configuration change leaves an image and a compiled module behind, a few
-// MB each, that nothing would ever remove. It runs when a snapshot is saved,
+// with the temporary files of an interrupted save) and the compiled
+// modules that versions which ran on wazero left there
+// (root/wazero-<version>-<platform>, one directory per wazero version),
+// and then those directories once empty and unchanged for cacheMaxAge.
+// Every engine or configuration change leaves an image behind, a few MB,
+// that nothing would ever remove. It runs when a snapshot is saved,
 // the rare moment when an older one may have been left behind, and is best
 // effort: a file it cannot judge or remove stays. A file still in use but
 // on a file system that never updates access times costs its next user a
@@ -43,9 +43,10 @@ func pruneCache(root string, now time.Time) {
 	for _, d := range dirs {
 		// A directory goes only if no file was added to or removed from it
 		// for cacheMaxAge (its modification time; its access time is the
-		// prunes' own reading): wazero makes its version's directory when
-		// its cache is made and writes the compiled module into it after
-		// the compilation, which fails if the directory is gone by then.
+		// prunes' own reading): a process of an older version, still on
+		// wazero, makes its version's directory when its cache is made and
+		// writes the compiled module into it after the compilation, which
+		// fails if the directory is gone by then.
 		fi, err := os.Stat(d)
 		prune(d)
 		if err == nil && now.Sub(fi.ModTime()) > cacheMaxAge {

@@ -10,12 +10,13 @@ import (
 	"time"
 )
 
-// The snapshot cache: a snapshot's image, kept on disk next to wazero's
-// compiled code, so that a process's first snapshot is read (a few ms)
-// instead of built (hardening and setup run as JavaScript: ~50 ms).
+// The snapshot cache: a snapshot's image, kept on disk, so that a
+// process's first snapshot is read (a few ms) instead of built (hardening
+// and setup run as JavaScript: ~50 ms).
 //
 // The file's name is a key over everything the image depends on: the
-// module's bytes and data (QuickJS, the shim, the stop checks), the
+// module's identity and data (QuickJS, the shim, the stop checks: the
+// SHA-256 of the module build.sh translated, qjsgo.Sum), the
 // hardening and setup scripts, the headroom, snapPrepare, and snapFormat,
 // the version of what the Go side captures. Its content ends with the
 // SHA-256 of what precedes it, and every field is checked against the
@@ -41,7 +42,7 @@ func (e *Engine) snapshotPath(o *SnapshotOptions) string {
 	h := sha256.New()
 	var n [8]byte
 	h.Write(snapMagic[:])
-	h.Write(e.wasmSum[:])
+	h.Write(e.sum[:])
 	for _, s := range []string{o.Setup, o.Hidden} {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])

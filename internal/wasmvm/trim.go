@@ -3,10 +3,10 @@ package wasmvm
 // Trim gives back what an idle sandbox holds and can make again: its own
 // copies of the image's pages that hold the image's bytes again (on Linux:
 // the pages where a run raised and lowered a reference count, most of those
-// an executor's step writes), which read the shared image again, and the
-// native stack of its calls. The next call makes both again: the pages in
-// one call for each run of them, the stack grown anew (RATIONALE.md, "Idle
-// executor memory"). It also gives back the pages inside the C
+// an executor's step writes), which read the shared image again. The next
+// call makes them again, in one call for each run of them (RATIONALE.md,
+// "Idle executor memory"); the calls run on the caller's goroutine, whose
+// stack the Go runtime shrinks itself. It also gives back the pages inside the C
 // allocator's free chunks (freePages), which nothing reads: the memory a
 // fragmented heap holds beyond what is live; those come back one by one
 // as allocations use them again. It returns the image's pages given back
@@ -28,7 +28,6 @@ func (s *Sandbox) Trim() int {
 	// would lose such a write.
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.mod.trimStack() // the next call makes it again
 	if mem, ok := s.mod.Memory().Read(0, s.mod.Memory().Size()); ok && sn.heapFrom != 0 {
 		free, _ := freePages(mem, sn.heapFrom)
 		s.mem.drop(free)

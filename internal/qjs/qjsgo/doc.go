@@ -4,6 +4,6 @@
 // call graph (internal/qjs/stopcheck -depth). build.sh writes qjs.go, every
 // method of the module marked //go:norace and //go:nocheckptr and the small
 // helpers' //go:nosplit dropped, so that they are inlined into them (the
-// race detector made the guest ~20 times slower). It is internal/wasmvm's default backend; the tag airlock_wazero
-// leaves it out (and its ~200,000 lines uncompiled).
+// race detector made the guest ~20 times slower), and qjs_sum.go, the
+// module's identity (Sum). internal/wasmvm runs it.
 package qjsgo

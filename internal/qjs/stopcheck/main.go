@@ -24,13 +24,13 @@
 // there. A loop that ends in its first iteration, as most of QuickJS's
 // hash-chain and list walks do, runs no check. The count is the guest's own state, so no optimizer can hoist the
 // check; a flag the host sets from outside, by contrast, is kept in a
-// register by wazero's compiler between calls (a mutable global) and a
+// register by an optimising compiler between calls (a mutable global) and a
 // loop without calls never sees it change. The call also matters for the
 // Go runtime: code running in wasm cannot be preempted, so a garbage
 // collection that stops the world waits until the guest enters Go again.
 //
 // With -data, the module is written without its data section, and the
-// section's contents to the file given (see qjs.WASM).
+// section's contents to the file given (see qjs.DATA).
 //
 // Usage: go run ./internal/qjs/stopcheck [-data out.data] in.wasm out.wasm
 package main
@@ -104,7 +104,7 @@ func main() {
 
 // split returns the module without its data section (and without the
 // data count section, which is valid only with it), and that section's
-// contents (see qjs.WASM).
+// contents (see qjs.DATA).
 func split(b []byte) (module, data []byte, err error) {
 	secs, err := sections(b)
 	if err != nil {

@@ -3,8 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"github.com/airlockrun/airlock/internal/qjs"
 )
 
 func TestSleb(t *testing.T) {
@@ -22,9 +20,13 @@ func TestRefusals(t *testing.T) {
 	if _, _, err := instrument([]byte("not wasm")); err == nil {
 		t.Error("instrumented a non-module")
 	}
-	// The committed module is instrumented already: stopcheck expects
-	// __stack_pointer as the only mutable global before it adds qjs_tick.
-	_, _, err := instrument(qjs.WASM)
+	// An instrumented module: stopcheck expects __stack_pointer as the
+	// only mutable global before it adds qjs_tick.
+	once, _, err := instrument(loopModule())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = instrument(once)
 	if err == nil || !strings.Contains(err.Error(), "mutable globals") {
 		t.Errorf("instrumenting twice: %v", err)
 	}

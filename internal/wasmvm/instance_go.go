@@ -1,5 +1,3 @@
-//go:build !airlock_wazero
-
 package wasmvm
 
 import (
@@ -11,18 +9,9 @@ import (
 	"github.com/airlockrun/airlock/internal/qjs/qjsgo"
 )
 
-// By default the engine runs the module translated to Go by wasm2go
-// (internal/qjs/qjsgo, built by internal/qjs/build.sh from the same
-// objects as qjs.wasm, its memory imported, every cycle of its call graph
-// bounded by a depth check): NewEngine's backend is this one, and wazero's
-// stays for the benchmarks that compare them (newEngineOn). The tag
-// airlock_wazero leaves this file and the translation out: wazero runs
-// qjs.wasm.
-
-func init() {
-	defaultBackend = backendWasm2go
-	newWasm2go = newGoInstance
-}
+// The engine runs the module translated to Go by wasm2go
+// (internal/qjs/qjsgo, built by internal/qjs/build.sh, its memory
+// imported, every cycle of its call graph bounded by a depth check).
 
 // goInstance is an instance of the translated module. Its memory is the
 // sandbox's allocator's (imported: the module grows it through goMemory's
@@ -38,10 +27,7 @@ type goInstance struct {
 // newGoInstance makes an instance whose memory a allocates: pages of 64
 // KiB (the image's size), or the module's initial size if pages is 0.
 func newGoInstance(a *allocator, pages uint32) (instance, error) {
-	lm, ok := a.Allocate(0, 1<<32).(*linearMemory)
-	if !ok {
-		return nil, fmt.Errorf("wasmvm: unexpected linear memory")
-	}
+	lm := a.Allocate(1 << 32)
 	g := &goInstance{mem: goMemory{lm: lm}}
 	g.host.in = g
 	g.m = qjsgo.New(&g.host, &g.host)
@@ -116,7 +102,7 @@ func (g *goInstance) call(ctx context.Context, name string, st []uint64) error {
 	case "qjs_prepare_snapshot":
 		f = func() { r = g.m.Xqjs_prepare_snapshot(a(0), a(1), a(2)) }
 	default:
-		return fmt.Errorf("wasmvm: no export %q on the wasm2go backend", name)
+		return fmt.Errorf("wasmvm: no export %q", name)
 	}
 	if err := g.run(ctx, f); err != nil {
 		return err
@@ -136,10 +122,6 @@ func (g *goInstance) ctlAddr() uint32      { return uint32(*g.m.Xqjs_ctl()) }
 func (g *goInstance) setSP(v uint64)       { *g.m.X__stack_pointer() = int32(v) }
 func (g *goInstance) rearm()               { *g.m.Xqjs_tick() = tickEvery }
 func (g *goInstance) callDepth() int       { return int(*g.m.Xqjs_depth()) }
-
-// trimStack: the calls run on the caller's goroutine, whose stack the Go
-// runtime shrinks itself.
-func (g *goInstance) trimStack() {}
 
 func (g *goInstance) Close(context.Context) error {
 	if !g.closed {
