@@ -24,6 +24,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/intl"
+	"github.com/airlockrun/airlock/internal/web"
 	"github.com/airlockrun/airlock/internal/wasmvm"
 )
 
@@ -74,10 +75,11 @@ var shared struct {
 // which the kernel's readying (entryInit) left on the global object, and
 // evaluates it after the kernel: the kernel's objects keep the places they
 // had in the image without it, and the pages a run that uses no Intl
-// touches are as many as before (BENCHMARKS.md, "Intl").
+// touches are as many as before (BENCHMARKS.md, "Intl"). The web
+// platform's pure APIs (internal/web) follow it, for the same reason.
 func intlScript() string {
 	return "(() => { const h = globalThis.__airlock_intl; delete globalThis.__airlock_intl;\n" +
-		"(\n" + intl.Source + "\n)(h); })()"
+		"(\n" + intl.Source + "\n)(h);\n(\n" + web.Source + "\n)(); })()"
 }
 
 func snapshot() (*wasmvm.Snapshot, error) {

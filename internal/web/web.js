@@ -1,0 +1,449 @@
+// The web platform's pure APIs for the sandbox, after the WHATWG
+// specifications (Encoding, HTML's base64 utilities, WebIDL's
+// DOMException): TextEncoder, TextDecoder (UTF-8 and UTF-16LE), atob, btoa and
+// DOMException. They compute and reach nothing of the host.
+//
+// The script is a function expression; it runs once, in the snapshot,
+// after Intl. It captures the intrinsics it uses, so that a program's
+// changes to the built-ins do not reach its work.
+(function () {
+  "use strict";
+  const g = globalThis;
+  const O = Object, defineProperty = O.defineProperty, getOwnPropertyNames = O.getOwnPropertyNames;
+  const getOwnPropertyDescriptor = O.getOwnPropertyDescriptor, setPrototypeOf = O.setPrototypeOf;
+  const { apply } = Reflect;
+  const TypeErrorC = TypeError, RangeErrorC = RangeError, StringC = String, ErrorC = Error;
+  const Uint8ArrayC = Uint8Array, ArrayBufferC = ArrayBuffer, DataViewC = DataView;
+  const fromCharCode = String.fromCharCode;
+  const fromBase64 = Uint8Array.fromBase64, toBase64 = Uint8Array.prototype.toBase64;
+  const strCharCodeAt = String.prototype.charCodeAt, strToLower = String.prototype.toLowerCase;
+  const strReplace = String.prototype.replace, strSlice = String.prototype.slice;
+  const reTest = RegExp.prototype.test;
+  const isView = ArrayBuffer.isView;
+  const taBuffer = getOwnPropertyDescriptor(O.getPrototypeOf(Uint8Array.prototype), "buffer").get;
+  const taOffset = getOwnPropertyDescriptor(O.getPrototypeOf(Uint8Array.prototype), "byteOffset").get;
+  const taLength = getOwnPropertyDescriptor(O.getPrototypeOf(Uint8Array.prototype), "byteLength").get;
+  const dvBuffer = getOwnPropertyDescriptor(DataView.prototype, "buffer").get;
+  const dvOffset = getOwnPropertyDescriptor(DataView.prototype, "byteOffset").get;
+  const dvLength = getOwnPropertyDescriptor(DataView.prototype, "byteLength").get;
+  const abLength = getOwnPropertyDescriptor(ArrayBuffer.prototype, "byteLength").get;
+  const u8Subarray = Uint8Array.prototype.subarray, u8Slice = Uint8Array.prototype.slice;
+  const call = (f, t, ...a) => apply(f, t, a);
+  // uncurry(f)(t, ...a) calls f with this t, as a bound function: no
+  // argument array per call, where the loops call per character.
+  const uncurry = (f) => call(O.getPrototypeOf(uncurry).bind, O.getPrototypeOf(uncurry).call, f);
+  const charCodeAt = uncurry(String.prototype.charCodeAt);
+
+  const captureStackTrace = ErrorC.captureStackTrace;
+
+  // toString is WebIDL's DOMString conversion: a Symbol throws.
+  const toString = (v) => {
+    if (typeof v === "symbol") throw new TypeErrorC("Cannot convert a Symbol value to a string");
+    return StringC(v);
+  };
+
+  // install defines the global name as the built-ins are: writable,
+  // configurable, not enumerable.
+  const install = (name, v) => defineProperty(g, name, { value: v, writable: true, configurable: true, enumerable: false });
+
+  // iface gives a class the shape of a WebIDL interface: its prototype's
+  // members enumerable, and its Symbol.toStringTag.
+  const iface = (C, name) => {
+    const p = C.prototype;
+    for (const k of getOwnPropertyNames(p)) {
+      if (k !== "constructor") {
+        const d = getOwnPropertyDescriptor(p, k);
+        d.enumerable = true;
+        defineProperty(p, k, d);
+      }
+    }
+    defineProperty(p, Symbol.toStringTag, { value: name, configurable: true });
+    install(name, C);
+  };
+
+  // DOMException (WebIDL): a name, a message and the legacy code of the
+  // name, if it has one. Its prototype inherits from Error.prototype.
+  const codes = {
+    IndexSizeError: 1, HierarchyRequestError: 3, WrongDocumentError: 4, InvalidCharacterError: 5,
+    NoModificationAllowedError: 7, NotFoundError: 8, NotSupportedError: 9, InUseAttributeError: 10,
+    InvalidStateError: 11, SyntaxError: 12, InvalidModificationError: 13, NamespaceError: 14,
+    InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20,
+    URLMismatchError: 21, QuotaExceededError: 22, TimeoutError: 23, InvalidNodeTypeError: 24, DataCloneError: 25,
+  };
+  setPrototypeOf(codes, null);
+  class DOMException {
+    #name;
+    #message;
+    constructor(message = "", name = "Error") {
+      this.#message = toString(message);
+      this.#name = toString(name);
+      // a stack, as Error's own: where it was made
+      const holder = {};
+      if (captureStackTrace) captureStackTrace(holder, new.target);
+      else holder.stack = new ErrorC().stack;
+      defineProperty(this, "stack", { value: holder.stack, writable: true, configurable: true, enumerable: false });
+    }
+    get name() {
+      if (!(#name in this)) throw new TypeErrorC("Illegal invocation");
+      return this.#name;
+    }
+    get message() {
+      if (!(#message in this)) throw new TypeErrorC("Illegal invocation");
+      return this.#message;
+    }
+    get code() {
+      if (!(#name in this)) throw new TypeErrorC("Illegal invocation");
+      return codes[this.#name] || 0;
+    }
+  }
+  setPrototypeOf(DOMException.prototype, ErrorC.prototype);
+  iface(DOMException, "DOMException");
+  const legacy = [
+    ["INDEX_SIZE_ERR", 1], ["DOMSTRING_SIZE_ERR", 2], ["HIERARCHY_REQUEST_ERR", 3], ["WRONG_DOCUMENT_ERR", 4],
+    ["INVALID_CHARACTER_ERR", 5], ["NO_DATA_ALLOWED_ERR", 6], ["NO_MODIFICATION_ALLOWED_ERR", 7],
+    ["NOT_FOUND_ERR", 8], ["NOT_SUPPORTED_ERR", 9], ["INUSE_ATTRIBUTE_ERR", 10], ["INVALID_STATE_ERR", 11],
+    ["SYNTAX_ERR", 12], ["INVALID_MODIFICATION_ERR", 13], ["NAMESPACE_ERR", 14], ["INVALID_ACCESS_ERR", 15],
+    ["VALIDATION_ERR", 16], ["TYPE_MISMATCH_ERR", 17], ["SECURITY_ERR", 18], ["NETWORK_ERR", 19],
+    ["ABORT_ERR", 20], ["URL_MISMATCH_ERR", 21], ["QUOTA_EXCEEDED_ERR", 22], ["TIMEOUT_ERR", 23],
+    ["INVALID_NODE_TYPE_ERR", 24], ["DATA_CLONE_ERR", 25],
+  ];
+  for (const [k, v] of legacy) {
+    const d = { value: v, writable: false, enumerable: true, configurable: false };
+    defineProperty(DOMException, k, d);
+    defineProperty(DOMException.prototype, k, d);
+  }
+
+  // binary is the string whose code units are the bytes of b, in chunks
+  // (an argument list has a bound).
+  const binary = (b, from, to) => {
+    let s = "";
+    for (let i = from; i < to; i += 8192) {
+      s += apply(fromCharCode, null, call(u8Subarray, b, i, i < to - 8192 ? i + 8192 : to));
+    }
+    return s;
+  };
+
+  // atob and btoa (HTML): forgiving base64 of a binary string.
+  const asciiWhitespace = /[\t\n\f\r ]/g;
+  const base64Body = /^[A-Za-z0-9+/]*$/;
+  const invalid = (what) => new DOMException(what, "InvalidCharacterError");
+  const { atob, btoa } = {
+    atob(data) {
+      if (arguments.length < 1) throw new TypeErrorC("atob: 1 argument required, but only 0 present.");
+      let s = call(strReplace, toString(data), asciiWhitespace, "");
+      if (s.length % 4 === 0) {
+        if (call(strSlice, s, -2) === "==") s = call(strSlice, s, 0, -2);
+        else if (call(strSlice, s, -1) === "=") s = call(strSlice, s, 0, -1);
+      }
+      if (s.length % 4 === 1 || !call(reTest, base64Body, s)) {
+        throw invalid("The string to be decoded is not correctly encoded.");
+      }
+      const b = fromBase64(s, { lastChunkHandling: "loose" });
+      return binary(b, 0, b.length);
+    },
+    btoa(data) {
+      if (arguments.length < 1) throw new TypeErrorC("btoa: 1 argument required, but only 0 present.");
+      const s = toString(data);
+      const b = new Uint8ArrayC(s.length);
+      for (let i = 0; i < s.length; i++) {
+        const c = charCodeAt(s, i);
+        if (c > 0xff) throw invalid("Invalid character");
+        b[i] = c;
+      }
+      return call(toBase64, b);
+    },
+  };
+  install("atob", atob);
+  install("btoa", btoa);
+
+  // utf8 writes the UTF-8 of s (lone surrogates as U+FFFD) into out from
+  // offset at, at most room bytes, whole characters only; it returns the
+  // code units read and the bytes written.
+  const utf8 = (s, out, at, room) => {
+    const n = s.length;
+    let i = 0, w = at;
+    const end = at + room;
+    while (i < n) {
+      let c = charCodeAt(s, i);
+      if (c < 0x80) {
+        if (w >= end) break;
+        out[w++] = c;
+        i++;
+        continue;
+      }
+      let units = 1;
+      if (c >= 0xd800 && c <= 0xdfff) {
+        const d = c <= 0xdbff && i + 1 < n ? charCodeAt(s, i + 1) : 0;
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          units = 2;
+        } else {
+          c = 0xfffd;
+        }
+      }
+      if (c < 0x800) {
+        if (w + 2 > end) break;
+        out[w++] = 0xc0 | (c >> 6);
+      } else if (c < 0x10000) {
+        if (w + 3 > end) break;
+        out[w++] = 0xe0 | (c >> 12);
+        out[w++] = 0x80 | ((c >> 6) & 0x3f);
+      } else {
+        if (w + 4 > end) break;
+        out[w++] = 0xf0 | (c >> 18);
+        out[w++] = 0x80 | ((c >> 12) & 0x3f);
+        out[w++] = 0x80 | ((c >> 6) & 0x3f);
+      }
+      out[w++] = 0x80 | (c & 0x3f);
+      i += units;
+    }
+    return [i, w - at];
+  };
+
+  class TextEncoder {
+    #utf8 = true;
+    get encoding() {
+      if (!(#utf8 in this)) throw new TypeErrorC("Illegal invocation");
+      return "utf-8";
+    }
+    encode(input = "") {
+      if (!(#utf8 in this)) throw new TypeErrorC("Illegal invocation");
+      const s = toString(input);
+      const out = new Uint8ArrayC(s.length * 3);
+      const [, w] = utf8(s, out, 0, out.length);
+      return w === out.length ? out : call(u8Slice, out, 0, w);
+    }
+    encodeInto(source, destination) {
+      if (!(#utf8 in this)) throw new TypeErrorC("Illegal invocation");
+      const s = toString(source);
+      if (!isView(destination) || !(destination instanceof Uint8ArrayC)) {
+        throw new TypeErrorC("TextEncoder.encodeInto: Argument 2 must be a Uint8Array");
+      }
+      const [read, written] = utf8(s, destination, 0, destination.length);
+      return { read, written };
+    }
+  }
+  iface(TextEncoder, "TextEncoder");
+
+  // The labels of UTF-8 and UTF-16LE (Encoding, "Names and labels").
+  const labels = {
+    "unicode-1-1-utf-8": "utf-8", unicode11utf8: "utf-8", unicode20utf8: "utf-8", "utf-8": "utf-8", utf8: "utf-8",
+    "x-unicode20utf8": "utf-8",
+    csunicode: "utf-16le", "iso-10646-ucs-2": "utf-16le", "ucs-2": "utf-16le", unicode: "utf-16le",
+    unicodefeff: "utf-16le", "utf-16": "utf-16le", "utf-16le": "utf-16le",
+  };
+  setPrototypeOf(labels, null);
+  const trimLabel = /^[\t\n\f\r ]+|[\t\n\f\r ]+$/g;
+
+  // bytesOf is the bytes a BufferSource views.
+  const bytesOf = (input) => {
+    if (input instanceof ArrayBufferC) return new Uint8ArrayC(input, 0, call(abLength, input));
+    if (isView(input)) {
+      if (input instanceof DataViewC) return new Uint8ArrayC(call(dvBuffer, input), call(dvOffset, input), call(dvLength, input));
+      return new Uint8ArrayC(call(taBuffer, input), call(taOffset, input), call(taLength, input));
+    }
+    throw new TypeErrorC("TextDecoder.decode: The provided value is not of type '(ArrayBuffer or ArrayBufferView)'");
+  };
+
+  class TextDecoder {
+    #encoding;
+    #fatal;
+    #ignoreBOM;
+    // the decoder's state between calls with { stream: true }
+    #cp = 0;
+    #need = 0;
+    #seen = 0;
+    #lower = 0x80;
+    #upper = 0xbf;
+    #bomSeen = false;
+    // UTF-16LE's state: a byte waiting for its pair, a lead surrogate
+    // waiting for its trail (-1: none)
+    #leadByte = -1;
+    #leadSurrogate = -1;
+    constructor(label = "utf-8", options = undefined) {
+      const l = call(strToLower, call(strReplace, toString(label), trimLabel, ""));
+      const enc = labels[l];
+      if (enc === undefined) {
+        throw new RangeErrorC(`TextDecoder: the encoding "${toString(label)}" is not supported (UTF-8 and UTF-16LE are)`);
+      }
+      this.#encoding = enc;
+      if (options !== undefined && options !== null && typeof options !== "object" && typeof options !== "function") {
+        throw new TypeErrorC("TextDecoder: options must be an object");
+      }
+      const o = options == null ? {} : options;
+      this.#fatal = !!o.fatal;
+      this.#ignoreBOM = !!o.ignoreBOM;
+    }
+    get encoding() {
+      if (!(#fatal in this)) throw new TypeErrorC("Illegal invocation");
+      return this.#encoding;
+    }
+    get fatal() {
+      if (!(#fatal in this)) throw new TypeErrorC("Illegal invocation");
+      return this.#fatal;
+    }
+    get ignoreBOM() {
+      if (!(#fatal in this)) throw new TypeErrorC("Illegal invocation");
+      return this.#ignoreBOM;
+    }
+    decode(input = undefined, options = undefined) {
+      if (!(#fatal in this)) throw new TypeErrorC("Illegal invocation");
+      const b = input === undefined ? new Uint8ArrayC(0) : bytesOf(input);
+      if (options !== undefined && options !== null && typeof options !== "object" && typeof options !== "function") {
+        throw new TypeErrorC("TextDecoder.decode: options must be an object");
+      }
+      const stream = options == null ? false : !!options.stream;
+      let out = this.#encoding === "utf-8" ? this.#utf8(b, stream) : this.#utf16(b, stream);
+      if (!this.#bomSeen && out.length > 0) {
+        this.#bomSeen = true;
+        if (!this.#ignoreBOM && call(strCharCodeAt, out, 0) === 0xfeff) out = call(strSlice, out, 1);
+      }
+      if (!stream) this.#reset();
+      return out;
+    }
+    // fail is a decoding error: a TypeError if the decoder is fatal (its
+    // state reset), else U+FFFD, which emit takes.
+    #fail(emit) {
+      if (this.#fatal) {
+        this.#reset();
+        throw new TypeErrorC(`TextDecoder.decode: The encoded data was not valid for encoding ${this.#encoding}`);
+      }
+      emit(0xfffd);
+    }
+    #utf16(b, stream) {
+      let out = "";
+      const units = [];
+      const emit = (c) => {
+        units[units.length] = c;
+        if (units.length >= 8190) {
+          out += apply(fromCharCode, null, units);
+          units.length = 0;
+        }
+      };
+      let lb = this.#leadByte, ls = this.#leadSurrogate;
+      for (let i = 0; i < b.length; i++) {
+        if (lb < 0) {
+          lb = b[i];
+          continue;
+        }
+        const u = lb | (b[i] << 8);
+        lb = -1;
+        if (ls >= 0) {
+          const lead = ls;
+          ls = -1;
+          if (u >= 0xdc00 && u <= 0xdfff) {
+            emit(lead);
+            emit(u);
+            continue;
+          }
+          this.#fail(emit); // the lone lead; u is read again below
+        }
+        if (u >= 0xd800 && u <= 0xdbff) ls = u;
+        else if (u >= 0xdc00 && u <= 0xdfff) this.#fail(emit);
+        else emit(u);
+      }
+      if (!stream && (lb >= 0 || ls >= 0)) {
+        lb = ls = -1;
+        this.#fail(emit);
+      }
+      this.#leadByte = lb;
+      this.#leadSurrogate = ls;
+      if (units.length) out += apply(fromCharCode, null, units);
+      return out;
+    }
+    #utf8(b, stream) {
+      // Encoding's UTF-8 decoder: a byte that cannot continue a sequence
+      // ends it with U+FFFD and is read again.
+      let cp = this.#cp, need = this.#need, seen = this.#seen, lower = this.#lower, upper = this.#upper;
+      const n = b.length;
+      let out = "";
+      const units = [];
+      const flush = () => {
+        out += apply(fromCharCode, null, units);
+        units.length = 0;
+      };
+      const emit = (c) => {
+        if (c > 0xffff) {
+          c -= 0x10000;
+          units[units.length] = 0xd800 + (c >> 10);
+          units[units.length] = 0xdc00 + (c & 0x3ff);
+        } else {
+          units[units.length] = c;
+        }
+        if (units.length >= 8190) flush();
+      };
+      const fail = () => this.#fail(emit);
+      let i = 0;
+      while (i < n) {
+        const byte = b[i];
+        if (need === 0) {
+          // a run of ASCII at once
+          if (byte < 0x80) {
+            let j = i + 1;
+            while (j < n && b[j] < 0x80) j++;
+            if (units.length) flush();
+            out += binary(b, i, j);
+            i = j;
+            continue;
+          }
+          if (byte >= 0xc2 && byte <= 0xdf) {
+            need = 1;
+            cp = byte & 0x1f;
+          } else if (byte >= 0xe0 && byte <= 0xef) {
+            if (byte === 0xe0) lower = 0xa0;
+            if (byte === 0xed) upper = 0x9f;
+            need = 2;
+            cp = byte & 0xf;
+          } else if (byte >= 0xf0 && byte <= 0xf4) {
+            if (byte === 0xf0) lower = 0x90;
+            if (byte === 0xf4) upper = 0x8f;
+            need = 3;
+            cp = byte & 0x7;
+          } else {
+            fail();
+          }
+          i++;
+          continue;
+        }
+        if (byte < lower || byte > upper) {
+          cp = need = seen = 0;
+          lower = 0x80;
+          upper = 0xbf;
+          fail();
+          continue; // the byte is read again
+        }
+        lower = 0x80;
+        upper = 0xbf;
+        cp = (cp << 6) | (byte & 0x3f);
+        seen++;
+        i++;
+        if (seen === need) {
+          const c = cp;
+          cp = need = seen = 0;
+          emit(c);
+        }
+      }
+      if (!stream && need !== 0) {
+        cp = need = seen = 0;
+        lower = 0x80;
+        upper = 0xbf;
+        fail();
+      }
+      if (units.length) flush();
+      this.#cp = cp;
+      this.#need = need;
+      this.#seen = seen;
+      this.#lower = lower;
+      this.#upper = upper;
+      return out;
+    }
+    #reset() {
+      this.#cp = this.#need = this.#seen = 0;
+      this.#lower = 0x80;
+      this.#upper = 0xbf;
+      this.#leadByte = this.#leadSurrogate = -1;
+      this.#bomSeen = false;
+    }
+  }
+  iface(TextDecoder, "TextDecoder");
+})
