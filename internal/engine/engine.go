@@ -24,8 +24,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock/internal/intl"
-	"github.com/airlockrun/airlock/internal/web"
 	"github.com/airlockrun/airlock/internal/wasmvm"
+	"github.com/airlockrun/airlock/internal/web"
 )
 
 // Undefined is the JavaScript value undefined as a raw argument or result.
