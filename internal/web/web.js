@@ -1,7 +1,9 @@
 // The web platform's pure APIs for the sandbox, after the WHATWG
-// specifications (Encoding, HTML's base64 utilities, WebIDL's
-// DOMException): TextEncoder, TextDecoder (UTF-8 and UTF-16LE), atob, btoa and
-// DOMException. They compute and reach nothing of the host.
+// specifications (Encoding, HTML's base64 utilities, DOM's events and
+// aborting, Fetch's headers, the File API's Blob, WebIDL's DOMException):
+// TextEncoder, TextDecoder (UTF-8 and UTF-16LE), atob, btoa, DOMException,
+// Event, EventTarget, AbortController, AbortSignal, Headers and Blob. They
+// compute and reach nothing of the host.
 //
 // The script is a function expression; it runs once, in the snapshot,
 // after Intl. It captures the intrinsics it uses, so that a program's
@@ -446,4 +448,471 @@
     }
   }
   iface(TextDecoder, "TextDecoder");
+
+  // Event and EventTarget (DOM): dispatch to a target's own listeners (no
+  // tree: the phase is "at target" only), with once, passive, signal and
+  // handleEvent objects. An error a listener throws is thrown again in a
+  // microtask, as Node reports it, and the dispatch goes on.
+  const queue = queueMicrotask;
+  const DateC = Date, dateNow = Date.now;
+  const origin = dateNow();
+  const MapC = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
+  const arrIndexOf = Array.prototype.indexOf, arrSplice = Array.prototype.splice, arrSlice = Array.prototype.slice;
+  const isObject = (v) => (typeof v === "object" && v !== null) || typeof v === "function";
+  const illegal = () => new TypeErrorC("Illegal invocation");
+  let dispatch;
+  class Event {
+    #type;
+    #bubbles;
+    #cancelable;
+    #composed;
+    #target = null;
+    #current = null;
+    #phase = 0;
+    #canceled = false;
+    #stop = false;
+    #stopNow = false;
+    #passive = false;
+    #dispatching = false;
+    #stamp;
+    constructor(type, eventInitDict = undefined) {
+      if (arguments.length < 1) throw new TypeErrorC('The "type" argument must be specified');
+      this.#type = toString(type);
+      const d = eventInitDict == null ? {} : eventInitDict;
+      if (!isObject(d)) throw new TypeErrorC('The "eventInitDict" argument must be an object');
+      this.#bubbles = !!d.bubbles;
+      this.#cancelable = !!d.cancelable;
+      this.#composed = !!d.composed;
+      this.#stamp = call(dateNow, DateC) - origin;
+    }
+    get type() { if (!(#type in this)) throw illegal(); return this.#type; }
+    get target() { if (!(#type in this)) throw illegal(); return this.#target; }
+    get srcElement() { if (!(#type in this)) throw illegal(); return this.#target; }
+    get currentTarget() { if (!(#type in this)) throw illegal(); return this.#current; }
+    composedPath() { if (!(#type in this)) throw illegal(); return this.#dispatching ? [this.#current] : []; }
+    get eventPhase() { if (!(#type in this)) throw illegal(); return this.#phase; }
+    stopPropagation() { if (!(#type in this)) throw illegal(); this.#stop = true; }
+    get cancelBubble() { if (!(#type in this)) throw illegal(); return this.#stop; }
+    set cancelBubble(v) { if (!(#type in this)) throw illegal(); if (v) this.#stop = true; }
+    stopImmediatePropagation() { if (!(#type in this)) throw illegal(); this.#stop = this.#stopNow = true; }
+    get bubbles() { if (!(#type in this)) throw illegal(); return this.#bubbles; }
+    get cancelable() { if (!(#type in this)) throw illegal(); return this.#cancelable; }
+    get returnValue() { if (!(#type in this)) throw illegal(); return !this.#canceled; }
+    set returnValue(v) { if (!(#type in this)) throw illegal(); if (!v && this.#cancelable && !this.#passive) this.#canceled = true; }
+    preventDefault() { if (!(#type in this)) throw illegal(); if (this.#cancelable && !this.#passive) this.#canceled = true; }
+    get defaultPrevented() { if (!(#type in this)) throw illegal(); return this.#canceled; }
+    get composed() { if (!(#type in this)) throw illegal(); return this.#composed; }
+    get isTrusted() { if (!(#type in this)) throw illegal(); return false; }
+    get timeStamp() { if (!(#type in this)) throw illegal(); return this.#stamp; }
+    initEvent(type, bubbles = false, cancelable = false) {
+      if (!(#type in this)) throw illegal();
+      if (arguments.length < 1) throw new TypeErrorC('The "type" argument must be specified');
+      if (this.#dispatching) return;
+      this.#type = toString(type);
+      this.#bubbles = !!bubbles;
+      this.#cancelable = !!cancelable;
+      this.#canceled = this.#stop = this.#stopNow = false;
+      this.#target = null;
+    }
+    static {
+      // dispatch runs listeners (a copy of the target's list) for target.
+      dispatch = (ev, target, listeners) => {
+        if (!isObject(ev) || !(#type in ev)) throw new TypeErrorC('The "event" argument must be an instance of Event');
+        if (ev.#dispatching) throw new DOMException("The event is already being dispatched", "InvalidStateError");
+        ev.#dispatching = true;
+        ev.#target = ev.#current = target;
+        ev.#phase = 2;
+        try {
+          for (const l of listeners) {
+            if (ev.#stopNow) break;
+            if (l.removed) continue;
+            if (l.once) l.remove();
+            ev.#passive = l.passive;
+            try {
+              const cb = l.callback;
+              if (typeof cb === "function") call(cb, target, ev);
+              else {
+                const h = cb.handleEvent;
+                if (typeof h !== "function") throw new TypeErrorC("The listener's handleEvent is not a function");
+                call(h, cb, ev);
+              }
+            } catch (e) {
+              queue(() => { throw e; });
+            }
+            ev.#passive = false;
+          }
+        } finally {
+          ev.#dispatching = false;
+          ev.#current = null;
+          ev.#phase = 0;
+          ev.#stop = ev.#stopNow = false;
+        }
+        return !ev.#canceled;
+      };
+    }
+  }
+  for (const [k, v] of [["NONE", 0], ["CAPTURING_PHASE", 1], ["AT_TARGET", 2], ["BUBBLING_PHASE", 3]]) {
+    const d = { value: v, writable: false, enumerable: true, configurable: false };
+    defineProperty(Event, k, d);
+    defineProperty(Event.prototype, k, d);
+  }
+  iface(Event, "Event");
+
+  // the options of addEventListener
+  const listenerOptions = (o) => {
+    if (!isObject(o)) return { capture: !!o, once: false, passive: false, signal: undefined };
+    const signal = o.signal;
+    if (signal !== undefined && !isSignal(signal)) {
+      throw new TypeErrorC('The "options.signal" property must be an instance of AbortSignal');
+    }
+    return { capture: !!o.capture, once: !!o.once, passive: !!o.passive, signal };
+  };
+  class EventTarget {
+    #listeners = new MapC();
+    addEventListener(type, callback, options = undefined) {
+      if (!(#listeners in this)) throw illegal();
+      if (arguments.length < 2) throw new TypeErrorC('The "type" and "listener" arguments must be specified');
+      type = toString(type);
+      const o = listenerOptions(options);
+      if (callback == null) return;
+      if (!isObject(callback)) throw new TypeErrorC('The "listener" argument must be an object or a function');
+      if (o.signal !== undefined && o.signal.aborted) return;
+      let list = call(mapGet, this.#listeners, type);
+      if (list === undefined) call(mapSet, this.#listeners, type, (list = []));
+      for (const l of list) if (l.callback === callback && l.capture === o.capture) return;
+      const l = {
+        callback, capture: o.capture, once: o.once, passive: o.passive, removed: false,
+        remove: () => {
+          l.removed = true;
+          const at = call(arrIndexOf, list, l);
+          if (at >= 0) call(arrSplice, list, at, 1);
+        },
+      };
+      list[list.length] = l;
+      if (o.signal !== undefined) o.signal.addEventListener("abort", () => l.remove(), { once: true });
+    }
+    removeEventListener(type, callback, options = undefined) {
+      if (!(#listeners in this)) throw illegal();
+      if (arguments.length < 2) throw new TypeErrorC('The "type" and "listener" arguments must be specified');
+      const list = call(mapGet, this.#listeners, toString(type));
+      const capture = isObject(options) ? !!options.capture : !!options;
+      if (list === undefined) return;
+      for (const l of list) if (l.callback === callback && l.capture === capture) return l.remove();
+    }
+    dispatchEvent(event) {
+      if (!(#listeners in this)) throw illegal();
+      if (arguments.length < 1) throw new TypeErrorC('The "event" argument must be specified');
+      const type = isObject(event) && event instanceof Event ? event.type : "";
+      const list = call(mapGet, this.#listeners, type);
+      return dispatch(event, this, list === undefined ? [] : call(arrSlice, list));
+    }
+  }
+  iface(EventTarget, "EventTarget");
+
+  // AbortController and AbortSignal (DOM). AbortSignal.timeout needs a
+  // timer, which the sandbox has not: it throws a NotSupportedError.
+  let making = false, isSignal, signalAbort, newSignal;
+  const abortReason = (reason) => (reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason);
+  class AbortSignal extends EventTarget {
+    #aborted = false;
+    #reason = undefined;
+    #onabort = null;
+    constructor() {
+      if (!making) throw new TypeErrorC("Illegal constructor");
+      making = false;
+      super();
+    }
+    get aborted() { if (!(#aborted in this)) throw illegal(); return this.#aborted; }
+    get reason() { if (!(#aborted in this)) throw illegal(); return this.#reason; }
+    throwIfAborted() {
+      if (!(#aborted in this)) throw illegal();
+      if (this.#aborted) throw this.#reason;
+    }
+    get onabort() { if (!(#aborted in this)) throw illegal(); return this.#onabort; }
+    set onabort(f) {
+      if (!(#aborted in this)) throw illegal();
+      if (this.#onabort !== null) this.removeEventListener("abort", this.#onabort);
+      this.#onabort = isObject(f) ? f : null;
+      if (this.#onabort !== null) this.addEventListener("abort", this.#onabort);
+    }
+    static abort(reason = undefined) {
+      const s = newSignal();
+      s.#aborted = true;
+      s.#reason = abortReason(reason);
+      return s;
+    }
+    static any(signals) {
+      const s = newSignal();
+      const list = [];
+      for (const x of signals) {
+        if (!isSignal(x)) throw new TypeErrorC('The "signals" argument must contain only AbortSignal objects');
+        list[list.length] = x;
+      }
+      for (const x of list) {
+        if (x.#aborted) {
+          s.#aborted = true;
+          s.#reason = x.#reason;
+          return s;
+        }
+      }
+      for (const x of list) x.addEventListener("abort", () => signalAbort(s, x.#reason), { once: true });
+      return s;
+    }
+    static timeout(ms) {
+      throw new DOMException("AbortSignal.timeout needs a timer, and the sandbox has none", "NotSupportedError");
+    }
+    static {
+      isSignal = (x) => isObject(x) && #aborted in x;
+      signalAbort = (s, reason) => {
+        if (s.#aborted) return;
+        s.#aborted = true;
+        s.#reason = abortReason(reason);
+        s.dispatchEvent(new Event("abort"));
+      };
+      newSignal = () => {
+        making = true;
+        return new AbortSignal();
+      };
+    }
+  }
+  iface(AbortSignal, "AbortSignal");
+  class AbortController {
+    #signal = newSignal();
+    get signal() { if (!(#signal in this)) throw illegal(); return this.#signal; }
+    abort(reason = undefined) {
+      if (!(#signal in this)) throw illegal();
+      signalAbort(this.#signal, reason);
+    }
+  }
+  iface(AbortController, "AbortController");
+
+  // Headers (Fetch): a header list with no guard; names are tokens and
+  // compared without case, values are trimmed of HTTP whitespace and may
+  // hold no NUL, CR or LF. Iterating sorts the names and joins the values
+  // of one name with ", ", but Set-Cookie's, which stay apart.
+  const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+  const badValue = /[\0\r\n]/;
+  const httpWhitespace = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+  const arrSort = Array.prototype.sort, objectKeys = O.keys;
+  const headerName = (n) => {
+    n = toString(n);
+    if (!call(reTest, token, n)) throw new TypeErrorC(`Headers: invalid header name: "${n}"`);
+    return call(strToLower, n);
+  };
+  const headerValue = (v) => {
+    v = call(strReplace, toString(v), httpWhitespace, "");
+    if (call(reTest, badValue, v)) throw new TypeErrorC("Headers: invalid header value");
+    return v;
+  };
+  const IteratorProto = O.getPrototypeOf(O.getPrototypeOf([][Symbol.iterator]()));
+  let headersPairs;
+  const HeadersIteratorProto = O.create(IteratorProto, {
+    next: {
+      value: function next() {
+        const st = this === null || typeof this !== "object" ? undefined : call(weakGet, states, this);
+        if (st === undefined) throw illegal();
+        const pairs = headersPairs(st.headers);
+        if (st.at >= pairs.length) return { value: undefined, done: true };
+        const [k, v] = pairs[st.at++];
+        return { value: st.kind === "key" ? k : st.kind === "value" ? v : [k, v], done: false };
+      },
+      writable: true, enumerable: true, configurable: true,
+    },
+    [Symbol.toStringTag]: { value: "Headers Iterator", configurable: true },
+  });
+  const states = new WeakMap(), weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
+  const headersIterator = (headers, kind) => {
+    const it = O.create(HeadersIteratorProto);
+    call(weakSet, states, it, { headers, kind, at: 0 });
+    return it;
+  };
+  class Headers {
+    #list = []; // [lower-case name, value] in the order they came
+    constructor(init = undefined) {
+      if (init === undefined) return;
+      if (!isObject(init)) throw new TypeErrorC("Headers: the init must be an object");
+      if (init[Symbol.iterator] !== undefined) {
+        for (const pair of init) {
+          const p = [];
+          for (const x of pair) p[p.length] = x;
+          if (p.length !== 2) throw new TypeErrorC("Headers: each header of the init must be a [name, value] pair");
+          this.append(p[0], p[1]);
+        }
+      } else {
+        for (const k of objectKeys(init)) this.append(k, init[k]);
+      }
+    }
+    append(name, value) {
+      if (!(#list in this)) throw illegal();
+      const n = headerName(name), v = headerValue(value);
+      this.#list[this.#list.length] = [n, v];
+    }
+    delete(name) {
+      if (!(#list in this)) throw illegal();
+      const n = headerName(name);
+      const kept = [];
+      for (const p of this.#list) if (p[0] !== n) kept[kept.length] = p;
+      this.#list = kept;
+    }
+    get(name) {
+      if (!(#list in this)) throw illegal();
+      const n = headerName(name);
+      let out = null;
+      for (const p of this.#list) if (p[0] === n) out = out === null ? p[1] : out + ", " + p[1];
+      return out;
+    }
+    getSetCookie() {
+      if (!(#list in this)) throw illegal();
+      const out = [];
+      for (const p of this.#list) if (p[0] === "set-cookie") out[out.length] = p[1];
+      return out;
+    }
+    has(name) {
+      if (!(#list in this)) throw illegal();
+      const n = headerName(name);
+      for (const p of this.#list) if (p[0] === n) return true;
+      return false;
+    }
+    set(name, value) {
+      if (!(#list in this)) throw illegal();
+      const n = headerName(name), v = headerValue(value);
+      const kept = [];
+      let done = false;
+      for (const p of this.#list) {
+        if (p[0] !== n) kept[kept.length] = p;
+        else if (!done) {
+          kept[kept.length] = [n, v];
+          done = true;
+        }
+      }
+      if (!done) kept[kept.length] = [n, v];
+      this.#list = kept;
+    }
+    forEach(callback, thisArg = undefined) {
+      if (!(#list in this)) throw illegal();
+      if (typeof callback !== "function") throw new TypeErrorC("Headers.forEach: the callback must be a function");
+      const pairs = headersPairs(this);
+      for (let i = 0; i < pairs.length; i++) call(callback, thisArg, pairs[i][1], pairs[i][0], this);
+    }
+    entries() { if (!(#list in this)) throw illegal(); return headersIterator(this, "key+value"); }
+    keys() { if (!(#list in this)) throw illegal(); return headersIterator(this, "key"); }
+    values() { if (!(#list in this)) throw illegal(); return headersIterator(this, "value"); }
+    static {
+      // headersPairs is Fetch's "sort and combine".
+      headersPairs = (h) => {
+        const names = [];
+        for (const p of h.#list) if (call(arrIndexOf, names, p[0]) < 0) names[names.length] = p[0];
+        call(arrSort, names, (a, b) => (a < b ? -1 : a > b ? 1 : 0));
+        const out = [];
+        for (const n of names) {
+          if (n === "set-cookie") {
+            for (const p of h.#list) if (p[0] === n) out[out.length] = [n, p[1]];
+          } else {
+            let v = null;
+            for (const p of h.#list) if (p[0] === n) v = v === null ? p[1] : v + ", " + p[1];
+            out[out.length] = [n, v];
+          }
+        }
+        return out;
+      };
+    }
+  }
+  defineProperty(Headers.prototype, Symbol.iterator, {
+    value: Headers.prototype.entries, writable: true, enumerable: false, configurable: true,
+  });
+  iface(Headers, "Headers");
+
+  // Blob (File API): bytes in memory and a type. Its parts are copied:
+  // buffers and views as they are, Blobs' bytes, anything else as the
+  // UTF-8 of its string ("native" endings: LF). A type outside printable
+  // ASCII is "".
+  const blobType = (t) => {
+    t = toString(t);
+    for (let i = 0; i < t.length; i++) {
+      const c = charCodeAt(t, i);
+      if (c < 0x20 || c > 0x7e) return "";
+    }
+    return call(strToLower, t);
+  };
+  const lineEndings = /\r\n|\r/g;
+  const PromiseC = Promise, promiseResolve = Promise.resolve, promiseReject = Promise.reject;
+  class Blob {
+    #bytes;
+    #type;
+    constructor(blobParts = undefined, options = undefined) {
+      if (options !== undefined && options !== null && !isObject(options)) {
+        throw new TypeErrorC("Blob: the options must be an object");
+      }
+      const native = options != null && toString(options.endings === undefined ? "transparent" : options.endings) === "native";
+      if (options != null && options.endings !== undefined) {
+        const e = toString(options.endings);
+        if (e !== "native" && e !== "transparent") throw new TypeErrorC(`Blob: invalid endings "${e}"`);
+      }
+      const chunks = [];
+      let size = 0;
+      if (blobParts !== undefined) {
+        if (!isObject(blobParts) || typeof blobParts[Symbol.iterator] !== "function") {
+          throw new TypeErrorC("Blob: the parts must be a sequence");
+        }
+        for (const part of blobParts) {
+          let b;
+          if (part instanceof ArrayBufferC) b = call(u8Slice, new Uint8ArrayC(part));
+          else if (isView(part)) b = call(u8Slice, bytesOf(part));
+          else if (isObject(part) && #bytes in part) b = part.#bytes;
+          else {
+            let s = toString(part);
+            if (native) s = call(strReplace, s, lineEndings, "\n");
+            const out = new Uint8ArrayC(s.length * 3);
+            const [, w] = utf8(s, out, 0, out.length);
+            b = call(u8Slice, out, 0, w);
+          }
+          chunks[chunks.length] = b;
+          size += b.length;
+        }
+      }
+      const all = new Uint8ArrayC(size);
+      let at = 0;
+      for (const b of chunks) {
+        call(u8Set, all, b, at);
+        at += b.length;
+      }
+      this.#bytes = all;
+      this.#type = options == null || options.type === undefined ? "" : blobType(options.type);
+    }
+    get size() { if (!(#bytes in this)) throw illegal(); return this.#bytes.length; }
+    get type() { if (!(#bytes in this)) throw illegal(); return this.#type; }
+    slice(start = undefined, end = undefined, contentType = undefined) {
+      if (!(#bytes in this)) throw illegal();
+      const n = this.#bytes.length;
+      const rel = (v, d) => {
+        if (v === undefined) return d;
+        const x = toIntegerOrInfinity(v);
+        return x < 0 ? (n + x > 0 ? n + x : 0) : x < n ? x : n;
+      };
+      const from = rel(start, 0), to = rel(end, n);
+      const b = new Blob();
+      b.#bytes = call(u8Slice, this.#bytes, from, to > from ? to : from);
+      b.#type = contentType === undefined ? "" : blobType(contentType);
+      return b;
+    }
+    text() {
+      if (!(#bytes in this)) return call(promiseReject, PromiseC, illegal());
+      return call(promiseResolve, PromiseC, new TextDecoder().decode(this.#bytes));
+    }
+    arrayBuffer() {
+      if (!(#bytes in this)) return call(promiseReject, PromiseC, illegal());
+      return call(promiseResolve, PromiseC, call(taBuffer, call(u8Slice, this.#bytes)));
+    }
+    bytes() {
+      if (!(#bytes in this)) return call(promiseReject, PromiseC, illegal());
+      return call(promiseResolve, PromiseC, call(u8Slice, this.#bytes));
+    }
+  }
+  const u8Set = Uint8Array.prototype.set;
+  const MathTrunc = Math.trunc, NumberC = Number;
+  const toIntegerOrInfinity = (v) => {
+    const x = NumberC(v);
+    return x !== x ? 0 : MathTrunc(x);
+  };
+  iface(Blob, "Blob");
 })
