@@ -238,7 +238,9 @@ func (e *Executor) Run(ctx context.Context, code string) (*CodeOutput, error) {
 // is abandoned, and a native call that runs on (a long regular expression,
 // say) runs until the step's time or context stops it; both leave the
 // executor DIRTY, as a timeout does. Steps waiting in the run queue are
-// not interrupted. Interrupt reports whether a step was running.
+// not interrupted. A step still being validated and compiled does not run:
+// it fails with ERR_INTERRUPTED at once. Interrupt reports whether a step
+// was running or being prepared.
 func (e *Executor) Interrupt() bool {
 	e.mu.Lock()
 	sess := e.sess

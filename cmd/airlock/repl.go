@@ -162,7 +162,16 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			case <-done:
 				return
 			}
-			ex.Interrupt() // the step stops; the session's state stays
+			// The step stops; the session's state stays. A Ctrl-C that
+			// comes before the step runs (the editor has returned the line,
+			// the step is still being prepared) is kept until it does.
+			for !ex.Interrupt() {
+				select {
+				case <-done:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
 			select {
 			case <-interrupts: // a second Ctrl-C: stop it for good
 				cancel()

@@ -143,6 +143,12 @@ type Session struct {
 	cur     *step
 	// running is the step being run, for Interrupt.
 	running atomic.Pointer[step]
+	// preparing is set while a step is validated and compiled, before it
+	// runs; interruptPending, when Interrupt came then. Both under
+	// interruptMu, with the store of running.
+	interruptMu      sync.Mutex
+	preparing        bool
+	interruptPending bool
 	// abandoned is set once a step returned while a tool call held the
 	// VM: the goroutine ends when that call returns.
 	abandoned atomic.Bool
@@ -493,10 +499,16 @@ func (s *Session) newStep(ctx context.Context, opts *Step) *step {
 // step ends at its next operation, or when a tool in flight returns. It
 // reports whether a step was running.
 func (s *Session) Interrupt() bool {
+	s.interruptMu.Lock()
 	st := s.running.Load()
 	if st == nil {
-		return false
+		// A step being prepared stops before it runs.
+		s.interruptPending = s.interruptPending || s.preparing
+		pending := s.interruptPending
+		s.interruptMu.Unlock()
+		return pending
 	}
+	s.interruptMu.Unlock()
 	st.halt(stopInterrupt, nil)
 	st.cancel()
 	return true
@@ -533,6 +545,14 @@ func (s *Session) Run(ctx context.Context, opts *Step) (_ *Output, dirty bool, _
 	deadline := time.Now().Add(opts.Timeout)
 	cctx, ccancel := context.WithDeadline(ctx, deadline)
 	defer ccancel()
+	s.interruptMu.Lock()
+	s.preparing, s.interruptPending = true, false
+	s.interruptMu.Unlock()
+	defer func() {
+		s.interruptMu.Lock()
+		s.preparing, s.interruptPending = false, false
+		s.interruptMu.Unlock()
+	}()
 	if err := s.doUntil(cctx.Done(), func(vm *engine.VM) error {
 		script, position, refused = opts.Prepare(cctx.Done(), func(js string, sloppy bool) (*engine.Inspection, error) { return vm.PrepareStep(cctx, js, ops, sloppy) })
 		return nil
@@ -555,7 +575,16 @@ func (s *Session) Run(ctx context.Context, opts *Step) (_ *Output, dirty bool, _
 	defer cancel()
 	st := s.newStep(runCtx, opts)
 	st.cancel = cancel
-	s.running.Store(st)
+	s.interruptMu.Lock()
+	interrupted := s.interruptPending
+	s.preparing, s.interruptPending = false, false
+	if !interrupted {
+		s.running.Store(st)
+	}
+	s.interruptMu.Unlock()
+	if interrupted { // while the step was prepared: it does not run
+		return nil, false, newError(CodeInterrupted, nil, "Execution interrupted")
+	}
 	defer s.running.CompareAndSwap(st, nil)
 	timer := time.AfterFunc(time.Until(deadline), func() { st.halt(stopTimeout, nil) })
 	defer timer.Stop()

@@ -1,8 +1,13 @@
 package session
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/airlockrun/airlock/internal/engine"
 )
 
 // A step's stack keeps the frames of the step's code, with positions
@@ -41,5 +46,60 @@ func TestStepLogs(t *testing.T) {
 	}
 	if !strings.HasSuffix(cutUTF8("aé", 2), "a") {
 		t.Fatalf("cutUTF8 split a character: %q", cutUTF8("aé", 2))
+	}
+}
+
+// An Interrupt while a step is being prepared (validated and compiled,
+// before it runs) stops it: the step does not run, fails as interrupted,
+// and the session stays usable. It was lost: Interrupt reported that no
+// step was running, and the step then ran to its end (the REPL's Ctrl-C
+// right after a line was entered did nothing).
+func TestInterruptWhilePreparing(t *testing.T) {
+	ctx := context.Background()
+	s, err := Start(ctx, Config{MemoryLimitBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	step := func(code string, prepare func()) *Step {
+		return &Step{MaxOperations: -1, Timeout: time.Minute, ValueBytes: 1 << 20,
+			Prepare: func(stop <-chan struct{}, inspect func(string, bool) (*engine.Inspection, error)) (string, func(int, int) (int, int), error) {
+				prepare()
+				if _, err := inspect(code, false); err != nil {
+					return "", nil, err
+				}
+				return code, nil, nil
+			}}
+	}
+	if s.Interrupt() {
+		t.Fatal("Interrupt with no step reported one")
+	}
+	preparing, release := make(chan struct{}), make(chan struct{})
+	type result struct {
+		dirty bool
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, dirty, err := s.Run(ctx, step("globalThis.ran = 1; 2", func() { close(preparing); <-release }))
+		done <- result{dirty, err}
+	}()
+	<-preparing
+	interrupted := s.Interrupt()
+	close(release)
+	if !interrupted {
+		t.Fatal("Interrupt while the step was prepared reported no step")
+	}
+	r := <-done
+	var e *Error
+	if !errors.As(r.err, &e) || e.Code != CodeInterrupted || r.dirty {
+		t.Fatalf("Run = dirty %v, %v; want an interrupted step, not dirty", r.dirty, r.err)
+	}
+	out, _, err := s.Run(ctx, step("typeof ran", func() {}))
+	if err != nil || out.Value != "undefined" {
+		t.Fatalf("the next step = %v, %v; want \"undefined\" (the interrupted step did not run)", out, err)
+	}
+	if s.Interrupt() {
+		t.Fatal("Interrupt after the steps reported one")
 	}
 }
