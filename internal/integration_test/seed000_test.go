@@ -687,7 +687,8 @@ func TestSeed_5_2_BridgeReports(t *testing.T) {
 
 // §6.1: globalThis holds only intrinsics, and the web platform's pure APIs
 // (internal/web: TextEncoder, TextDecoder, atob, btoa, DOMException, Event,
-// EventTarget, AbortController, AbortSignal, Headers, Blob), which compute and reach
+// EventTarget, AbortController, AbortSignal, Headers, Blob, URLSearchParams),
+// which compute and reach
 // nothing of the host, as structuredClone does; four of them were on
 // §6.1's list of absent names, the one deliberate change to it (README,
 // "The web platform in the sandbox"). Every host capability of the list
@@ -702,7 +703,7 @@ func TestSeed_6_1_GlobalThis(t *testing.T) {
 		Float64Array BigInt64Array BigUint64Array BigInt Iterator isNaN isFinite decodeURI decodeURIComponent encodeURI
 		encodeURIComponent escape unescape structuredClone queueMicrotask Intl
 		TextEncoder TextDecoder atob btoa DOMException Event EventTarget AbortController AbortSignal
-		Headers Blob`) {
+		Headers Blob URLSearchParams`) {
 		allowed[n] = true
 	}
 	for _, n := range got {
@@ -710,8 +711,8 @@ func TestSeed_6_1_GlobalThis(t *testing.T) {
 			t.Errorf("globalThis has %q", n)
 		}
 	}
-	absent := `process global window self document require Deno Bun fetch Request Response URL URLSearchParams
-		WebSocket WebAssembly crypto setTimeout setInterval setImmediate performance
+	absent := `process global window self document require Deno Bun fetch Request Response
+		WebSocket WebAssembly crypto setTimeout setInterval setImmediate performance URL
 		eval SharedArrayBuffer Atomics print std os globalThis.console`
 	res := evalJS(t, `export default [`+strings.Join(func() []string {
 		var out []string

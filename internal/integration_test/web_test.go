@@ -362,6 +362,38 @@ func TestWebHeadersBlobAsNode(t *testing.T) {
 	})
 }
 
+// webSearchParams exercises URLSearchParams; every entry is [label, values...].
+const webSearchParams = `
+const log = [];
+const p = new URLSearchParams("?a=1&b=x+y&a=%E2%82%AC&c&=d&e=%zz&f=%C3&g=%2B+%20");
+log.push(["parsed", [...p]]);
+log.push(["get", p.get("a"), p.getAll("a"), p.get("none"), p.has("c"), p.has("a", "2"), p.size]);
+p.append("é k", "v&w=x");
+p.set("a", "one");
+p.delete("b");
+log.push(["str", p.toString()]);
+p.sort();
+log.push(["sorted", [...p.keys()], [...p.values()]]);
+log.push(["rec", String(new URLSearchParams({ x: "1", "y z": "~!*'()" })), String(new URLSearchParams([["k", "v"], ["k", "w"]]))]);
+log.push(["del2", (() => { const q = new URLSearchParams("a=1&a=2&a=1"); q.delete("a", "1"); return q.toString(); })()]);
+log.push(["lone", String(new URLSearchParams([["\uD800", "\uDC00x"]]))]);
+log.push(["tag", Object.prototype.toString.call(p), Object.prototype.toString.call(p.entries())]);
+const threw = (f) => { try { f(); return "no"; } catch (e) { return e.name; } };
+log.push(["errs", threw(() => new URLSearchParams([["a"]])), threw(() => URLSearchParams()), threw(() => p.append("a"))]);
+const fe = [];
+new URLSearchParams("z=1&y=2").forEach((v, k) => fe.push(k + v));
+log.push(["fe", fe]);
+const big = new URLSearchParams();
+for (let i = 0; i < 300; i++) big.append("k" + (i * 7919 % 300), String(i));
+big.sort();
+log.push(["stable", big.toString().length, big.getAll("k0"), [...big.keys()].slice(0, 5)]);
+`
+
+// TestWebSearchParamsAsNode: URLSearchParams behaves as Node's, entry by
+// entry: parsing (plus signs, bad escapes, bad UTF-8), serializing,
+// sorting (stable), the forms of its init.
+func TestWebSearchParamsAsNode(t *testing.T) { labelledAsNode(t, webSearchParams, nil) }
+
 // labelledAsNode runs script, which fills log with [label, values...]
 // entries, in the sandbox and in Node, and compares the entries label by
 // label; a label in divergent must give that value in the sandbox (the

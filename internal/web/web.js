@@ -1,9 +1,10 @@
 // The web platform's pure APIs for the sandbox, after the WHATWG
 // specifications (Encoding, HTML's base64 utilities, DOM's events and
-// aborting, Fetch's headers, the File API's Blob, WebIDL's DOMException):
+// aborting, Fetch's headers, the File API's Blob, URL's URLSearchParams,
+// WebIDL's DOMException):
 // TextEncoder, TextDecoder (UTF-8 and UTF-16LE), atob, btoa, DOMException,
-// Event, EventTarget, AbortController, AbortSignal, Headers and Blob. They
-// compute and reach nothing of the host.
+// Event, EventTarget, AbortController, AbortSignal, Headers, Blob and
+// URLSearchParams. They compute and reach nothing of the host.
 //
 // The script is a function expression; it runs once, in the snapshot,
 // after Intl. It captures the intrinsics it uses, so that a program's
@@ -915,4 +916,171 @@
     return x !== x ? 0 : MathTrunc(x);
   };
   iface(Blob, "Blob");
+
+  // URLSearchParams (URL): application/x-www-form-urlencoded lists. Parsed
+  // as bytes ("+" a space, %XX a byte, the whole UTF-8 without BOM, bad
+  // sequences U+FFFD), serialized with the form's percent-encode set.
+  const isHex = (c) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+  const hexValue = (c) => (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x61 + 10);
+  const formDecoder = new TextDecoder();
+  // formDecode percent-decodes the UTF-8 of s, "+" as a space.
+  const formDecode = (s) => {
+    const out = new Uint8ArrayC(s.length * 3);
+    const [, n] = utf8(s, out, 0, out.length);
+    let w = 0;
+    for (let i = 0; i < n; i++) {
+      const c = out[i];
+      if (c === 0x2b) out[w++] = 0x20;
+      else if (c === 0x25 && i + 2 < n && isHex(out[i + 1]) && isHex(out[i + 2])) {
+        out[w++] = hexValue(out[i + 1]) * 16 + hexValue(out[i + 2]);
+        i += 2;
+      } else out[w++] = c;
+    }
+    return formDecoder.decode(call(u8Subarray, out, 0, w));
+  };
+  const hexDigits = "0123456789ABCDEF";
+  // formEncode is the form's serializer: ASCII alphanumerics and *-._ as
+  // they are, a space as "+", every other byte of the UTF-8 as %XX.
+  const formEncode = (s) => {
+    const b = new Uint8ArrayC(s.length * 3);
+    const [, n] = utf8(s, b, 0, b.length);
+    let out = "";
+    for (let i = 0; i < n; i++) {
+      const c = b[i];
+      if ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ||
+        c === 0x2a || c === 0x2d || c === 0x2e || c === 0x5f) out += fromCharCode(c);
+      else if (c === 0x20) out += "+";
+      else out += "%" + hexDigits[c >> 4] + hexDigits[c & 15];
+    }
+    return out;
+  };
+  const strIndexOfC = String.prototype.indexOf, strSplit = String.prototype.split;
+  let paramsPairs;
+  const ParamsIteratorProto = O.create(IteratorProto, {
+    next: {
+      value: function next() {
+        const st = this === null || typeof this !== "object" ? undefined : call(weakGet, paramStates, this);
+        if (st === undefined) throw illegal();
+        const pairs = paramsPairs(st.params);
+        if (st.at >= pairs.length) return { value: undefined, done: true };
+        const [k, v] = pairs[st.at++];
+        return { value: st.kind === "key" ? k : st.kind === "value" ? v : [k, v], done: false };
+      },
+      writable: true, enumerable: true, configurable: true,
+    },
+    [Symbol.toStringTag]: { value: "URLSearchParams Iterator", configurable: true },
+  });
+  const paramStates = new WeakMap();
+  const paramsIterator = (params, kind) => {
+    const it = O.create(ParamsIteratorProto);
+    call(weakSet, paramStates, it, { params, kind, at: 0 });
+    return it;
+  };
+  class URLSearchParams {
+    #list = [];
+    constructor(init = "") {
+      if (isObject(init)) {
+        if (typeof init[Symbol.iterator] === "function") {
+          for (const pair of init) {
+            const p = [];
+            for (const x of pair) p[p.length] = x;
+            if (p.length !== 2) throw new TypeErrorC("URLSearchParams: each pair of the init must have two items");
+            this.#list[this.#list.length] = [toString(p[0]), toString(p[1])];
+          }
+        } else {
+          for (const k of objectKeys(init)) this.#list[this.#list.length] = [k, toString(init[k])];
+        }
+        return;
+      }
+      let s = toString(init);
+      if (s.length > 0 && call(strCharCodeAt, s, 0) === 0x3f) s = call(strSlice, s, 1);
+      for (const part of call(strSplit, s, "&")) {
+        if (part === "") continue;
+        const eq = call(strIndexOfC, part, "=");
+        const name = eq < 0 ? part : call(strSlice, part, 0, eq);
+        const value = eq < 0 ? "" : call(strSlice, part, eq + 1);
+        this.#list[this.#list.length] = [formDecode(name), formDecode(value)];
+      }
+    }
+    get size() { if (!(#list in this)) throw illegal(); return this.#list.length; }
+    append(name, value) {
+      if (!(#list in this)) throw illegal();
+      if (arguments.length < 2) throw new TypeErrorC('The "name" and "value" arguments must be specified');
+      this.#list[this.#list.length] = [toString(name), toString(value)];
+    }
+    delete(name, value = undefined) {
+      if (!(#list in this)) throw illegal();
+      if (arguments.length < 1) throw new TypeErrorC('The "name" argument must be specified');
+      const n = toString(name), v = value === undefined ? undefined : toString(value);
+      const kept = [];
+      for (const p of this.#list) if (p[0] !== n || (v !== undefined && p[1] !== v)) kept[kept.length] = p;
+      this.#list = kept;
+    }
+    get(name) {
+      if (!(#list in this)) throw illegal();
+      if (arguments.length < 1) throw new TypeErrorC('The "name" argument must be specified');
+      const n = toString(name);
+      for (const p of this.#list) if (p[0] === n) return p[1];
+      return null;
+    }
+    getAll(name) {
+      if (!(#list in this)) throw illegal();
+      if (arguments.length < 1) throw new TypeErrorC('The "name" argument must be specified');
+      const n = toString(name), out = [];
+      for (const p of this.#list) if (p[0] === n) out[out.length] = p[1];
+      return out;
+    }
+    has(name, value = undefined) {
+      if (!(#list in this)) throw illegal();
+      if (arguments.length < 1) throw new TypeErrorC('The "name" argument must be specified');
+      const n = toString(name), v = value === undefined ? undefined : toString(value);
+      for (const p of this.#list) if (p[0] === n && (v === undefined || p[1] === v)) return true;
+      return false;
+    }
+    set(name, value) {
+      if (!(#list in this)) throw illegal();
+      if (arguments.length < 2) throw new TypeErrorC('The "name" and "value" arguments must be specified');
+      const n = toString(name), v = toString(value);
+      const kept = [];
+      let done = false;
+      for (const p of this.#list) {
+        if (p[0] !== n) kept[kept.length] = p;
+        else if (!done) {
+          kept[kept.length] = [n, v];
+          done = true;
+        }
+      }
+      if (!done) kept[kept.length] = [n, v];
+      this.#list = kept;
+    }
+    sort() {
+      if (!(#list in this)) throw illegal();
+      // by the names' code units, stable (as Array.prototype.sort is)
+      call(arrSort, this.#list, (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    }
+    forEach(callback, thisArg = undefined) {
+      if (!(#list in this)) throw illegal();
+      if (typeof callback !== "function") throw new TypeErrorC("URLSearchParams.forEach: the callback must be a function");
+      for (let i = 0; i < this.#list.length; i++) call(callback, thisArg, this.#list[i][1], this.#list[i][0], this);
+    }
+    entries() { if (!(#list in this)) throw illegal(); return paramsIterator(this, "key+value"); }
+    keys() { if (!(#list in this)) throw illegal(); return paramsIterator(this, "key"); }
+    values() { if (!(#list in this)) throw illegal(); return paramsIterator(this, "value"); }
+    toString() {
+      if (!(#list in this)) throw illegal();
+      let out = "";
+      for (let i = 0; i < this.#list.length; i++) {
+        if (i > 0) out += "&";
+        out += formEncode(this.#list[i][0]) + "=" + formEncode(this.#list[i][1]);
+      }
+      return out;
+    }
+    static {
+      paramsPairs = (p) => p.#list;
+    }
+  }
+  defineProperty(URLSearchParams.prototype, Symbol.iterator, {
+    value: URLSearchParams.prototype.entries, writable: true, enumerable: false, configurable: true,
+  });
+  iface(URLSearchParams, "URLSearchParams");
 })
