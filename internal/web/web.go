@@ -1,9 +1,9 @@
 // Package web is the sandbox's part of the web platform that computes and
 // reaches nothing of the host: TextEncoder, TextDecoder (UTF-8 and
 // UTF-16LE, with fatal, ignoreBOM and streaming), atob, btoa, DOMException,
-// Event, EventTarget, AbortController, AbortSignal, Headers, Blob and
-// URLSearchParams, after the WHATWG Encoding, HTML, DOM, Fetch and URL
-// specifications, the File API and WebIDL. It is JavaScript (web.js),
+// Event, EventTarget, AbortController, AbortSignal, Headers, Blob,
+// URLSearchParams and URL, after the WHATWG Encoding, HTML, DOM, Fetch and
+// URL specifications, the File API and WebIDL. It is JavaScript (web.js),
 // evaluated once into the engine's snapshot, so that no sandbox pays for
 // it at start.
 package web

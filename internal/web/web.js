@@ -1,10 +1,10 @@
 // The web platform's pure APIs for the sandbox, after the WHATWG
 // specifications (Encoding, HTML's base64 utilities, DOM's events and
-// aborting, Fetch's headers, the File API's Blob, URL's URLSearchParams,
-// WebIDL's DOMException):
+// aborting, Fetch's headers, the File API's Blob, URL's URL and
+// URLSearchParams, WebIDL's DOMException):
 // TextEncoder, TextDecoder (UTF-8 and UTF-16LE), atob, btoa, DOMException,
-// Event, EventTarget, AbortController, AbortSignal, Headers, Blob and
-// URLSearchParams. They compute and reach nothing of the host.
+// Event, EventTarget, AbortController, AbortSignal, Headers, Blob,
+// URLSearchParams and URL. They compute and reach nothing of the host.
 //
 // The script is a function expression; it runs once, in the snapshot,
 // after Intl. It captures the intrinsics it uses, so that a program's
@@ -922,7 +922,9 @@
   // sequences U+FFFD), serialized with the form's percent-encode set.
   const isHex = (c) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
   const hexValue = (c) => (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x61 + 10);
-  const formDecoder = new TextDecoder();
+  // The bytes are decoded without BOM sniffing: a leading U+FEFF stays.
+  const formDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  const tdDecode = uncurry(TextDecoder.prototype.decode);
   // formDecode percent-decodes the UTF-8 of s, "+" as a space.
   const formDecode = (s) => {
     const out = new Uint8ArrayC(s.length * 3);
@@ -936,7 +938,7 @@
         i += 2;
       } else out[w++] = c;
     }
-    return formDecoder.decode(call(u8Subarray, out, 0, w));
+    return tdDecode(formDecoder, call(u8Subarray, out, 0, w));
   };
   const hexDigits = "0123456789ABCDEF";
   // formEncode is the form's serializer: ASCII alphanumerics and *-._ as
@@ -955,7 +957,7 @@
     return out;
   };
   const strIndexOfC = String.prototype.indexOf, strSplit = String.prototype.split;
-  let paramsPairs;
+  let paramsPairs, paramsAttach, paramsReset;
   const ParamsIteratorProto = O.create(IteratorProto, {
     next: {
       value: function next() {
@@ -976,8 +978,36 @@
     call(weakSet, paramStates, it, { params, kind, at: 0 });
     return it;
   };
+  // parseForm is the form's parser: the name-value pairs of s.
+  const parseForm = (s) => {
+    const list = [];
+    for (const part of call(strSplit, s, "&")) {
+      if (part === "") continue;
+      const eq = call(strIndexOfC, part, "=");
+      const name = eq < 0 ? part : call(strSlice, part, 0, eq);
+      const value = eq < 0 ? "" : call(strSlice, part, eq + 1);
+      list[list.length] = [formDecode(name), formDecode(value)];
+    }
+    return list;
+  };
   class URLSearchParams {
     #list = [];
+    // #url is the URL record of the URL whose searchParams these are:
+    // each change writes its query (URL's "update steps").
+    #url = null;
+    #update() {
+      if (this.#url === null) return;
+      const q = this.#serialize();
+      this.#url.query = q === "" ? null : q;
+    }
+    #serialize() {
+      let out = "";
+      for (let i = 0; i < this.#list.length; i++) {
+        if (i > 0) out += "&";
+        out += formEncode(this.#list[i][0]) + "=" + formEncode(this.#list[i][1]);
+      }
+      return out;
+    }
     constructor(init = "") {
       if (isObject(init)) {
         if (typeof init[Symbol.iterator] === "function") {
@@ -994,19 +1024,14 @@
       }
       let s = toString(init);
       if (s.length > 0 && call(strCharCodeAt, s, 0) === 0x3f) s = call(strSlice, s, 1);
-      for (const part of call(strSplit, s, "&")) {
-        if (part === "") continue;
-        const eq = call(strIndexOfC, part, "=");
-        const name = eq < 0 ? part : call(strSlice, part, 0, eq);
-        const value = eq < 0 ? "" : call(strSlice, part, eq + 1);
-        this.#list[this.#list.length] = [formDecode(name), formDecode(value)];
-      }
+      this.#list = parseForm(s);
     }
     get size() { if (!(#list in this)) throw illegal(); return this.#list.length; }
     append(name, value) {
       if (!(#list in this)) throw illegal();
       if (arguments.length < 2) throw new TypeErrorC('The "name" and "value" arguments must be specified');
       this.#list[this.#list.length] = [toString(name), toString(value)];
+      this.#update();
     }
     delete(name, value = undefined) {
       if (!(#list in this)) throw illegal();
@@ -1015,6 +1040,7 @@
       const kept = [];
       for (const p of this.#list) if (p[0] !== n || (v !== undefined && p[1] !== v)) kept[kept.length] = p;
       this.#list = kept;
+      this.#update();
     }
     get(name) {
       if (!(#list in this)) throw illegal();
@@ -1052,11 +1078,13 @@
       }
       if (!done) kept[kept.length] = [n, v];
       this.#list = kept;
+      this.#update();
     }
     sort() {
       if (!(#list in this)) throw illegal();
       // by the names' code units, stable (as Array.prototype.sort is)
       call(arrSort, this.#list, (a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      this.#update();
     }
     forEach(callback, thisArg = undefined) {
       if (!(#list in this)) throw illegal();
@@ -1068,19 +1096,1067 @@
     values() { if (!(#list in this)) throw illegal(); return paramsIterator(this, "value"); }
     toString() {
       if (!(#list in this)) throw illegal();
-      let out = "";
-      for (let i = 0; i < this.#list.length; i++) {
-        if (i > 0) out += "&";
-        out += formEncode(this.#list[i][0]) + "=" + formEncode(this.#list[i][1]);
-      }
-      return out;
+      return this.#serialize();
     }
     static {
       paramsPairs = (p) => p.#list;
+      paramsAttach = (p, url) => { p.#url = url; };
+      paramsReset = (p, query) => { p.#list = parseForm(query); };
     }
   }
   defineProperty(URLSearchParams.prototype, Symbol.iterator, {
     value: URLSearchParams.prototype.entries, writable: true, enumerable: false, configurable: true,
   });
   iface(URLSearchParams, "URLSearchParams");
+
+  // URL (WHATWG URL): the basic URL parser with its state overrides (the
+  // setters), hosts (domains, IPv4, IPv6, opaque), the percent-encode
+  // sets, serializing, origins, and the URL's URLSearchParams kept in step
+  // with its query. Domains beyond ASCII are mapped with Unicode's NFKC
+  // and lower case and written in Punycode: an approximation of UTS #46
+  // (no mapping table, no bidi or joiner rules), which the tests measure
+  // against the web-platform-tests' data.
+  {
+    const strFromCodePoint = String.fromCodePoint, strNormalize = uncurry(String.prototype.normalize);
+    const toLower = uncurry(strToLower), strSliceU = uncurry(strSlice);
+    const arrJoin = uncurry(Array.prototype.join);
+    const numToString = uncurry(Number.prototype.toString);
+    const strLastIndexOf = uncurry(String.prototype.lastIndexOf);
+    const special = { __proto__: null, ftp: 21, file: null, http: 80, https: 443, ws: 80, wss: 443 };
+    const isSpecialScheme = (s) => s in special;
+    const defaultPort = (s) => (s in special ? special[s] : null);
+
+    // codePoints is the code points of s, lone surrogates as U+FFFD
+    // (WebIDL's USVString).
+    const codePoints = (s) => {
+      const out = [];
+      const n = s.length;
+      for (let i = 0; i < n; i++) {
+        let c = charCodeAt(s, i);
+        if (c >= 0xd800 && c <= 0xdfff) {
+          const d = c <= 0xdbff && i + 1 < n ? charCodeAt(s, i + 1) : 0;
+          if (d >= 0xdc00 && d <= 0xdfff) {
+            c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+            i++;
+          } else c = 0xfffd;
+        }
+        out[out.length] = c;
+      }
+      return out;
+    };
+    const toUSV = (v) => {
+      const s = toString(v);
+      const cps = codePoints(s);
+      let out = "";
+      for (let i = 0; i < cps.length; i++) out += strFromCodePoint(cps[i]);
+      return out;
+    };
+    const cpString = (cps, from = 0, to = cps.length) => {
+      let out = "";
+      for (let i = from; i < to; i++) out += strFromCodePoint(cps[i]);
+      return out;
+    };
+
+    // The percent-encode sets, as predicates on an ASCII code point (every
+    // set holds the C0 controls and every code point above U+007E).
+    const c0Set = (c) => c < 0x20 || c > 0x7e;
+    const fragmentSet = (c) => c0Set(c) || c === 0x20 || c === 0x22 || c === 0x3c || c === 0x3e || c === 0x60;
+    const querySet = (c) => c0Set(c) || c === 0x20 || c === 0x22 || c === 0x23 || c === 0x3c || c === 0x3e;
+    const specialQuerySet = (c) => querySet(c) || c === 0x27;
+    const pathSet = (c) => querySet(c) || c === 0x3f || c === 0x5e || c === 0x60 || c === 0x7b || c === 0x7d;
+    const userinfoSet = (c) => pathSet(c) || c === 0x2f || c === 0x3a || c === 0x3b || c === 0x3d || c === 0x40 ||
+      (c >= 0x5b && c <= 0x5d) || c === 0x7c;
+    const hex2 = (b) => "%" + hexDigits[b >> 4] + hexDigits[b & 15];
+    // encode is the UTF-8 percent-encoding of code point c in set.
+    const encode = (c, set) => {
+      if (c < 0x80) return set(c) ? hex2(c) : fromCharCode(c);
+      if (c < 0x800) return hex2(0xc0 | (c >> 6)) + hex2(0x80 | (c & 0x3f));
+      if (c < 0x10000) return hex2(0xe0 | (c >> 12)) + hex2(0x80 | ((c >> 6) & 0x3f)) + hex2(0x80 | (c & 0x3f));
+      return hex2(0xf0 | (c >> 18)) + hex2(0x80 | ((c >> 12) & 0x3f)) + hex2(0x80 | ((c >> 6) & 0x3f)) + hex2(0x80 | (c & 0x3f));
+    };
+    const encodeString = (s, set) => {
+      const cps = codePoints(s);
+      let out = "";
+      for (let i = 0; i < cps.length; i++) out += encode(cps[i], set);
+      return out;
+    };
+    const keepBOM = new TextDecoder("utf-8", { ignoreBOM: true });
+    const tdDecode = uncurry(TextDecoder.prototype.decode);
+    // percentDecode is the UTF-8 (without BOM sniffing) of the bytes that
+    // percent-decoding the UTF-8 of s gives.
+    const percentDecode = (s) => {
+      const out = new Uint8ArrayC(s.length * 3);
+      const [, n] = utf8(s, out, 0, out.length);
+      let w = 0;
+      for (let i = 0; i < n; i++) {
+        const c = out[i];
+        if (c === 0x25 && i + 2 < n && isHex(out[i + 1]) && isHex(out[i + 2])) {
+          out[w++] = hexValue(out[i + 1]) * 16 + hexValue(out[i + 2]);
+          i += 2;
+        } else out[w++] = c;
+      }
+      return tdDecode(keepBOM, call(u8Subarray, out, 0, w));
+    };
+
+    const isAlpha = (c) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+    const isDigit = (c) => c >= 0x30 && c <= 0x39;
+    const isHexCp = (c) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+    const lowerCp = (c) => (c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
+    const forbiddenHost = (c) => c === 0 || c === 9 || c === 0xa || c === 0xd || c === 0x20 || c === 0x23 || c === 0x2f ||
+      c === 0x3a || c === 0x3c || c === 0x3e || c === 0x3f || c === 0x40 || c === 0x5b || c === 0x5c || c === 0x5d ||
+      c === 0x5e || c === 0x7c;
+    const forbiddenDomain = (c) => forbiddenHost(c) || c <= 0x1f || c === 0x25 || c === 0x7f;
+
+    // IPv4 (URL, "IPv4 parser"): failure is null.
+    const ipv4Number = (s) => {
+      if (s === "") return null;
+      let radix = 10, i = 0;
+      if (s.length >= 2 && s[0] === "0" && (s[1] === "x" || s[1] === "X")) {
+        radix = 16;
+        i = 2;
+      } else if (s.length >= 2 && s[0] === "0") {
+        radix = 8;
+        i = 1;
+      }
+      if (i === s.length) return 0;
+      let n = 0;
+      for (; i < s.length; i++) {
+        const c = charCodeAt(s, i);
+        const d = isDigit(c) ? c - 0x30 : isHexCp(c) ? (c | 0x20) - 0x61 + 10 : 99;
+        if (d >= radix) return null;
+        n = n * radix + d;
+      }
+      return n;
+    };
+    const endsInANumber = (s) => {
+      const parts = call(strSplit, s, ".");
+      if (parts[parts.length - 1] === "") {
+        if (parts.length === 1) return false;
+        parts.length--;
+      }
+      const last = parts[parts.length - 1];
+      let digits = last !== "";
+      for (let i = 0; i < last.length; i++) if (!isDigit(charCodeAt(last, i))) digits = false;
+      if (digits) return true;
+      return ipv4Number(last) !== null;
+    };
+    const parseIPv4 = (s) => {
+      const parts = call(strSplit, s, ".");
+      if (parts[parts.length - 1] === "" && parts.length > 1) parts.length--;
+      if (parts.length > 4) return null;
+      const nums = [];
+      for (let i = 0; i < parts.length; i++) {
+        const n = ipv4Number(parts[i]);
+        if (n === null) return null;
+        nums[i] = n;
+      }
+      for (let i = 0; i < nums.length - 1; i++) if (nums[i] > 255) return null;
+      const last = nums[nums.length - 1];
+      if (last >= 256 ** (5 - nums.length)) return null;
+      let v = last;
+      for (let i = 0; i < nums.length - 1; i++) v += nums[i] * 256 ** (3 - i);
+      let out = "";
+      for (let i = 3; i >= 0; i--) out += (i < 3 ? "." : "") + numToString(MathTrunc(v / 256 ** i) % 256);
+      return out;
+    };
+
+    // IPv6 (URL, "IPv6 parser" and its serializer): failure is null.
+    const parseIPv6 = (cps) => {
+      const a = [0, 0, 0, 0, 0, 0, 0, 0];
+      let piece = 0, compress = -1, p = 0;
+      const n = cps.length;
+      const at = (i) => (i < n ? cps[i] : -1);
+      if (at(p) === 0x3a) {
+        if (at(p + 1) !== 0x3a) return null;
+        p += 2;
+        compress = ++piece;
+      }
+      while (at(p) !== -1) {
+        if (piece === 8) return null;
+        if (at(p) === 0x3a) {
+          if (compress !== -1) return null;
+          p++;
+          compress = ++piece;
+          continue;
+        }
+        let value = 0, length = 0;
+        while (length < 4 && isHexCp(at(p))) {
+          const c = at(p);
+          value = value * 16 + (isDigit(c) ? c - 0x30 : (c | 0x20) - 0x61 + 10);
+          p++;
+          length++;
+        }
+        if (at(p) === 0x2e) {
+          if (length === 0) return null;
+          p -= length;
+          if (piece > 6) return null;
+          let seen = 0;
+          while (at(p) !== -1) {
+            let v4 = null;
+            if (seen > 0) {
+              if (at(p) === 0x2e && seen < 4) p++;
+              else return null;
+            }
+            if (!isDigit(at(p))) return null;
+            while (isDigit(at(p))) {
+              const d = at(p) - 0x30;
+              if (v4 === null) v4 = d;
+              else if (v4 === 0) return null;
+              else v4 = v4 * 10 + d;
+              if (v4 > 255) return null;
+              p++;
+            }
+            a[piece] = a[piece] * 0x100 + v4;
+            seen++;
+            if (seen === 2 || seen === 4) piece++;
+          }
+          if (seen !== 4) return null;
+          break;
+        } else if (at(p) === 0x3a) {
+          p++;
+          if (at(p) === -1) return null;
+        } else if (at(p) !== -1) return null;
+        a[piece++] = value;
+      }
+      if (compress !== -1) {
+        let swaps = piece - compress;
+        piece = 7;
+        while (piece !== 0 && swaps > 0) {
+          const t = a[piece];
+          a[piece] = a[compress + swaps - 1];
+          a[compress + swaps - 1] = t;
+          piece--;
+          swaps--;
+        }
+      } else if (piece !== 8) return null;
+      // serialize: the first longest run of two or more zero pieces is "::"
+      let best = -1, bestLen = 1;
+      for (let i = 0; i < 8;) {
+        if (a[i] !== 0) {
+          i++;
+          continue;
+        }
+        let j = i;
+        while (j < 8 && a[j] === 0) j++;
+        if (j - i > bestLen) {
+          best = i;
+          bestLen = j - i;
+        }
+        i = j;
+      }
+      let out = "[";
+      let ignore0 = false;
+      for (let i = 0; i < 8; i++) {
+        if (ignore0 && a[i] === 0) continue;
+        ignore0 = false;
+        if (best === i) {
+          out += i === 0 ? "::" : ":";
+          ignore0 = true;
+          continue;
+        }
+        out += numToString(a[i], 16);
+        if (i !== 7) out += ":";
+      }
+      return out + "]";
+    };
+
+    // Punycode (RFC 3492), for domain labels.
+    const puny = { base: 36, tmin: 1, tmax: 26, skew: 38, damp: 700, bias: 72, n: 128 };
+    const adapt = (delta, numPoints, first) => {
+      delta = first ? MathTrunc(delta / puny.damp) : delta >> 1;
+      delta += MathTrunc(delta / numPoints);
+      let k = 0;
+      while (delta > ((puny.base - puny.tmin) * puny.tmax) >> 1) {
+        delta = MathTrunc(delta / (puny.base - puny.tmin));
+        k += puny.base;
+      }
+      return k + MathTrunc(((puny.base - puny.tmin + 1) * delta) / (delta + puny.skew));
+    };
+    const digitChar = (d) => fromCharCode(d < 26 ? d + 0x61 : d - 26 + 0x30);
+    const punyEncode = (cps) => {
+      let out = "";
+      for (let i = 0; i < cps.length; i++) if (cps[i] < 0x80) out += fromCharCode(cps[i]);
+      const b = out.length;
+      let h = b;
+      if (b > 0) out += "-";
+      let n = puny.n, delta = 0, bias = puny.bias;
+      while (h < cps.length) {
+        let m = 0x7fffffff;
+        for (let i = 0; i < cps.length; i++) if (cps[i] >= n && cps[i] < m) m = cps[i];
+        delta += (m - n) * (h + 1);
+        n = m;
+        for (let i = 0; i < cps.length; i++) {
+          const c = cps[i];
+          if (c < n) delta++;
+          if (c === n) {
+            let q = delta;
+            for (let k = puny.base; ; k += puny.base) {
+              const t = k <= bias ? puny.tmin : k >= bias + puny.tmax ? puny.tmax : k - bias;
+              if (q < t) break;
+              out += digitChar(t + ((q - t) % (puny.base - t)));
+              q = MathTrunc((q - t) / (puny.base - t));
+            }
+            out += digitChar(q);
+            bias = adapt(delta, h + 1, h === b);
+            delta = 0;
+            h++;
+          }
+        }
+        delta++;
+        n++;
+      }
+      return out;
+    };
+    // punyDecode gives the code points of a label's Punycode, or null.
+    const punyDecode = (s) => {
+      const out = [];
+      let basic = strLastIndexOf(s, "-");
+      if (basic < 0) basic = 0;
+      for (let j = 0; j < basic; j++) {
+        const c = charCodeAt(s, j);
+        if (c >= 0x80) return null;
+        out[out.length] = c;
+      }
+      let n = puny.n, bias = puny.bias, i = 0;
+      for (let at = basic > 0 ? basic + 1 : 0; at < s.length;) {
+        const oldi = i;
+        let w = 1;
+        for (let k = puny.base; ; k += puny.base) {
+          if (at >= s.length) return null;
+          const c = charCodeAt(s, at++);
+          const d = isDigit(c) ? c - 0x30 + 26 : c >= 0x61 && c <= 0x7a ? c - 0x61 : c >= 0x41 && c <= 0x5a ? c - 0x41 : -1;
+          if (d < 0) return null;
+          i += d * w;
+          if (i > 0x10ffff * 4) return null;
+          const t = k <= bias ? puny.tmin : k >= bias + puny.tmax ? puny.tmax : k - bias;
+          if (d < t) break;
+          w *= puny.base - t;
+        }
+        bias = adapt(i - oldi, out.length + 1, oldi === 0);
+        n += MathTrunc(i / (out.length + 1));
+        i %= out.length + 1;
+        if (n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return null;
+        call(arrSplice, out, i, 0, n);
+        i++;
+      }
+      return out;
+    };
+    // The code points UTS #46 ignores, and the full stops it maps to ".".
+    const ignored = (c) => c === 0xad || c === 0x34f || c === 0x115f || c === 0x1160 || c === 0x3164 || c === 0xffa0 || c === 0x17b4 || c === 0x17b5 ||
+      (c >= 0x1d173 && c <= 0x1d17a) || (c >= 0x180b && c <= 0x180f) || c === 0x200b ||
+      c === 0x2060 || c === 0x2064 || (c >= 0x206a && c <= 0x206f) || (c >= 0xfe00 && c <= 0xfe0f) || c === 0xfeff || (c >= 0x1bca0 && c <= 0x1bca3) ||
+      (c >= 0xe0100 && c <= 0xe01ef);
+    const fullStop = (c) => c === 0x3002 || c === 0xff0e || c === 0xff61;
+    // validLabel checks a label's code points after mapping: no hyphen in
+    // the 3rd and 4th places with an "xn--" decoded, no leading combining
+    // mark, nothing UTS #46 disallows that this approximation knows of.
+    const combining = /^\p{M}/u;
+    const disallowedRe = /[\p{Cc}\p{Cn}\p{Co}\p{Cs}\p{Zs}\p{Zl}\p{Zp}\uFFFD\uFFFC\u2FF0-\u2FFF]|(?![\u200C\u200D])\p{Cf}/u;
+    // A joiner (ZWJ, ZWNJ) only after a virama-like mark, or a ZWNJ
+    // between two joining letters (CheckJoiners, approximated by the
+    // Arabic and Syriac letters).
+    const markRe = /^\p{Mn}$/u, joiningRe = /^[\u0620-\u064A\u066E-\u06D3\u06D5\u06EE\u06EF\u06FA-\u06FF\u0710-\u074F\u0750-\u077F]$/u;
+    const joinersOK = (label) => {
+      const cps = codePoints(label);
+      for (let i = 0; i < cps.length; i++) {
+        if (cps[i] !== 0x200c && cps[i] !== 0x200d) continue;
+        const before = i > 0 ? strFromCodePoint(cps[i - 1]) : "";
+        if (call(reTest, markRe, before)) continue;
+        // (transparent marks between a ZWNJ and the letters are skipped)
+        let b = i - 1, a = i + 1;
+        while (b >= 0 && call(reTest, markRe, strFromCodePoint(cps[b]))) b--;
+        while (a < cps.length && call(reTest, markRe, strFromCodePoint(cps[a]))) a++;
+        if (cps[i] === 0x200c && b >= 0 && a < cps.length && call(reTest, joiningRe, strFromCodePoint(cps[b])) &&
+          call(reTest, joiningRe, strFromCodePoint(cps[a]))) continue;
+        return false;
+      }
+      return true;
+    };
+    const validLabel = (label, decoded) => {
+      if (label === "") return true;
+      if (call(reTest, combining, label)) return false;
+      if (call(reTest, disallowedRe, label)) return false;
+      if (!joinersOK(label)) return false;
+      if (decoded && strNormalize(label, "NFC") !== label) return false;
+      return true;
+    };
+    // The Bidi rule (RFC 5893, CheckBidi), approximated with the blocks of
+    // the right-to-left scripts (less their marks and the extended
+    // Arabic-Indic digits, which are European numbers): in a domain with a
+    // right-to-left label, a label is right-to-left throughout or
+    // left-to-right throughout.
+    const letterRe = /^\p{L}$/u, digitRe = /^\p{Nd}$/u, anyMarkRe = /^\p{M}$/u;
+    const is = (re, c) => call(reTest, re, strFromCodePoint(c));
+    const isRTL = (c) => ((c >= 0x590 && c <= 0x8ff) || (c >= 0xfb1d && c <= 0xfdff) || (c >= 0xfe70 && c <= 0xfeff) ||
+      (c >= 0x10800 && c <= 0x10fff) || (c >= 0x1e800 && c <= 0x1efff)) && !(c >= 0x6f0 && c <= 0x6f9) && !is(anyMarkRe, c);
+    const bidiOK = (labels) => {
+      const all = [];
+      let bidi = false;
+      for (let i = 0; i < labels.length; i++) {
+        const cps = codePoints(labels[i]);
+        for (let j = 0; j < cps.length; j++) if (isRTL(cps[j])) bidi = true;
+        all[i] = cps;
+      }
+      if (!bidi) return true;
+      for (let i = 0; i < all.length; i++) {
+        const cps = all[i];
+        if (cps.length === 0) continue;
+        let last = cps.length - 1;
+        while (last > 0 && is(anyMarkRe, cps[last])) last--;
+        if (isRTL(cps[0])) {
+          for (let j = 0; j < cps.length; j++) if (!isRTL(cps[j]) && is(letterRe, cps[j])) return false;
+          if (!isRTL(cps[last]) && !is(digitRe, cps[last])) return false;
+        } else {
+          if (!is(letterRe, cps[0])) return false;
+          for (let j = 0; j < cps.length; j++) if (isRTL(cps[j])) return false;
+          if (!is(letterRe, cps[last]) && !is(digitRe, cps[last])) return false;
+        }
+      }
+      return true;
+    };
+    // domainToASCII (URL, "domain to ASCII" with beStrict false); failure
+    // is null.
+    const domainToASCII = (domain) => {
+      let ascii = true;
+      for (let i = 0; i < domain.length; i++) if (charCodeAt(domain, i) >= 0x80) ascii = false;
+      // An ASCII domain is only lowered, "xn--" labels included (their
+      // Punycode is not checked), as the URL Standard has it now.
+      if (ascii) return toLower(domain);
+      // map
+      const cps = codePoints(domain);
+      let mapped = "";
+      for (let i = 0; i < cps.length; i++) {
+        const c = cps[i];
+        if (ignored(c)) continue;
+        if (fullStop(c)) {
+          mapped += ".";
+          continue;
+        }
+        const ch = strFromCodePoint(c);
+        // What maps to a full stop (U+2024 ONE DOT LEADER and the like)
+        // is disallowed.
+        if (c >= 0x80) {
+          const k = strNormalize(ch, "NFKC");
+          if (call(strIndexOfC, k, ".") >= 0 || call(strIndexOfC, k, "\u3002") >= 0) return null;
+        }
+        mapped += ch;
+      }
+      // (capital sigma is small sigma, never the final form lower case
+      // gives at a word's end)
+      mapped = strNormalize(toLower(call(strReplace, strNormalize(mapped, "NFKC"), /\u03A3/g, "\u03C3")), "NFKC");
+      let m2 = "";
+      const mc = codePoints(mapped);
+      for (let i = 0; i < mc.length; i++) if (!ignored(mc[i])) m2 += fullStop(mc[i]) ? "." : strFromCodePoint(mc[i]);
+      const labels = call(strSplit, m2, ".");
+      const out = [];
+      for (let i = 0; i < labels.length; i++) {
+        const label = labels[i];
+        if (strSliceU(label, 0, 4) === "xn--") {
+          const rest = strSliceU(label, 4);
+          if (rest === "") return null;
+          for (let j = 0; j < rest.length; j++) if (charCodeAt(rest, j) >= 0x80) return null;
+          const dec = punyDecode(rest);
+          if (dec === null) return null;
+          const u = cpString(dec);
+          let allAscii = true;
+          for (let j = 0; j < dec.length; j++) if (dec[j] >= 0x80) allAscii = false;
+          if (allAscii) return null;
+          if (!validLabel(u, true)) return null;
+          if (toLower(strNormalize(u, "NFKC")) !== u) return null;
+          out[i] = label;
+          continue;
+        }
+        if (!validLabel(label, false)) return null;
+        const lc = codePoints(label);
+        let nonAscii = false;
+        for (let j = 0; j < lc.length; j++) if (lc[j] >= 0x80) nonAscii = true;
+        out[i] = nonAscii ? "xn--" + punyEncode(lc) : label;
+      }
+      if (!bidiOK(labels)) return null;
+      const result = arrJoin(out, ".");
+      return result === "" ? null : result;
+    };
+
+    // parseHost (URL, "host parser"): the serialized host, or null.
+    const parseHost = (input, notSpecial) => {
+      const cps = codePoints(input);
+      if (cps[0] === 0x5b) {
+        if (cps[cps.length - 1] !== 0x5d) return null;
+        return parseIPv6(call(arrSlice, cps, 1, cps.length - 1));
+      }
+      if (notSpecial) {
+        let out = "";
+        for (let i = 0; i < cps.length; i++) {
+          if (forbiddenHost(cps[i])) return null;
+          out += encode(cps[i], c0Set);
+        }
+        return out;
+      }
+      const domain = percentDecode(input);
+      const ascii = domainToASCII(domain);
+      if (ascii === null) return null;
+      for (let i = 0; i < ascii.length; i++) if (forbiddenDomain(charCodeAt(ascii, i))) return null;
+      if (endsInANumber(ascii)) return parseIPv4(ascii);
+      return ascii;
+    };
+
+    const isWindowsDriveLetter = (s, normalizedOnly) =>
+      s.length === 2 && isAlpha(charCodeAt(s, 0)) && (s[1] === ":" || (!normalizedOnly && s[1] === "|"));
+    // startsWithDriveLetter: the code points from p on start with a
+    // Windows drive letter, followed by the end, /, \, ? or #.
+    const startsWithDriveLetter = (cps, p) => {
+      if (cps.length - p < 2 || !isAlpha(cps[p]) || (cps[p + 1] !== 0x3a && cps[p + 1] !== 0x7c)) return false;
+      if (cps.length - p === 2) return true;
+      const c = cps[p + 2];
+      return c === 0x2f || c === 0x5c || c === 0x3f || c === 0x23;
+    };
+    const singleDot = (s) => s === "." || toLower(s) === "%2e";
+    const doubleDot = (s) => {
+      const l = toLower(s);
+      return l === ".." || l === ".%2e" || l === "%2e." || l === "%2e%2e";
+    };
+    const shorten = (url) => {
+      const path = url.path;
+      if (url.scheme === "file" && path.length === 1 && isWindowsDriveLetter(path[0], true)) return;
+      if (path.length > 0) path.length--;
+    };
+    const newRecord = () => ({ scheme: "", username: "", password: "", host: null, port: null, path: [], query: null, fragment: null });
+    const hasOpaquePath = (url) => typeof url.path === "string";
+    const hasCredentials = (url) => url.username !== "" || url.password !== "";
+
+    const S = {
+      schemeStart: 1, scheme: 2, noScheme: 3, specialRelativeOrAuthority: 4, pathOrAuthority: 5, relative: 6,
+      relativeSlash: 7, specialAuthoritySlashes: 8, specialAuthorityIgnoreSlashes: 9, authority: 10, host: 11,
+      hostname: 12, port: 13, file: 14, fileSlash: 15, fileHost: 16, pathStart: 17, path: 18, opaquePath: 19,
+      query: 20, fragment: 21,
+    };
+    const FAILURE = null;
+    // parse is the basic URL parser. With url and override, it changes url
+    // (a setter) and returns it, or FAILURE; the setters ignore failures.
+    const parse = (input, base, url, override) => {
+      const all = codePoints(input);
+      let from = 0, to = all.length;
+      if (!url) {
+        url = newRecord();
+        // leading and trailing C0 controls and spaces go
+        while (from < to && all[from] <= 0x20) from++;
+        while (to > from && all[to - 1] <= 0x20) to--;
+      }
+      const cps = [];
+      for (let i = from; i < to; i++) {
+        const c = all[i];
+        if (c !== 9 && c !== 0xa && c !== 0xd) cps[cps.length] = c;
+      }
+      let state = override || S.schemeStart;
+      let buffer = "";
+      let atSignSeen = false, insideBrackets = false, passwordTokenSeen = false;
+      const n = cps.length;
+      for (let p = 0; ; p++) {
+        const c = p < n ? cps[p] : -1;
+        const isSpecial = isSpecialScheme(url.scheme);
+        switch (state) {
+          case S.schemeStart:
+            if (isAlpha(c)) {
+              buffer += fromCharCode(lowerCp(c));
+              state = S.scheme;
+            } else if (!override) {
+              state = S.noScheme;
+              p--;
+            } else return FAILURE;
+            break;
+          case S.scheme:
+            if (isAlpha(c) || isDigit(c) || c === 0x2b || c === 0x2d || c === 0x2e) {
+              buffer += fromCharCode(lowerCp(c));
+            } else if (c === 0x3a) {
+              if (override) {
+                if (isSpecialScheme(url.scheme) !== isSpecialScheme(buffer)) return url;
+                if ((hasCredentials(url) || url.port !== null) && buffer === "file") return url;
+                if (url.scheme === "file" && url.host === "") return url;
+              }
+              url.scheme = buffer;
+              if (override) {
+                if (url.port === defaultPort(url.scheme)) url.port = null;
+                return url;
+              }
+              buffer = "";
+              if (url.scheme === "file") state = S.file;
+              else if (isSpecialScheme(url.scheme) && base && base.scheme === url.scheme) state = S.specialRelativeOrAuthority;
+              else if (isSpecialScheme(url.scheme)) state = S.specialAuthoritySlashes;
+              else if (p + 1 < n && cps[p + 1] === 0x2f) {
+                state = S.pathOrAuthority;
+                p++;
+              } else {
+                url.path = "";
+                state = S.opaquePath;
+              }
+            } else if (!override) {
+              buffer = "";
+              state = S.noScheme;
+              p = -1;
+            } else return FAILURE;
+            break;
+          case S.noScheme:
+            if (!base || (hasOpaquePath(base) && c !== 0x23)) return FAILURE;
+            if (hasOpaquePath(base) && c === 0x23) {
+              url.scheme = base.scheme;
+              url.path = base.path;
+              url.query = base.query;
+              url.fragment = "";
+              state = S.fragment;
+            } else if (base.scheme !== "file") {
+              state = S.relative;
+              p--;
+            } else {
+              state = S.file;
+              p--;
+            }
+            break;
+          case S.specialRelativeOrAuthority:
+            if (c === 0x2f && p + 1 < n && cps[p + 1] === 0x2f) {
+              state = S.specialAuthorityIgnoreSlashes;
+              p++;
+            } else {
+              state = S.relative;
+              p--;
+            }
+            break;
+          case S.pathOrAuthority:
+            if (c === 0x2f) state = S.authority;
+            else {
+              state = S.path;
+              p--;
+            }
+            break;
+          case S.relative:
+            url.scheme = base.scheme;
+            if (c === 0x2f) state = S.relativeSlash;
+            else if (isSpecialScheme(url.scheme) && c === 0x5c) state = S.relativeSlash;
+            else {
+              url.username = base.username;
+              url.password = base.password;
+              url.host = base.host;
+              url.port = base.port;
+              url.path = call(arrSlice, base.path);
+              url.query = base.query;
+              if (c === 0x3f) {
+                url.query = "";
+                state = S.query;
+              } else if (c === 0x23) {
+                url.fragment = "";
+                state = S.fragment;
+              } else if (c !== -1) {
+                url.query = null;
+                shorten(url);
+                state = S.path;
+                p--;
+              }
+            }
+            break;
+          case S.relativeSlash:
+            if (isSpecial && (c === 0x2f || c === 0x5c)) state = S.specialAuthorityIgnoreSlashes;
+            else if (c === 0x2f) state = S.authority;
+            else {
+              url.username = base.username;
+              url.password = base.password;
+              url.host = base.host;
+              url.port = base.port;
+              state = S.path;
+              p--;
+            }
+            break;
+          case S.specialAuthoritySlashes:
+            state = S.specialAuthorityIgnoreSlashes;
+            if (c === 0x2f && p + 1 < n && cps[p + 1] === 0x2f) p++;
+            else p--;
+            break;
+          case S.specialAuthorityIgnoreSlashes:
+            if (c !== 0x2f && c !== 0x5c) {
+              state = S.authority;
+              p--;
+            }
+            break;
+          case S.authority:
+            if (c === 0x40) {
+              if (atSignSeen) buffer = "%40" + buffer;
+              atSignSeen = true;
+              const b = codePoints(buffer);
+              for (let i = 0; i < b.length; i++) {
+                if (b[i] === 0x3a && !passwordTokenSeen) {
+                  passwordTokenSeen = true;
+                  continue;
+                }
+                if (passwordTokenSeen) url.password += encode(b[i], userinfoSet);
+                else url.username += encode(b[i], userinfoSet);
+              }
+              buffer = "";
+            } else if (c === -1 || c === 0x2f || c === 0x3f || c === 0x23 || (isSpecial && c === 0x5c)) {
+              if (atSignSeen && buffer === "") return FAILURE;
+              p -= codePoints(buffer).length + 1;
+              buffer = "";
+              state = S.host;
+            } else buffer += strFromCodePoint(c);
+            break;
+          case S.host:
+          case S.hostname:
+            if (override && url.scheme === "file") {
+              p--;
+              state = S.fileHost;
+            } else if (c === 0x3a && !insideBrackets) {
+              if (buffer === "") return FAILURE;
+              if (override === S.hostname) return FAILURE;
+              const host = parseHost(buffer, !isSpecial);
+              if (host === null) return FAILURE;
+              url.host = host;
+              buffer = "";
+              state = S.port;
+            } else if (c === -1 || c === 0x2f || c === 0x3f || c === 0x23 || (isSpecial && c === 0x5c)) {
+              p--;
+              if (isSpecial && buffer === "") return FAILURE;
+              if (override && buffer === "" && (hasCredentials(url) || url.port !== null)) return FAILURE;
+              const host = parseHost(buffer, !isSpecial);
+              if (host === null) return FAILURE;
+              url.host = host;
+              buffer = "";
+              state = S.pathStart;
+              if (override) return url;
+            } else {
+              if (c === 0x5b) insideBrackets = true;
+              if (c === 0x5d) insideBrackets = false;
+              buffer += strFromCodePoint(c);
+            }
+            break;
+          case S.port:
+            if (isDigit(c)) buffer += fromCharCode(c);
+            else if (c === -1 || c === 0x2f || c === 0x3f || c === 0x23 || (isSpecial && c === 0x5c) || override) {
+              if (buffer !== "") {
+                let port = 0;
+                for (let i = 0; i < buffer.length; i++) {
+                  port = port * 10 + charCodeAt(buffer, i) - 0x30;
+                  if (port > 65535) return FAILURE;
+                }
+                url.port = port === defaultPort(url.scheme) ? null : port;
+                buffer = "";
+                if (override) return url;
+              }
+              if (override) return FAILURE;
+              state = S.pathStart;
+              p--;
+            } else return FAILURE;
+            break;
+          case S.file:
+            url.scheme = "file";
+            url.host = "";
+            if (c === 0x2f || c === 0x5c) state = S.fileSlash;
+            else if (base && base.scheme === "file") {
+              url.host = base.host;
+              url.path = call(arrSlice, base.path);
+              url.query = base.query;
+              if (c === 0x3f) {
+                url.query = "";
+                state = S.query;
+              } else if (c === 0x23) {
+                url.fragment = "";
+                state = S.fragment;
+              } else if (c !== -1) {
+                url.query = null;
+                if (!startsWithDriveLetter(cps, p)) shorten(url);
+                else url.path = [];
+                state = S.path;
+                p--;
+              }
+            } else {
+              state = S.path;
+              p--;
+            }
+            break;
+          case S.fileSlash:
+            if (c === 0x2f || c === 0x5c) state = S.fileHost;
+            else {
+              if (base && base.scheme === "file") {
+                url.host = base.host;
+                if (!startsWithDriveLetter(cps, p) && base.path.length > 0 && isWindowsDriveLetter(base.path[0], true)) {
+                  url.path[url.path.length] = base.path[0];
+                }
+              }
+              state = S.path;
+              p--;
+            }
+            break;
+          case S.fileHost:
+            if (c === -1 || c === 0x2f || c === 0x5c || c === 0x3f || c === 0x23) {
+              p--;
+              if (!override && isWindowsDriveLetter(buffer, false)) state = S.path;
+              else if (buffer === "") {
+                url.host = "";
+                if (override) return url;
+                state = S.pathStart;
+              } else {
+                let host = parseHost(buffer, false);
+                if (host === null) return FAILURE;
+                if (host === "localhost") host = "";
+                url.host = host;
+                if (override) return url;
+                buffer = "";
+                state = S.pathStart;
+              }
+            } else buffer += strFromCodePoint(c);
+            break;
+          case S.pathStart:
+            if (isSpecial) {
+              state = S.path;
+              if (c !== 0x2f && c !== 0x5c) p--;
+            } else if (!override && c === 0x3f) {
+              url.query = "";
+              state = S.query;
+            } else if (!override && c === 0x23) {
+              url.fragment = "";
+              state = S.fragment;
+            } else if (c !== -1) {
+              state = S.path;
+              if (c !== 0x2f) p--;
+            } else if (override && url.host === null) url.path[url.path.length] = "";
+            break;
+          case S.path:
+            if (c === -1 || c === 0x2f || (isSpecial && c === 0x5c) || (!override && (c === 0x3f || c === 0x23))) {
+              const slash = c === 0x2f || (isSpecial && c === 0x5c);
+              if (doubleDot(buffer)) {
+                shorten(url);
+                if (!slash) url.path[url.path.length] = "";
+              } else if (singleDot(buffer) && !slash) {
+                url.path[url.path.length] = "";
+              } else if (!singleDot(buffer)) {
+                if (url.scheme === "file" && url.path.length === 0 && isWindowsDriveLetter(buffer, false)) {
+                  buffer = buffer[0] + ":";
+                }
+                url.path[url.path.length] = buffer;
+              }
+              buffer = "";
+              if (c === 0x3f) {
+                url.query = "";
+                state = S.query;
+              } else if (c === 0x23) {
+                url.fragment = "";
+                state = S.fragment;
+              }
+            } else buffer += encode(c, pathSet);
+            break;
+          case S.opaquePath:
+            if (c === 0x3f) {
+              url.query = "";
+              state = S.query;
+            } else if (c === 0x23) {
+              url.fragment = "";
+              state = S.fragment;
+            } else if (c === 0x20) {
+              const next = p + 1 < n ? cps[p + 1] : -1;
+              url.path += next === 0x3f || next === 0x23 ? "%20" : " ";
+            } else if (c !== -1) url.path += encode(c, c0Set);
+            break;
+          case S.query:
+            if ((!override && c === 0x23) || c === -1) {
+              const set = isSpecial ? specialQuerySet : querySet;
+              url.query += encodeString(buffer, set);
+              buffer = "";
+              if (c === 0x23) {
+                url.fragment = "";
+                state = S.fragment;
+              }
+            } else if (c !== -1) buffer += strFromCodePoint(c);
+            break;
+          case S.fragment:
+            if (c !== -1) url.fragment += encode(c, fragmentSet);
+            break;
+        }
+        if (p >= n) break; // the pointer is at the end after this state
+      }
+      return url;
+    };
+
+    const serializePath = (url) => {
+      if (hasOpaquePath(url)) return url.path;
+      let out = "";
+      for (let i = 0; i < url.path.length; i++) out += "/" + url.path[i];
+      return out;
+    };
+    const serialize = (url, excludeFragment) => {
+      let out = url.scheme + ":";
+      if (url.host !== null) {
+        out += "//";
+        if (hasCredentials(url)) {
+          out += url.username;
+          if (url.password !== "") out += ":" + url.password;
+          out += "@";
+        }
+        out += url.host;
+        if (url.port !== null) out += ":" + numToString(url.port);
+      }
+      if (url.host === null && !hasOpaquePath(url) && url.path.length > 1 && url.path[0] === "") out += "/.";
+      out += serializePath(url);
+      if (url.query !== null) out += "?" + url.query;
+      if (!excludeFragment && url.fragment !== null) out += "#" + url.fragment;
+      return out;
+    };
+    const originOf = (url) => {
+      switch (url.scheme) {
+        case "blob": {
+          const inner = parse(serializePath(url), null);
+          if (inner !== FAILURE && (inner.scheme === "http" || inner.scheme === "https")) return originOf(inner);
+          return "null";
+        }
+        case "ftp": case "http": case "https": case "ws": case "wss":
+          return url.scheme + "://" + url.host + (url.port !== null ? ":" + numToString(url.port) : "");
+      }
+      return "null";
+    };
+    const cannotHaveCredentials = (url) => url.host === null || url.host === "" || url.scheme === "file";
+
+    const parseOrThrow = (url, base) => {
+      let b = null;
+      if (base !== undefined) {
+        b = parse(toUSV(base), null);
+        if (b === FAILURE) throw new TypeErrorC("Invalid base URL: " + toUSV(base));
+      }
+      const r = parse(toUSV(url), b);
+      if (r === FAILURE) throw new TypeErrorC("Invalid URL: " + toUSV(url));
+      return r;
+    };
+
+    class URL {
+      #url;
+      #params;
+      constructor(url, base = undefined) {
+        if (arguments.length < 1) throw new TypeErrorC('The "url" argument must be specified');
+        this.#url = parseOrThrow(url, base);
+        this.#params = new URLSearchParams();
+        paramsReset(this.#params, this.#url.query === null ? "" : this.#url.query);
+        paramsAttach(this.#params, this.#url);
+      }
+      static canParse(url, base = undefined) {
+        if (arguments.length < 1) throw new TypeErrorC('The "url" argument must be specified');
+        try {
+          parseOrThrow(url, base);
+          return true;
+        } catch {
+          return false;
+        }
+      }
+      static parse(url, base = undefined) {
+        if (arguments.length < 1) throw new TypeErrorC('The "url" argument must be specified');
+        try {
+          return new URL(url, base);
+        } catch {
+          return null;
+        }
+      }
+      get href() { if (!(#url in this)) throw illegal(); return serialize(this.#url, false); }
+      set href(v) {
+        if (!(#url in this)) throw illegal();
+        const r = parse(toUSV(v), null);
+        if (r === FAILURE) throw new TypeErrorC("Invalid URL: " + toUSV(v));
+        this.#url = r;
+        paramsReset(this.#params, r.query === null ? "" : r.query);
+        paramsAttach(this.#params, r);
+      }
+      get origin() { if (!(#url in this)) throw illegal(); return originOf(this.#url); }
+      get protocol() { if (!(#url in this)) throw illegal(); return this.#url.scheme + ":"; }
+      set protocol(v) { if (!(#url in this)) throw illegal(); parse(toUSV(v) + ":", null, this.#url, S.schemeStart); }
+      get username() { if (!(#url in this)) throw illegal(); return this.#url.username; }
+      set username(v) {
+        if (!(#url in this)) throw illegal();
+        const s = toUSV(v);
+        if (cannotHaveCredentials(this.#url)) return;
+        this.#url.username = encodeString(s, userinfoSet);
+      }
+      get password() { if (!(#url in this)) throw illegal(); return this.#url.password; }
+      set password(v) {
+        if (!(#url in this)) throw illegal();
+        const s = toUSV(v);
+        if (cannotHaveCredentials(this.#url)) return;
+        this.#url.password = encodeString(s, userinfoSet);
+      }
+      get host() {
+        if (!(#url in this)) throw illegal();
+        const u = this.#url;
+        if (u.host === null) return "";
+        return u.port === null ? u.host : u.host + ":" + numToString(u.port);
+      }
+      set host(v) {
+        if (!(#url in this)) throw illegal();
+        const s = toUSV(v);
+        if (hasOpaquePath(this.#url)) return;
+        setWith(this.#url, s, S.host);
+      }
+      get hostname() { if (!(#url in this)) throw illegal(); return this.#url.host === null ? "" : this.#url.host; }
+      set hostname(v) {
+        if (!(#url in this)) throw illegal();
+        const s = toUSV(v);
+        if (hasOpaquePath(this.#url)) return;
+        setWith(this.#url, s, S.hostname);
+      }
+      get port() { if (!(#url in this)) throw illegal(); return this.#url.port === null ? "" : numToString(this.#url.port); }
+      set port(v) {
+        if (!(#url in this)) throw illegal();
+        const s = toUSV(v);
+        if (cannotHaveCredentials(this.#url)) return;
+        if (s === "") this.#url.port = null;
+        else setWith(this.#url, s, S.port);
+      }
+      get pathname() { if (!(#url in this)) throw illegal(); return serializePath(this.#url); }
+      set pathname(v) {
+        if (!(#url in this)) throw illegal();
+        const s = toUSV(v);
+        if (hasOpaquePath(this.#url)) return;
+        this.#url.path = [];
+        parse(s, null, this.#url, S.pathStart);
+      }
+      get search() {
+        if (!(#url in this)) throw illegal();
+        const q = this.#url.query;
+        return q === null || q === "" ? "" : "?" + q;
+      }
+      set search(v) {
+        if (!(#url in this)) throw illegal();
+        const s = toUSV(v);
+        if (s === "") {
+          this.#url.query = null;
+          paramsReset(this.#params, "");
+          return;
+        }
+        const input = s[0] === "?" ? strSliceU(s, 1) : s;
+        this.#url.query = "";
+        parse(input, null, this.#url, S.query);
+        paramsReset(this.#params, input);
+      }
+      get searchParams() { if (!(#url in this)) throw illegal(); return this.#params; }
+      get hash() {
+        if (!(#url in this)) throw illegal();
+        const f = this.#url.fragment;
+        return f === null || f === "" ? "" : "#" + f;
+      }
+      set hash(v) {
+        if (!(#url in this)) throw illegal();
+        const s = toUSV(v);
+        if (s === "") {
+          this.#url.fragment = null;
+          return;
+        }
+        const input = s[0] === "#" ? strSliceU(s, 1) : s;
+        this.#url.fragment = "";
+        parse(input, null, this.#url, S.fragment);
+      }
+      toString() { if (!(#url in this)) throw illegal(); return serialize(this.#url, false); }
+      toJSON() { if (!(#url in this)) throw illegal(); return serialize(this.#url, false); }
+    }
+    // setWith is a setter's parse: what it changed before a failure
+    // stays, as the specification has it.
+    const setWith = (url, s, state) => {
+      parse(s, null, url, state);
+    };
+    iface(URL, "URL");
+    for (const k of ["canParse", "parse"]) {
+      const d = getOwnPropertyDescriptor(URL, k);
+      d.enumerable = true;
+      defineProperty(URL, k, d);
+    }
+  }
 })
