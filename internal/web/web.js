@@ -926,7 +926,9 @@
   const formDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const tdDecode = uncurry(TextDecoder.prototype.decode);
   // formDecode percent-decodes the UTF-8 of s, "+" as a space.
+  const formSpecial = /[%+\uD800-\uDFFF]/;
   const formDecode = (s) => {
+    if (!call(reTest, formSpecial, s)) return s;
     const out = new Uint8ArrayC(s.length * 3);
     const [, n] = utf8(s, out, 0, out.length);
     let w = 0;
@@ -1144,8 +1146,10 @@
       }
       return out;
     };
+    const surrogate = /[\uD800-\uDFFF]/;
     const toUSV = (v) => {
       const s = toString(v);
+      if (!call(reTest, surrogate, s)) return s;
       const cps = codePoints(s);
       let out = "";
       for (let i = 0; i < cps.length; i++) out += strFromCodePoint(cps[i]);
@@ -1185,6 +1189,7 @@
     // percentDecode is the UTF-8 (without BOM sniffing) of the bytes that
     // percent-decoding the UTF-8 of s gives.
     const percentDecode = (s) => {
+      if (call(strIndexOfC, s, "%") < 0) return s; // (s is a USVString)
       const out = new Uint8ArrayC(s.length * 3);
       const [, n] = utf8(s, out, 0, out.length);
       let w = 0;
@@ -1651,6 +1656,18 @@
       let buffer = "";
       let atSignSeen = false, insideBrackets = false, passwordTokenSeen = false;
       const n = cps.length;
+      // plain is the text of the code points from p on that are ASCII,
+      // not in set and none of the stops (at most 4096 of them), which
+      // go as they are; "" if cps[p] is not one.
+      const plain = (p, set, s1, s2, s3, s4) => {
+        let j = p;
+        while (j < n && j - p < 4096) {
+          const x = cps[j];
+          if (x >= 0x80 || set(x) || x === s1 || x === s2 || x === s3 || x === s4) break;
+          j++;
+        }
+        return j === p ? "" : apply(fromCharCode, undefined, call(arrSlice, cps, p, j));
+      };
       for (let p = 0; ; p++) {
         const c = p < n ? cps[p] : -1;
         const isSpecial = isSpecialScheme(url.scheme);
@@ -1938,7 +1955,11 @@
                 url.fragment = "";
                 state = S.fragment;
               }
-            } else buffer += encode(c, pathSet);
+            } else {
+              const run = plain(p, pathSet, 0x2f, 0x5c, 0x3f, 0x23);
+              buffer += run === "" ? encode(c, pathSet) : run;
+              p += run === "" ? 0 : run.length - 1;
+            }
             break;
           case S.opaquePath:
             if (c === 0x3f) {
@@ -1950,21 +1971,33 @@
             } else if (c === 0x20) {
               const next = p + 1 < n ? cps[p + 1] : -1;
               url.path += next === 0x3f || next === 0x23 ? "%20" : " ";
-            } else if (c !== -1) url.path += encode(c, c0Set);
+            } else if (c !== -1) {
+              const run = plain(p, c0Set, 0x3f, 0x23, 0x20, -1);
+              url.path += run === "" ? encode(c, c0Set) : run;
+              p += run === "" ? 0 : run.length - 1;
+            }
             break;
           case S.query:
+            // (each code point is encoded as it comes: the same as
+            // encoding the buffer at the end, as the specification does)
             if ((!override && c === 0x23) || c === -1) {
-              const set = isSpecial ? specialQuerySet : querySet;
-              url.query += encodeString(buffer, set);
-              buffer = "";
               if (c === 0x23) {
                 url.fragment = "";
                 state = S.fragment;
               }
-            } else if (c !== -1) buffer += strFromCodePoint(c);
+            } else {
+              const set = isSpecial ? specialQuerySet : querySet;
+              const run = plain(p, set, 0x23, -1, -1, -1);
+              url.query += run === "" ? encode(c, set) : run;
+              p += run === "" ? 0 : run.length - 1;
+            }
             break;
           case S.fragment:
-            if (c !== -1) url.fragment += encode(c, fragmentSet);
+            if (c !== -1) {
+              const run = plain(p, fragmentSet, -1, -1, -1, -1);
+              url.fragment += run === "" ? encode(c, fragmentSet) : run;
+              p += run === "" ? 0 : run.length - 1;
+            }
             break;
         }
         if (p >= n) break; // the pointer is at the end after this state
@@ -2023,13 +2056,13 @@
 
     class URL {
       #url;
-      #params;
+      // #params is made at the first read of searchParams (from the query
+      // then), and kept in step after it.
+      #params = null;
       constructor(url, base = undefined) {
         if (arguments.length < 1) throw new TypeErrorC('The "url" argument must be specified');
         this.#url = parseOrThrow(url, base);
-        this.#params = new URLSearchParams();
-        paramsReset(this.#params, this.#url.query === null ? "" : this.#url.query);
-        paramsAttach(this.#params, this.#url);
+
       }
       static canParse(url, base = undefined) {
         if (arguments.length < 1) throw new TypeErrorC('The "url" argument must be specified');
@@ -2054,8 +2087,10 @@
         const r = parse(toUSV(v), null);
         if (r === FAILURE) throw new TypeErrorC("Invalid URL: " + toUSV(v));
         this.#url = r;
-        paramsReset(this.#params, r.query === null ? "" : r.query);
-        paramsAttach(this.#params, r);
+        if (this.#params !== null) {
+          paramsReset(this.#params, r.query === null ? "" : r.query);
+          paramsAttach(this.#params, r);
+        }
       }
       get origin() { if (!(#url in this)) throw illegal(); return originOf(this.#url); }
       get protocol() { if (!(#url in this)) throw illegal(); return this.#url.scheme + ":"; }
@@ -2119,15 +2154,23 @@
         const s = toUSV(v);
         if (s === "") {
           this.#url.query = null;
-          paramsReset(this.#params, "");
+          if (this.#params !== null) paramsReset(this.#params, "");
           return;
         }
         const input = s[0] === "?" ? strSliceU(s, 1) : s;
         this.#url.query = "";
         parse(input, null, this.#url, S.query);
-        paramsReset(this.#params, input);
+        if (this.#params !== null) paramsReset(this.#params, input);
       }
-      get searchParams() { if (!(#url in this)) throw illegal(); return this.#params; }
+      get searchParams() {
+        if (!(#url in this)) throw illegal();
+        if (this.#params === null) {
+          this.#params = new URLSearchParams();
+          paramsReset(this.#params, this.#url.query === null ? "" : this.#url.query);
+          paramsAttach(this.#params, this.#url);
+        }
+        return this.#params;
+      }
       get hash() {
         if (!(#url in this)) throw illegal();
         const f = this.#url.fragment;
