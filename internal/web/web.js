@@ -1,10 +1,10 @@
 // The web platform's pure APIs for the sandbox, after the WHATWG
 // specifications (Encoding, HTML's base64 utilities, DOM's events and
-// aborting, Fetch's headers, the File API's Blob, URL's URL and
-// URLSearchParams, WebIDL's DOMException):
+// aborting, Fetch's headers, requests and responses, the File API's Blob,
+// URL's URL and URLSearchParams, WebIDL's DOMException):
 // TextEncoder, TextDecoder (UTF-8 and UTF-16LE), atob, btoa, DOMException,
 // Event, EventTarget, AbortController, AbortSignal, Headers, Blob,
-// URLSearchParams and URL. They compute and reach nothing of the host.
+// URLSearchParams, URL, Request and Response. They compute and reach nothing of the host.
 //
 // The script is a function expression; it runs once, in the snapshot,
 // after Intl. It captures the intrinsics it uses, so that a program's
@@ -837,9 +837,20 @@
   };
   const lineEndings = /\r\n|\r/g;
   const PromiseC = Promise, promiseResolve = Promise.resolve, promiseReject = Promise.reject;
+  let blobOf, makeBlob;
   class Blob {
     #bytes;
     #type;
+    static {
+      // blobOf is a Blob's bytes and type, or null for another value.
+      blobOf = (b) => (isObject(b) && #bytes in b ? [b.#bytes, b.#type] : null);
+      makeBlob = (bytes, type) => {
+        const b = new Blob();
+        b.#bytes = bytes;
+        b.#type = type;
+        return b;
+      };
+    }
     constructor(blobParts = undefined, options = undefined) {
       if (options !== undefined && options !== null && !isObject(options)) {
         throw new TypeErrorC("Blob: the options must be an object");
@@ -959,7 +970,7 @@
     return out;
   };
   const strIndexOfC = String.prototype.indexOf, strSplit = String.prototype.split;
-  let paramsPairs, paramsAttach, paramsReset;
+  let paramsPairs, paramsAttach, paramsReset, paramsIs, paramsSerialize;
   const ParamsIteratorProto = O.create(IteratorProto, {
     next: {
       value: function next() {
@@ -1103,6 +1114,8 @@
     static {
       paramsPairs = (p) => p.#list;
       paramsAttach = (p, url) => { p.#url = url; };
+      paramsIs = (p) => isObject(p) && #list in p;
+      paramsSerialize = (p) => p.#serialize();
       paramsReset = (p, query) => { p.#list = parseForm(query); };
     }
   }
@@ -2201,5 +2214,324 @@
       d.enumerable = true;
       defineProperty(URL, k, d);
     }
+
+  // Request and Response (Fetch), with bodies held in memory: text, JSON,
+  // ArrayBuffer, bytes and Blob out; a string, a BufferSource, a Blob or
+  // URLSearchParams in (with the Content-Type each implies). There is no
+  // ReadableStream: no body getter and no stream bodies, and formData()
+  // rejects. Headers have no guard.
+  {
+    const JSONC = JSON, jsonParse = JSON.parse, jsonStringify = JSON.stringify;
+    const headersHas = uncurry(Headers.prototype.has), headersSet = uncurry(Headers.prototype.set);
+    const headersGet = uncurry(Headers.prototype.get);
+    const textDecoder = new TextDecoder();
+    const utf8Bytes = (s) => {
+      const out = new Uint8ArrayC(s.length * 3);
+      const [, w] = utf8(s, out, 0, out.length);
+      return call(u8Slice, out, 0, w);
+    };
+    // extract is Fetch's "extract a body": its bytes and the Content-Type it
+    // implies (null: none).
+    const extract = (body) => {
+      if (body instanceof ArrayBufferC) return [call(u8Slice, new Uint8ArrayC(body)), null];
+      if (isView(body)) return [call(u8Slice, bytesOf(body)), null];
+      const blob = blobOf(body);
+      if (blob !== null) return [blob[0], blob[1] === "" ? null : blob[1]];
+      if (paramsIs(body)) return [utf8Bytes(paramsSerialize(body)), "application/x-www-form-urlencoded;charset=UTF-8"];
+      return [utf8Bytes(toUSVString(body)), "text/plain;charset=UTF-8"];
+    };
+    // mimeSerialized is the MIME type s parses to, serialized (MIME
+    // Sniffing's "parse a MIME type"), or "" if it does not parse.
+    const httpWS = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+    const mimeToken = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+    const quotedOK = /^[\t\x20-\x7e\x80-\xff]*$/;
+    const mimeSerialized = (s) => {
+      s = call(strReplace, s, httpWS, "");
+      const slash = call(strIndexOfC, s, "/");
+      if (slash < 0) return "";
+      const type = call(strSlice, s, 0, slash);
+      let semi = call(strIndexOfC, s, ";", slash);
+      if (semi < 0) semi = s.length;
+      const subtype = call(strReplace, call(strSlice, s, slash + 1, semi), /[\t\n\r ]+$/, "");
+      if (!call(reTest, mimeToken, type) || !call(reTest, mimeToken, subtype)) return "";
+      let out = toLower(type) + "/" + toLower(subtype);
+      const seen = [];
+      let p = semi;
+      while (p < s.length) {
+        p++; // past ";"
+        while (p < s.length && (s[p] === " " || s[p] === "\t" || s[p] === "\n" || s[p] === "\r")) p++;
+        let q = p;
+        while (q < s.length && s[q] !== ";" && s[q] !== "=") q++;
+        const name = toLower(call(strSlice, s, p, q));
+        p = q;
+        if (p < s.length && s[p] === ";") continue;
+        if (p >= s.length) break;
+        p++; // past "="
+        let value;
+        if (s[p] === '"') {
+          value = "";
+          p++;
+          while (p < s.length && s[p] !== '"') {
+            if (s[p] === "\\" && p + 1 < s.length) p++;
+            value += s[p++];
+          }
+          while (p < s.length && s[p] !== ";") p++;
+        } else {
+          q = p;
+          while (q < s.length && s[q] !== ";") q++;
+          value = call(strReplace, call(strSlice, s, p, q), /[\t\n\r ]+$/, "");
+          p = q;
+          if (value === "") continue;
+        }
+        if (name !== "" && call(reTest, mimeToken, name) && call(reTest, quotedOK, value) && call(arrIndexOf, seen, name) < 0) {
+          seen[seen.length] = name;
+          out += ";" + name + "=" + (value !== "" && call(reTest, mimeToken, value) ? value :
+            '"' + call(strReplace, value, /["\\]/g, "\\$&") + '"');
+        }
+      }
+      return out;
+    };
+    const toUSVString = (v) => tdDecode(textDecoder, utf8Bytes(toString(v)));
+    const reject = (e) => call(promiseReject, PromiseC, e);
+    const resolve = (v) => call(promiseResolve, PromiseC, v);
+    // Body is what Request and Response share: the bytes (null: no body)
+    // and whether they were read.
+    const bodies = new WeakMap();
+    const bodyOf = (o) => (isObject(o) ? call(weakGet, bodies, o) : undefined);
+    // consume reads a body once, as a promise of what convert makes of its
+    // bytes.
+    const consume = (o, convert) => {
+      const b = bodyOf(o);
+      if (b === undefined) return reject(illegal());
+      if (b.used) return reject(new TypeErrorC("Body is unusable: Body has already been read"));
+      if (b.bytes !== null) b.used = true;
+      const bytes = b.bytes === null ? new Uint8ArrayC(0) : b.bytes;
+      try {
+        return resolve(convert(bytes, b));
+      } catch (e) {
+        return reject(e);
+      }
+    };
+    const toLower = uncurry(strToLower);
+    const bodyMethods = {
+      text() { return consume(this, (b) => tdDecode(textDecoder, b)); },
+      json() { return consume(this, (b) => call(jsonParse, JSONC, tdDecode(textDecoder, b))); },
+      arrayBuffer() { return consume(this, (b) => call(taBuffer, call(u8Slice, b))); },
+      bytes() { return consume(this, (b) => call(u8Slice, b)); },
+      blob() { return consume(this, (b, body) => makeBlob(call(u8Slice, b), body.type())); },
+      formData() {
+        return bodyOf(this) === undefined ? reject(illegal()) : reject(new TypeErrorC("formData() is not supported in the sandbox"));
+      },
+    };
+    const bodyUsed = {
+      get bodyUsed() {
+        const b = bodyOf(this);
+        if (b === undefined) throw illegal();
+        return b.used;
+      },
+    };
+    const addBody = (C) => {
+      for (const k of objectKeys(bodyMethods)) {
+        defineProperty(C.prototype, k, { value: bodyMethods[k], writable: true, enumerable: true, configurable: true });
+      }
+      defineProperty(C.prototype, "bodyUsed", { get: getOwnPropertyDescriptor(bodyUsed, "bodyUsed").get, enumerable: true, configurable: true });
+    };
+    const setBody = (o, bytes, headers) => {
+      call(weakSet, bodies, o, {
+        bytes, used: false,
+        // the Blob type of blob(): the Content-Type as it is then
+        type: () => {
+          const t = headersGet(headers, "content-type");
+          return t === null ? "" : mimeSerialized(t);
+        },
+      });
+    };
+    const withBody = (o, body, headers) => {
+      if (body === undefined || body === null) {
+        setBody(o, null, headers);
+        return;
+      }
+      const [bytes, type] = extract(body);
+      if (type !== null && !headersHas(headers, "content-type")) headersSet(headers, "content-type", type);
+      setBody(o, bytes, headers);
+    };
+    const copyHeaders = (h) => new Headers(h);
+    const nullBodyStatus = (s) => s === 101 || s === 103 || s === 204 || s === 205 || s === 304;
+    const reasonPhrase = /^[\t\x20-\x7e\x80-\xff]*$/;
+    const redirectStatus = (s) => s === 301 || s === 302 || s === 303 || s === 307 || s === 308;
+
+    const responses = new WeakMap(); // Response → its state
+    const stateOf = (o) => {
+      const st = isObject(o) ? call(weakGet, responses, o) : undefined;
+      if (st === undefined) throw illegal();
+      return st;
+    };
+    // initResponse is Fetch's "initialize a response"; json is the text of
+    // Response.json's data, a body of type application/json.
+    const initResponse = (r, init, body, json) => {
+      if (init !== undefined && init !== null && !isObject(init)) throw new TypeErrorC("Response: the init must be an object");
+      const i = init == null ? {} : init;
+      const status = i.status === undefined ? 200 : toIntegerOrInfinity(i.status) & 0xffff;
+      if (status < 200 || status > 599) throw new RangeErrorC(`Response: the status ${status} is outside [200, 599]`);
+      const statusText = i.statusText === undefined ? "" : toString(i.statusText);
+      if (!call(reTest, reasonPhrase, statusText)) throw new TypeErrorC("Response: invalid statusText");
+      const headers = i.headers === undefined ? new Headers() : new Headers(i.headers);
+      if (body !== undefined && body !== null && nullBodyStatus(status)) {
+        throw new TypeErrorC(`Response: a response with status ${status} cannot have a body`);
+      }
+      call(weakSet, responses, r, { type: "default", url: "", redirected: false, status, statusText, headers });
+      if (json === undefined) withBody(r, body, headers);
+      else {
+        if (!headersHas(headers, "content-type")) headersSet(headers, "content-type", "application/json");
+        setBody(r, utf8Bytes(json), headers);
+      }
+    };
+    class Response {
+      constructor(body = null, init = undefined) {
+        initResponse(this, init, body);
+      }
+      static error() {
+        const r = new Response();
+        const st = stateOf(r);
+        st.type = "error";
+        st.status = 0;
+        return r;
+      }
+      static redirect(url, status = 302) {
+        const u = new URL(url);
+        const s = toIntegerOrInfinity(status) & 0xffff;
+        if (!redirectStatus(s)) throw new RangeErrorC(`Response.redirect: invalid redirect status ${s}`);
+        const r = new Response(null, { status: s });
+        headersSet(stateOf(r).headers, "location", u.href);
+        return r;
+      }
+      static json(data, init = undefined) {
+        const text = call(jsonStringify, JSONC, data);
+        if (text === undefined) throw new TypeErrorC("Response.json: the data cannot be serialized as JSON");
+        const r = O.create(Response.prototype);
+        initResponse(r, init, text, text);
+        return r;
+      }
+      get type() { return stateOf(this).type; }
+      get url() { return stateOf(this).url; }
+      get redirected() { return stateOf(this).redirected; }
+      get status() { return stateOf(this).status; }
+      get ok() { const s = stateOf(this).status; return s >= 200 && s <= 299; }
+      get statusText() { return stateOf(this).statusText; }
+      get headers() { return stateOf(this).headers; }
+      clone() {
+        const st = stateOf(this);
+        const b = bodyOf(this);
+        if (b.used) throw new TypeErrorC("Response.clone: Body has already been read");
+        const r = new Response();
+        const copy = { __proto__: null };
+        for (const k of objectKeys(st)) copy[k] = st[k];
+        copy.headers = copyHeaders(st.headers);
+        call(weakSet, responses, r, copy);
+        setBody(r, b.bytes === null ? null : call(u8Slice, b.bytes), copy.headers);
+        return r;
+      }
+    }
+    addBody(Response);
+    iface(Response, "Response");
+
+    const methods = { __proto__: null, delete: "DELETE", get: "GET", head: "HEAD", options: "OPTIONS", post: "POST", put: "PUT", patch: "PATCH" };
+    const requests = new WeakMap();
+    const reqOf = (o) => {
+      const st = isObject(o) ? call(weakGet, requests, o) : undefined;
+      if (st === undefined) throw illegal();
+      return st;
+    };
+    const enumIn = (what, v, allowed) => {
+      const s = toString(v);
+      if (call(arrIndexOf, allowed, s) < 0) throw new TypeErrorC(`Request: invalid ${what} "${s}"`);
+      return s;
+    };
+    class Request {
+      constructor(input, init = undefined) {
+        if (arguments.length < 1) throw new TypeErrorC('Request: the "input" argument must be specified');
+        if (init !== undefined && init !== null && !isObject(init)) throw new TypeErrorC("Request: the init must be an object");
+        const i = init == null ? {} : init;
+        let st, inherited = null;
+        const from = isObject(input) ? call(weakGet, requests, input) : undefined;
+        if (from === undefined) {
+          let u;
+          try {
+            u = new URL(input);
+          } catch {
+            throw new TypeErrorC(`Request: invalid URL "${toString(input)}" (the sandbox has no base URL)`);
+          }
+          if (u.username !== "" || u.password !== "") throw new TypeErrorC("Request: a URL with credentials is not allowed");
+          st = { method: "GET", url: u.href, headers: new Headers(), mode: "cors", credentials: "same-origin", cache: "default",
+            redirect: "follow", referrer: "about:client", referrerPolicy: "", integrity: "", keepalive: false,
+            signal: new AbortController().signal };
+        } else {
+          st = { __proto__: null };
+          for (const k of objectKeys(from)) st[k] = from[k];
+          st.headers = copyHeaders(from.headers);
+          inherited = bodyOf(input);
+        }
+        if (i.method !== undefined) {
+          const m = toString(i.method);
+          if (!call(reTest, token, m)) throw new TypeErrorC(`Request: invalid method "${m}"`);
+          const lower = toLower(m);
+          if (lower === "connect" || lower === "trace" || lower === "track") throw new TypeErrorC(`Request: the method ${m} is forbidden`);
+          st.method = lower in methods && lower !== "patch" ? methods[lower] : m;
+        }
+        if (i.headers !== undefined) st.headers = new Headers(i.headers);
+        if (i.mode !== undefined) st.mode = enumIn("mode", i.mode, ["cors", "no-cors", "same-origin", "navigate"]);
+        if (st.mode === "navigate") throw new TypeErrorC('Request: the mode "navigate" is not allowed');
+        if (i.credentials !== undefined) st.credentials = enumIn("credentials", i.credentials, ["omit", "same-origin", "include"]);
+        if (i.cache !== undefined) st.cache = enumIn("cache", i.cache, ["default", "no-store", "reload", "no-cache", "force-cache", "only-if-cached"]);
+        if (i.redirect !== undefined) st.redirect = enumIn("redirect", i.redirect, ["follow", "error", "manual"]);
+        if (i.referrerPolicy !== undefined) {
+          st.referrerPolicy = enumIn("referrerPolicy", i.referrerPolicy, ["", "no-referrer", "no-referrer-when-downgrade",
+            "same-origin", "origin", "strict-origin", "origin-when-cross-origin", "strict-origin-when-cross-origin", "unsafe-url"]);
+        }
+        if (i.integrity !== undefined) st.integrity = toString(i.integrity);
+        if (i.keepalive !== undefined) st.keepalive = !!i.keepalive;
+        if (i.signal !== undefined && i.signal !== null) {
+          if (!(i.signal instanceof AbortSignal)) throw new TypeErrorC("Request: the signal must be an AbortSignal");
+          st.signal = AbortSignal.any([i.signal]);
+        }
+        const hasBody = i.body !== undefined && i.body !== null;
+        if ((hasBody || (inherited !== undefined && inherited !== null && inherited.bytes !== null && i.body === undefined)) &&
+          (st.method === "GET" || st.method === "HEAD")) {
+          throw new TypeErrorC("Request: a GET or HEAD request cannot have a body");
+        }
+        call(weakSet, requests, this, st);
+        if (i.body !== undefined) withBody(this, i.body, st.headers);
+        else if (inherited !== undefined && inherited !== null) {
+          if (inherited.used) throw new TypeErrorC("Request: the input's body has already been read");
+          setBody(this, inherited.bytes, st.headers);
+          if (inherited.bytes !== null) inherited.used = true;
+        } else setBody(this, null, st.headers);
+      }
+      get method() { return reqOf(this).method; }
+      get url() { return reqOf(this).url; }
+      get headers() { return reqOf(this).headers; }
+      get destination() { reqOf(this); return ""; }
+      get referrer() { return reqOf(this).referrer; }
+      get referrerPolicy() { return reqOf(this).referrerPolicy; }
+      get mode() { return reqOf(this).mode; }
+      get credentials() { return reqOf(this).credentials; }
+      get cache() { return reqOf(this).cache; }
+      get redirect() { return reqOf(this).redirect; }
+      get integrity() { return reqOf(this).integrity; }
+      get keepalive() { return reqOf(this).keepalive; }
+      get isReloadNavigation() { reqOf(this); return false; }
+      get isHistoryNavigation() { reqOf(this); return false; }
+      get signal() { return reqOf(this).signal; }
+      get duplex() { reqOf(this); return "half"; }
+      clone() {
+        const st = reqOf(this);
+        const b = bodyOf(this);
+        if (b.used) throw new TypeErrorC("Request.clone: Body has already been read");
+        return new Request(this, { headers: st.headers, body: b.bytes === null ? undefined : call(u8Slice, b.bytes) });
+      }
+    }
+    addBody(Request);
+    iface(Request, "Request");
+  }
   }
 })
