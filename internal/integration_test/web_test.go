@@ -1,11 +1,13 @@
 package integration_test
 
 import (
+	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlockrun/airlock"
 )
@@ -530,4 +532,36 @@ log.push(["formData", await rejects(new Response("a=1").formData())]);
 // there (and left out of the comparison), and formData() rejects.
 func TestWebFetchBodiesAsNode(t *testing.T) {
 	labelledAsNode(t, webFetchBodies, nil)
+}
+
+// performance counts from the sandbox's first use of it: the image holds
+// no time origin of its own (it was made earlier, and every sandbox is a
+// copy of it), so a run's timeOrigin is no earlier than the run's own
+// Date.now before it; now() does not go back; the constructor is
+// illegal; an executor keeps one origin across its steps.
+func TestWebPerformance(t *testing.T) {
+	for range 2 {
+		res := run(t, `
+const d0 = Date.now();
+const o = performance.timeOrigin, a = performance.now();
+let x = 0; for (let i = 0; i < 1e5; i++) x += i;
+const b = performance.now(), e = new Event("x").timeStamp, c = performance.now();
+let newed; try { new Performance(); newed = "no"; } catch (err) { newed = err.name; }
+export default [o >= d0, a >= 0, b >= a, e >= a, c >= e, newed, performance instanceof EventTarget,
+  Object.prototype.toString.call(performance), JSON.stringify(performance.toJSON()) === JSON.stringify({ timeOrigin: o })].join(",");
+`)
+		wantStatus(t, res, airlock.StatusSuccess)
+		if want := "true,true,true,true,true,TypeError,true,[object Performance],true"; res.Result != want {
+			t.Fatalf("got %v, want %s", res.Result, want)
+		}
+	}
+	ex := newExecutor(t, airlock.ExecutorOptions{Timeout: time.Minute})
+	first, err := ex.Run(context.Background(), "globalThis.o = performance.timeOrigin; o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := ex.Run(context.Background(), "performance.timeOrigin === o && performance.now() >= 0")
+	if err != nil || second.Output != true || first.Output == nil {
+		t.Fatalf("steps: %v, %v, %v", first.Output, second.Output, err)
+	}
 }

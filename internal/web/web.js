@@ -4,7 +4,7 @@
 // URL's URL and URLSearchParams, WebIDL's DOMException):
 // TextEncoder, TextDecoder (UTF-8 and UTF-16LE), atob, btoa, DOMException,
 // Event, EventTarget, AbortController, AbortSignal, Headers, Blob,
-// URLSearchParams, URL, Request and Response. They compute and reach nothing of the host.
+// URLSearchParams, URL, Request, Response and performance. They compute and reach nothing of the host.
 //
 // The script is a function expression; it runs once, in the snapshot,
 // after Intl. It captures the intrinsics it uses, so that a program's
@@ -456,7 +456,20 @@
   // microtask, as Node reports it, and the dispatch goes on.
   const queue = queueMicrotask;
   const DateC = Date, dateNow = Date.now;
-  const origin = dateNow();
+  // The sandbox's time origin, in milliseconds since the epoch: the time
+  // it is first asked for in the sandbox (the image holds none, so each
+  // sandbox, or each executor, sets its own; a sandbox's time is counted
+  // from its first use, not from its start). Time is as coarse as
+  // Date.now: whole milliseconds.
+  let timeOrigin = null;
+  const originTime = () => {
+    if (timeOrigin === null) timeOrigin = call(dateNow, DateC);
+    return timeOrigin;
+  };
+  const sinceOrigin = () => {
+    const o = originTime();
+    return call(dateNow, DateC) - o;
+  };
   const MapC = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
   const arrIndexOf = Array.prototype.indexOf, arrSplice = Array.prototype.splice, arrSlice = Array.prototype.slice;
   const isObject = (v) => (typeof v === "object" && v !== null) || typeof v === "function";
@@ -484,7 +497,7 @@
       this.#bubbles = !!d.bubbles;
       this.#cancelable = !!d.cancelable;
       this.#composed = !!d.composed;
-      this.#stamp = call(dateNow, DateC) - origin;
+      this.#stamp = sinceOrigin();
     }
     get type() { if (!(#type in this)) throw illegal(); return this.#type; }
     get target() { if (!(#type in this)) throw illegal(); return this.#target; }
@@ -927,6 +940,24 @@
     return x !== x ? 0 : MathTrunc(x);
   };
   iface(Blob, "Blob");
+
+  // performance (High Resolution Time): now() and timeOrigin, as coarse as
+  // Date.now; the constructor is illegal, as in browsers and Node.
+  let makingPerformance = false;
+  class Performance extends EventTarget {
+    #brand = true;
+    constructor() {
+      if (!makingPerformance) throw new TypeErrorC("Illegal constructor");
+      super();
+    }
+    now() { if (!(#brand in this)) throw illegal(); return sinceOrigin(); }
+    get timeOrigin() { if (!(#brand in this)) throw illegal(); return originTime(); }
+    toJSON() { if (!(#brand in this)) throw illegal(); return { timeOrigin: originTime() }; }
+  }
+  iface(Performance, "Performance");
+  makingPerformance = true;
+  install("performance", new Performance());
+  makingPerformance = false;
 
   // URLSearchParams (URL): application/x-www-form-urlencoded lists. Parsed
   // as bytes ("+" a space, %XX a byte, the whole UTF-8 without BOM, bad
