@@ -719,27 +719,35 @@
     return v;
   };
   const IteratorProto = O.getPrototypeOf(O.getPrototypeOf([][Symbol.iterator]()));
-  let headersPairs;
-  const HeadersIteratorProto = O.create(IteratorProto, {
-    next: {
-      value: function next() {
-        const st = this === null || typeof this !== "object" ? undefined : call(weakGet, states, this);
-        if (st === undefined) throw illegal();
-        const pairs = headersPairs(st.headers);
-        if (st.at >= pairs.length) return { value: undefined, done: true };
-        const [k, v] = pairs[st.at++];
-        return { value: st.kind === "key" ? k : st.kind === "value" ? v : [k, v], done: false };
+  const weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
+  // pairIterator gives the maker of an interface's pair iterators (WebIDL):
+  // their prototype is tagged tag, and each step reads the pairs that
+  // pairsOf gives of the object then, so that a change while iterating
+  // shows.
+  const pairIterator = (tag, pairsOf) => {
+    const states = new WeakMap();
+    const proto = O.create(IteratorProto, {
+      next: {
+        value: function next() {
+          const st = this === null || typeof this !== "object" ? undefined : call(weakGet, states, this);
+          if (st === undefined) throw illegal();
+          const pairs = pairsOf(st.of);
+          if (st.at >= pairs.length) return { value: undefined, done: true };
+          const [k, v] = pairs[st.at++];
+          return { value: st.kind === "key" ? k : st.kind === "value" ? v : [k, v], done: false };
+        },
+        writable: true, enumerable: true, configurable: true,
       },
-      writable: true, enumerable: true, configurable: true,
-    },
-    [Symbol.toStringTag]: { value: "Headers Iterator", configurable: true },
-  });
-  const states = new WeakMap(), weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
-  const headersIterator = (headers, kind) => {
-    const it = O.create(HeadersIteratorProto);
-    call(weakSet, states, it, { headers, kind, at: 0 });
-    return it;
+      [Symbol.toStringTag]: { value: tag, configurable: true },
+    });
+    return (of, kind) => {
+      const it = O.create(proto);
+      call(weakSet, states, it, { of, kind, at: 0 });
+      return it;
+    };
   };
+  let headersPairs;
+  const headersIterator = pairIterator("Headers Iterator", (h) => headersPairs(h));
   class Headers {
     #list = []; // [lower-case name, value] in the order they came
     constructor(init = undefined) {
@@ -1002,26 +1010,7 @@
   };
   const strIndexOfC = String.prototype.indexOf, strSplit = String.prototype.split;
   let paramsPairs, paramsAttach, paramsReset, paramsIs, paramsSerialize;
-  const ParamsIteratorProto = O.create(IteratorProto, {
-    next: {
-      value: function next() {
-        const st = this === null || typeof this !== "object" ? undefined : call(weakGet, paramStates, this);
-        if (st === undefined) throw illegal();
-        const pairs = paramsPairs(st.params);
-        if (st.at >= pairs.length) return { value: undefined, done: true };
-        const [k, v] = pairs[st.at++];
-        return { value: st.kind === "key" ? k : st.kind === "value" ? v : [k, v], done: false };
-      },
-      writable: true, enumerable: true, configurable: true,
-    },
-    [Symbol.toStringTag]: { value: "URLSearchParams Iterator", configurable: true },
-  });
-  const paramStates = new WeakMap();
-  const paramsIterator = (params, kind) => {
-    const it = O.create(ParamsIteratorProto);
-    call(weakSet, paramStates, it, { params, kind, at: 0 });
-    return it;
-  };
+  const paramsIterator = pairIterator("URLSearchParams Iterator", (p) => paramsPairs(p));
   // parseForm is the form's parser: the name-value pairs of s.
   const parseForm = (s) => {
     const list = [];
