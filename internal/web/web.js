@@ -720,6 +720,22 @@
   };
   const IteratorProto = O.getPrototypeOf(O.getPrototypeOf([][Symbol.iterator]()));
   const weakGet = WeakMap.prototype.get, weakSet = WeakMap.prototype.set;
+  // setPair is a list of [name, value] pairs with the first of name's
+  // given value and the others removed, or the pair appended (the set of
+  // Headers and of URLSearchParams).
+  const setPair = (list, n, v) => {
+    const kept = [];
+    let done = false;
+    for (const p of list) {
+      if (p[0] !== n) kept[kept.length] = p;
+      else if (!done) {
+        kept[kept.length] = [n, v];
+        done = true;
+      }
+    }
+    if (!done) kept[kept.length] = [n, v];
+    return kept;
+  };
   // pairIterator gives the maker of an interface's pair iterators (WebIDL):
   // their prototype is tagged tag, and each step reads the pairs that
   // pairsOf gives of the object then, so that a change while iterating
@@ -798,17 +814,7 @@
     set(name, value) {
       if (!(#list in this)) throw illegal();
       const n = headerName(name), v = headerValue(value);
-      const kept = [];
-      let done = false;
-      for (const p of this.#list) {
-        if (p[0] !== n) kept[kept.length] = p;
-        else if (!done) {
-          kept[kept.length] = [n, v];
-          done = true;
-        }
-      }
-      if (!done) kept[kept.length] = [n, v];
-      this.#list = kept;
+      this.#list = setPair(this.#list, n, v);
     }
     forEach(callback, thisArg = undefined) {
       if (!(#list in this)) throw illegal();
@@ -1100,17 +1106,7 @@
       if (!(#list in this)) throw illegal();
       if (arguments.length < 2) throw new TypeErrorC('The "name" and "value" arguments must be specified');
       const n = toString(name), v = toString(value);
-      const kept = [];
-      let done = false;
-      for (const p of this.#list) {
-        if (p[0] !== n) kept[kept.length] = p;
-        else if (!done) {
-          kept[kept.length] = [n, v];
-          done = true;
-        }
-      }
-      if (!done) kept[kept.length] = [n, v];
-      this.#list = kept;
+      this.#list = setPair(this.#list, n, v);
       this.#update();
     }
     sort() {
