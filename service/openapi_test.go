@@ -145,6 +145,15 @@ func TestOpenAPIRoutes(t *testing.T) {
 		t.Fatal("no bearer security scheme")
 	}
 	params["Authorization"] = true
+	// Content-Type tells apart the media types of a request body that has
+	// more than one (the files API's PUT: raw bytes or a multipart form).
+	for _, path := range described {
+		for _, op := range doc.Paths.Value(path).Operations() {
+			if op.RequestBody != nil && len(op.RequestBody.Value.Content) > 1 {
+				params["Content-Type"] = true
+			}
+		}
+	}
 	if fmt.Sprint(sortedKeys(read)) != fmt.Sprint(sortedKeys(params)) {
 		t.Errorf("the server reads the headers %v, the document describes %v", sortedKeys(read), sortedKeys(params))
 	}
@@ -317,6 +326,10 @@ func TestOpenAPIStatuses(t *testing.T) {
 		"/workspace/{session_id} DELETE 500": "the machine failing",
 		"/execute POST 409":                  "a race with a deletion",
 		"/v1/execute POST 409":               "a race with a deletion",
+		"/v1/files/{path} GET 500":           "the machine failing",
+		"/v1/files/{path} PUT 500":           "the machine failing",
+		"/v1/files/{path} DELETE 500":        "the machine failing",
+		"/v1/health GET 503":                 "a server shutting down",
 	}
 
 	// A server whose python cannot start: an execution fails with 500.
@@ -365,7 +378,7 @@ func TestOpenAPIStatuses(t *testing.T) {
 		if wantStatus == http.StatusMethodNotAllowed {
 			// A 405 is described on the operation the path has.
 			lookup = req.Clone(req.Context())
-			lookup.Method = resp.Header.Get("Allow")
+			lookup.Method, _, _ = strings.Cut(resp.Header.Get("Allow"), ", ")
 		}
 		if path == "/workspace/" {
 			// No session_id: the template needs one to match, and the
@@ -418,6 +431,39 @@ func TestOpenAPIStatuses(t *testing.T) {
 	do("GET", "/metrics", "t1", "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited", "", 200)
 	do("GET", "/metrics", "", "", "", 401)
 	do("POST", "/metrics", "t1", "", "", 405)
+	// The files API (sandboxd's shape), in session fs.
+	do("PUT", "/v1/files/a%2Fb.txt?session_id=fs", "t1", "", "hello", 204)
+	do("GET", "/v1/files/a%2Fb.txt?session_id=fs", "t1", "", "", 200)
+	do("GET", "/v1/files/a?session_id=fs", "t1", "", "", 200)
+	do("GET", "/v1/files/a%2Fb.txt", "t1", "", "", 400)
+	do("GET", "/v1/files/a%2Fb.txt?session_id=fs", "", "", "", 401)
+	do("GET", "/v1/files/a%2Fb.txt?session_id=fs", "t2", "", "", 403)
+	do("GET", "/v1/files/a%2Fnone?session_id=fs", "t1", "", "", 404)
+	do("POST", "/v1/files/a%2Fb.txt?session_id=fs", "t1", "", "", 405)
+	do("HEAD", "/v1/files/a%2Fb.txt?session_id=fs", "t1", "", "", 200)
+	do("HEAD", "/v1/files/a%2Fb.txt", "t1", "", "", 400)
+	do("HEAD", "/v1/files/a%2Fb.txt?session_id=fs", "t2", "", "", 403)
+	do("HEAD", "/v1/files/a%2Fnone?session_id=fs", "t1", "", "", 404)
+	do("PUT", "/v1/files/a%2Fb.txt?session_id=fs&mode=9", "t1", "", "x", 400)
+	do("PUT", "/v1/files/a%2Fb.txt?session_id=fs", "", "", "x", 401)
+	do("PUT", "/v1/files/a%2Fb.txt?session_id=fs", "t2", "", "x", 403)
+	do("PUT", "/v1/files/a?session_id=fs", "t1", "", "x", 409)
+	do("DELETE", "/v1/files/a?session_id=fs&recursive=maybe", "t1", "", "", 400)
+	do("DELETE", "/v1/files/a?session_id=fs", "", "", "", 401)
+	do("DELETE", "/v1/files/a?session_id=fs", "t2", "", "", 403)
+	do("DELETE", "/v1/files/a?session_id=fs", "t1", "", "", 409)
+	do("DELETE", "/v1/files/a?session_id=fs&recursive=true", "t1", "", "", 204)
+	do("DELETE", "/v1/files/a?session_id=fs", "t1", "", "", 404)
+	do("GET", "/v1/health", "", "", "", 200)
+	do("HEAD", "/v1/health", "", "", "", 200)
+	do("POST", "/v1/health", "", "", "", 405)
+	do("GET", "/v1/metadata", "t1", "", "", 200)
+	do("GET", "/v1/metadata", "", "", "", 401)
+	do("POST", "/v1/metadata", "t1", "", "", 405)
+	_, small := openAPIServer(t, Config{WorkspaceQuotaBytes: 100})
+	base = small
+	do("PUT", "/v1/files/big?session_id=fs", "", "", strings.Repeat("x", 200), 413)
+	base = url
 	do("GET", "/openapi.json", "", "", "", 200)
 	do("POST", "/openapi.json", "", "", "", 405)
 	// An execution holding the only slot, in session "held": another is
@@ -501,13 +547,16 @@ func TestOpenAPITypes(t *testing.T) {
 		value    any
 		response bool
 	}{
-		"File":            {&File{}, true},
-		"ExecuteRequest":  {&ExecuteRequest{}, false},
-		"ExecuteResponse": {&ExecuteResponse{}, true},
-		"V1Response":      {&V1Response{}, true},
-		"ScriptError":     {&airlock.ScriptError{}, true},
-		"StreamEvent":     {&StreamEvent{Result: &ExecuteResponse{}}, true},
-		"V1StreamEvent":   {&StreamEvent{Result: &V1Response{}}, true},
+		"File":             {&File{}, true},
+		"ExecuteRequest":   {&ExecuteRequest{}, false},
+		"ExecuteResponse":  {&ExecuteResponse{}, true},
+		"V1Response":       {&V1Response{}, true},
+		"ScriptError":      {&airlock.ScriptError{}, true},
+		"StreamEvent":      {&StreamEvent{Result: &ExecuteResponse{}}, true},
+		"V1StreamEvent":    {&StreamEvent{Result: &V1Response{}}, true},
+		"FileError":        {&fileError{}, true},
+		"FileEntry":        {&fileEntry{}, true},
+		"DirectoryListing": {&directoryListing{Entries: []fileEntry{{}}}, true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			ref := schemas[name]
@@ -546,8 +595,9 @@ func TestOpenAPITypes(t *testing.T) {
 	}
 	for name := range schemas {
 		switch name {
-		case "Error", "Health": // maps in the code, checked by TestOpenAPIStatuses on every response
-		case "File", "ExecuteRequest", "ExecuteResponse", "V1Response", "ScriptError", "StreamEvent", "V1StreamEvent":
+		case "Error", "Health", "FilesHealth", "Metadata": // maps in the code, checked by TestOpenAPIStatuses on every response
+		case "File", "ExecuteRequest", "ExecuteResponse", "V1Response", "ScriptError", "StreamEvent", "V1StreamEvent",
+			"FileError", "FileEntry", "DirectoryListing":
 		default:
 			t.Errorf("schema %s is not checked against a Go type", name)
 		}

@@ -249,7 +249,8 @@ func (s *Server) Evict() []string {
 }
 
 // Handler serves the API. With tokens configured, every endpoint but
-// /health and /openapi.json wants one of them as a bearer token.
+// /health, /v1/health and /openapi.json wants one of them as a bearer
+// token.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
@@ -283,6 +284,9 @@ func (s *Server) routes() []route {
 			}
 		}},
 		{"/openapi.json", serveOpenAPI},
+		{"/v1/files/{path...}", s.files},
+		{"/v1/health", s.health},
+		{"/v1/metadata", s.metadata},
 	}
 }
 

@@ -65,6 +65,9 @@ func newWorkspaces(root string, ttl time.Duration) (*workspaces, error) {
 		owners: map[string]string{}, deleting: map[string]bool{}}, nil
 }
 
+// dir is a session's workspace directory (which may not exist).
+func (w *workspaces) dir(session string) string { return filepath.Join(w.root, dirName(session)) }
+
 // errSessionOwned and errSessionBusy refuse a session to a request.
 var (
 	errSessionOwned = &RequestError{Status: http.StatusForbidden, Msg: "session_id belongs to another credential"}
