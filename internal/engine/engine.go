@@ -76,10 +76,12 @@ var shared struct {
 // evaluates it after the kernel: the kernel's objects keep the places they
 // had in the image without it, and the pages a run that uses no Intl
 // touches are as many as before (BENCHMARKS.md, "Intl"). The web
-// platform's pure APIs (internal/web) follow it, for the same reason.
+// platform's pure APIs (internal/web) follow it, for the same reason,
+// with the same host function for their operations ("web." and a name:
+// web.Call).
 func intlScript() string {
 	return "(() => { const h = globalThis.__airlock_intl; delete globalThis.__airlock_intl;\n" +
-		"(\n" + intl.Source + "\n)(h);\n(\n" + web.Source + "\n)(); })()"
+		"(\n" + intl.Source + "\n)(h);\n(\n" + web.Source + "\n)(h); })()"
 }
 
 func snapshot() (*wasmvm.Snapshot, error) {
@@ -456,6 +458,9 @@ func (v *VM) intlCall(args []wasmvm.Value) wasmvm.Value {
 	var stop <-chan struct{}
 	if v.job != nil {
 		stop = v.job.Stop
+	}
+	if name, ok := strings.CutPrefix(op, "web."); ok { // the web platform's (internal/web)
+		return wasmvm.Value{Kind: wasmvm.String, Text: validUTF8(web.Call(stop, name, texts))}
 	}
 	return wasmvm.Value{Kind: wasmvm.String, Text: validUTF8(intl.Call(stop, op, texts, ms))}
 }

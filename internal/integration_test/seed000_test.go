@@ -688,7 +688,8 @@ func TestSeed_5_2_BridgeReports(t *testing.T) {
 // §6.1: globalThis holds only intrinsics, and the web platform's pure APIs
 // (internal/web: TextEncoder, TextDecoder, atob, btoa, DOMException, Event,
 // EventTarget, AbortController, AbortSignal, Headers, Blob, URLSearchParams,
-// URL, Request, Response, Performance, performance),
+// URL, Request, Response, Performance, performance, Crypto, SubtleCrypto,
+// crypto),
 // which compute and reach
 // nothing of the host, as structuredClone does; four of them were on
 // §6.1's list of absent names, the one deliberate change to it (README,
@@ -704,7 +705,7 @@ func TestSeed_6_1_GlobalThis(t *testing.T) {
 		Float64Array BigInt64Array BigUint64Array BigInt Iterator isNaN isFinite decodeURI decodeURIComponent encodeURI
 		encodeURIComponent escape unescape structuredClone queueMicrotask Intl
 		TextEncoder TextDecoder atob btoa DOMException Event EventTarget AbortController AbortSignal
-		Headers Blob URLSearchParams URL Request Response Performance performance`) {
+		Headers Blob URLSearchParams URL Request Response Performance performance Crypto SubtleCrypto crypto`) {
 		allowed[n] = true
 	}
 	for _, n := range got {
@@ -713,7 +714,7 @@ func TestSeed_6_1_GlobalThis(t *testing.T) {
 		}
 	}
 	absent := `process global window self document require Deno Bun fetch
-		WebSocket WebAssembly crypto setTimeout setInterval setImmediate
+		WebSocket WebAssembly setTimeout setInterval setImmediate
 		eval SharedArrayBuffer Atomics print std os globalThis.console`
 	res := evalJS(t, `export default [`+strings.Join(func() []string {
 		var out []string

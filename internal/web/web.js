@@ -1,15 +1,18 @@
 // The web platform's pure APIs for the sandbox, after the WHATWG
 // specifications (Encoding, HTML's base64 utilities, DOM's events and
 // aborting, Fetch's headers, requests and responses, the File API's Blob,
-// URL's URL and URLSearchParams, WebIDL's DOMException):
+// URL's URL and URLSearchParams, High Resolution Time's performance, Web
+// Cryptography's crypto, WebIDL's DOMException):
 // TextEncoder, TextDecoder (UTF-8 and UTF-16LE), atob, btoa, DOMException,
 // Event, EventTarget, AbortController, AbortSignal, Headers, Blob,
-// URLSearchParams, URL, Request, Response and performance. They compute and reach nothing of the host.
+// URLSearchParams, URL, Request, Response, performance and crypto. They
+// compute and reach nothing of the host but its entropy and its digests
+// (host, the engine's host function for Intl and the web: web.go's Call).
 //
 // The script is a function expression; it runs once, in the snapshot,
 // after Intl. It captures the intrinsics it uses, so that a program's
 // changes to the built-ins do not reach its work.
-(function () {
+(function (host) {
   "use strict";
   const g = globalThis;
   const O = Object, defineProperty = O.defineProperty, getOwnPropertyNames = O.getOwnPropertyNames;
@@ -972,6 +975,91 @@
   makingPerformance = true;
   install("performance", new Performance());
   makingPerformance = false;
+
+  // crypto (Web Cryptography API): getRandomValues and randomUUID from the
+  // host's crypto/rand, asked at each call (no generator state lives in the
+  // image, which every sandbox is a copy of), and subtle.digest (SHA-1,
+  // SHA-256, SHA-384, SHA-512) computed by the host. No other SubtleCrypto
+  // method: keys, ciphers and signatures are not there.
+  {
+    const TypedArrayProto = O.getPrototypeOf(Uint8Array.prototype);
+    const taName = getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get;
+    const integerArrays = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array", "Int32Array",
+      "Uint32Array", "BigInt64Array", "BigUint64Array"];
+    const hostCall = (op, ...texts) => apply(host, undefined, ["web." + op, ...texts]);
+    const randomBytes = (n) => {
+      const b64 = hostCall("random", StringC(n));
+      if (typeof b64 !== "string" || (b64 === "" && n > 0)) throw new DOMException("The host gave no random bytes", "OperationError");
+      return fromBase64(b64);
+    };
+    let making = false;
+    const illegalConstructor = () => {
+      if (!making) throw new TypeErrorC("Illegal constructor");
+    };
+    const digests = { __proto__: null, "SHA-1": true, "SHA-256": true, "SHA-384": true, "SHA-512": true };
+    const toUpper = uncurry(String.prototype.toUpperCase);
+    class SubtleCrypto {
+      #brand = true;
+      constructor() { illegalConstructor(); }
+      digest(algorithm, data) {
+        try {
+          if (!(#brand in this)) throw illegal();
+          if (arguments.length < 2) throw new TypeErrorC("SubtleCrypto.digest: 2 arguments required");
+          if (isObject(algorithm) && algorithm.name === undefined) throw new TypeErrorC("SubtleCrypto.digest: the algorithm has no name");
+          const name = isObject(algorithm) ? toString(algorithm.name) : toString(algorithm);
+          const upper = toUpper(name);
+          if (!(upper in digests)) throw new DOMException("Unrecognized algorithm name", "NotSupportedError");
+          const bytes = bytesOf(data); // (a TypeError for what is not a BufferSource)
+          const b64 = hostCall("digest", upper, call(toBase64, bytes));
+          if (b64 === "") throw new DOMException("The digest was not computed", "OperationError");
+          return call(promiseResolve, PromiseC, call(taBuffer, fromBase64(b64)));
+        } catch (e) {
+          return call(promiseReject, PromiseC, e);
+        }
+      }
+    }
+    iface(SubtleCrypto, "SubtleCrypto");
+    making = true;
+    const subtle = new SubtleCrypto();
+    making = false;
+    const hex = (b, from, to) => {
+      let s = "";
+      for (let i = from; i < to; i++) s += hexDigits[b[i] >> 4] + hexDigits[b[i] & 15];
+      return s;
+    };
+    const toLowerHex = uncurry(String.prototype.toLowerCase);
+    class Crypto {
+      #brand = true;
+      constructor() { illegalConstructor(); }
+      get subtle() { if (!(#brand in this)) throw illegal(); return subtle; }
+      getRandomValues(array) {
+        if (!(#brand in this)) throw illegal();
+        if (arguments.length < 1) throw new TypeErrorC("Crypto.getRandomValues: 1 argument required");
+        if (!isView(array)) throw new TypeErrorC("Crypto.getRandomValues: the argument is not an ArrayBufferView");
+        const name = call(taName, array);
+        if (name === undefined || call(arrIndexOf, integerArrays, name) < 0) {
+          throw new DOMException("The data argument must be an integer-type TypedArray", "TypeMismatchError");
+        }
+        const n = call(taLength, array);
+        if (n > 65536) {
+          throw new DOMException(`The ArrayBufferView's byte length (${n}) exceeds the number of bytes of entropy available via this API (65536)`, "QuotaExceededError");
+        }
+        if (n > 0) call(u8Set, new Uint8ArrayC(call(taBuffer, array), call(taOffset, array), n), randomBytes(n));
+        return array;
+      }
+      randomUUID() {
+        if (!(#brand in this)) throw illegal();
+        const b = randomBytes(16);
+        b[6] = (b[6] & 0x0f) | 0x40; // version 4
+        b[8] = (b[8] & 0x3f) | 0x80; // the variant of RFC 9562
+        return toLowerHex(hex(b, 0, 4) + "-" + hex(b, 4, 6) + "-" + hex(b, 6, 8) + "-" + hex(b, 8, 10) + "-" + hex(b, 10, 16));
+      }
+    }
+    iface(Crypto, "Crypto");
+    making = true;
+    install("crypto", new Crypto());
+    making = false;
+  }
 
   // URLSearchParams (URL): application/x-www-form-urlencoded lists. Parsed
   // as bytes ("+" a space, %XX a byte, the whole UTF-8 without BOM, bad
