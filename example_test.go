@@ -2,8 +2,12 @@ package airlock_test
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"time"
 
 	"github.com/airlockrun/airlock"
@@ -77,4 +81,38 @@ func ExampleExecutor() {
 	// content:a.txt:ok true <nil>
 	// true ERR_MAX_OPS_EXCEEDED: Max operations exceeded (1000)
 	// 13
+}
+
+// fetch under a policy: the code calls an allowed API, and the host adds
+// the token the code never sees. (The API is a local server here, named
+// by Resolve and trusted by RootCAs, so that the example runs offline.)
+func ExampleFetch() {
+	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"user":"octocat","authorized":%t}`, r.Header.Get("Authorization") == "Bearer ghp_secret")
+	}))
+	defer api.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(api.Certificate())
+
+	fetch := airlock.Fetch(airlock.FetchPolicy{
+		Allow:   []string{"api.example.com"},
+		Secrets: map[string]map[string]string{"api.example.com": {"Authorization": "Bearer ghp_secret"}},
+		Resolve: map[string]string{"api.example.com:443": strings.TrimPrefix(api.URL, "https://")},
+		RootCAs: roots,
+	})
+	ex, _ := airlock.Run(context.Background(), `
+		const res = await fetch("https://api.example.com/user");
+		const me = await res.json();
+		let refused = "";
+		try { await fetch("https://elsewhere.example.net/"); } catch (e) { refused = e.name; }
+		export default [res.status, me.user, me.authorized, refused].join(" ");
+	`, airlock.Options{Globals: map[string]any{"fetch": fetch}})
+	fmt.Println(ex.Wait().Result)
+	for _, r := range fetch.Records() {
+		fmt.Println(r.Method, r.Host, r.Path, r.Status, r.Allowed)
+	}
+	// Output:
+	// 200 octocat true TypeError
+	// GET api.example.com /user 200 true
+	// GET elsewhere.example.net / 0 false
 }

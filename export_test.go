@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/fetch"
 	"github.com/airlockrun/airlock/internal/session"
 )
 
@@ -53,3 +54,7 @@ func TrimNow(ex *Executor) int {
 
 // EngineStarted reports whether the engine's start-up is done.
 func EngineStarted() bool { return engine.Started() }
+
+// SetFetchNetwork replaces how fetches dial and resolve (internal/fetch),
+// for the tests, which send nothing beyond loopback.
+var SetFetchNetwork = fetch.SetNetwork

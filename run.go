@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
+	"github.com/airlockrun/airlock/internal/fetch"
 	"github.com/airlockrun/airlock/internal/hostcall"
 	"github.com/airlockrun/airlock/internal/source"
 )
@@ -46,10 +47,11 @@ type run struct {
 	logs []Log
 
 	settleOnce sync.Once
-	unwatch    func() bool // stops watching the caller's context
-	timeout    *time.Timer // Options.Timeout, stopped when the run settles
-	yielding   []string    // globals a module's own binding replaces
-	stopStatus Status      // the host's decision (halt)
+	unwatch    func() bool       // stops watching the caller's context
+	timeout    *time.Timer       // Options.Timeout, stopped when the run settles
+	yielding   []string          // globals a module's own binding replaces
+	glue       map[string]string // globals made by JavaScript (source.Config.Glue)
+	stopStatus Status            // the host's decision (halt)
 	stopMsg    string
 	vm         atomic.Pointer[engine.VM]
 	// paid is the error whose texts came from the sandbox and were paid
@@ -205,7 +207,16 @@ func (r *run) encodeGlobals() error {
 			}
 			r.input.Globals[i] = enc
 		default:
-			r.input.Globals[i], err = codec.AppendBinary(nil, globals[n], r.funcs.Register)
+			v := globals[n]
+			if f, ok := v.(*Fetcher); ok && f != nil {
+				// a host function, made into fetch by its glue
+				v = f.bridged()
+				if r.glue == nil {
+					r.glue = map[string]string{}
+				}
+				r.glue[n] = fetch.Glue
+			}
+			r.input.Globals[i], err = codec.AppendBinary(nil, v, r.funcs.Register)
 		}
 		if err != nil {
 			return fmt.Errorf("airlock: Globals[%q]: %w", n, err)
@@ -291,6 +302,7 @@ func (r *run) execute(vm *engine.VM, vmErr error) (again bool) {
 		Order:         r.specs,
 		Globals:       r.gnames,
 		Yielding:      r.yielding,
+		Glue:          r.glue,
 		Stop:          r.host.StopCh(),
 	})
 	input := r.input

@@ -59,6 +59,9 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, star
 	h.Budget.Init(rt.cfg.MaxValueBytes)
 	r.host = h
 	value := func(name string, v any) (worker.Value, error) {
+		if _, ok := v.(*Fetcher); ok {
+			return worker.Value{}, fmt.Errorf("airlock: %s: a Fetcher does not yet reach worker processes (RuntimeConfig.Workers); run it in process", name)
+		}
 		rv := reflect.ValueOf(v)
 		if hostcall.IsBridged(rv) {
 			id, err := r.funcs.Register(rv)

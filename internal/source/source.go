@@ -56,6 +56,7 @@ type Graph struct {
 	yielding []string
 
 	globalsModule, importsExport string // see Config
+	glue                         map[string]string
 
 	stop <-chan struct{} // see Config
 
@@ -90,6 +91,13 @@ type Config struct {
 	// name replaces: the prologue leaves one out of a module that declares
 	// or imports the name (found by a scan of the text, see bindsName).
 	Yielding []string
+	// Glue maps globals (of Globals) to JavaScript that makes them: a
+	// function expression called with the global's value as the host gave
+	// it, whose result modules see under the name (fetch: a host function
+	// that answers with plain values, made into one that gives Responses).
+	// It runs once, in a module of its own, before the modules that use
+	// the name.
+	Glue map[string]string
 
 	// GlobalsModule is the name of the engine's native module that exports
 	// the globals, and ImportsExport its export of the bridged modules.
@@ -138,6 +146,7 @@ func New(c Config) *Graph {
 		index:         make(map[string]int, len(c.Order)),
 		globals:       c.Globals,
 		yielding:      c.Yielding,
+		glue:          c.Glue,
 		stop:          c.Stop,
 	}
 	for i, s := range c.Order {
@@ -240,6 +249,9 @@ func IsRelative(spec string) bool {
 }
 
 func (g *Graph) globalsName() string { return g.globalsModule }
+
+// glueName is the module that makes the glued global name (Config.Glue).
+func (g *Graph) glueName(name string) string { return "airlock:glue:" + g.key + ":" + name }
 func (g *Graph) importName(i int) string {
 	return "airlock:import:" + g.key + ":" + strconv.Itoa(i)
 }
@@ -315,6 +327,13 @@ const JSONPrefix = "json:"
 
 // Load returns the source of a module as the engine must see it.
 func (g *Graph) Load(name string) (string, error) {
+	if glued, ok := strings.CutPrefix(name, g.glueName("")); ok {
+		glue, ok := g.glue[glued]
+		if !ok {
+			return "", g.fail(name, fmt.Sprintf("cannot find module '%s'", name))
+		}
+		return fmt.Sprintf("import {%q as raw} from %q; export default (%s)(raw);", glued, g.globalsName(), glue), nil
+	}
 	switch {
 	case strings.HasPrefix(name, "airlock:import:"+g.key+":"):
 		i, err := strconv.Atoi(name[strings.LastIndexByte(name, ':')+1:])
@@ -532,12 +551,20 @@ func hashbangAsComment(code string) string {
 // line numbers stay those of the source; columns on line 1 shift by its length.
 func (g *Graph) prologue(code string) string {
 	var b strings.Builder
+	for _, name := range g.globals {
+		if _, glued := g.glue[name]; glued && !declaresFunction(code, name) {
+			fmt.Fprintf(&b, "import %s from %q;", name, g.glueName(name))
+		}
+	}
 	b.WriteString("import {")
 	n := 0
 	for _, name := range g.globals {
 		// A function declaration of the same name would be shadowed by the
 		// import binding (a quirk of the engine); the module's own wins.
 		if declaresFunction(code, name) || slices.Contains(g.yielding, name) && bindsName(code, name) {
+			continue
+		}
+		if _, glued := g.glue[name]; glued {
 			continue
 		}
 		if n > 0 {
