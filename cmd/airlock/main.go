@@ -13,7 +13,10 @@
 // default export to standard output; its console output and reports, each
 // line as it is written, and on failure the error with the line of source it
 // points at, go to standard error. With --json the Result JSON is all that
-// goes to standard output. Flags may come before or after the file. The
+// goes to standard output. The program has no network unless --allow-net
+// HOST,... gives it fetch to those hosts (with --secrets FILE, headers the
+// host adds and the program never sees). Flags may come before or after
+// the file. The
 // exit code is 0 on success, 1 for any other status and 2 for a usage
 // error; -h prints the help and exits 0.
 //
@@ -120,6 +123,7 @@ func runFlags(stderr io.Writer) *flag.FlagSet {
 	fs.Bool("json", false, "print the Result JSON to standard output instead of the human format")
 	fs.String("lang", "", "typescript or javascript (default: by the file's extension)")
 	fs.String("modules", "", "supply the .js/.mjs/.ts/.mts files under this directory as modules the program can import")
+	netFlags(fs)
 	return fs
 }
 
@@ -129,7 +133,8 @@ Runs FILE (TypeScript, or JavaScript for .js/.mjs/.cjs; "-" reads standard
 input) in a fresh sandbox. The value of the default export goes to standard
 output; console output and reports go to standard error as they are written,
 and errors after them. Exit code: 0 on success, 1 if the program failed, 2 for a usage
-error.`
+error. The program has no network unless --allow-net gives it fetch, to
+those hosts only, with --secrets added by the host.`
 
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := runFlags(stderr)
@@ -179,6 +184,17 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return 2
 		}
 		opts.Globals = map[string]any{"input": v}
+	}
+	fetcher, err := fetchFromFlags(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock: %v\n", err)
+		return 2
+	}
+	if fetcher != nil {
+		if opts.Globals == nil {
+			opts.Globals = map[string]any{}
+		}
+		opts.Globals["fetch"] = fetcher
 	}
 	if opts.MemoryLimitBytes, err = parseBytes(get("memory")); err != nil {
 		fmt.Fprintf(stderr, "airlock: --memory: %v\n", err)

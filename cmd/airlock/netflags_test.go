@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// `airlock run --allow-net`: the program gets fetch to the hosts named,
+// the secrets file's headers reach the server and appear nowhere in what
+// the command prints, another host is refused by name, and the net flags
+// without --allow-net are usage errors. (The server is on loopback, named
+// by --resolve and trusted by --ca-file.)
+func TestCLI_AllowNet(t *testing.T) {
+	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "authorized=%t", r.Header.Get("X-Api-Key") == "k-123-secret")
+	}))
+	defer api.Close()
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: api.Certificate().Raw}), 0o600)
+	secrets := filepath.Join(dir, "secrets.json")
+	os.WriteFile(secrets, []byte(`{"api.example.com": {"X-Api-Key": "k-123-secret"}}`), 0o600)
+	file := filepath.Join(dir, "f.js")
+	os.WriteFile(file, []byte(`
+const r = await fetch("https://api.example.com/me", { headers: { "x-api-key": "guess" } });
+let refused = "";
+try { await fetch("https://other.example.net/"); } catch (e) { refused = e.message; }
+console.log(refused);
+export default await r.text();`), 0o644)
+	net := []string{"--allow-net", "api.example.com", "--secrets", secrets, "--ca-file", ca,
+		"--resolve", "api.example.com:443=" + strings.TrimPrefix(api.URL, "https://")}
+	code, out, errs := exitCode(t, command(t, append([]string{"run", file}, net...)...))
+	if code != 0 || out != "'authorized=true'\n" || !strings.Contains(errs, "other.example.net refused") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, errs = exitCode(t, command(t, append([]string{"run", file, "--json"}, net...)...))
+	if code != 0 || strings.Contains(out+errs, "k-123-secret") {
+		t.Fatalf("--json: exit %d, the secret printed: %q %q", code, out, errs)
+	}
+	// Without --allow-net there is no fetch.
+	code, _, errs = exitCode(t, command(t, "run", file))
+	if code != 1 || !strings.Contains(errs, "fetch is not defined") {
+		t.Fatalf("without --allow-net: exit %d, stderr %q", code, errs)
+	}
+	for _, bad := range [][]string{{"--secrets", secrets}, {"--allow-http"}, {"--resolve", "a:1=b:2"},
+		{"--allow-net", "x", "--resolve", "nonsense"}, {"--allow-net", "x", "--ca-file", file}} {
+		code, _, errs := exitCode(t, command(t, append([]string{"run", file}, bad...)...))
+		if code != 2 || strings.Contains(errs, "k-123-secret") {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, errs)
+		}
+	}
+}
