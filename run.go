@@ -14,6 +14,7 @@ import (
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/fetch"
+	"github.com/airlockrun/airlock/internal/timers"
 	"github.com/airlockrun/airlock/internal/hostcall"
 	"github.com/airlockrun/airlock/internal/source"
 )
@@ -208,13 +209,18 @@ func (r *run) encodeGlobals() error {
 			r.input.Globals[i] = enc
 		default:
 			v := globals[n]
-			if f, ok := v.(*Fetcher); ok && f != nil {
-				// a host function, made into fetch by its glue
-				v = f.bridged()
+			glue := ""
+			switch b := v.(type) {
+			case *Fetcher: // a host function, made into fetch by its glue
+				v, glue = b.bridged(), fetch.Glue
+			case *timerBridge: // the timers' host function, made into the four by their glue
+				v, glue = b.bridged(), timers.Glue
+			}
+			if glue != "" {
 				if r.glue == nil {
 					r.glue = map[string]string{}
 				}
-				r.glue[n] = fetch.Glue
+				r.glue[n] = glue
 			}
 			r.input.Globals[i], err = codec.AppendBinary(nil, v, r.funcs.Register)
 		}

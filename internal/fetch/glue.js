@@ -1,6 +1,6 @@
 // The glue of fetch: called with the host function (an async host call
 // that takes the request's parts and answers with the response's), it
-// gives fetch(input, init): the sandbox's Request checks the arguments
+// gives { fetch }, fetch(input, init) being: the sandbox's Request checks the arguments
 // (URL, method, headers, body) as Fetch says, and the answer becomes a
 // Response. An error of the host is a TypeError, as Node's "fetch failed",
 // with the host's reason as its message; an aborted signal rejects with
@@ -12,7 +12,7 @@
   const entries = Headers.prototype.entries;
   const apply = Reflect.apply;
   const nullBody = (s) => s === 101 || s === 103 || s === 204 || s === 205 || s === 304;
-  return async function fetch(input, init = undefined) {
+  const fetch = async function fetch(input, init = undefined) {
     const req = new RequestC(input, init);
     const signal = req.signal;
     if (signal.aborted) throw signal.reason;
@@ -39,4 +39,5 @@
       redirected: { value: answer.redirected, enumerable: false },
     });
   };
+  return { fetch };
 }

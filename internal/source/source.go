@@ -57,6 +57,7 @@ type Graph struct {
 
 	globalsModule, importsExport string // see Config
 	glue                         map[string]string
+	glueGroups                   map[string][]string // its first name → the names of a glue, sorted
 
 	stop <-chan struct{} // see Config
 
@@ -91,12 +92,14 @@ type Config struct {
 	// name replaces: the prologue leaves one out of a module that declares
 	// or imports the name (found by a scan of the text, see bindsName).
 	Yielding []string
-	// Glue maps globals (of Globals) to JavaScript that makes them: a
-	// function expression called with the global's value as the host gave
-	// it, whose result modules see under the name (fetch: a host function
+	// Glue maps names to JavaScript that makes them: a function expression
+	// called with the value of a global (of Globals) as the host gave it,
+	// which returns an object holding the names (fetch: a host function
 	// that answers with plain values, made into one that gives Responses).
-	// It runs once, in a module of its own, before the modules that use
-	// the name.
+	// Names with the same glue are made together, by one call with the
+	// value of the first of them (in sorted order), in a module of their
+	// own that runs before the modules that use them; a glued name need not
+	// be a global (setTimeout, clearTimeout, ... made from one global).
 	Glue map[string]string
 
 	// GlobalsModule is the name of the engine's native module that exports
@@ -147,12 +150,20 @@ func New(c Config) *Graph {
 		globals:       c.Globals,
 		yielding:      c.Yielding,
 		glue:          c.Glue,
+		glueGroups:    map[string][]string{},
 		stop:          c.Stop,
+	}
+	bySource := map[string][]string{}
+	for _, name := range sortedNames(c.Glue) {
+		bySource[c.Glue[name]] = append(bySource[c.Glue[name]], name)
+	}
+	for _, names := range bySource {
+		g.glueGroups[names[0]] = names
 	}
 	for i, s := range c.Order {
 		g.index[s] = i
 	}
-	g.bare = bare(c.Source, c.Globals)
+	g.bare = bare(c.Source, append(slices.Clip(c.Globals), sortedNames(c.Glue)...))
 	entryPath, _ := Clean(c.Filename)
 	g.entry = &File{Name: "/" + entryPath, Display: c.Filename, Specifier: c.Filename, Source: c.Source, Lang: c.Lang}
 	g.files[g.entry.Name] = g.entry
@@ -250,7 +261,18 @@ func IsRelative(spec string) bool {
 
 func (g *Graph) globalsName() string { return g.globalsModule }
 
-// glueName is the module that makes the glued global name (Config.Glue).
+// sortedNames are a map's keys, sorted.
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// glueName is the module that makes the glue whose first name is name
+// (Config.Glue).
 func (g *Graph) glueName(name string) string { return "airlock:glue:" + g.key + ":" + name }
 func (g *Graph) importName(i int) string {
 	return "airlock:import:" + g.key + ":" + strconv.Itoa(i)
@@ -327,12 +349,17 @@ const JSONPrefix = "json:"
 
 // Load returns the source of a module as the engine must see it.
 func (g *Graph) Load(name string) (string, error) {
-	if glued, ok := strings.CutPrefix(name, g.glueName("")); ok {
-		glue, ok := g.glue[glued]
+	if first, ok := strings.CutPrefix(name, g.glueName("")); ok {
+		names, ok := g.glueGroups[first]
 		if !ok {
 			return "", g.fail(name, fmt.Sprintf("cannot find module '%s'", name))
 		}
-		return fmt.Sprintf("import {%q as raw} from %q; export default (%s)(raw);", glued, g.globalsName(), glue), nil
+		var b strings.Builder
+		fmt.Fprintf(&b, "import {%q as raw} from %q; const made = (%s)(raw);", first, g.globalsName(), g.glue[first])
+		for i, n := range names {
+			fmt.Fprintf(&b, " const v%d = made[%q]; export {v%d as %q};", i, n, i, n)
+		}
+		return b.String(), nil
 	}
 	switch {
 	case strings.HasPrefix(name, "airlock:import:"+g.key+":"):
@@ -551,9 +578,22 @@ func hashbangAsComment(code string) string {
 // line numbers stay those of the source; columns on line 1 shift by its length.
 func (g *Graph) prologue(code string) string {
 	var b strings.Builder
-	for _, name := range g.globals {
-		if _, glued := g.glue[name]; glued && !declaresFunction(code, name) {
-			fmt.Fprintf(&b, "import %s from %q;", name, g.glueName(name))
+	for _, first := range sortedNames(g.glueGroups) {
+		n := 0
+		for _, name := range g.glueGroups[first] {
+			if declaresFunction(code, name) {
+				continue
+			}
+			if n == 0 {
+				b.WriteString("import {")
+			} else {
+				b.WriteString(",")
+			}
+			b.WriteString(name)
+			n++
+		}
+		if n > 0 {
+			fmt.Fprintf(&b, "} from %q;", g.glueName(first))
 		}
 	}
 	b.WriteString("import {")
