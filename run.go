@@ -14,9 +14,9 @@ import (
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
 	"github.com/airlockrun/airlock/internal/fetch"
-	"github.com/airlockrun/airlock/internal/timers"
 	"github.com/airlockrun/airlock/internal/hostcall"
 	"github.com/airlockrun/airlock/internal/source"
+	"github.com/airlockrun/airlock/internal/timers"
 )
 
 // run is the state of one run, shared by the caller's goroutine, the VM's
