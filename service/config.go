@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/airlockrun/airlock"
 )
 
 // Config configures a server. The zero value of a field means its default.
@@ -87,6 +89,11 @@ type Config struct {
 	// MaxProcesses bounds a subprocess's processes (RLIMIT_NPROC; binding
 	// only when the server does not run as root); default 64.
 	MaxProcesses int
+	// Fetch, when set, gives javascript and typescript executions fetch
+	// under this policy (airlock.Fetch, a Fetcher for each execution; the
+	// server logs each request, never a header). Python and node have no
+	// network either way. Not with Workers.
+	Fetch *airlock.FetchPolicy
 	// AllowInstall lets python and node code install packages
 	// (install_package / installPackage): the server installs them outside
 	// the jail into the session's workspace, wheels only for pip, no

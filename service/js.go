@@ -180,16 +180,27 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		}
 		defer lines.flush()
 	}
-	ex, err := js.Run(runCtx, req.Code, airlock.Options{
-		Language: lang, Filename: filename, Log: logLine,
-		Globals: map[string]any{
-			"callTool":          airlock.Async(airlock.JSONFunc(callTool)),
-			"callToolsParallel": airlock.Async(airlock.JSONFunc(parallel)),
-			"setResult":         airlock.JSONFunc(setResult),
-			"readFile":          readFile,
-			"writeFile":         writeFile,
-		},
-	})
+	globals := map[string]any{
+		"callTool":          airlock.Async(airlock.JSONFunc(callTool)),
+		"callToolsParallel": airlock.Async(airlock.JSONFunc(parallel)),
+		"setResult":         airlock.JSONFunc(setResult),
+		"readFile":          readFile,
+		"writeFile":         writeFile,
+	}
+	var fetcher *airlock.Fetcher
+	if s.cfg.Fetch != nil {
+		fetcher = airlock.Fetch(*s.cfg.Fetch)
+		globals["fetch"] = fetcher
+	}
+	ex, err := js.Run(runCtx, req.Code, airlock.Options{Language: lang, Filename: filename, Log: logLine, Globals: globals})
+	if fetcher != nil {
+		defer func() {
+			for _, r := range fetcher.Records() {
+				s.log.Info("fetch", "method", r.Method, "host", r.Host, "path", r.Path, "status", r.Status,
+					"bytes", r.Bytes, "duration", r.Duration, "allowed", r.Allowed, "error", r.Error)
+			}
+		}()
+	}
 	if err != nil {
 		return V1Response{ExecuteResponse: ExecuteResponse{ExitCode: 1, Error: err.Error()}, Status: "error"}
 	}

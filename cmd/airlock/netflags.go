@@ -25,6 +25,16 @@ func netFlags(fs *flag.FlagSet) {
 // fetchFromFlags is the Fetcher the flags describe, or nil without
 // --allow-net. Its errors never include a secret.
 func fetchFromFlags(fs *flag.FlagSet) (*airlock.Fetcher, error) {
+	p, err := policyFromFlags(fs)
+	if p == nil || err != nil {
+		return nil, err
+	}
+	return airlock.Fetch(*p), nil
+}
+
+// policyFromFlags is the fetch policy the flags describe, or nil without
+// --allow-net. Its errors never include a secret.
+func policyFromFlags(fs *flag.FlagSet) (*airlock.FetchPolicy, error) {
 	get := func(name string) string { return fs.Lookup(name).Value.String() }
 	allow := get("allow-net")
 	if allow == "" {
@@ -74,5 +84,5 @@ func fetchFromFlags(fs *flag.FlagSet) (*airlock.Fetcher, error) {
 			return nil, fmt.Errorf("--ca-file: %s holds no PEM certificate", file)
 		}
 	}
-	return airlock.Fetch(policy), nil
+	return &policy, nil
 }

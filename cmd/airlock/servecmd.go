@@ -47,6 +47,7 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	fs.Int("workers", d.Workers, "worker processes for javascript and typescript (default 0: in the server's process)")
 	fs.Int("jail-uid", d.JailUID, "the unprivileged user (and group) the jail runs as when the server is root")
 	fs.Bool("insecure-no-bwrap", false, "run python and node WITHOUT bubblewrap (the code can then read the machine and use the network)")
+	netFlags(fs) // javascript and typescript only, for now
 	return fs
 }
 
@@ -89,6 +90,10 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	if len(tokens) > 0 {
 		cfg.Tokens = tokens
+	}
+	if cfg.Fetch, err = policyFromFlags(fl); err != nil {
+		fmt.Fprintf(stderr, "airlock serve: %v\n", err)
+		return 2
 	}
 	if f := get("token-file").Get().(string); f != "" {
 		b, err := os.ReadFile(f)
