@@ -264,6 +264,11 @@ export default JSON.stringify(out);`))
 	if d := n.dialsRefused(); len(d) != 0 {
 		t.Errorf("dials attempted: %v", d)
 	}
+	for _, r := range f.Records() {
+		if r.Allowed || !strings.Contains(r.Error, "refused") {
+			t.Errorf("record %+v", r)
+		}
+	}
 	strict := airlock.Fetch(airlock.FetchPolicy{Allow: []string{"api.example.com"}})
 	m = resultJSON(t, runFetch(t, strict, `
 let out; try { await fetch("http://api.example.com/"); } catch (e) { out = e.message; }

@@ -193,12 +193,14 @@ func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
 		resp, err := f.client.Do(hreq)
 		rec.Duration = time.Since(start)
 		if err != nil {
-			rec.Error = cleanError(err)
-			f.record(rec)
 			var refused *errRefused
-			if errors.As(err, &refused) {
+			if errors.As(err, &refused) { // the address, refused at the dial
+				rec.Allowed, rec.Error = false, refused.Error()
+				f.record(rec)
 				return Response{}, refused
 			}
+			rec.Error = cleanError(err)
+			f.record(rec)
 			return Response{}, errors.New(rec.Error)
 		}
 		rec.Status = resp.StatusCode
