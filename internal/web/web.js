@@ -1327,7 +1327,6 @@
     const forbiddenHost = (c) => c === 0 || c === 9 || c === 0xa || c === 0xd || c === 0x20 || c === 0x23 || c === 0x2f ||
       c === 0x3a || c === 0x3c || c === 0x3e || c === 0x3f || c === 0x40 || c === 0x5b || c === 0x5c || c === 0x5d ||
       c === 0x5e || c === 0x7c;
-    const forbiddenDomain = (c) => forbiddenHost(c) || c <= 0x1f || c === 0x25 || c === 0x7f;
 
     // IPv4 (URL, "IPv4 parser"): failure is null.
     const ipv4Number = (s) => {
@@ -1639,8 +1638,7 @@
     // domainToASCII (URL, "domain to ASCII" with beStrict false); failure
     // is null.
     const domainToASCII = (domain) => {
-      let ascii = true;
-      for (let i = 0; i < domain.length; i++) if (charCodeAt(domain, i) >= 0x80) ascii = false;
+      const ascii = !call(reTest, nonASCII, domain);
       // An ASCII domain is only lowered, "xn--" labels included (their
       // Punycode is not checked), as the URL Standard has it now.
       if (ascii) return toLower(domain);
@@ -1700,13 +1698,16 @@
     };
 
     // parseHost (URL, "host parser"): the serialized host, or null.
+    const forbiddenDomainRe = /[\u0000-\u0020#%/:<>?@[\\\]^|\u007f]/;
+    const nonASCII = /[^\u0000-\u007f]/;
     const parseHost = (input, notSpecial) => {
-      const cps = codePoints(input);
-      if (cps[0] === 0x5b) {
-        if (cps[cps.length - 1] !== 0x5d) return null;
+      if (input[0] === "[") {
+        if (input[input.length - 1] !== "]") return null;
+        const cps = codePoints(input);
         return parseIPv6(call(arrSlice, cps, 1, cps.length - 1));
       }
       if (notSpecial) {
+        const cps = codePoints(input);
         let out = "";
         for (let i = 0; i < cps.length; i++) {
           if (forbiddenHost(cps[i])) return null;
@@ -1717,7 +1718,7 @@
       const domain = percentDecode(input);
       const ascii = domainToASCII(domain);
       if (ascii === null) return null;
-      for (let i = 0; i < ascii.length; i++) if (forbiddenDomain(charCodeAt(ascii, i))) return null;
+      if (call(reTest, forbiddenDomainRe, ascii)) return null;
       if (endsInANumber(ascii)) return parseIPv4(ascii);
       return ascii;
     };
@@ -1753,6 +1754,9 @@
       query: 20, fragment: 21,
     };
     const FAILURE = null;
+    // (the sets that stop plain runs in the authority and host states)
+    const never = () => false, isBackslash = (c) => c === 0x5c;
+    const hostStop = (c) => c === 0x5b || c === 0x5d, hostSpecialStop = (c) => c === 0x5b || c === 0x5d || c === 0x5c;
     // parse is the basic URL parser. With url and override, it changes url
     // (a setter) and returns it, or FAILURE; the setters ignore failures.
     const parse = (input, base, url, override) => {
@@ -1928,7 +1932,11 @@
               p -= codePoints(buffer).length + 1;
               buffer = "";
               state = S.host;
-            } else buffer += strFromCodePoint(c);
+            } else {
+              const run = plain(p, isSpecial ? isBackslash : never, 0x40, 0x2f, 0x3f, 0x23);
+              buffer += run === "" ? strFromCodePoint(c) : run;
+              p += run === "" ? 0 : run.length - 1;
+            }
             break;
           case S.host:
           case S.hostname:
@@ -1953,10 +1961,13 @@
               buffer = "";
               state = S.pathStart;
               if (override) return url;
+            } else if (c === 0x5b || c === 0x5d) {
+              insideBrackets = c === 0x5b;
+              buffer += fromCharCode(c);
             } else {
-              if (c === 0x5b) insideBrackets = true;
-              if (c === 0x5d) insideBrackets = false;
-              buffer += strFromCodePoint(c);
+              const run = plain(p, isSpecial ? hostSpecialStop : hostStop, 0x3a, 0x2f, 0x3f, 0x23);
+              buffer += run === "" ? strFromCodePoint(c) : run;
+              p += run === "" ? 0 : run.length - 1;
             }
             break;
           case S.port:
