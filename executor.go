@@ -175,6 +175,13 @@ func (e *Executor) SendTools(ctx context.Context, tools map[string]any) error {
 	if err != nil {
 		return err
 	}
+	for name, v := range tools {
+		switch v.(type) {
+		case *Fetcher, *timerBridge:
+			return newExecError(CodeInvalidArgument, map[string]any{"tool": name},
+				"Invalid argument: tool %q: fetch and timers do not yet reach an Executor (they work in Runtime.Run's Options.Globals)", name)
+		}
+	}
 	return executorError(s.SendTools(ctx, tools, func(name string) error { return checkGlobalName(name, "tool") }))
 }
 

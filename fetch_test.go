@@ -337,3 +337,31 @@ export default JSON.stringify({ ok: await msg(fetch("https://ok.example.com/")),
 		t.Errorf("%v, asked %v", m, asked)
 	}
 }
+
+// A Fetcher or the timers anywhere but Options.Globals say so: in a
+// module of Options.Imports, as an Executor's tool, in worker processes.
+func TestFetch_WhereItDoesNotGo(t *testing.T) {
+	f := airlock.Fetch(airlock.FetchPolicy{})
+	_, err := airlock.Run(context.Background(), `import {fetch} from "net"; export default 1`, airlock.Options{Imports: map[string]airlock.Module{"net": {"fetch": f}}})
+	if err == nil || !strings.Contains(err.Error(), "Options.Globals") {
+		t.Errorf("in Imports: %v", err)
+	}
+	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Cleanup(context.Background())
+	if err := ex.Init(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]any{"fetch": f, "setTimeout": airlock.Timers()["setTimeout"]} {
+		if err := ex.SendTools(context.Background(), map[string]any{name: v}); err == nil || !strings.Contains(err.Error(), "do not yet reach an Executor") {
+			t.Errorf("as a tool %s: %v", name, err)
+		}
+	}
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
+	defer rt.Close()
+	if _, err := rt.Run(context.Background(), `export default 1`, airlock.Options{Globals: map[string]any{"fetch": f}}); err == nil || !strings.Contains(err.Error(), "worker processes") {
+		t.Errorf("in a worker: %v", err)
+	}
+}

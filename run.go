@@ -140,6 +140,12 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		mods := make([]any, len(r.specs))
 		for i, s := range r.specs {
 			m := opts.Imports[s]
+			for name, v := range m {
+				switch v.(type) {
+				case *Fetcher, *timerBridge:
+					return nil, fmt.Errorf("airlock: Imports[%q][%q]: fetch and timers go in Options.Globals, not in a module", s, name)
+				}
+			}
 			r.exports[s] = sortedKeys(m)
 			mods[i] = map[string]any(m)
 		}
