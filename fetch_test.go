@@ -365,3 +365,42 @@ func TestFetch_WhereItDoesNotGo(t *testing.T) {
 		t.Errorf("in a worker: %v", err)
 	}
 }
+
+// What reaches the host is the code's to shape, whatever the sandbox's
+// Request checked: a forbidden method forced through Request's prototype
+// is refused by the host. Secrets go over https only: an http request to
+// the same host (allowed by AllowHTTP) carries none.
+func TestFetch_HostChecksAgain(t *testing.T) {
+	n := &fetchNet{}
+	defer airlock.SetFetchNetwork(n.dial, n.lookup)()
+	var mu sync.Mutex
+	var methods []string
+	var keys []string
+	record := func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		methods = append(methods, r.Method)
+		keys = append(keys, r.Header.Get("X-Key"))
+		mu.Unlock()
+	}
+	api := newFetchServer(t, record)
+	plain := httptest.NewServer(http.HandlerFunc(record))
+	defer plain.Close()
+	f := airlock.Fetch(airlock.FetchPolicy{Allow: []string{"api.example.com"}, AllowHTTP: true, RootCAs: pool(api),
+		Secrets: map[string]map[string]string{"api.example.com": {"X-Key": "k"}},
+		Resolve: map[string]string{"api.example.com:443": api.addr(), "api.example.com:80": strings.TrimPrefix(plain.URL, "http://")}})
+	m := resultJSON(t, runFetch(t, f, `
+const out = {};
+await fetch("https://api.example.com/");
+await fetch("http://api.example.com/");
+Object.defineProperty(Request.prototype, "method", { get() { return "TRACE"; }, configurable: true });
+try { await fetch("https://api.example.com/"); out.trace = "sent"; } catch (e) { out.trace = e.message; }
+export default JSON.stringify(out);`))
+	if s, _ := m["trace"].(string); !strings.Contains(s, "forbidden") {
+		t.Errorf("TRACE: %v", m["trace"])
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(methods) != "[GET GET]" || fmt.Sprint(keys) != "[k ]" {
+		t.Errorf("the servers saw methods %v, keys %q", methods, keys)
+	}
+}

@@ -108,7 +108,7 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.ws.check(session, cred); err != nil {
-		writeFileError(w, errorStatus(err), err.Error())
+		writeFileError(w, errorStatus(err), publicMessage(err))
 		return
 	}
 	if r.Method == http.MethodPut {
@@ -153,7 +153,7 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request) {
 	}
 	defer f.Close()
 	if info, err = f.Stat(); err != nil {
-		writeFileError(w, http.StatusInternalServerError, err.Error())
+		writeFileError(w, http.StatusInternalServerError, "file system error on "+r.PathValue("path"))
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
@@ -219,15 +219,20 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request, session, cred, 
 		v, _ := strconv.ParseUint(m, 8, 32)
 		perm = os.FileMode(v)
 	}
+	if len(name) > maxPathBytes || strings.Count(name, "/") >= maxPathParts {
+		writeFileError(w, http.StatusBadRequest, fmt.Sprintf("the path is longer than %d bytes or %d parts", maxPathBytes, maxPathParts))
+		return
+	}
 	dir, id, err := s.ws.acquire(session, cred)
 	if err != nil {
-		writeFileError(w, errorStatus(err), err.Error())
+		writeFileError(w, errorStatus(err), publicMessage(err))
 		return
 	}
 	defer s.ws.release(id, false)
+	defer s.ws.uploadLock(id)()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		writeFileError(w, http.StatusInternalServerError, err.Error())
+		writeFileError(w, http.StatusInternalServerError, "the workspace could not be opened")
 		return
 	}
 	defer root.Close()
@@ -235,7 +240,8 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request, session, cred, 
 		writeFileError(w, http.StatusConflict, "the path is a directory")
 		return
 	}
-	room, err := s.quota().room(dir, 0, 2) // the file and a parent
+	// room for the file and each directory the path may make
+	room, err := s.quota().room(dir, 0, strings.Count(name, "/")+1)
 	if err != nil {
 		writeFileError(w, http.StatusRequestEntityTooLarge, err.Error())
 		return
@@ -346,6 +352,23 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, root *os.Roo
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// maxPathBytes and maxPathParts bound a path the files API writes: a PUT
+// makes the directories of its path, each an entry of the quota.
+const (
+	maxPathBytes = 4096
+	maxPathParts = 64
+)
+
+// publicMessage is what a client is told of err: a request error's text,
+// else nothing of the server's own paths.
+func publicMessage(err error) string {
+	var re *RequestError
+	if errors.As(err, &re) {
+		return re.Msg
+	}
+	return "the server could not use the workspace"
 }
 
 // fsStatus is the status of a file system error.

@@ -3,12 +3,14 @@ package service_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/airlockrun/airlock/service"
@@ -214,6 +216,31 @@ func TestFilesAPI_Quota(t *testing.T) {
 	if len(listing.Entries) != 1 {
 		t.Fatalf("left behind: %+v", listing.Entries)
 	}
+	// Writes of one session are measured one after the other: of four
+	// uploads at once that each fit alone, one fits.
+	var wg sync.WaitGroup
+	statuses := make(chan int, 4)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, _, _ := c.do("PUT", fmt.Sprintf("p%d.bin", i), bytes.NewReader(make([]byte, 2500)), nil)
+			statuses <- st
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	ok := 0
+	for st := range statuses {
+		if st == http.StatusNoContent {
+			ok++
+		}
+	}
+	if ok != 1 {
+		t.Errorf("%d uploads of 2500 bytes fit in a 4096-byte quota holding 1000", ok)
+	}
+	// A path's directories are entries too, and a path is bounded.
+	c.want(http.StatusBadRequest, "PUT", strings.Repeat("d/", 64)+"f", strings.NewReader("x"))
 }
 
 // Hostile paths: "..", encoded or not, absolute paths, NUL, and a symbolic

@@ -32,6 +32,10 @@ type workspaces struct {
 	busy     map[string]int       // directory → executions running in it
 	owners   map[string]string    // directory → credential, as read or written
 	deleting map[string]bool
+	// uploads serialise the files API's writes of a session, so that each
+	// measures the quota after the one before (uploading: directory →
+	// its lock, made on first use).
+	uploads map[string]*sync.Mutex
 	// owner, when set, is given each workspace (the jail's user).
 	owner *jailUser
 }
@@ -62,11 +66,15 @@ func newWorkspaces(root string, ttl time.Duration) (*workspaces, error) {
 		return nil, err
 	}
 	return &workspaces{root: abs, ttl: ttl, used: map[string]time.Time{}, busy: map[string]int{},
-		owners: map[string]string{}, deleting: map[string]bool{}}, nil
+		owners: map[string]string{}, deleting: map[string]bool{}, uploads: map[string]*sync.Mutex{}}, nil
 }
 
 // dir is a session's workspace directory (which may not exist).
 func (w *workspaces) dir(session string) string { return filepath.Join(w.root, dirName(session)) }
+
+// unreadableOwner stands for an owner that could not be read: it matches
+// no credential.
+const unreadableOwner = "\x00unreadable"
 
 // errSessionOwned and errSessionBusy refuse a session to a request.
 var (
@@ -81,8 +89,13 @@ func (w *workspaces) ownerOf(id string) (string, bool) {
 		return c, true
 	}
 	b, err := os.ReadFile(filepath.Join(w.root, ownersDir, id))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", false
+	}
+	if err != nil {
+		// Unreadable (no file descriptor left, an I/O error): owned by
+		// no credential, so that nobody takes it over (not cached).
+		return unreadableOwner, true
 	}
 	w.owners[id] = string(b)
 	return string(b), true
@@ -150,6 +163,19 @@ func (w *workspaces) acquire(session, cred string) (dir, id string, err error) {
 	return dir, id, nil
 }
 
+// uploadLock locks the uploads of workspace id and returns the unlock.
+func (w *workspaces) uploadLock(id string) func() {
+	w.mu.Lock()
+	m, ok := w.uploads[id]
+	if !ok {
+		m = &sync.Mutex{}
+		w.uploads[id] = m
+	}
+	w.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
 // release ends a use; a throwaway workspace is deleted.
 func (w *workspaces) release(id string, throwaway bool) {
 	w.mu.Lock()
@@ -196,6 +222,7 @@ func (w *workspaces) removeDir(id string) error {
 	if err == nil {
 		os.Remove(filepath.Join(w.root, ownersDir, id))
 		delete(w.owners, id)
+		delete(w.uploads, id)
 	}
 	delete(w.deleting, id)
 	return err

@@ -116,14 +116,15 @@ func New(p Policy) *Fetcher {
 	}
 	f := &Fetcher{policy: p}
 	transport := &http.Transport{
-		DialContext:           f.dial,
-		TLSClientConfig:       &tls.Config{RootCAs: p.RootCAs, MinVersion: tls.VersionTLS12},
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          16,
-		IdleConnTimeout:       30 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: p.Timeout,
-		Proxy:                 nil, // never the environment's proxy: the policy decides where requests go
+		DialContext:            f.dial,
+		TLSClientConfig:        &tls.Config{RootCAs: p.RootCAs, MinVersion: tls.VersionTLS12},
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           16,
+		IdleConnTimeout:        30 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  p.Timeout,
+		MaxResponseHeaderBytes: maxHeaderBytes,
+		Proxy:                  nil, // never the environment's proxy: the policy decides where requests go
 	}
 	f.client = &http.Client{
 		Transport: transport,
@@ -155,6 +156,15 @@ func (e *errRefused) Error() string { return e.msg }
 func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.policy.Timeout)
 	defer cancel()
+	// The sandbox's Request checks the method, but what reaches the host is
+	// the code's to shape: the host checks again.
+	switch strings.ToUpper(req.Method) {
+	case "CONNECT", "TRACE", "TRACK":
+		return Response{}, &errRefused{fmt.Sprintf("the method %s is forbidden", req.Method)}
+	}
+	if !validMethod(req.Method) {
+		return Response{}, &errRefused{"invalid method"}
+	}
 	if int64(len(req.Body)) > f.policy.MaxRequestBytes {
 		return Response{}, fmt.Errorf("the request body is %d bytes, past the policy's %d (FetchPolicy.MaxRequestBytes)", len(req.Body), f.policy.MaxRequestBytes)
 	}
@@ -260,6 +270,22 @@ func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
 	}
 }
 
+// validMethod says whether m is an HTTP token.
+func validMethod(m string) bool {
+	if m == "" {
+		return false
+	}
+	for _, c := range m {
+		if c >= 0x7f || c <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxHeaderBytes bounds a response's headers.
+const maxHeaderBytes = 256 << 10
+
 func isRedirect(status int) bool {
 	return status == 301 || status == 302 || status == 303 || status == 307 || status == 308
 }
@@ -355,10 +381,14 @@ func matches(pattern, host, port string) bool {
 	return host == strings.Trim(pattern, "[]")
 }
 
-// secrets are the headers the policy adds for a URL's host.
+// secrets are the headers the policy adds for a URL's host: over https
+// only, never in clear text.
 func (f *Fetcher) secrets(u *url.URL) map[string]string {
 	host, port := hostPort(u)
 	out := map[string]string{}
+	if u.Scheme != "https" {
+		return out
+	}
 	for pattern, headers := range f.policy.Secrets {
 		if matches(pattern, host, port) {
 			for k, v := range headers {
@@ -415,14 +445,15 @@ func public(a netip.Addr) bool {
 
 // reserved are the other ranges no public host has: "this network",
 // shared address space (carrier NAT), IETF protocol assignments, the
-// documentation and benchmarking networks, the reserved and broadcast
-// range, IPv4-translated and discard-only IPv6, NAT64, 6to4 and Teredo
-// (which embed IPv4 addresses), documentation IPv6.
+// documentation and benchmarking networks, the 6to4 relay anycast, the
+// reserved and broadcast range, IPv4-compatible and IPv4-translated and
+// discard-only IPv6, NAT64, 6to4 and Teredo (which embed IPv4 addresses),
+// documentation IPv6, site-local IPv6.
 var reserved = func() []netip.Prefix {
 	var out []netip.Prefix
-	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15",
-		"198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48",
-		"100::/64", "2001::/23", "2001:db8::/32", "2002::/16", "3fff::/20"} {
+	for _, s := range []string{"0.0.0.0/8", "100.64.0.0/10", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "198.18.0.0/15",
+		"198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48",
+		"100::/64", "2001::/23", "2001:db8::/32", "2002::/16", "3fff::/20", "fec0::/10"} {
 		out = append(out, netip.MustParsePrefix(s))
 	}
 	return out
