@@ -311,6 +311,10 @@ type ListAPIsArgs struct {
 }
 
 func (s *Server) listAPIs(_ context.Context, _ *sdk.CallToolRequest, in ListAPIsArgs) (*sdk.CallToolResult, any, error) {
+	// The status is read before the declarations: an upstream said to be
+	// ready has its declarations here (it was said ready, declarations
+	// missing, when it became ready between the two).
+	status := s.status()
 	var decls []string
 	found := in.Server == ""
 	for _, u := range s.connected() {
@@ -319,9 +323,9 @@ func (s *Server) listAPIs(_ context.Context, _ *sdk.CallToolRequest, in ListAPIs
 			found = true
 		}
 	}
-	text := "```typescript\n" + strings.Join(decls, "\n") + "```\n\nUpstream servers:\n" + s.status()
+	text := "```typescript\n" + strings.Join(decls, "\n") + "```\n\nUpstream servers:\n" + status
 	if !found {
-		text = fmt.Sprintf("no ready upstream server is named %q.\n\nUpstream servers:\n%s", in.Server, s.status())
+		text = fmt.Sprintf("no ready upstream server is named %q.\n\nUpstream servers:\n%s", in.Server, status)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: true}, nil, nil
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil, nil
