@@ -176,8 +176,7 @@ func (e *Executor) SendTools(ctx context.Context, tools map[string]any) error {
 		return err
 	}
 	for name, v := range tools {
-		switch v.(type) {
-		case *Fetcher, *timerBridge:
+		if _, ok := v.(glued); ok {
 			return newExecError(CodeInvalidArgument, map[string]any{"tool": name},
 				"Invalid argument: tool %q: fetch and timers do not yet reach an Executor (they work in Runtime.Run's Options.Globals)", name)
 		}

@@ -78,17 +78,7 @@ type Fetcher struct {
 
 // Fetch returns a Fetcher with the policy: the sandbox's fetch, reaching
 // only what the policy allows.
-func Fetch(policy FetchPolicy) *Fetcher {
-	maxRedirects := policy.MaxRedirects
-	if maxRedirects < 0 {
-		maxRedirects = -1
-	}
-	return &Fetcher{fetch.New(fetch.Policy{
-		Allow: policy.Allow, AllowHTTP: policy.AllowHTTP, Secrets: policy.Secrets, Resolve: policy.Resolve,
-		MaxRequestBytes: policy.MaxRequestBytes, MaxResponseBytes: policy.MaxResponseBytes, MaxRedirects: maxRedirects,
-		Timeout: policy.Timeout, Approve: policy.Approve, RootCAs: policy.RootCAs,
-	})}
-}
+func Fetch(policy FetchPolicy) *Fetcher { return &Fetcher{fetch.New(fetch.Policy(policy))} }
 
 // Records returns the record of every request made so far, in order.
 func (f *Fetcher) Records() []FetchRecord {
@@ -102,3 +92,14 @@ func (f *Fetcher) Records() []FetchRecord {
 
 // bridged is the host function the glue calls.
 func (f *Fetcher) bridged() any { return Async(f.f.Do) }
+
+// glue is the JavaScript that makes it fetch.
+func (f *Fetcher) glue() string { return fetch.Glue }
+
+// A glued value is given to the sandbox as a host value (bridged) that
+// JavaScript (glue) makes into the global of its name: a Fetcher, Timers.
+// Only Runtime.Run's Options.Globals take one (source.Config.Glue).
+type glued interface {
+	bridged() any
+	glue() string
+}

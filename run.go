@@ -13,10 +13,8 @@ import (
 
 	"github.com/airlockrun/airlock/internal/codec"
 	"github.com/airlockrun/airlock/internal/engine"
-	"github.com/airlockrun/airlock/internal/fetch"
 	"github.com/airlockrun/airlock/internal/hostcall"
 	"github.com/airlockrun/airlock/internal/source"
-	"github.com/airlockrun/airlock/internal/timers"
 )
 
 // run is the state of one run, shared by the caller's goroutine, the VM's
@@ -141,8 +139,7 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		for i, s := range r.specs {
 			m := opts.Imports[s]
 			for name, v := range m {
-				switch v.(type) {
-				case *Fetcher, *timerBridge:
+				if _, ok := v.(glued); ok {
 					return nil, fmt.Errorf("airlock: Imports[%q][%q]: fetch and timers go in Options.Globals, not in a module", s, name)
 				}
 			}
@@ -215,18 +212,11 @@ func (r *run) encodeGlobals() error {
 			r.input.Globals[i] = enc
 		default:
 			v := globals[n]
-			glue := ""
-			switch b := v.(type) {
-			case *Fetcher: // a host function, made into fetch by its glue
-				v, glue = b.bridged(), fetch.Glue
-			case *timerBridge: // the timers' host function, made into the four by their glue
-				v, glue = b.bridged(), timers.Glue
-			}
-			if glue != "" {
+			if g, ok := v.(glued); ok {
 				if r.glue == nil {
 					r.glue = map[string]string{}
 				}
-				r.glue[n] = glue
+				v, r.glue[n] = g.bridged(), g.glue()
 			}
 			r.input.Globals[i], err = codec.AppendBinary(nil, v, r.funcs.Register)
 		}

@@ -23,3 +23,6 @@ type timerBridge struct{}
 
 // bridged is what the timers' glue is called with.
 func (*timerBridge) bridged() any { return map[string]any{"sleep": Async(timers.Sleep)} }
+
+// glue is the JavaScript that makes the four.
+func (*timerBridge) glue() string { return timers.Glue }

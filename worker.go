@@ -59,11 +59,8 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, star
 	h.Budget.Init(rt.cfg.MaxValueBytes)
 	r.host = h
 	value := func(name string, v any) (worker.Value, error) {
-		switch v.(type) {
-		case *Fetcher:
-			return worker.Value{}, fmt.Errorf("airlock: %s: a Fetcher does not yet reach worker processes (RuntimeConfig.Workers); run it in process", name)
-		case *timerBridge:
-			return worker.Value{}, fmt.Errorf("airlock: %s: Timers do not yet reach worker processes (RuntimeConfig.Workers); run them in process", name)
+		if _, ok := v.(glued); ok {
+			return worker.Value{}, fmt.Errorf("airlock: %s: fetch and timers do not yet reach worker processes (RuntimeConfig.Workers); run them in process", name)
 		}
 		rv := reflect.ValueOf(v)
 		if hostcall.IsBridged(rv) {

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,6 +112,7 @@ func New(p Policy) *Fetcher {
 	if p.MaxRedirects == 0 {
 		p.MaxRedirects = 10
 	}
+	p.MaxRedirects = max(p.MaxRedirects, 0) // negative: none
 	if p.Timeout <= 0 {
 		p.Timeout = 30 * time.Second
 	}
@@ -157,16 +159,20 @@ func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.policy.Timeout)
 	defer cancel()
 	// The sandbox's Request checks the method, but what reaches the host is
-	// the code's to shape: the host checks again.
+	// the code's to shape: the host checks again (net/http refuses what is
+	// not a token).
 	switch strings.ToUpper(req.Method) {
 	case "CONNECT", "TRACE", "TRACK":
 		return Response{}, &errRefused{fmt.Sprintf("the method %s is forbidden", req.Method)}
 	}
-	if !validMethod(req.Method) {
-		return Response{}, &errRefused{"invalid method"}
-	}
 	if int64(len(req.Body)) > f.policy.MaxRequestBytes {
 		return Response{}, fmt.Errorf("the request body is %d bytes, past the policy's %d (FetchPolicy.MaxRequestBytes)", len(req.Body), f.policy.MaxRequestBytes)
+	}
+	// failed records a hop that failed, with why, and returns err.
+	failed := func(rec Record, err error) (Response, error) {
+		rec.Error = err.Error()
+		f.record(rec)
+		return Response{}, err
 	}
 	method, body, target := req.Method, req.Body, req.URL
 	redirected := false
@@ -178,16 +184,12 @@ func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
 		start := time.Now()
 		rec := Record{Method: method, Host: u.Host, Path: u.EscapedPath()}
 		if err := f.allowed(ctx, u); err != nil {
-			rec.Error = err.Error()
-			f.record(rec)
-			return Response{}, err
+			return failed(rec, err)
 		}
 		rec.Allowed = true
 		hreq, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
 		if err != nil {
-			rec.Error = err.Error()
-			f.record(rec)
-			return Response{}, err
+			return failed(rec, err)
 		}
 		if body == nil {
 			hreq.Body, hreq.ContentLength = http.NoBody, 0
@@ -205,13 +207,10 @@ func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
 		if err != nil {
 			var refused *errRefused
 			if errors.As(err, &refused) { // the address, refused at the dial
-				rec.Allowed, rec.Error = false, refused.Error()
-				f.record(rec)
-				return Response{}, refused
+				rec.Allowed = false
+				return failed(rec, refused)
 			}
-			rec.Error = cleanError(err)
-			f.record(rec)
-			return Response{}, errors.New(rec.Error)
+			return failed(rec, errors.New(cleanError(err)))
 		}
 		rec.Status = resp.StatusCode
 		if loc := resp.Header.Get("Location"); isRedirect(resp.StatusCode) && loc != "" && req.Redirect != "manual" {
@@ -220,8 +219,8 @@ func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
 			if req.Redirect == "error" {
 				return Response{}, fmt.Errorf("redirect to %s refused (redirect: \"error\")", loc)
 			}
-			if hop >= max(f.policy.MaxRedirects, 0) {
-				return Response{}, fmt.Errorf("more than %d redirects (FetchPolicy.MaxRedirects)", max(f.policy.MaxRedirects, 0))
+			if hop >= f.policy.MaxRedirects {
+				return Response{}, fmt.Errorf("more than %d redirects (FetchPolicy.MaxRedirects)", f.policy.MaxRedirects)
 			}
 			next, err := u.Parse(loc)
 			if err != nil {
@@ -232,17 +231,11 @@ func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
 					method = http.MethodGet
 				}
 				body = nil
-				req.Headers = withoutBodyHeaders(req.Headers)
+				req.Headers = without(req.Headers, "Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location")
 			}
 			if next.Scheme != u.Scheme || next.Host != u.Host {
 				// Fetch drops Authorization on a redirect to another origin.
-				var kept [][2]string
-				for _, kv := range req.Headers {
-					if !strings.EqualFold(kv[0], "Authorization") {
-						kept = append(kept, kv)
-					}
-				}
-				req.Headers = kept
+				req.Headers = without(req.Headers, "Authorization")
 			}
 			target, redirected = next.String(), true
 			continue
@@ -254,9 +247,7 @@ func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
 			err = fmt.Errorf("the response body is past the policy's %d bytes (FetchPolicy.MaxResponseBytes)", f.policy.MaxResponseBytes)
 		}
 		if err != nil {
-			rec.Error = cleanError(err)
-			f.record(rec)
-			return Response{}, errors.New(rec.Error)
+			return failed(rec, errors.New(cleanError(err)))
 		}
 		f.record(rec)
 		out := Response{Status: resp.StatusCode, StatusText: strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
@@ -270,19 +261,6 @@ func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
 	}
 }
 
-// validMethod says whether m is an HTTP token.
-func validMethod(m string) bool {
-	if m == "" {
-		return false
-	}
-	for _, c := range m {
-		if c >= 0x7f || c <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, c) {
-			return false
-		}
-	}
-	return true
-}
-
 // maxHeaderBytes bounds a response's headers.
 const maxHeaderBytes = 256 << 10
 
@@ -290,18 +268,12 @@ func isRedirect(status int) bool {
 	return status == 301 || status == 302 || status == 303 || status == 307 || status == 308
 }
 
-// withoutBodyHeaders drops the headers that describe a body, for a
-// redirect that turns a request into a GET.
-func withoutBodyHeaders(h [][2]string) [][2]string {
-	var out [][2]string
-	for _, kv := range h {
-		switch strings.ToLower(kv[0]) {
-		case "content-type", "content-length", "content-encoding", "content-language", "content-location":
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
+// without is the headers h less those of the names (a redirect to a GET
+// drops what describes the body; one to another origin, Authorization).
+func without(h [][2]string, names ...string) [][2]string {
+	return slices.DeleteFunc(slices.Clone(h), func(kv [2]string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, kv[0]) })
+	})
 }
 
 // cleanError is an error's text for the sandbox and the record: what Go's

@@ -10,6 +10,7 @@ package source
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -57,7 +58,7 @@ type Graph struct {
 
 	globalsModule, importsExport string // see Config
 	glue                         map[string]string
-	glueGroups                   map[string][]string // its first name → the names of a glue, sorted
+	glueGroups                   [][]string // the names of each glue, sorted; by their first name
 
 	stop <-chan struct{} // see Config
 
@@ -92,14 +93,14 @@ type Config struct {
 	// name replaces: the prologue leaves one out of a module that declares
 	// or imports the name (found by a scan of the text, see bindsName).
 	Yielding []string
-	// Glue maps names to JavaScript that makes them: a function expression
-	// called with the value of a global (of Globals) as the host gave it,
-	// which returns an object holding the names (fetch: a host function
-	// that answers with plain values, made into one that gives Responses).
-	// Names with the same glue are made together, by one call with the
-	// value of the first of them (in sorted order), in a module of their
-	// own that runs before the modules that use them; a glued name need not
-	// be a global (setTimeout, clearTimeout, ... made from one global).
+	// Glue maps globals (of Globals) to JavaScript that makes them: a
+	// function expression called with the global's value as the host gave
+	// it, which returns an object holding the names (fetch: a host
+	// function that answers with plain values, made into one that gives
+	// Responses). Globals with the same glue are made together, by one
+	// call with the value of the first of them (in sorted order), in a
+	// module of their own that runs before the modules that use them
+	// (setTimeout, clearTimeout, ... made from setTimeout's value).
 	Glue map[string]string
 
 	// GlobalsModule is the name of the engine's native module that exports
@@ -150,20 +151,21 @@ func New(c Config) *Graph {
 		globals:       c.Globals,
 		yielding:      c.Yielding,
 		glue:          c.Glue,
-		glueGroups:    map[string][]string{},
 		stop:          c.Stop,
 	}
-	bySource := map[string][]string{}
-	for _, name := range sortedNames(c.Glue) {
-		bySource[c.Glue[name]] = append(bySource[c.Glue[name]], name)
-	}
-	for _, names := range bySource {
-		g.glueGroups[names[0]] = names
+	bySource := map[string]int{} // glue → its group
+	for _, name := range slices.Sorted(maps.Keys(c.Glue)) {
+		if i, ok := bySource[c.Glue[name]]; ok {
+			g.glueGroups[i] = append(g.glueGroups[i], name)
+		} else {
+			bySource[c.Glue[name]] = len(g.glueGroups)
+			g.glueGroups = append(g.glueGroups, []string{name})
+		}
 	}
 	for i, s := range c.Order {
 		g.index[s] = i
 	}
-	g.bare = bare(c.Source, append(slices.Clip(c.Globals), sortedNames(c.Glue)...))
+	g.bare = bare(c.Source, c.Globals)
 	entryPath, _ := Clean(c.Filename)
 	g.entry = &File{Name: "/" + entryPath, Display: c.Filename, Specifier: c.Filename, Source: c.Source, Lang: c.Lang}
 	g.files[g.entry.Name] = g.entry
@@ -261,16 +263,6 @@ func IsRelative(spec string) bool {
 
 func (g *Graph) globalsName() string { return g.globalsModule }
 
-// sortedNames are a map's keys, sorted.
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // glueName is the module that makes the glue whose first name is name
 // (Config.Glue).
 func (g *Graph) glueName(name string) string { return "airlock:glue:" + g.key + ":" + name }
@@ -350,10 +342,11 @@ const JSONPrefix = "json:"
 // Load returns the source of a module as the engine must see it.
 func (g *Graph) Load(name string) (string, error) {
 	if first, ok := strings.CutPrefix(name, g.glueName("")); ok {
-		names, ok := g.glueGroups[first]
-		if !ok {
+		i := slices.IndexFunc(g.glueGroups, func(names []string) bool { return names[0] == first })
+		if i < 0 {
 			return "", g.fail(name, fmt.Sprintf("cannot find module '%s'", name))
 		}
+		names := g.glueGroups[i]
 		var b strings.Builder
 		fmt.Fprintf(&b, "import {%q as raw} from %q; const made = (%s)(raw);", first, g.globalsName(), g.glue[first])
 		for i, n := range names {
@@ -578,9 +571,9 @@ func hashbangAsComment(code string) string {
 // line numbers stay those of the source; columns on line 1 shift by its length.
 func (g *Graph) prologue(code string) string {
 	var b strings.Builder
-	for _, first := range sortedNames(g.glueGroups) {
+	for _, names := range g.glueGroups {
 		n := 0
-		for _, name := range g.glueGroups[first] {
+		for _, name := range names {
 			if declaresFunction(code, name) {
 				continue
 			}
@@ -593,7 +586,7 @@ func (g *Graph) prologue(code string) string {
 			n++
 		}
 		if n > 0 {
-			fmt.Fprintf(&b, "} from %q;", g.glueName(first))
+			fmt.Fprintf(&b, "} from %q;", g.glueName(names[0]))
 		}
 	}
 	b.WriteString("import {")
