@@ -39,7 +39,6 @@ type fileError struct {
 func writeFileError(w http.ResponseWriter, status int, msg string) {
 	code := map[int]string{
 		http.StatusBadRequest:            "INVALID_ARGUMENT",
-		http.StatusUnauthorized:          "UNAUTHENTICATED",
 		http.StatusForbidden:             "PERMISSION_DENIED",
 		http.StatusNotFound:              "NOT_FOUND",
 		http.StatusMethodNotAllowed:      "METHOD_NOT_ALLOWED",
@@ -129,13 +128,13 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request) {
 	}
 	info, err := root.Stat(name)
 	if err != nil {
-		writeFileError(w, fsStatus(err), fsMessage(err, r.PathValue("path")))
+		writeFSError(w, err, r.PathValue("path"))
 		return
 	}
 	if info.IsDir() {
 		listing, err := listDir(root, name)
 		if err != nil {
-			writeFileError(w, fsStatus(err), fsMessage(err, r.PathValue("path")))
+			writeFSError(w, err, r.PathValue("path"))
 			return
 		}
 		if r.Method == http.MethodHead {
@@ -148,7 +147,7 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request) {
 	}
 	f, err := openFile(root, name, os.O_RDONLY, 0)
 	if err != nil {
-		writeFileError(w, fsStatus(err), fsMessage(err, r.PathValue("path")))
+		writeFSError(w, err, r.PathValue("path"))
 		return
 	}
 	defer f.Close()
@@ -178,10 +177,7 @@ func listDir(root *os.Root, name string) (*directoryListing, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &directoryListing{Path: "/" + strings.TrimPrefix(path.Clean("/"+name), "/"), Entries: []fileEntry{}}
-	if name == "." {
-		out.Path = "/"
-	}
+	out := &directoryListing{Path: path.Clean("/" + name), Entries: []fileEntry{}}
 	for _, e := range entries {
 		info, err := e.Info()
 		if err != nil {
@@ -256,14 +252,9 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request, session, cred, 
 		body = part
 	}
 	if parent := path.Dir(name); parent != "." {
-		if err := root.MkdirAll(parent, 0o755); err != nil {
-			writeFileError(w, fsStatus(err), fsMessage(err, r.PathValue("path")))
+		if err := mkdirAll(root, parent, s.ws.owner); err != nil {
+			writeFSError(w, err, r.PathValue("path"))
 			return
-		}
-		if s.ws.owner != nil {
-			for d := parent; d != "."; d = path.Dir(d) {
-				root.Lchown(d, s.ws.owner.uid, s.ws.owner.gid)
-			}
 		}
 	}
 	var b [8]byte
@@ -271,7 +262,7 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request, session, cred, 
 	tmp := path.Join(path.Dir(name), ".airlock-upload-"+hex.EncodeToString(b[:]))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		writeFileError(w, fsStatus(err), fsMessage(err, r.PathValue("path")))
+		writeFSError(w, err, r.PathValue("path"))
 		return
 	}
 	_, err = io.Copy(f, body)
@@ -294,7 +285,7 @@ func (s *Server) putFile(w http.ResponseWriter, r *http.Request, session, cred, 
 			writeFileError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("%v: %d bytes were left", errOverQuota, room))
 			return
 		}
-		writeFileError(w, fsStatus(err), fsMessage(err, r.PathValue("path")))
+		writeFSError(w, err, r.PathValue("path"))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -335,7 +326,7 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, root *os.Roo
 	}
 	info, err := root.Lstat(name)
 	if err != nil {
-		writeFileError(w, fsStatus(err), fsMessage(err, r.PathValue("path")))
+		writeFSError(w, err, r.PathValue("path"))
 		return
 	}
 	if info.IsDir() && recursive {
@@ -348,7 +339,7 @@ func (s *Server) deleteFile(w http.ResponseWriter, r *http.Request, root *os.Roo
 			writeFileError(w, http.StatusConflict, "the directory is not empty (recursive=true removes it with what it holds)")
 			return
 		}
-		writeFileError(w, fsStatus(err), fsMessage(err, r.PathValue("path")))
+		writeFSError(w, err, r.PathValue("path"))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -369,6 +360,12 @@ func publicMessage(err error) string {
 		return re.Msg
 	}
 	return "the server could not use the workspace"
+}
+
+// writeFSError answers with a file system error, naming the path as the
+// request gave it.
+func writeFSError(w http.ResponseWriter, err error, given string) {
+	writeFileError(w, fsStatus(err), fsMessage(err, given))
 }
 
 // fsStatus is the status of a file system error.
@@ -405,9 +402,6 @@ func fsMessage(err error, given string) string {
 	return "file system error on " + given
 }
 
-// serverStart is when the process started serving, for /v1/health.
-var serverStart = time.Now()
-
 // health serves /v1/health (sandboxd's HealthResponse).
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -419,7 +413,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		writeFileError(w, http.StatusServiceUnavailable, "the server is shutting down")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "uptime_seconds": int64(time.Since(serverStart).Seconds())})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "uptime_seconds": int64(time.Since(s.started).Seconds())})
 }
 
 // metadata serves /v1/metadata: what the server is configured with that
@@ -431,14 +425,10 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.authorize(w, r); !ok {
 		return
 	}
-	runtimes := []string{"javascript", "typescript"}
-	sandboxed := s.jail.bwrap != "" || s.cfg.Insecure
-	if sandboxed && !s.jail.rootWithoutSetpriv {
-		if s.jail.python != "" {
-			runtimes = append(runtimes, "python")
-		}
-		if s.jail.node != "" {
-			runtimes = append(runtimes, "node")
+	var runtimes []string
+	for _, rt := range []string{"javascript", "typescript", "python", "node"} {
+		if s.unavailable(rt) == nil {
+			runtimes = append(runtimes, rt)
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"env": map[string]string{

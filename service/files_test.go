@@ -239,15 +239,16 @@ func TestFilesAPI_Quota(t *testing.T) {
 	if ok != 1 {
 		t.Errorf("%d uploads of 2500 bytes fit in a 4096-byte quota holding 1000", ok)
 	}
-	// A path's directories are entries too, and a path is bounded.
+	// A path is bounded (64 parts): its directories would be entries.
 	c.want(http.StatusBadRequest, "PUT", strings.Repeat("d/", 64)+"f", strings.NewReader("x"))
 }
 
 // Hostile paths: "..", encoded or not, absolute paths, NUL, and a symbolic
 // link (left by code) that leads out of the workspace: none reads or
 // writes outside it (a PUT or DELETE of the link's own name replaces or
-// removes the link, not what it points to). (A ".." the router sees is answered with a redirect to
-// the cleaned path, outside the files API.)
+// removes the link, not what it points to). (A ".." that ServeMux sees
+// unencoded it answers with a redirect to the cleaned path, outside the
+// files API; the encoded ones below reach the handler.)
 func TestFilesAPI_HostilePaths(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()

@@ -187,13 +187,9 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		"readFile":          readFile,
 		"writeFile":         writeFile,
 	}
-	var fetcher *airlock.Fetcher
 	if s.cfg.Fetch != nil {
-		fetcher = airlock.Fetch(*s.cfg.Fetch)
+		fetcher := airlock.Fetch(*s.cfg.Fetch)
 		globals["fetch"] = fetcher
-	}
-	ex, err := js.Run(runCtx, req.Code, airlock.Options{Language: lang, Filename: filename, Log: logLine, Globals: globals})
-	if fetcher != nil {
 		defer func() {
 			for _, r := range fetcher.Records() {
 				s.log.Info("fetch", "method", r.Method, "host", r.Host, "path", r.Path, "status", r.Status,
@@ -201,6 +197,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 			}
 		}()
 	}
+	ex, err := js.Run(runCtx, req.Code, airlock.Options{Language: lang, Filename: filename, Log: logLine, Globals: globals})
 	if err != nil {
 		return V1Response{ExecuteResponse: ExecuteResponse{ExitCode: 1, Error: err.Error()}, Status: "error"}
 	}

@@ -100,6 +100,7 @@ type Server struct {
 	creds         []string   // the credential each token stands for
 	callbackHosts map[string]bool
 	reading       chan struct{} // bodies being read
+	started       time.Time     // when New made it (/v1/health's uptime)
 }
 
 // New checks the configuration and returns a server. Without bwrap on the
@@ -185,7 +186,7 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 		jsConfig: airlock.RuntimeConfig{MemoryLimitBytes: memJS, MaxDuration: 301 * time.Second, Workers: cfg.Workers},
 		client:   callbackClient(),
 		metrics:  newMetrics(), stop: make(chan struct{}),
-		reading: make(chan struct{}, 2*cfg.MaxConcurrent), callbackHosts: map[string]bool{},
+		reading: make(chan struct{}, 2*cfg.MaxConcurrent), callbackHosts: map[string]bool{}, started: time.Now(),
 	}
 	for _, t := range cfg.Tokens {
 		if t == "" {
@@ -525,14 +526,8 @@ func (s *Server) executeUntraced(ctx context.Context, req ExecuteRequest, dispat
 	default:
 		return nil, badRequest("unsupported runtime %q (python, node, javascript or typescript)", req.Runtime)
 	}
-	if (rt == "python" || rt == "node") && s.jail.rootWithoutSetpriv {
-		return nil, badRequest("runtime %s is disabled: the server runs as root and setpriv (util-linux) is not installed under /usr", rt)
-	}
-	if (rt == "python" || rt == "node") && s.jail.bwrap == "" && !s.cfg.Insecure {
-		return nil, badRequest("runtime %s is disabled: bubblewrap (bwrap) is not installed on the server", rt)
-	}
-	if (rt == "python" && s.jail.python == "") || (rt == "node" && s.jail.node == "") {
-		return nil, badRequest("runtime %s is not installed on the server", rt)
+	if err := s.unavailable(rt); err != nil {
+		return nil, err
 	}
 	for _, f := range req.Files {
 		if _, err := cleanName(f.Name); err != nil {
@@ -718,6 +713,22 @@ func writeInputs(dir string, files []File, owner *jailUser) error {
 		if err := writeWorkspaceFile(root, name, f.Data, owner); err != nil {
 			return fmt.Errorf("%w: %q: %v", errBadPath, f.Name, err)
 		}
+	}
+	return nil
+}
+
+// unavailable says why a runtime cannot run on this server, or nil.
+func (s *Server) unavailable(rt string) error {
+	if rt != "python" && rt != "node" {
+		return nil
+	}
+	switch {
+	case s.jail.rootWithoutSetpriv:
+		return badRequest("runtime %s is disabled: the server runs as root and setpriv (util-linux) is not installed under /usr", rt)
+	case s.jail.bwrap == "" && !s.cfg.Insecure:
+		return badRequest("runtime %s is disabled: bubblewrap (bwrap) is not installed on the server", rt)
+	case (rt == "python" && s.jail.python == "") || (rt == "node" && s.jail.node == ""):
+		return badRequest("runtime %s is not installed on the server", rt)
 	}
 	return nil
 }

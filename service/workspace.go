@@ -82,8 +82,8 @@ var (
 	errSessionBusy  = &RequestError{Status: http.StatusConflict, Msg: "the session is running an execution: delete it once that ends"}
 )
 
-// ownerOf is the credential that made a workspace ("" when none did);
-// w.mu is held.
+// ownerOf is the credential that made a workspace (false when none did;
+// unreadableOwner when its record cannot be read); w.mu is held.
 func (w *workspaces) ownerOf(id string) (string, bool) {
 	if c, ok := w.owners[id]; ok {
 		return c, true

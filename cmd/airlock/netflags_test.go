@@ -48,7 +48,11 @@ export default await r.text();`), 0o644)
 	if code != 1 || !strings.Contains(errs, "fetch is not defined") {
 		t.Fatalf("without --allow-net: exit %d, stderr %q", code, errs)
 	}
+	// (a secrets file that is not JSON: the error quotes none of it)
+	broken := filepath.Join(dir, "broken.json")
+	os.WriteFile(broken, []byte(`{"api.example.com": {"X-Api-Key": "k-123-secret"`), 0o600)
 	for _, bad := range [][]string{{"--secrets", secrets}, {"--allow-http"}, {"--resolve", "a:1=b:2"},
+		{"--allow-net", "x", "--secrets", broken},
 		{"--allow-net", "x", "--resolve", "nonsense"}, {"--allow-net", "x", "--ca-file", file}} {
 		code, _, errs := exitCode(t, command(t, append([]string{"run", file}, bad...)...))
 		if code != 2 || strings.Contains(errs, "k-123-secret") {
