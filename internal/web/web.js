@@ -7,7 +7,7 @@
 // Event, EventTarget, AbortController, AbortSignal, Headers, Blob,
 // URLSearchParams, URL, Request, Response, performance and crypto. They
 // compute and reach nothing of the host but its entropy and its digests
-// (host, the engine's host function for Intl and the web: web.go's Call).
+// (host, the engine's host function for Intl and the web: host.go's Call).
 //
 // The script is a function expression; it runs once, in the snapshot,
 // after Intl. It captures the intrinsics it uses, so that a program's
@@ -627,7 +627,8 @@
   iface(EventTarget, "EventTarget");
 
   // AbortController and AbortSignal (DOM). AbortSignal.timeout needs a
-  // timer, which the sandbox has not: it throws a NotSupportedError.
+  // timer, which the sandbox has not of its own (airlock.Timers are the
+  // caller's, and not here): it throws a NotSupportedError.
   let making = false, isSignal, signalAbort, newSignal;
   const abortReason = (reason) => (reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason);
   class AbortSignal extends EventTarget {
@@ -676,7 +677,7 @@
       return s;
     }
     static timeout(ms) {
-      throw new DOMException("AbortSignal.timeout needs a timer, and the sandbox has none", "NotSupportedError");
+      throw new DOMException("AbortSignal.timeout needs a timer, and the sandbox has none of its own", "NotSupportedError");
     }
     static {
       isSignal = (x) => isObject(x) && #aborted in x;
@@ -1069,16 +1070,16 @@
   // The bytes are decoded without BOM sniffing: a leading U+FEFF stays.
   const formDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const tdDecode = uncurry(TextDecoder.prototype.decode);
-  // formDecode percent-decodes the UTF-8 of s, "+" as a space.
-  const formSpecial = /[%+\uD800-\uDFFF]/;
-  const formDecode = (s) => {
-    if (!call(reTest, formSpecial, s)) return s;
+  // percentDecoded is the UTF-8 (without BOM sniffing) of the bytes
+  // that percent-decoding the UTF-8 of s gives, "+" a space if plus (the
+  // form's decoding; URL's host decodes without it).
+  const percentDecoded = (s, plus) => {
     const out = new Uint8ArrayC(s.length * 3);
     const [, n] = utf8(s, out, 0, out.length);
     let w = 0;
     for (let i = 0; i < n; i++) {
       const c = out[i];
-      if (c === 0x2b) out[w++] = 0x20;
+      if (plus && c === 0x2b) out[w++] = 0x20;
       else if (c === 0x25 && i + 2 < n && isHex(out[i + 1]) && isHex(out[i + 2])) {
         out[w++] = hexValue(out[i + 1]) * 16 + hexValue(out[i + 2]);
         i += 2;
@@ -1086,6 +1087,8 @@
     }
     return tdDecode(formDecoder, call(u8Subarray, out, 0, w));
   };
+  const formSpecial = /[%+\uD800-\uDFFF]/;
+  const formDecode = (s) => (call(reTest, formSpecial, s) ? percentDecoded(s, true) : s);
   const hexDigits = "0123456789ABCDEF";
   // formEncode is the form's serializer: ASCII alphanumerics and *-._ as
   // they are, a space as "+", every other byte of the UTF-8 as %XX.
@@ -1228,6 +1231,7 @@
   });
   iface(URLSearchParams, "URLSearchParams");
 
+  let URLC; // the URL class, for Request and Response.redirect
   // URL (WHATWG URL): the basic URL parser with its state overrides (the
   // setters), hosts (domains, IPv4, IPv6, opaque), the percent-encode
   // sets, serializing, origins, and the URL's URLSearchParams kept in step
@@ -1301,28 +1305,12 @@
       for (let i = 0; i < cps.length; i++) out += encode(cps[i], set);
       return out;
     };
-    const keepBOM = new TextDecoder("utf-8", { ignoreBOM: true });
-    const tdDecode = uncurry(TextDecoder.prototype.decode);
     // percentDecode is the UTF-8 (without BOM sniffing) of the bytes that
     // percent-decoding the UTF-8 of s gives.
-    const percentDecode = (s) => {
-      if (call(strIndexOfC, s, "%") < 0) return s; // (s is a USVString)
-      const out = new Uint8ArrayC(s.length * 3);
-      const [, n] = utf8(s, out, 0, out.length);
-      let w = 0;
-      for (let i = 0; i < n; i++) {
-        const c = out[i];
-        if (c === 0x25 && i + 2 < n && isHex(out[i + 1]) && isHex(out[i + 2])) {
-          out[w++] = hexValue(out[i + 1]) * 16 + hexValue(out[i + 2]);
-          i += 2;
-        } else out[w++] = c;
-      }
-      return tdDecode(keepBOM, call(u8Subarray, out, 0, w));
-    };
+    const percentDecode = (s) => (call(strIndexOfC, s, "%") < 0 ? s : percentDecoded(s, false)); // (s is a USVString)
 
     const isAlpha = (c) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
     const isDigit = (c) => c >= 0x30 && c <= 0x39;
-    const isHexCp = (c) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
     const lowerCp = (c) => (c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
     const forbiddenHost = (c) => c === 0 || c === 9 || c === 0xa || c === 0xd || c === 0x20 || c === 0x23 || c === 0x2f ||
       c === 0x3a || c === 0x3c || c === 0x3e || c === 0x3f || c === 0x40 || c === 0x5b || c === 0x5c || c === 0x5d ||
@@ -1343,7 +1331,7 @@
       let n = 0;
       for (; i < s.length; i++) {
         const c = charCodeAt(s, i);
-        const d = isDigit(c) ? c - 0x30 : isHexCp(c) ? (c | 0x20) - 0x61 + 10 : 99;
+        const d = isHex(c) ? hexValue(c) : 99;
         if (d >= radix) return null;
         n = n * radix + d;
       }
@@ -1401,9 +1389,9 @@
           continue;
         }
         let value = 0, length = 0;
-        while (length < 4 && isHexCp(at(p))) {
+        while (length < 4 && isHex(at(p))) {
           const c = at(p);
-          value = value * 16 + (isDigit(c) ? c - 0x30 : (c | 0x20) - 0x61 + 10);
+          value = value * 16 + hexValue(c);
           p++;
           length++;
         }
@@ -2247,14 +2235,14 @@
         if (!(#url in this)) throw illegal();
         const s = toUSV(v);
         if (hasOpaquePath(this.#url)) return;
-        setWith(this.#url, s, S.host);
+        parse(s, null, this.#url, S.host);
       }
       get hostname() { if (!(#url in this)) throw illegal(); return this.#url.host === null ? "" : this.#url.host; }
       set hostname(v) {
         if (!(#url in this)) throw illegal();
         const s = toUSV(v);
         if (hasOpaquePath(this.#url)) return;
-        setWith(this.#url, s, S.hostname);
+        parse(s, null, this.#url, S.hostname);
       }
       get port() { if (!(#url in this)) throw illegal(); return this.#url.port === null ? "" : numToString(this.#url.port); }
       set port(v) {
@@ -2262,7 +2250,7 @@
         const s = toUSV(v);
         if (cannotHaveCredentials(this.#url)) return;
         if (s === "") this.#url.port = null;
-        else setWith(this.#url, s, S.port);
+        else parse(s, null, this.#url, S.port);
       }
       get pathname() { if (!(#url in this)) throw illegal(); return serializePath(this.#url); }
       set pathname(v) {
@@ -2318,17 +2306,14 @@
       toString() { if (!(#url in this)) throw illegal(); return serialize(this.#url, false); }
       toJSON() { if (!(#url in this)) throw illegal(); return serialize(this.#url, false); }
     }
-    // setWith is a setter's parse: what it changed before a failure
-    // stays, as the specification has it.
-    const setWith = (url, s, state) => {
-      parse(s, null, url, state);
-    };
     iface(URL, "URL");
+    URLC = URL;
     for (const k of ["canParse", "parse"]) {
       const d = getOwnPropertyDescriptor(URL, k);
       d.enumerable = true;
       defineProperty(URL, k, d);
     }
+  }
 
   // Request and Response (Fetch), with bodies held in memory: text, JSON,
   // ArrayBuffer, bytes and Blob out; a string, a BufferSource, a Blob or
@@ -2353,22 +2338,19 @@
       const blob = blobOf(body);
       if (blob !== null) return [blob[0], blob[1] === "" ? null : blob[1]];
       if (paramsIs(body)) return [utf8Bytes(paramsSerialize(body)), "application/x-www-form-urlencoded;charset=UTF-8"];
-      return [utf8Bytes(toUSVString(body)), "text/plain;charset=UTF-8"];
+      return [utf8Bytes(toString(body)), "text/plain;charset=UTF-8"]; // (lone surrogates as U+FFFD)
     };
     // mimeSerialized is the MIME type s parses to, serialized (MIME
     // Sniffing's "parse a MIME type"), or "" if it does not parse.
-    const httpWS = /^[\t\n\r ]+|[\t\n\r ]+$/g;
-    const mimeToken = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-    const quotedOK = /^[\t\x20-\x7e\x80-\xff]*$/;
     const mimeSerialized = (s) => {
-      s = call(strReplace, s, httpWS, "");
+      s = call(strReplace, s, httpWhitespace, "");
       const slash = call(strIndexOfC, s, "/");
       if (slash < 0) return "";
       const type = call(strSlice, s, 0, slash);
       let semi = call(strIndexOfC, s, ";", slash);
       if (semi < 0) semi = s.length;
       const subtype = call(strReplace, call(strSlice, s, slash + 1, semi), /[\t\n\r ]+$/, "");
-      if (!call(reTest, mimeToken, type) || !call(reTest, mimeToken, subtype)) return "";
+      if (!call(reTest, token, type) || !call(reTest, token, subtype)) return "";
       let out = toLower(type) + "/" + toLower(subtype);
       const seen = [];
       let p = semi;
@@ -2398,15 +2380,14 @@
           p = q;
           if (value === "") continue;
         }
-        if (name !== "" && call(reTest, mimeToken, name) && call(reTest, quotedOK, value) && call(arrIndexOf, seen, name) < 0) {
+        if (name !== "" && call(reTest, token, name) && call(reTest, reasonPhrase, value) && call(arrIndexOf, seen, name) < 0) {
           seen[seen.length] = name;
-          out += ";" + name + "=" + (value !== "" && call(reTest, mimeToken, value) ? value :
+          out += ";" + name + "=" + (value !== "" && call(reTest, token, value) ? value :
             '"' + call(strReplace, value, /["\\]/g, "\\$&") + '"');
         }
       }
       return out;
     };
-    const toUSVString = (v) => tdDecode(textDecoder, utf8Bytes(toString(v)));
     const reject = (e) => call(promiseReject, PromiseC, e);
     const resolve = (v) => call(promiseResolve, PromiseC, v);
     // Body is what Request and Response share: the bytes (null: no body)
@@ -2470,7 +2451,6 @@
       if (type !== null && !headersHas(headers, "content-type")) headersSet(headers, "content-type", type);
       setBody(o, bytes, headers);
     };
-    const copyHeaders = (h) => new Headers(h);
     const nullBodyStatus = (s) => s === 101 || s === 103 || s === 204 || s === 205 || s === 304;
     const reasonPhrase = /^[\t\x20-\x7e\x80-\xff]*$/;
     const redirectStatus = (s) => s === 301 || s === 302 || s === 303 || s === 307 || s === 308;
@@ -2513,7 +2493,7 @@
         return r;
       }
       static redirect(url, status = 302) {
-        const u = new URL(url);
+        const u = new URLC(url);
         const s = toIntegerOrInfinity(status) & 0xffff;
         if (!redirectStatus(s)) throw new RangeErrorC(`Response.redirect: invalid redirect status ${s}`);
         const r = new Response(null, { status: s });
@@ -2541,7 +2521,7 @@
         const r = new Response();
         const copy = { __proto__: null };
         for (const k of objectKeys(st)) copy[k] = st[k];
-        copy.headers = copyHeaders(st.headers);
+        copy.headers = new Headers(st.headers);
         call(weakSet, responses, r, copy);
         setBody(r, b.bytes === null ? null : call(u8Slice, b.bytes), copy.headers);
         return r;
@@ -2572,7 +2552,7 @@
         if (from === undefined) {
           let u;
           try {
-            u = new URL(input);
+            u = new URLC(input);
           } catch {
             throw new TypeErrorC(`Request: invalid URL "${toString(input)}" (the sandbox has no base URL)`);
           }
@@ -2583,7 +2563,7 @@
         } else {
           st = { __proto__: null };
           for (const k of objectKeys(from)) st[k] = from[k];
-          st.headers = copyHeaders(from.headers);
+          st.headers = new Headers(from.headers);
           inherited = bodyOf(input);
         }
         if (i.method !== undefined) {
@@ -2606,7 +2586,7 @@
         if (i.integrity !== undefined) st.integrity = toString(i.integrity);
         if (i.keepalive !== undefined) st.keepalive = !!i.keepalive;
         if (i.signal !== undefined && i.signal !== null) {
-          if (!(i.signal instanceof AbortSignal)) throw new TypeErrorC("Request: the signal must be an AbortSignal");
+          if (!isSignal(i.signal)) throw new TypeErrorC("Request: the signal must be an AbortSignal");
           st.signal = AbortSignal.any([i.signal]);
         }
         const hasBody = i.body !== undefined && i.body !== null;
@@ -2647,6 +2627,5 @@
     }
     addBody(Request);
     iface(Request, "Request");
-  }
   }
 })
