@@ -169,19 +169,34 @@ func (e *Executor) SendVariables(ctx context.Context, vars map[string]any) error
 // A tool is any bridged function (see the package documentation), or one
 // marked with [Async]; a step may await either. A tool's error, or an
 // argument that cannot cross, fails the step with ERR_TOOL_PROXY_FAIL unless
-// the step catches it. The state must be READY.
+// the step catches it. A [Fetcher] sent as "fetch" is the sandbox's fetch
+// under its policy, as in Options.Globals; its requests end with the step
+// that made them. [Timers] are refused: what a step leaves pending is
+// dropped when it ends. The state must be READY.
 func (e *Executor) SendTools(ctx context.Context, tools map[string]any) error {
 	s, err := e.ready()
 	if err != nil {
 		return err
 	}
+	var glue map[string]string
+	bridged := make(map[string]any, len(tools))
 	for name, v := range tools {
-		if _, ok := v.(glued); ok {
+		bridged[name] = v
+		switch v := v.(type) {
+		case *timerBridge:
 			return newExecError(CodeInvalidArgument, map[string]any{"tool": name},
-				"Invalid argument: tool %q: fetch and timers do not yet reach an Executor (they work in Runtime.Run's Options.Globals)", name)
+				"Invalid argument: tool %q: timers do not reach an Executor (a step's pending work is dropped when it ends; they work in Runtime.Run's Options.Globals)", name)
+		case glued:
+			if err := gluedName(v, name); err != nil {
+				return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
+			}
+			if glue == nil {
+				glue = map[string]string{}
+			}
+			bridged[name], glue[name] = v.bridged(), v.glue()
 		}
 	}
-	return executorError(s.SendTools(ctx, tools, func(name string) error { return checkGlobalName(name, "tool") }))
+	return executorError(s.SendTools(ctx, bridged, glue, func(name string) error { return checkGlobalName(name, "tool") }))
 }
 
 func (e *Executor) ready() (*session.Session, error) {

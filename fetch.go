@@ -3,6 +3,9 @@ package airlock
 import (
 	"context"
 	"crypto/x509"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/airlockrun/airlock/internal/fetch"
@@ -96,10 +99,23 @@ func (f *Fetcher) bridged() any { return Async(f.f.Do) }
 // glue is the JavaScript that makes it fetch.
 func (f *Fetcher) glue() string { return fetch.Glue }
 
+func (f *Fetcher) names() []string { return []string{"fetch"} }
+
 // A glued value is given to the sandbox as a host value (bridged) that
 // JavaScript (glue) makes into the global of its name: a Fetcher, Timers.
-// Only Runtime.Run's Options.Globals take one (source.Config.Glue).
+// Runtime.Run's Options.Globals take one (source.Config.Glue), and an
+// Executor's tools take a Fetcher (engine.VM.DefineGluedTool).
 type glued interface {
 	bridged() any
 	glue() string
+	names() []string // the globals the glue makes
+}
+
+// gluedName refuses name for g unless g's glue makes it (a Fetcher is
+// fetch, and no other name).
+func gluedName(g glued, name string) error {
+	if slices.Contains(g.names(), name) {
+		return nil
+	}
+	return fmt.Errorf("this value is the global %s, under that name only", strings.Join(g.names(), ", "))
 }

@@ -338,13 +338,18 @@ export default JSON.stringify({ ok: await msg(fetch("https://ok.example.com/")),
 	}
 }
 
-// A Fetcher or the timers anywhere but Options.Globals say so: in a
-// module of Options.Imports, as an Executor's tool, in worker processes.
+// A Fetcher or the timers where they do not go say so: in a module of
+// Options.Imports, under another name, in worker processes; the timers as
+// an Executor's tool.
 func TestFetch_WhereItDoesNotGo(t *testing.T) {
 	f := airlock.Fetch(airlock.FetchPolicy{})
 	_, err := airlock.Run(context.Background(), `import {fetch} from "net"; export default 1`, airlock.Options{Imports: map[string]airlock.Module{"net": {"fetch": f}}})
 	if err == nil || !strings.Contains(err.Error(), "Options.Globals") {
 		t.Errorf("in Imports: %v", err)
+	}
+	_, err = airlock.Run(context.Background(), `export default typeof http`, airlock.Options{Globals: map[string]any{"http": f}})
+	if err == nil || !strings.Contains(err.Error(), `Globals["http"]: this value is the global fetch, under that name only`) {
+		t.Errorf("under another name: %v", err)
 	}
 	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{})
 	if err != nil {
@@ -354,15 +359,127 @@ func TestFetch_WhereItDoesNotGo(t *testing.T) {
 	if err := ex.Init(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for name, v := range map[string]any{"fetch": f, "setTimeout": airlock.Timers()["setTimeout"]} {
-		if err := ex.SendTools(context.Background(), map[string]any{name: v}); err == nil || !strings.Contains(err.Error(), "do not yet reach an Executor") {
-			t.Errorf("as a tool %s: %v", name, err)
-		}
+	if err := ex.SendTools(context.Background(), map[string]any{"setTimeout": airlock.Timers()["setTimeout"]}); err == nil || !strings.Contains(err.Error(), "timers do not reach an Executor") {
+		t.Errorf("timers as a tool: %v", err)
 	}
 	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
 	defer rt.Close()
 	if _, err := rt.Run(context.Background(), `export default 1`, airlock.Options{Globals: map[string]any{"fetch": f}}); err == nil || !strings.Contains(err.Error(), "worker processes") {
 		t.Errorf("in a worker: %v", err)
+	}
+}
+
+// An Executor's fetch is a Fetcher sent as a tool: the same fetch as a
+// run's (the sandbox's Response, the secret at the server and nowhere in
+// the sandbox, a host not allowed refused, every request recorded), from
+// step to step; the host function under it is no global a step can find;
+// a name keeps its kind (a function cannot replace a Fetcher), and a
+// Fetcher is fetch under that name only; and a
+// request in flight when its step is interrupted is cancelled.
+func TestFetch_Executor(t *testing.T) {
+	n := &fetchNet{}
+	defer airlock.SetFetchNetwork(n.dial, n.lookup)()
+	arrived, hang := make(chan struct{}), make(chan struct{})
+	api := newFetchServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hang" {
+			close(arrived)
+			select {
+			case <-r.Context().Done():
+				close(hang)
+			case <-time.After(time.Minute):
+			}
+			return
+		}
+		fmt.Fprintf(w, `{"path":%q}`, r.URL.Path)
+	})
+	f := airlock.Fetch(airlock.FetchPolicy{
+		Allow:   []string{"api.example.com"},
+		Secrets: map[string]map[string]string{"api.example.com": {"Authorization": "Bearer s3cret-token"}},
+		Resolve: map[string]string{"api.example.com:443": api.addr()},
+		RootCAs: pool(api),
+	})
+	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Cleanup(context.Background())
+	ctx := context.Background()
+	if err := ex.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := ex.SendTools(ctx, map[string]any{"fetch": f, "lookup": func(id int) string { return "x" }}); err != nil {
+		t.Fatal(err)
+	}
+	step := func(code string) string {
+		t.Helper()
+		out, err := ex.Run(ctx, code)
+		if err != nil {
+			t.Fatalf("%s: %v", code, err)
+		}
+		return fmt.Sprint(out.Output)
+	}
+	got := step(`const r = await fetch("https://api.example.com/one", { headers: { authorization: "mine" } });
+JSON.stringify({ data: await r.json(), isResponse: r instanceof Response, status: r.status })`)
+	if got != `{"data":{"path":"/one"},"isResponse":true,"status":200}` {
+		t.Errorf("first step: %s", got)
+	}
+	got = step(`let refused; try { await fetch("https://evil.test/"); } catch (e) { refused = e.name + ": " + e.message }
+const again = await (await fetch("https://api.example.com/two")).text();
+const names = Object.getOwnPropertyNames(globalThis).filter((n) => { const d = Object.getOwnPropertyDescriptor(globalThis, n); return typeof d.value === "function" && d.value.name === "fetch"; });
+JSON.stringify({ refused, again, names, writable: Object.getOwnPropertyDescriptor(globalThis, "fetch").writable })`)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(got), &m); err != nil {
+		t.Fatalf("%v: %s", err, got)
+	}
+	if s, _ := m["refused"].(string); !strings.HasPrefix(s, "TypeError: fetch failed") || !strings.Contains(s, "evil.test") {
+		t.Errorf("refusal: %s", got)
+	}
+	if m["again"] != `{"path":"/two"}` || fmt.Sprint(m["names"]) != "[fetch]" || m["writable"] != false {
+		t.Errorf("second step: %s", got)
+	}
+	if strings.Contains(got, "s3cret") {
+		t.Errorf("the secret reached the sandbox: %s", got)
+	}
+	for _, h := range api.headers() {
+		if h.Get("Authorization") != "Bearer s3cret-token" {
+			t.Errorf("the server saw %v", h)
+		}
+	}
+	if err := ex.SendTools(ctx, map[string]any{"fetch": func() {}}); err == nil || !strings.Contains(err.Error(), "another kind of tool") {
+		t.Errorf("a function in place of a Fetcher: %v", err)
+	}
+	if err := ex.SendTools(ctx, map[string]any{"lookup": f}); err == nil || !strings.Contains(err.Error(), `tool "lookup"`) || !strings.Contains(err.Error(), "the global fetch, under that name only") {
+		t.Errorf("a Fetcher under another name: %v", err)
+	}
+	// A step interrupted while it awaits a request: the request is
+	// cancelled, and the executor stays ready.
+	go func() {
+		<-arrived
+		ex.Interrupt()
+	}()
+	if _, err := ex.Run(ctx, `await fetch("https://api.example.com/hang")`); err == nil || !strings.Contains(err.Error(), "ERR_INTERRUPTED") {
+		t.Errorf("the interrupted step: %v", err)
+	}
+	<-hang
+	if got := step(`(await fetch("https://api.example.com/three")).status`); got != "200" {
+		t.Errorf("after the interrupt: %s", got)
+	}
+	// The cancelled request's record is written when its call returns,
+	// which may come after the next step's.
+	recs := f.Records()
+	for i := 0; len(recs) < 5 && i < 1000; i++ {
+		time.Sleep(10 * time.Millisecond)
+		recs = f.Records()
+	}
+	paths := map[string]airlock.FetchRecord{}
+	for _, r := range recs {
+		paths[r.Path] = r
+	}
+	if len(recs) != 5 || recs[1].Allowed || recs[1].Host != "evil.test" || paths["/hang"].Status != 0 || paths["/hang"].Error == "" || paths["/three"].Status != 200 {
+		t.Errorf("records %+v", recs)
+	}
+	if d := n.dialsRefused(); len(d) != 0 {
+		t.Errorf("dials beyond loopback: %v", d)
 	}
 }
 

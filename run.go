@@ -213,6 +213,9 @@ func (r *run) encodeGlobals() error {
 		default:
 			v := globals[n]
 			if g, ok := v.(glued); ok {
+				if err := gluedName(g, n); err != nil {
+					return fmt.Errorf("airlock: Globals[%q]: %w", n, err)
+				}
 				if r.glue == nil {
 					r.glue = map[string]string{}
 				}

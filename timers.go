@@ -12,7 +12,8 @@ import "github.com/airlockrun/airlock/internal/timers"
 // happen: await new Promise((r) => setTimeout(r, 100))), and callbacks run
 // under the run's limits. An id is a number, as in browsers; a callback
 // must be a function (no code from strings); a delay that is not a number
-// in [0, 2^31-1] is 0. Not for an Executor yet.
+// in [0, 2^31-1] is 0. Not for an Executor (Executor.SendTools refuses
+// them: what a step leaves pending is dropped when it ends).
 func Timers() map[string]any {
 	t := &timerBridge{}
 	return map[string]any{"setTimeout": t, "setInterval": t, "clearTimeout": t, "clearInterval": t}
@@ -26,3 +27,7 @@ func (*timerBridge) bridged() any { return map[string]any{"sleep": Async(timers.
 
 // glue is the JavaScript that makes the four.
 func (*timerBridge) glue() string { return timers.Glue }
+
+func (*timerBridge) names() []string {
+	return []string{"setTimeout", "setInterval", "clearTimeout", "clearInterval"}
+}

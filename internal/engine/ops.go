@@ -35,7 +35,7 @@ const (
 	entrySettle         wasmvm.Entry = 34 // settles asynchronous call id: id, the value (or an Error)
 	entryReset          wasmvm.Entry = 35 // forgets every pending asynchronous call
 	entryStep           wasmvm.Entry = 36 // a step of a session: source, file name, flags (wasmvm.Step*)
-	entryDefineTool     wasmvm.Entry = 37 // name, host function id, mode (fn*): the tool global name
+	entryDefineTool     wasmvm.Entry = 37 // name, host function id, mode (fn*)[, glue]: the tool global name
 	entryDefineValue    wasmvm.Entry = 38 // name, value: the global name
 	entryInstallConsole wasmvm.Entry = 39 // the capturing console becomes the global console
 )

@@ -137,6 +137,20 @@ func (v *VM) DefineTool(name string, id int, json, shown bool) error {
 	return err
 }
 
+// DefineGluedTool makes the global name what glue (JavaScript: a
+// function expression) makes of host function id: glue is called with
+// the function and returns an object, whose property name becomes the
+// read-only global (fetch, from the host function that does its
+// requests). The host function itself is no global. The glue runs as the
+// realm's code, stopped when ctx ends (the VM is then spent).
+func (v *VM) DefineGluedTool(ctx context.Context, name string, id int, glue string) error {
+	if !v.sess {
+		return errNoSession
+	}
+	_, err := v.sb.Call(ctx, entryDefineTool, str(name), num(id), num(fnPlain), str(glue))
+	return err
+}
+
 // DefineValueBytes makes the value encoded in the codec's binary format
 // (internal/qjs/shim/codec.c) the global name. A step's global let of
 // that name takes the value too (it shadows the global object's

@@ -137,7 +137,8 @@ type Session struct {
 	// funcs are the session's functions, kept from step to step; the
 	// rest is touched on the VM's goroutine only.
 	funcs   hostcall.Funcs
-	names   []string // the tool name of each function, "" for others
+	names   []string          // the tool name of each function, "" for others
+	glues   map[string]string // the glue of each tool sent, "" for none
 	modules map[string]string
 	memory  int64 // the VM's memory limit
 	cur     *step
@@ -385,8 +386,11 @@ func (s *Session) SendVariables(ctx context.Context, vars map[string]any, check 
 	})
 }
 
-// SendTools makes each tool a global function; check refuses a name.
-func (s *Session) SendTools(ctx context.Context, tools map[string]any, check func(name string) error) error {
+// SendTools makes each tool a global function; check refuses a name. A
+// tool named in glue is made by that JavaScript from its function
+// (engine.VM.DefineGluedTool); a name keeps its kind, glued by the same
+// glue or not, once sent.
+func (s *Session) SendTools(ctx context.Context, tools map[string]any, glue map[string]string, check func(name string) error) error {
 	for _, name := range slices.Sorted(maps.Keys(tools)) {
 		if err := check(name); err != nil {
 			return err
@@ -401,13 +405,27 @@ func (s *Session) SendTools(ctx context.Context, tools map[string]any, check fun
 	}
 	return s.Do(ctx, func(vm *engine.VM) error {
 		for _, name := range slices.Sorted(maps.Keys(tools)) {
-			id, err := s.register(name)(reflect.ValueOf(tools[name]))
+			if was, ok := s.glues[name]; ok && was != glue[name] {
+				return newError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q was sent as another kind of tool before (a fetch, timers or a function stay what they were)", name)
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(tools)) {
+			v := reflect.ValueOf(tools[name])
+			id, err := s.register(name)(v)
 			if err == nil {
-				err = vm.DefineTool(name, id, hostcall.IsJSON(reflect.ValueOf(tools[name])), false)
+				if g, ok := glue[name]; ok {
+					err = vm.DefineGluedTool(ctx, name, id, g)
+				} else {
+					err = vm.DefineTool(name, id, hostcall.IsJSON(v), false)
+				}
 			}
 			if err != nil {
 				return newError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
 			}
+			if s.glues == nil {
+				s.glues = map[string]string{}
+			}
+			s.glues[name] = glue[name]
 		}
 		return nil
 	})

@@ -3,4 +3,4 @@
 package qjsgo
 
 // Sum is the SHA-256 of the module translated into this package.
-const Sum = "8f45aff8b1e8dfe006a0a3eefe6a6e85fc88d4e118413206e2aa8ad137c0c06d"
+const Sum = "3a3c317fa1c0437fa484f24b3d3bcff38c578af833bb01f483b712f9eb929d0c"

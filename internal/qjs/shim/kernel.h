@@ -47,7 +47,7 @@ enum {
                                    TAG_ERROR and the message of the Error it is rejected with */
     ENTRY_RESET = 35,           /* no arguments: forgets every pending asynchronous call */
     ENTRY_STEP = 36,            /* a step of a session: source, file name, flags (STEP_*, shim.h) */
-    ENTRY_DEFINE_TOOL = 37,     /* name, host function id, mode (FN_*, shim.h): the tool global name */
+    ENTRY_DEFINE_TOOL = 37,     /* name, host function id, mode (FN_*, shim.h)[, glue]: the tool global name */
     ENTRY_DEFINE_VALUE = 38,    /* name, value: the global name */
     ENTRY_INSTALL_CONSOLE = 39, /* no arguments: the capturing console becomes the global console */
 };

@@ -131,7 +131,8 @@ EXPORT(qjs_drop_jobs) void qjs_drop_jobs(JSContext *ctx) { JS_DropPendingJobs(JS
  * that no step's let, const or class can shadow it: a C function with
  * data (no frame of its own) whose data is its index in the table below,
  * which says which host function it calls. A name defined again keeps its
- * function and calls the new host function.
+ * function and calls the new host function (a glued tool keeps what its
+ * glue made, which calls the new host function).
  */
 
 struct tool {
@@ -150,8 +151,39 @@ static JSValue js_tool(JSContext *ctx, JSValueConst this_val, int argc, JSValueC
     return host_fn_call(ctx, t->id, t->mode, argc, argv);
 }
 
+/* glued is what the glue (a function expression, source of len bytes)
+   makes of the tool function f: its property name, or an exception. The
+   glue runs as the realm's code, under the caller's stop. */
+static JSValue glued(JSContext *ctx, const char *glue, size_t len, JSAtom name, JSValue f)
+{
+    JSValue make, made, v;
+    /* JS_Eval wants the source NUL-terminated: the slot's bytes are not */
+    char *src = js_malloc(ctx, len + 1);
+    if (!src)
+        return JS_EXCEPTION;
+    memcpy(src, glue, len);
+    src[len] = 0;
+    make = JS_Eval(ctx, src, len, "<glue>", JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_STRICT);
+    js_free(ctx, src);
+    if (JS_IsException(make))
+        return make;
+    made = JS_Call(ctx, make, JS_UNDEFINED, 1, (JSValueConst *)&f);
+    JS_FreeValue(ctx, make);
+    if (JS_IsException(made))
+        return made;
+    v = JS_IsObject(made) ? JS_GetProperty(ctx, made, name) : JS_UNDEFINED;
+    JS_FreeValue(ctx, made);
+    if (JS_IsUndefined(v))
+        return JS_ThrowTypeError(ctx, "airlock: the glue makes no such global");
+    return v;
+}
+
 /* define_tool is ENTRY_DEFINE_TOOL: the global named slots[0] calls host
-   function slots[1] of mode slots[2] (FN_*). */
+   function slots[1] of mode slots[2] (FN_*). With a fourth slot, the glue
+   (JavaScript: a function expression) is called with that function, and
+   the global is the property of the same name of what it returns (fetch,
+   made by JavaScript from the host function that does the requests); the
+   host function itself is then no global, and no program can reach it. */
 JSValue define_tool(JSContext *ctx, struct slot *slots, int argc)
 {
     JSValue global, f, idx;
@@ -159,7 +191,8 @@ JSValue define_tool(JSContext *ctx, struct slot *slots, int argc)
     uint32_t i;
     int32_t id, mode;
     int r;
-    if (argc != 3 || slots[0].tag != TAG_STRING || slots[1].tag != TAG_NUMBER || slots[2].tag != TAG_NUMBER)
+    if ((argc != 3 && argc != 4) || slots[0].tag != TAG_STRING || slots[1].tag != TAG_NUMBER ||
+        slots[2].tag != TAG_NUMBER || (argc == 4 && slots[3].tag != TAG_STRING))
         return JS_ThrowTypeError(ctx, "airlock: bad tool");
     id = (int32_t)slots[1].u.num;
     mode = (int32_t)slots[2].u.num;
@@ -195,6 +228,15 @@ JSValue define_tool(JSContext *ctx, struct slot *slots, int argc)
         JS_FreeValue(ctx, f);
         JS_FreeAtom(ctx, name);
         return JS_EXCEPTION;
+    }
+    if (argc == 4) {
+        JSValue v = glued(ctx, (const char *)(uintptr_t)slots[3].u.ptr, slots[3].len, name, f);
+        JS_FreeValue(ctx, f);
+        if (JS_IsException(v)) {
+            JS_FreeAtom(ctx, name);
+            return JS_EXCEPTION;
+        }
+        f = v;
     }
     global = JS_GetGlobalObject(ctx);
     r = JS_DefineProperty(ctx, global, name, f, JS_UNDEFINED, JS_UNDEFINED,
