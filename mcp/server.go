@@ -97,6 +97,11 @@ type Options struct {
 	// Workers, when positive and Runtime is nil, runs the programs in that
 	// many worker processes (airlock.RuntimeConfig.Workers).
 	Workers int
+	// Fetch, when set, gives every program fetch under this policy
+	// (airlock.Fetch: the hosts it allows, the secrets the host adds that
+	// no program sees); run_code's description names the hosts. Nil
+	// means no network. Not with Workers (worker processes have no fetch).
+	Fetch *airlock.FetchPolicy
 	// MaxOutput bounds what run_code gives back to the model, in
 	// characters: its text keeps its head and tail around a marker that
 	// says how much was cut (agent.ClipText), and its structured
@@ -116,8 +121,9 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
-	links  []*link    // by name
-	regMu  sync.Mutex // register: a description and its registration at once
+	links  []*link          // by name
+	regMu  sync.Mutex       // register: a description and its registration at once
+	fetch  *airlock.Fetcher // Options.Fetch's, nil without
 }
 
 // RunCodeArgs are the input of run_code.
@@ -171,11 +177,17 @@ func NewServer(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Version == "" {
 		opts.Version = ModuleVersion()
 	}
+	if opts.Fetch != nil && opts.Workers > 0 {
+		return nil, errors.New("mcp: Fetch does not reach worker processes (Workers)")
+	}
 	s := &Server{
 		opts: opts,
 		server: sdk.NewServer(&sdk.Implementation{Name: "airlock", Title: "Airlock", Version: opts.Version},
 			&sdk.ServerOptions{Instructions: instructions}),
 		client: sdk.NewClient(&sdk.Implementation{Name: "airlock", Version: opts.Version}, nil),
+	}
+	if opts.Fetch != nil {
+		s.fetch = airlock.Fetch(*opts.Fetch)
 	}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
@@ -354,7 +366,13 @@ const rules = `Run a program in a fresh, isolated JavaScript sandbox and get its
 
 The program is an ES module in TypeScript (types are erased, not checked) or JavaScript. Its result is its default export (export default value; if that is a function, it is called and awaited). Call report(value) to emit values as it goes. console.log/info/warn/error/debug are captured and returned. Top-level await works.
 
-The sandbox has no network, no file system, no timers, no process, no require, no eval: only the ECMAScript built-ins, structuredClone, queueMicrotask`
+The sandbox has no file system, no timers, no process, no require, no eval: only the ECMAScript built-ins, the web platform's APIs that compute (URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa, crypto, Headers, Request, Response, Blob, AbortController, Event, EventTarget, performance.now), structuredClone, queueMicrotask`
+
+// noNetwork and withFetch say what network the programs have.
+const (
+	noNetwork = "\n\nNetwork: none (no fetch)."
+	withFetch = "\n\nNetwork: fetch (the web's, returning a Response) to these hosts only: %s. A request to any other host is refused with a TypeError. Credentials the hosts need are added outside the sandbox: send none."
+)
 
 // instructions are the server's instructions to clients.
 const instructions = `Airlock runs JavaScript and TypeScript programs in an isolated sandbox (run_code). ` +
@@ -397,6 +415,11 @@ func (s *Server) RunCodeDescription() string {
 			}
 			b.WriteString("\nCall list_apis (with server) for their TypeScript declarations before using them.")
 		}
+	}
+	if s.fetch != nil {
+		fmt.Fprintf(&b, withFetch, strings.Join(s.opts.Fetch.Allow, ", "))
+	} else {
+		b.WriteString(noNetwork)
 	}
 	b.WriteString(fmt.Sprintf("\n\nLimits: %d MiB of memory; %s unless timeout_ms asks for another (at most %s).", s.opts.MemoryLimitBytes>>20, s.opts.Timeout, s.opts.MaxTimeout))
 	b.WriteString(s.failureText())
@@ -458,6 +481,9 @@ func (s *Server) runCode(ctx context.Context, req *sdk.CallToolRequest, in RunCo
 		cancel()
 	}
 	globals := map[string]any{}
+	if s.fetch != nil {
+		globals["fetch"] = s.fetch
+	}
 	s.mu.Lock()
 	for _, l := range s.links {
 		if l.tools != nil {

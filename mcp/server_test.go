@@ -168,7 +168,7 @@ func TestRunCode(t *testing.T) {
 			t.Errorf("input schema lacks %s: %s", want, schema)
 		}
 	}
-	for _, want := range []string{"ES module", "export default", "report(value)", "console.log", "no network"} {
+	for _, want := range []string{"ES module", "export default", "report(value)", "console.log", "Network: none (no fetch)"} {
 		if !strings.Contains(rc.Description, want) {
 			t.Errorf("description lacks %q", want)
 		}
@@ -277,7 +277,7 @@ export default { sum: sum.sum, greeting, sum2: sum2.sum, failure };`})
 			t.Errorf("list_apis lacks %q:\n%s", want, text)
 		}
 	}
-	if strings.Contains(text, "The sandbox has no network") {
+	if strings.Contains(text, "Network: none") {
 		t.Errorf("list_apis repeats run_code's description:\n%s", text)
 	}
 }
