@@ -63,6 +63,17 @@ type CodeAgent struct {
 // tools' declarations.
 func (a *CodeAgent) SystemPrompt() (string, error) {
 	instructions := codeAgentHelpers
+	if a.Interpreter != nil {
+		if docs := a.Interpreter.FunctionDocs(); len(docs) > 0 {
+			instructions += "\n\nThese functions are available too:"
+			for _, h := range docs {
+				instructions += "\n- " + h.Signature
+				if h.Description != "" {
+					instructions += ": " + h.Description
+				}
+			}
+		}
+	}
 	if a.Instructions != "" {
 		instructions += "\n\n" + a.Instructions
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/airlockrun/airlock"
 )
 
 // Document gives a registered function (or one registered later under
@@ -38,6 +40,10 @@ func (it *Interpreter) FunctionDocs() []Helper {
 	for name, fn := range it.functions {
 		if h, ok := it.docs[name]; ok {
 			docs = append(docs, h)
+			continue
+		}
+		if _, ok := fn.(*airlock.Fetcher); ok {
+			docs = append(docs, fetchDoc(name))
 			continue
 		}
 		docs = append(docs, Helper{Name: name, Signature: goSignature(name, fn)})
@@ -93,4 +99,12 @@ func goTSType(t reflect.Type) string {
 		return "unknown"
 	}
 	return tsType(s, "")
+}
+
+// fetchDoc documents a Fetcher (airlock.Fetch) registered as name.
+func fetchDoc(name string) Helper {
+	return Helper{Name: name, Signature: name + "(input: string | URL | Request, init?: RequestInit): Promise<Response>",
+		Description: "The web's fetch, to the hosts the operator allows only (another host is a TypeError that names it). " +
+			"Credentials the hosts need are added outside the sandbox: send none.",
+		Example: "const r = await " + name + "(\"https://api.example.com/items?q=1\");\nconst items = await r.json();"}
 }
