@@ -38,6 +38,7 @@ func agentFlags(stderr io.Writer) *flag.FlagSet {
 	fs.Bool("json", false, "print the transcript as JSON at the end instead of streaming the steps")
 	fs.Bool("no-color", false, "no colour in the display (also $NO_COLOR); off a terminal there is none")
 	fs.Bool("v", false, "log each step with log/slog to standard error as well")
+	netFlags(fs)
 	return fs
 }
 
@@ -76,6 +77,23 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock agent: %v\n", err)
 		return 2
+	}
+	policy, err := policyFromFlags(fl)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock agent: %v\n", err)
+		return 2
+	}
+	// newInterpreter is the sandbox's functions: fetch, with --allow-net.
+	var instructions string
+	newInterpreter := func(cfg agent.Config) *agent.Interpreter {
+		it := agent.NewInterpreter(cfg)
+		if policy != nil {
+			_ = it.Register("fetch", airlock.Fetch(*policy)) // a fixed, valid name
+		}
+		return it
+	}
+	if policy != nil {
+		instructions = "fetch reaches these hosts only: " + strings.Join(policy.Allow, ", ") + "."
 	}
 	prices, pricesFrom := get("prices"), "--prices"
 	if prices == "" {
@@ -128,15 +146,18 @@ func agentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	switch get("mode") {
 	case "code":
 		a := &agent.CodeAgent{Model: model, Tools: tb, MaxSteps: maxSteps, OnStep: onStep, Logger: logger, MaxOutput: maxOutput,
-			Executor: airlock.ExecutorOptions{Timeout: timeout, MemoryLimitBytes: memory}}
+			Executor: airlock.ExecutorOptions{Timeout: timeout, MemoryLimitBytes: memory}, Instructions: instructions}
+		if policy != nil {
+			a.Interpreter = newInterpreter(agent.Config{Completer: model})
+		}
 		tr, err = a.Run(ctx, task)
 	case "codemode":
-		it := agent.NewInterpreter(agent.Config{Completer: model, Timeout: timeout, MemoryLimitBytes: memory, MaxOutput: maxOutput})
-		a := &agent.CodeModeAgent{Model: model, Tools: tb, Interpreter: it, MaxSteps: maxSteps, OnStep: onStep, Logger: logger, MaxOutput: maxOutput}
+		it := newInterpreter(agent.Config{Completer: model, Timeout: timeout, MemoryLimitBytes: memory, MaxOutput: maxOutput})
+		a := &agent.CodeModeAgent{Model: model, Tools: tb, Interpreter: it, MaxSteps: maxSteps, OnStep: onStep, Logger: logger, MaxOutput: maxOutput, Instructions: instructions}
 		tr, err = a.Run(ctx, task)
 	case "classic":
-		it := agent.NewInterpreter(agent.Config{Completer: model, Timeout: timeout, MemoryLimitBytes: memory, MaxOutput: maxOutput})
-		a := &agent.ClassicAgent{Model: model, Tools: tb, Interpreter: it, MaxSteps: maxSteps, OnStep: onStep, Logger: logger, MaxOutput: maxOutput}
+		it := newInterpreter(agent.Config{Completer: model, Timeout: timeout, MemoryLimitBytes: memory, MaxOutput: maxOutput})
+		a := &agent.ClassicAgent{Model: model, Tools: tb, Interpreter: it, MaxSteps: maxSteps, OnStep: onStep, Logger: logger, MaxOutput: maxOutput, Instructions: instructions}
 		tr, err = a.Run(ctx, task)
 	default:
 		fmt.Fprintf(stderr, "airlock agent: --mode must be code, codemode or classic, not %q\n", get("mode"))

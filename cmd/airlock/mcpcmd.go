@@ -31,6 +31,7 @@ func mcpFlags(stderr io.Writer) *flag.FlagSet {
 	durationFlag(fs, "first-wait", 10*time.Second, "how long a program waits for the upstream servers it names while they are on their first attempt to connect (0: no wait)")
 	fs.Int("workers", 0, "run the programs in this many worker processes instead of the server's")
 	fs.Int("max-output", agent.DefaultMaxOutput, "characters of run_code's text and of its structured content; a longer text keeps its head and tail around a marker (negative: no bound)")
+	netFlags(fs)
 	return fs
 }
 
@@ -71,6 +72,14 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	if opts.FirstWait == 0 {
 		opts.FirstWait = -1 // --first-wait 0: no wait
+	}
+	if opts.Fetch, err = policyFromFlags(fl); err != nil {
+		fmt.Fprintf(stderr, "airlock mcp: %v\n", err)
+		return 2
+	}
+	if opts.Fetch != nil && workers > 0 {
+		fmt.Fprintln(stderr, "airlock mcp: --allow-net does not reach worker processes (--workers)")
+		return 2
 	}
 	s, err := mcp.NewServer(ctx, opts)
 	if err != nil {

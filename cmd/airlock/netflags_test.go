@@ -60,3 +60,46 @@ export default await r.text();`), 0o644)
 		}
 	}
 }
+
+// The same flags give fetch to `airlock repl`'s steps and to `airlock
+// agent`'s code (each mode), and are refused by `airlock mcp` with
+// --workers; the secret is never printed.
+func TestCLI_AllowNetInTheOtherCommands(t *testing.T) {
+	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "authorized=%t", r.Header.Get("X-Api-Key") == "k-456-secret")
+	}))
+	defer api.Close()
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: api.Certificate().Raw}), 0o600)
+	secrets := filepath.Join(dir, "secrets.json")
+	os.WriteFile(secrets, []byte(`{"api.example.com": {"X-Api-Key": "k-456-secret"}}`), 0o600)
+	net := []string{"--allow-net", "api.example.com", "--secrets", secrets, "--ca-file", ca,
+		"--resolve", "api.example.com:443=" + strings.TrimPrefix(api.URL, "https://")}
+
+	code, out, errs := cli(t, "await (await fetch('https://api.example.com/')).text()\n", append([]string{"repl", "--tools", "none"}, net...)...)
+	if code != 0 || !strings.Contains(out, "authorized=true") || strings.Contains(out+errs, "k-456-secret") {
+		t.Errorf("repl: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, _ = cli(t, "typeof fetch\n", "repl", "--tools", "none")
+	if code != 0 || !strings.Contains(out, "'undefined'") {
+		t.Errorf("repl without --allow-net: exit %d, stdout %q", code, out)
+	}
+
+	t.Setenv("OPENAI_API_KEY", "k")
+	for _, mode := range []struct{ name, reply string }{
+		{"code", "```js\nconst t = await (await fetch('https://api.example.com/')).text();\nfinal_answer(t)\n```"},
+		{"codemode", "```js\nconst t = await (await fetch('https://api.example.com/')).text();\ncomplete({ response: t })\n```"},
+	} {
+		srv := model(t, mode.reply)
+		code, out, errs := cli(t, "", append([]string{"agent", "--mode", mode.name, "--base-url", srv.URL + "/v1", "call the API"}, net...)...)
+		if code != 0 || !strings.Contains(out, "Final answer: authorized=true") || strings.Contains(out+errs, "k-456-secret") {
+			t.Errorf("agent --mode %s: exit %d\n%s\n%s", mode.name, code, out, errs)
+		}
+	}
+
+	code, _, errs = cli(t, "", append([]string{"mcp", "--workers", "1"}, net...)...)
+	if code != 2 || !strings.Contains(errs, "--allow-net does not reach worker processes") {
+		t.Errorf("mcp --workers: exit %d, stderr %q", code, errs)
+	}
+}

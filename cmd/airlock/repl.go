@@ -24,6 +24,7 @@ func replFlags(stderr io.Writer) *flag.FlagSet {
 	fs.String("memory", "256MiB", "memory limit of the session")
 	fs.String("tools", "demo", "tools of the session: demo (sleep, now, echo) or none")
 	fs.String("history", defaultHistory(), "file of the line history kept between sessions on a terminal (\"\": none; $AIRLOCK_REPL_HISTORY)")
+	netFlags(fs)
 	return fs
 }
 
@@ -73,6 +74,17 @@ func replCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	default:
 		fmt.Fprintf(stderr, "airlock repl: -tools must be demo or none, got %q\n", t)
 		return 2
+	}
+	fetcher, err := fetchFromFlags(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "airlock repl: %v\n", err)
+		return 2
+	}
+	if fetcher != nil {
+		if tools == nil {
+			tools = map[string]any{}
+		}
+		tools["fetch"] = fetcher
 	}
 	ex, err := airlock.NewExecutor(airlock.ExecutorOptions{
 		MaxOperations:    get("max-ops").Get().(int),
