@@ -1,0 +1,381 @@
+package fetch
+
+import (
+	"bufio"
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A CA is the certificate authority of a proxy: it signs a certificate
+// for each host a client asks the proxy to reach over https, so that the
+// proxy can read the requests and make them itself (with the secrets of
+// the host). Only the jail trusts it; its key never leaves the process.
+type CA struct {
+	cert *x509.Certificate
+	key  crypto.Signer
+	// PEM is the CA's certificate, for the clients' trust stores.
+	PEM []byte
+
+	mu     sync.Mutex
+	leaves map[string]*tls.Certificate // by host, at most maxLeaves
+}
+
+// maxLeaves bounds the certificates a CA keeps; past it they are made again.
+const maxLeaves = 1024
+
+// NewCA makes a certificate authority valid for ten years.
+func NewCA() (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: "Airlock fetch proxy CA", Organization: []string{"Airlock"}},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().AddDate(10, 0, 0),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		MaxPathLenZero:        true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), leaves: map[string]*tls.Certificate{}}, nil
+}
+
+// leaf is the certificate of host, signed by the CA.
+func (ca *CA) leaf(host string) (*tls.Certificate, error) {
+	ca.mu.Lock()
+	defer ca.mu.Unlock()
+	if c, ok := ca.leaves[host]; ok {
+		return c, nil
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: host},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().AddDate(1, 0, 0),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		tmpl.IPAddresses = []net.IP{ip}
+	} else {
+		tmpl.DNSNames = []string{host}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		return nil, err
+	}
+	c := &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	if len(ca.leaves) >= maxLeaves {
+		clear(ca.leaves)
+	}
+	ca.leaves[host] = c
+	return c, nil
+}
+
+// ServeProxy serves an HTTP proxy on ln until ctx ends, making every
+// request it is sent with f, under f's policy (the hosts, the addresses,
+// the bounds, the secrets): a request for an http URL (absolute form) as
+// it is, and a CONNECT to a host by reading the requests inside it with a
+// certificate of ca for that host (the client must trust ca) and making
+// each as an https request. The proxy follows no redirect (the client
+// does, through the proxy again). A request the policy refuses is a 403
+// whose body says why; one that fails is a 502.
+func (f *Fetcher) ServeProxy(ctx context.Context, ln net.Listener, ca *CA) error {
+	p := &proxy{f: f, ca: ca, ctx: ctx}
+	srv := &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: 30 * time.Second,
+		MaxHeaderBytes:    maxHeaderBytes,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          discardLog,
+	}
+	p.srv = srv
+	stop := context.AfterFunc(ctx, func() { srv.Close(); p.closeTunnels() })
+	defer stop()
+	err := srv.Serve(ln)
+	p.wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+type proxy struct {
+	f   *Fetcher
+	ca  *CA
+	ctx context.Context
+	srv *http.Server
+
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	tunnels map[net.Conn]bool
+	closed  bool
+}
+
+// ServeHTTP serves one request to the proxy: a CONNECT opens a tunnel; any
+// other is made as it is.
+func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		p.connect(w, r)
+		return
+	}
+	if !r.URL.IsAbs() {
+		http.Error(w, "airlock proxy: a request to the proxy must name an absolute URL", http.StatusBadRequest)
+		return
+	}
+	p.forward(w, r, r.URL.String())
+}
+
+// connect answers a CONNECT: a host the policy refuses is refused at
+// once; otherwise the client's TLS is ended here with a certificate for
+// the host, and the requests in it are made as https requests to it.
+func (p *proxy) connect(w http.ResponseWriter, r *http.Request) {
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil || host == "" || port == "" {
+		http.Error(w, "airlock proxy: CONNECT needs host:port", http.StatusBadRequest)
+		return
+	}
+	authority := r.Host
+	if port == "443" {
+		authority = host
+	}
+	if err := p.f.allowed(r.Context(), &url.URL{Scheme: "https", Host: authority}); err != nil {
+		p.f.record(Record{Method: "CONNECT", Host: authority, Error: err.Error()})
+		http.Error(w, "airlock proxy: "+err.Error(), http.StatusForbidden)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "airlock proxy: cannot tunnel", http.StatusInternalServerError)
+		return
+	}
+	conn, rw, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if !p.track(conn) {
+		conn.Close()
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer p.untrack(conn)
+		defer conn.Close()
+		if _, err := rw.WriteString("HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil || rw.Flush() != nil {
+			return
+		}
+		tconn := tls.Server(&bufferedConn{Conn: conn, r: rw.Reader}, &tls.Config{
+			NextProtos: []string{"http/1.1"},
+			GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+				return p.ca.leaf(host) // the host checked, whatever the SNI says
+			},
+		})
+		inner := &http.Server{
+			Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				p.forward(w, r, "https://"+authority+r.URL.RequestURI())
+			}),
+			ReadHeaderTimeout: 30 * time.Second,
+			MaxHeaderBytes:    maxHeaderBytes,
+			BaseContext:       func(net.Listener) context.Context { return p.ctx },
+			ErrorLog:          discardLog,
+		}
+		inner.Serve(&oneConn{c: tconn, done: make(chan struct{})})
+	}()
+}
+
+// forward makes the request r as target with the Fetcher and writes its
+// answer.
+func (p *proxy) forward(w http.ResponseWriter, r *http.Request, target string) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.f.policy.MaxRequestBytes))
+	if err != nil {
+		http.Error(w, fmt.Sprintf("airlock proxy: the request body is past the policy's %d bytes", p.f.policy.MaxRequestBytes), http.StatusRequestEntityTooLarge)
+		return
+	}
+	req := Request{Method: r.Method, URL: target, Body: body, Redirect: "manual"}
+	if len(body) == 0 && r.ContentLength <= 0 {
+		req.Body = nil
+	}
+	hop := hopHeaders(r.Header)
+	for name, values := range r.Header {
+		if hop[http.CanonicalHeaderKey(name)] {
+			continue
+		}
+		for _, v := range values {
+			req.Headers = append(req.Headers, [2]string{name, v})
+		}
+	}
+	resp, err := p.f.Do(r.Context(), req)
+	if err != nil {
+		status := http.StatusBadGateway
+		var refused *errRefused
+		if errors.As(err, &refused) {
+			status = http.StatusForbidden
+		}
+		http.Error(w, "airlock proxy: "+err.Error(), status)
+		return
+	}
+	h := w.Header()
+	respHop := map[string]bool{}
+	for _, kv := range resp.Headers {
+		if strings.EqualFold(kv[0], "Connection") {
+			for _, n := range strings.Split(kv[1], ",") {
+				respHop[http.CanonicalHeaderKey(strings.TrimSpace(n))] = true
+			}
+		}
+	}
+	for _, kv := range resp.Headers {
+		name := http.CanonicalHeaderKey(kv[0])
+		if hopByHop[name] || respHop[name] || name == "Content-Length" {
+			continue
+		}
+		h.Add(name, kv[1])
+	}
+	h.Set("Content-Length", fmt.Sprint(len(resp.Body)))
+	w.WriteHeader(resp.Status)
+	if r.Method != http.MethodHead {
+		w.Write(resp.Body)
+	}
+}
+
+// hopByHop are the headers of one connection (RFC 9110 §7.6.1), never
+// passed on, with the proxy's own.
+var hopByHop = map[string]bool{
+	"Connection": true, "Proxy-Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true,
+	"Proxy-Authorization": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true,
+	"Host": true, "Content-Length": true,
+}
+
+// hopHeaders are the headers of h not to pass on: hopByHop's and those
+// its Connection names.
+func hopHeaders(h http.Header) map[string]bool {
+	out := map[string]bool{}
+	for k := range hopByHop {
+		out[k] = true
+	}
+	for _, v := range h.Values("Connection") {
+		for _, n := range strings.Split(v, ",") {
+			out[http.CanonicalHeaderKey(strings.TrimSpace(n))] = true
+		}
+	}
+	return out
+}
+
+func (p *proxy) track(c net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	if p.tunnels == nil {
+		p.tunnels = map[net.Conn]bool{}
+	}
+	p.tunnels[c] = true
+	return true
+}
+
+func (p *proxy) untrack(c net.Conn) {
+	p.mu.Lock()
+	delete(p.tunnels, c)
+	p.mu.Unlock()
+}
+
+// closeTunnels closes the hijacked connections, which the server's Close
+// does not know.
+func (p *proxy) closeTunnels() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for c := range p.tunnels {
+		c.Close()
+	}
+}
+
+// discardLog keeps the servers' complaints about clients (a bad TLS
+// handshake, a broken request) out of the server's log.
+var discardLog = log.New(io.Discard, "", 0)
+
+// bufferedConn is a hijacked connection with what its reader had read.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+
+// oneConn is a listener of one connection: Accept gives it, then waits
+// until the connection is closed (an http.Server serves it to its end).
+type oneConn struct {
+	c    net.Conn
+	once sync.Once
+	done chan struct{}
+	used bool
+}
+
+func (l *oneConn) Accept() (net.Conn, error) {
+	if !l.used {
+		l.used = true
+		return &closeNotify{Conn: l.c, l: l}, nil
+	}
+	<-l.done
+	return nil, net.ErrClosed
+}
+
+func (l *oneConn) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *oneConn) Addr() net.Addr { return l.c.LocalAddr() }
+
+// closeNotify ends its listener's Accept when the connection is closed.
+type closeNotify struct {
+	net.Conn
+	l *oneConn
+}
+
+func (c *closeNotify) Close() error {
+	err := c.Conn.Close()
+	c.l.Close()
+	return err
+}
