@@ -91,8 +91,12 @@ type Config struct {
 	MaxProcesses int
 	// Fetch, when set, gives javascript and typescript executions fetch
 	// under this policy (airlock.Fetch, a Fetcher for each execution; the
-	// server logs each request, never a header). Python and node have no
-	// network either way. Not with Workers.
+	// server logs each request, never a header), and python and node one
+	// way out under the same policy: an HTTP proxy of the server's for each
+	// execution, which reads https with a certificate authority only the
+	// jail trusts (HTTPS_PROXY and SSL_CERT_FILE point the clients there;
+	// README, "airlock serve"). Without it they have no network. Not with
+	// Workers.
 	Fetch *airlock.FetchPolicy
 	// AllowInstall lets python and node code install packages
 	// (install_package / installPackage): the server installs them outside

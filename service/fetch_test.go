@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -56,5 +58,77 @@ setResult({ text: await r.text(), refused });`
 	}
 	if _, err := service.New(service.Config{Fetch: policy, Workers: 1, Workspace: t.TempDir()}, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("fetch with workers was accepted")
+	}
+}
+
+// With Fetch, the jail's Python and Node reach an allowed host through the
+// server's proxy (HTTPS_PROXY, the jail's own CA), the host's secret added
+// by the server; a host not allowed is refused at the proxy, and nothing
+// else is reachable (the server's loopback is not the jail's). The test
+// server is on the host's loopback, which only the proxy can reach.
+func TestServiceFetch_PythonAndNode(t *testing.T) {
+	if os.Getenv("AIRLOCK_TEST_INSECURE") == "1" {
+		t.Skip("the proxy is the jail's way out; without bubblewrap the code has the host's network")
+	}
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		t.Skip("no bubblewrap: python and node are refused")
+	}
+	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "key=%t path=%s", r.Header.Get("X-Key") == "jail-secret", r.URL.Path)
+	}))
+	defer api.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(api.Certificate())
+	apiAddr := strings.TrimPrefix(api.URL, "https://")
+	policy := &airlock.FetchPolicy{Allow: []string{"api.example.com"}, RootCAs: roots,
+		Secrets: map[string]map[string]string{"api.example.com": {"X-Key": "jail-secret"}},
+		Resolve: map[string]string{"api.example.com:443": apiAddr}}
+	url := newServer(t, service.Config{Fetch: policy})
+	for _, c := range []struct{ runtime, code string }{
+		{"python", `
+import json, os, socket, urllib.request, urllib.error
+text = urllib.request.urlopen("https://api.example.com/py").read().decode()
+try:
+    urllib.request.urlopen("https://else.example.net/")
+    refused = "no"
+except (urllib.error.URLError, OSError) as e:
+    refused = str(e)
+try:
+    socket.create_connection(("127.0.0.1", ` + apiAddr[strings.LastIndex(apiAddr, ":")+1:] + `), timeout=5)
+    direct = "reached"
+except OSError as e:
+    direct = "refused"
+set_result({"text": text, "refused": refused, "direct": direct, "secret_seen": "jail-secret" in json.dumps(dict(os.environ))})
+`},
+		{"node", `
+const http = require("http"), tls = require("tls"), net = require("net");
+const proxy = new URL(process.env.HTTPS_PROXY);
+const viaProxy = (host) => new Promise((resolve, reject) => {
+  http.request({ host: proxy.hostname, port: proxy.port, method: "CONNECT", path: host + ":443" })
+    .on("connect", (res, socket) => {
+      if (res.statusCode !== 200) { socket.destroy(); return resolve("CONNECT " + res.statusCode); }
+      const s = tls.connect({ socket, servername: host }, () => s.write("GET /js HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n"));
+      let buf = ""; s.on("data", (d) => { buf += d; }); s.on("end", () => resolve(buf)); s.on("error", reject);
+    }).on("error", reject).end();
+});
+const text = (await viaProxy("api.example.com")).split("\r\n\r\n")[1];
+const refused = await viaProxy("else.example.net");
+const direct = await new Promise((resolve) => net.connect(` + apiAddr[strings.LastIndex(apiAddr, ":")+1:] + `, "127.0.0.1").on("connect", () => resolve("reached")).on("error", () => resolve("refused")));
+setResult({ text, refused, direct, secret_seen: JSON.stringify(process.env).includes("jail-secret") });
+`},
+	} {
+		out := map[string]any{}
+		if err := json.Unmarshal(execute(t, url, c.runtime, c.code), &out); err != nil {
+			t.Fatal(err)
+		}
+		var res map[string]any
+		json.Unmarshal([]byte(fmt.Sprint(out["output"])), &res)
+		want := "key=true path=/py"
+		if c.runtime == "node" {
+			want = "key=true path=/js"
+		}
+		if res["text"] != want || !strings.Contains(fmt.Sprint(res["refused"]), "403") || res["direct"] != "refused" || res["secret_seen"] != false {
+			t.Errorf("%s: %v", c.runtime, out)
+		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/fetch"
 )
 
 // File is a file on the wire: base64 data.
@@ -134,6 +135,17 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if !cfg.Insecure {
 		if p, err := exec.LookPath(cfg.BwrapBin); err == nil {
 			j.bwrap = p
+		}
+	}
+	if cfg.Fetch != nil {
+		if j.bwrap == "" {
+			logger.Warn("--allow-net: python and node run without bubblewrap, with the host's network: the proxy is not used")
+		} else {
+			ca, err := fetch.NewCA()
+			if err != nil {
+				return nil, fmt.Errorf("the fetch proxy's certificate authority: %w", err)
+			}
+			j.proxy = &jailProxy{policy: fetch.Policy(*cfg.Fetch), ca: ca, log: logger}
 		}
 	}
 	if j.bwrap != "" && os.Geteuid() == 0 {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -17,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/airlockrun/airlock/internal/fetch"
 )
 
 //go:embed preludes/prelude.py
@@ -78,6 +81,69 @@ type jail struct {
 	// rootWithoutSetpriv: the server is root and cannot drop to the
 	// jail's user, so python and node are refused.
 	rootWithoutSetpriv bool
+	// proxy, when set (Config.Fetch, under bubblewrap), is the jail's one
+	// way out: an HTTP proxy of the server's, under the fetch policy.
+	proxy *jailProxy
+}
+
+// jailProxy is what the jail's proxy needs: the policy, the certificate
+// authority only the jail trusts (for https, read by the proxy so that it
+// can add the secrets), and where each request is logged.
+type jailProxy struct {
+	policy fetch.Policy
+	ca     *fetch.CA
+	log    *slog.Logger
+}
+
+// The jail reaches its proxy at proxyAddr, a TCP port of its own network
+// namespace's loopback that the preludes forward to the proxy's socket
+// (Python's and Node's clients speak to a proxy over TCP only).
+const proxyAddr = "127.0.0.1:3128"
+
+// serve serves the proxy of one execution on a socket in priv until ctx
+// ends or wait is called, and returns the environment that points the
+// code's clients at it; wait ends it and logs its requests (never a
+// header).
+func (p *jailProxy) serve(ctx context.Context, j *jail, priv string) (env []string, wait func(), err error) {
+	ln, err := net.Listen("unix", filepath.Join(priv, "proxy"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := writeFiles(priv, map[string]string{"ca.pem": string(p.ca.PEM)}); err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	if err := j.giveAway(priv, "proxy", "ca.pem"); err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	f := fetch.New(p.policy)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.ServeProxy(ctx, ln, p.ca)
+	}()
+	wait = func() {
+		cancel()
+		<-done
+		for _, r := range f.Records() {
+			p.log.Info("fetch", "method", r.Method, "host", r.Host, "path", r.Path, "status", r.Status,
+				"bytes", r.Bytes, "duration", r.Duration, "allowed", r.Allowed, "error", r.Error)
+		}
+	}
+	ca := j.inside(priv, "ca.pem")
+	env = []string{"AIRLOCK_PROXY_SOCKET=" + j.inside(priv, "proxy"), "AIRLOCK_PROXY_ADDR=" + proxyAddr}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		env = append(env, k+"=http://"+proxyAddr)
+	}
+	for _, k := range []string{"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"} {
+		env = append(env, k+"="+ca)
+	}
+	// Node's own fetch and http read the proxy variables from Node 24
+	// (and 22.21) when asked to.
+	env = append(env, "NODE_USE_ENV_PROXY=1")
+	return env, wait, nil
 }
 
 // jailUser is the unprivileged user of the jail when the server is root.
@@ -210,6 +276,14 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	env = append(env, "AIRLOCK_MAX_CALLS="+strconv.Itoa(j.inFlight), "AIRLOCK_MAX_OUTPUT="+strconv.Itoa(j.maxOut))
 	if j.install {
 		env = append(env, "AIRLOCK_ALLOW_INSTALL=1")
+	}
+	if j.proxy != nil {
+		penv, wait, err := j.proxy.serve(runCtx, j, priv)
+		if err != nil {
+			return nil, err
+		}
+		defer wait()
+		env = append(env, penv...)
 	}
 	var argv []string
 	if j.prlimit != "" {

@@ -13,6 +13,25 @@ const __airlock = (() => {
   delete process.env.AIRLOCK_MAX_OUTPUT;
   delete process.env.AIRLOCK_SOCKET;
   delete process.env.AIRLOCK_ALLOW_INSTALL;
+  // The jail's proxy port: each connection goes on to the server's proxy
+  // on its socket (the jail has no other way out). Neither the server nor
+  // its connections keep the process alive: the code's own do.
+  const proxySocket = process.env.AIRLOCK_PROXY_SOCKET || "";
+  const proxyAddr = process.env.AIRLOCK_PROXY_ADDR || "";
+  delete process.env.AIRLOCK_PROXY_SOCKET;
+  delete process.env.AIRLOCK_PROXY_ADDR;
+  if (proxySocket && proxyAddr) {
+    const i = proxyAddr.lastIndexOf(":");
+    net.createServer((client) => {
+      const up = net.createConnection(proxySocket);
+      client.unref();
+      up.unref();
+      client.pipe(up);
+      up.pipe(client);
+      client.on("error", () => up.destroy());
+      up.on("error", () => client.destroy());
+    }).listen(Number(proxyAddr.slice(i + 1)), proxyAddr.slice(0, i)).unref();
+  }
   const util = require("util");
   const toLogs = (...args) => { process.stderr.write(util.format(...args) + "\n"); };
   for (const k of ["log", "info", "warn", "error", "debug"]) console[k] = toLogs;

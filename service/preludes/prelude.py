@@ -14,6 +14,56 @@ _MAX_OUTPUT = int(_os.environ.pop("AIRLOCK_MAX_OUTPUT", "0") or 0)
 _RESULT = _os.fdopen(3, "w", encoding="utf-8")
 
 
+def _forward_proxy(path, addr):
+    """Serve the jail's proxy port: each connection goes on to the server's
+    proxy on its socket (the jail has no other way out)."""
+    import socket as _socket, threading as _threading
+    host, port = addr.rsplit(":", 1)
+    srv = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    srv.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
+    srv.bind((host, int(port)))
+    srv.listen(64)
+
+    def pipe(src, dst):
+        try:
+            while True:
+                data = src.recv(1 << 16)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            try:
+                dst.shutdown(_socket.SHUT_WR)
+            except OSError:
+                pass
+
+    def serve():
+        while True:
+            try:
+                client, _ = srv.accept()
+            except OSError:
+                return
+            up = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+            try:
+                up.connect(path)
+            except OSError:
+                client.close()
+                up.close()
+                continue
+            _threading.Thread(target=pipe, args=(client, up), daemon=True).start()
+            _threading.Thread(target=pipe, args=(up, client), daemon=True).start()
+
+    _threading.Thread(target=serve, daemon=True).start()
+
+
+_PROXY_SOCKET = _os.environ.pop("AIRLOCK_PROXY_SOCKET", "")
+_PROXY_ADDR = _os.environ.pop("AIRLOCK_PROXY_ADDR", "")
+if _PROXY_SOCKET and _PROXY_ADDR:
+    _forward_proxy(_PROXY_SOCKET, _PROXY_ADDR)
+
+
 def _ask(request):
     """Send one request to the server on the socket and return its answer."""
     import socket as _socket
