@@ -95,6 +95,7 @@ func (s *ClassicSession) Run(ctx context.Context, task string) (*Transcript, err
 	}
 	it, policy := loopInterpreter(a.Interpreter, a.Model, a.Policy)
 	run := newTracker(policy, a.Budget, nil)
+	run.watchFetches(it)
 	all, err := NewToolbox(a.Tools.Tools()...)
 	if err != nil {
 		return tr.fail(err)

@@ -160,6 +160,7 @@ func (s *CodeSession) Run(ctx context.Context, task string) (*Transcript, error)
 		return tr.fail(errors.New("agent: CodeAgent.Model is nil"))
 	}
 	run := newTracker(a.Policy, a.Budget, nil)
+	run.watchFetches(a.Interpreter)
 	x, tools, err := a.sandbox(run, s.state)
 	if err != nil {
 		return tr.fail(err)

@@ -69,6 +69,7 @@ func (s *CodeModeSession) Run(ctx context.Context, task string) (*Transcript, er
 	}
 	it, policy := loopInterpreter(a.Interpreter, a.Model, a.Policy)
 	run := newTracker(policy, a.Budget, nil)
+	run.watchFetches(it)
 	if len(s.messages) == 0 {
 		s.messages = append(s.messages, Message{Role: "system", Content: it.Prompt(a.Tools, a.Instructions)})
 	}

@@ -40,7 +40,8 @@ func fetchInterpreter(t *testing.T) (*agent.Interpreter, *airlock.Fetcher) {
 
 // A Fetcher registered on the Interpreter as fetch is the code's fetch in
 // every mode: a CodeAgent's steps (an executor) and code mode's
-// executions (a fresh sandbox each); its requests are in its record.
+// executions (a fresh sandbox each); its requests are in its record, and
+// each step's and execution's own in theirs.
 func TestFetchInTheAgent(t *testing.T) {
 	code := `const r = await fetch("https://api.example.com/me"); const data = await r.json();`
 	t.Run("CodeAgent", func(t *testing.T) {
@@ -54,6 +55,9 @@ func TestFetchInTheAgent(t *testing.T) {
 		if recs := f.Records(); len(recs) != 1 || recs[0].Status != 200 {
 			t.Errorf("records %+v", recs)
 		}
+		if fs := tr.Steps[0].Fetches; len(fs) != 1 || fs[0].Host != "api.example.com" || fs[0].Path != "/me" || fs[0].Status != 200 {
+			t.Errorf("the step's fetches: %+v", fs)
+		}
 		if p := m.request(0).Messages[0].Content; !strings.Contains(p, "fetch(") {
 			t.Errorf("the prompt does not show fetch:\n%s", p)
 		}
@@ -63,6 +67,14 @@ func TestFetchInTheAgent(t *testing.T) {
 		x := it.Execute(context.Background(), code+"\ncomplete({ response: String(data.authorized) })", agent.ExecuteOptions{})
 		if x.Status != airlock.StatusSuccess || x.Output != "true" {
 			t.Fatalf("%+v", x)
+		}
+		if len(x.Fetches) != 1 || x.Fetches[0].Status != 200 {
+			t.Errorf("the execution's fetches: %+v", x.Fetches)
+		}
+		// The next execution reports its own requests only.
+		x = it.Execute(context.Background(), `complete({ response: "none" })`, agent.ExecuteOptions{})
+		if len(x.Fetches) != 0 {
+			t.Errorf("a later execution's fetches: %+v", x.Fetches)
 		}
 	})
 }

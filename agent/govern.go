@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/airlockrun/airlock"
 )
 
 // A CallRecord is one tool call made during a run: by the model's code (a
@@ -167,6 +169,42 @@ type tracker struct {
 	total    Usage         // all of it, for the budget
 	subCalls int           // sub-calls made, for the budget
 	overrun  error         // set once the budget is spent
+	// fetchers are the Fetchers the code has (watchFetches), and how many
+	// of each one's records were already drained.
+	fetchers map[*airlock.Fetcher]int
+}
+
+// watchFetches makes drainFetches report the requests of the Fetchers
+// registered on it from now on.
+func (t *tracker) watchFetches(it *Interpreter) {
+	if it == nil {
+		return
+	}
+	it.mu.RLock()
+	defer it.mu.RUnlock()
+	for _, fn := range it.functions {
+		if f, ok := fn.(*airlock.Fetcher); ok {
+			if t.fetchers == nil {
+				t.fetchers = map[*airlock.Fetcher]int{}
+			}
+			t.fetchers[f] = len(f.Records())
+		}
+	}
+}
+
+// drainFetches returns the requests of the watched Fetchers since the last
+// drain. (A Fetcher that runs at once shares with others mixes their
+// records.)
+func (t *tracker) drainFetches() []airlock.FetchRecord {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []airlock.FetchRecord
+	for f, seen := range t.fetchers {
+		recs := f.Records()
+		out = append(out, recs[min(seen, len(recs)):]...)
+		t.fetchers[f] = len(recs)
+	}
+	return out
 }
 
 func newTracker(p *Policy, b Budget, parent *tracker) *tracker {

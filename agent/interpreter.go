@@ -244,6 +244,9 @@ type Execution struct {
 	Timeout bool `json:"timeout,omitempty"`
 	// Calls are the tool calls the code made, in the order they started.
 	Calls []CallRecord `json:"calls,omitempty"`
+	// Fetches are the requests the code made with a Fetcher
+	// (airlock.Fetch) registered on the Interpreter, in order.
+	Fetches []airlock.FetchRecord `json:"fetches,omitempty"`
 	// Usage is what the code's llm()/llmJson() calls spent.
 	Usage Usage `json:"usage"`
 	// Duration is the wall time of the execution.
@@ -353,6 +356,7 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 		policy = it.cfg.Policy
 	}
 	x := &execution{it: it, tools: opts.Tools, state: state, tr: newTracker(policy, Budget{}, opts.run)}
+	x.tr.watchFetches(it)
 	globals, err := x.globals(opts.Input)
 	if err != nil {
 		return &Execution{Status: airlock.StatusError, Error: err.Error(), Duration: time.Since(start)}
@@ -392,6 +396,7 @@ func (it *Interpreter) Execute(ctx context.Context, code string, opts ExecuteOpt
 	res := ex.Wait()
 	out := &Execution{Status: res.Status, Result: res.Result, Duration: time.Since(start)}
 	out.Calls, out.Usage = x.tr.drain()
+	out.Fetches = x.tr.drainFetches()
 	x.mu.Lock()
 	out.Output, out.Done = strings.Join(x.output, "\n"), x.done
 	out.Logs = mergeLogs(res.Logs, x.logs)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/airlockrun/airlock"
 )
 
 // Usage counts the tokens of completions: the input (prompt) and the
@@ -44,6 +46,10 @@ type Step struct {
 	// Calls are all the tool calls of the step, in the order they started:
 	// the model's own (classic mode) and those its code made.
 	Calls []CallRecord `json:"calls,omitempty"`
+	// Fetches are the requests the step's code made with a Fetcher
+	// (airlock.Fetch) registered on the loop's Interpreter, allowed or
+	// refused, in order.
+	Fetches []airlock.FetchRecord `json:"fetches,omitempty"`
 	// Observation is what the model is told next: the logs and the value,
 	// or the error.
 	Observation string `json:"observation,omitempty"`
@@ -131,6 +137,7 @@ func (t *Transcript) fail(err error) (*Transcript, error) {
 // calls and usage run recorded for it.
 func (t *Transcript) failStep(step Step, run *tracker, err error) (*Transcript, error) {
 	step.Calls, step.Usage = run.drain()
+	step.Fetches = run.drainFetches()
 	t.add(step)
 	t.closeStep(&step, err)
 	return t.fail(err)
@@ -140,6 +147,7 @@ func (t *Transcript) failStep(step Step, run *tracker, err error) (*Transcript, 
 // for it and its duration since start, and reports it to hooks.
 func (t *Transcript) endStep(step Step, run *tracker, start time.Time, hooks loopHooks) {
 	step.Calls, step.Usage = run.drain()
+	step.Fetches = run.drainFetches()
 	step.Duration = time.Since(start)
 	t.add(step)
 	t.closeStep(&step, nil)

@@ -62,6 +62,7 @@ func (it *Interpreter) executeScript(ctx context.Context, code, js string, prog 
 	out, err := ex.Run(ctx, src)
 	e := &Execution{Status: airlock.StatusSuccess, Duration: time.Since(start)}
 	e.Calls, e.Usage = x.tr.drain()
+	e.Fetches = x.tr.drainFetches()
 	var logs []airlock.Log
 	if err == nil {
 		logs = entryLogs(out.LogEntries)
