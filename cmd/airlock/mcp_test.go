@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func TestMain(m *testing.M) {
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {
 			os.Exit(3)
 		}
-		ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt) // as main does
+		ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM) // as main does
 		os.Exit(run(ctx, args, os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

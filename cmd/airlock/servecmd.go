@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/airlockrun/airlock/service"
@@ -47,7 +48,8 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	fs.Int("workers", d.Workers, "worker processes for javascript and typescript (default 0: in the server's process)")
 	fs.Int("jail-uid", d.JailUID, "the unprivileged user (and group) the jail runs as when the server is root")
 	fs.Bool("insecure-no-bwrap", false, "run python and node WITHOUT bubblewrap (the code can then read the machine and use the network)")
-	netFlags(fs) // javascript and typescript only, for now
+	netFlags(fs) // javascript and typescript through fetch; python and node through the server's proxy
+	durationFlag(fs, "shutdown-grace", 5*time.Minute+10*time.Second, "on SIGTERM or SIGINT, how long the executions in flight may take to finish before they are cancelled (set it below a pod's terminationGracePeriodSeconds)")
 	return fs
 }
 
@@ -131,17 +133,43 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 1
 	}
 	logger.Info("serving", "addr", ln.Addr().String())
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// inflight counts the requests being served, so that a shutdown can
+	// wait for the ones it cancelled to clean up (their process trees
+	// killed, their private files removed).
+	var inflight sync.WaitGroup
+	handler := srv.Handler()
+	hs := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inflight.Add(1)
+		defer inflight.Done()
+		handler.ServeHTTP(w, r)
+	})}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		// In-flight executions get until their own deadline, at most 5 minutes.
-		logger.Info("shutting down: waiting for the executions in flight")
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Minute+10*time.Second)
+		// No new connection is accepted; the executions in flight get
+		// until their own deadline, at most the grace period, and are
+		// then cancelled (their connections closed: python's and node's
+		// process trees are killed, javascript's sandboxes stopped).
+		grace := flagDuration(fl, "shutdown-grace")
+		logger.Info("shutting down: waiting for the executions in flight", "grace", grace.String())
+		shutdown, cancel := context.WithTimeout(context.Background(), grace)
 		err = hs.Shutdown(shutdown)
 		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			logger.Warn("shutting down: the grace period is over, cancelling the executions in flight")
+			hs.Close()
+			srv.Close()
+			cleaned := make(chan struct{})
+			go func() { inflight.Wait(); close(cleaned) }()
+			select {
+			case <-cleaned:
+			case <-time.After(10 * time.Second):
+				logger.Warn("shutting down: executions still cleaning up after 10s; leaving them")
+			}
+			err = nil
+		}
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(stderr, "airlock serve: %v\n", err)
