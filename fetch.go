@@ -48,6 +48,10 @@ type FetchPolicy struct {
 	// Timeout bounds one request, redirects included; 0 means 30 s. A stop
 	// or the end of the run cancels its requests at once.
 	Timeout time.Duration
+	// MaxConcurrent bounds the requests one Fetcher makes at once (each
+	// holds up to MaxRequestBytes + MaxResponseBytes of the host's
+	// memory); the others wait their turn. 0 means 4.
+	MaxConcurrent int
 	// Approve, when set, is asked about a host that Allow does not cover
 	// ("host:port"), before the request is made: an agent can ask a
 	// person. Its answer is not remembered.

@@ -98,7 +98,15 @@ try:
     direct = "reached"
 except OSError as e:
     direct = "refused"
-set_result({"text": text, "refused": refused, "direct": direct, "secret_seen": "jail-secret" in json.dumps(dict(os.environ))})
+import http.server, threading
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200); self.end_headers(); self.wfile.write(b"local")
+    def log_message(self, *a): pass
+srv = http.server.HTTPServer(("127.0.0.1", 0), H)
+threading.Thread(target=srv.serve_forever, daemon=True).start()
+local = urllib.request.urlopen("http://127.0.0.1:%d/" % srv.server_port).read().decode()
+set_result({"text": text, "refused": refused, "direct": direct, "local": local, "secret_seen": "jail-secret" in json.dumps(dict(os.environ))})
 `},
 		{"node", `
 const http = require("http"), tls = require("tls"), net = require("net");
@@ -126,6 +134,9 @@ setResult({ text, refused, direct, secret_seen: JSON.stringify(process.env).incl
 		want := "key=true path=/py"
 		if c.runtime == "node" {
 			want = "key=true path=/js"
+		}
+		if c.runtime == "python" && res["local"] != "local" { // the jail's own loopback is off the proxy (NO_PROXY)
+			t.Errorf("python: a server on the jail's loopback: %v", out)
 		}
 		if res["text"] != want || !strings.Contains(fmt.Sprint(res["refused"]), "403") || res["direct"] != "refused" || res["secret_seen"] != false {
 			t.Errorf("%s: %v", c.runtime, out)

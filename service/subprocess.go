@@ -127,6 +127,7 @@ func (p *jailProxy) serve(ctx context.Context, j *jail, priv string) (env []stri
 	wait = func() {
 		cancel()
 		<-done
+		f.CloseIdle()
 		for _, r := range f.Records() {
 			p.log.Info("fetch", "method", r.Method, "host", r.Host, "path", r.Path, "status", r.Status,
 				"bytes", r.Bytes, "duration", r.Duration, "allowed", r.Allowed, "error", r.Error)
@@ -136,6 +137,10 @@ func (p *jailProxy) serve(ctx context.Context, j *jail, priv string) (env []stri
 	env = []string{"AIRLOCK_PROXY_SOCKET=" + j.inside(priv, "proxy"), "AIRLOCK_PROXY_ADDR=" + proxyAddr}
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
 		env = append(env, k+"=http://"+proxyAddr)
+	}
+	// The jail's own loopback (a server the code starts) is not the proxy's.
+	for _, k := range []string{"NO_PROXY", "no_proxy"} {
+		env = append(env, k+"=localhost,127.0.0.1,::1")
 	}
 	for _, k := range []string{"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"} {
 		env = append(env, k+"="+ca)

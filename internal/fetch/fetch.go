@@ -41,6 +41,7 @@ type Policy struct {
 	MaxResponseBytes int64
 	MaxRedirects     int
 	Timeout          time.Duration
+	MaxConcurrent    int
 	Approve          func(ctx context.Context, host string) bool
 	RootCAs          *x509.CertPool
 }
@@ -80,6 +81,7 @@ type Response struct {
 type Fetcher struct {
 	policy Policy
 	client *http.Client
+	slots  chan struct{} // a request in flight holds one (MaxConcurrent)
 
 	mu      sync.Mutex
 	records []Record
@@ -116,7 +118,10 @@ func New(p Policy) *Fetcher {
 	if p.Timeout <= 0 {
 		p.Timeout = 30 * time.Second
 	}
-	f := &Fetcher{policy: p}
+	if p.MaxConcurrent <= 0 {
+		p.MaxConcurrent = 4
+	}
+	f := &Fetcher{policy: p, slots: make(chan struct{}, p.MaxConcurrent)}
 	transport := &http.Transport{
 		DialContext:            f.dial,
 		TLSClientConfig:        &tls.Config{RootCAs: p.RootCAs, MinVersion: tls.VersionTLS12},
@@ -154,8 +159,34 @@ type errRefused struct{ msg string }
 
 func (e *errRefused) Error() string { return e.msg }
 
-// Do makes the request (the host function the glue calls).
+// Do makes the request (the host function the glue calls), once one of
+// the MaxConcurrent slots is free.
 func (f *Fetcher) Do(ctx context.Context, req Request) (Response, error) {
+	if err := f.acquire(ctx); err != nil {
+		return Response{}, err
+	}
+	defer f.release()
+	return f.do(ctx, req)
+}
+
+// acquire waits for a slot of the requests in flight, or for ctx.
+func (f *Fetcher) acquire(ctx context.Context) error {
+	select {
+	case f.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return errors.New(cleanError(ctx.Err()))
+	}
+}
+
+func (f *Fetcher) release() { <-f.slots }
+
+// CloseIdle closes the connections kept for later requests (at the end of
+// an execution whose Fetcher goes with it).
+func (f *Fetcher) CloseIdle() { f.client.CloseIdleConnections() }
+
+// do is Do in a slot.
+func (f *Fetcher) do(ctx context.Context, req Request) (Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.policy.Timeout)
 	defer cancel()
 	// The sandbox's Request checks the method, but what reaches the host is

@@ -35,7 +35,7 @@ type CA struct {
 	PEM []byte
 
 	mu     sync.Mutex
-	leaves map[string]*tls.Certificate // by host, at most maxLeaves
+	leaves map[string]*tls.Certificate // by host in lower case, at most maxLeaves
 }
 
 // maxLeaves bounds the certificates a CA keeps; past it they are made again.
@@ -72,11 +72,14 @@ func NewCA() (*CA, error) {
 	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), leaves: map[string]*tls.Certificate{}}, nil
 }
 
-// leaf is the certificate of host, signed by the CA.
+// leaf is the certificate of host, signed by the CA: the one made before
+// while it has a month to live, else a new one (made outside the lock).
 func (ca *CA) leaf(host string) (*tls.Certificate, error) {
+	host = strings.ToLower(host)
 	ca.mu.Lock()
-	defer ca.mu.Unlock()
-	if c, ok := ca.leaves[host]; ok {
+	c, ok := ca.leaves[host]
+	ca.mu.Unlock()
+	if ok && time.Until(c.Leaf.NotAfter) > 30*24*time.Hour {
 		return c, nil
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -104,11 +107,17 @@ func (ca *CA) leaf(host string) (*tls.Certificate, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	c = &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
+	ca.mu.Lock()
 	if len(ca.leaves) >= maxLeaves {
 		clear(ca.leaves)
 	}
 	ca.leaves[host] = c
+	ca.mu.Unlock()
 	return c, nil
 }
 
@@ -120,19 +129,22 @@ func (ca *CA) leaf(host string) (*tls.Certificate, error) {
 // each as an https request. The proxy follows no redirect (the client
 // does, through the proxy again). A request the policy refuses is a 403
 // whose body says why; one that fails is a 502.
+//
+// A client is bounded: maxProxyConns connections at once (more wait to be
+// accepted), the Fetcher's MaxConcurrent requests in flight (a request
+// holds its slot while its body is read), idle connections closed after
+// proxyIdle, a request's headers and body read within proxyRead. When ctx
+// ends, every connection is closed and ServeProxy returns once every
+// request has ended and been recorded.
 func (f *Fetcher) ServeProxy(ctx context.Context, ln net.Listener, ca *CA) error {
-	p := &proxy{f: f, ca: ca, ctx: ctx}
-	srv := &http.Server{
-		Handler:           p,
-		ReadHeaderTimeout: 30 * time.Second,
-		MaxHeaderBytes:    maxHeaderBytes,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ErrorLog:          discardLog,
-	}
-	p.srv = srv
-	stop := context.AfterFunc(ctx, func() { srv.Close(); p.closeTunnels() })
+	p := &proxy{f: f, ca: ca, ctx: ctx, conns: make(chan struct{}, maxProxyConns)}
+	srv := p.server(p)
+	stop := context.AfterFunc(ctx, func() {
+		p.close()
+		srv.Close()
+	})
 	defer stop()
-	err := srv.Serve(ln)
+	err := srv.Serve(&limitedListener{Listener: ln, p: p})
 	p.wg.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
@@ -140,21 +152,93 @@ func (f *Fetcher) ServeProxy(ctx context.Context, ln net.Listener, ca *CA) error
 	return err
 }
 
-type proxy struct {
-	f   *Fetcher
-	ca  *CA
-	ctx context.Context
-	srv *http.Server
+// The bounds of a proxy's clients (ServeProxy).
+const (
+	maxProxyConns = 64
+	proxyIdle     = 30 * time.Second
+	proxyRead     = time.Minute
+)
 
+// server is an HTTP server of the proxy's, for its listener or a tunnel.
+func (p *proxy) server(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: proxyRead,
+		ReadTimeout:       proxyRead,
+		IdleTimeout:       proxyIdle,
+		MaxHeaderBytes:    maxHeaderBytes,
+		BaseContext:       func(net.Listener) context.Context { return p.ctx },
+		ErrorLog:          discardLog,
+	}
+}
+
+// limitedListener accepts a connection once fewer than maxProxyConns are
+// open; a connection frees its place when it is closed.
+type limitedListener struct {
+	net.Listener
+	p *proxy
+}
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	select {
+	case l.p.conns <- struct{}{}:
+	case <-l.p.ctx.Done():
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.p.conns
+		return nil, err
+	}
+	return &freeOnClose{Conn: c, free: func() { <-l.p.conns }}, nil
+}
+
+// freeOnClose calls free once, when it is first closed.
+type freeOnClose struct {
+	net.Conn
+	once sync.Once
+	free func()
+}
+
+func (c *freeOnClose) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.free)
+	return err
+}
+
+type proxy struct {
+	f     *Fetcher
+	ca    *CA
+	ctx   context.Context
+	conns chan struct{} // an open connection holds one
+
+	// wg counts the handlers and tunnels running; mu guards closed and
+	// tunnels, and the wg.Add that must not follow close.
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	tunnels map[net.Conn]bool
 	closed  bool
 }
 
+// enter counts a handler or a tunnel in, unless the proxy is closing.
+func (p *proxy) enter() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.wg.Add(1)
+	return true
+}
+
 // ServeHTTP serves one request to the proxy: a CONNECT opens a tunnel; any
 // other is made as it is.
 func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !p.enter() {
+		http.Error(w, "airlock proxy: closing", http.StatusServiceUnavailable)
+		return
+	}
+	defer p.wg.Done()
 	if r.Method == http.MethodConnect {
 		p.connect(w, r)
 		return
@@ -175,9 +259,9 @@ func (p *proxy) connect(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "airlock proxy: CONNECT needs host:port", http.StatusBadRequest)
 		return
 	}
-	authority := r.Host
+	authority := net.JoinHostPort(host, port)
 	if port == "443" {
-		authority = host
+		authority = strings.TrimSuffix(authority, ":443")
 	}
 	if err := p.f.allowed(r.Context(), &url.URL{Scheme: "https", Host: authority}); err != nil {
 		p.f.record(Record{Method: "CONNECT", Host: authority, Error: err.Error()})
@@ -193,11 +277,12 @@ func (p *proxy) connect(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	conn.SetDeadline(time.Time{}) // the tunnel's server sets its own
+
 	if !p.track(conn) {
 		conn.Close()
 		return
 	}
-	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		defer p.untrack(conn)
@@ -211,15 +296,16 @@ func (p *proxy) connect(w http.ResponseWriter, r *http.Request) {
 				return p.ca.leaf(host) // the host checked, whatever the SNI says
 			},
 		})
-		inner := &http.Server{
-			Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				p.forward(w, r, "https://"+authority+r.URL.RequestURI())
-			}),
-			ReadHeaderTimeout: 30 * time.Second,
-			MaxHeaderBytes:    maxHeaderBytes,
-			BaseContext:       func(net.Listener) context.Context { return p.ctx },
-			ErrorLog:          discardLog,
-		}
+		inner := p.server(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// Inside a tunnel, a request names a path of the tunnel's
+			// host (origin form), nothing else.
+			if !strings.HasPrefix(r.RequestURI, "/") {
+				http.Error(w, "airlock proxy: inside a tunnel, a request must name a path (origin form)", http.StatusBadRequest)
+				return
+			}
+			u := url.URL{Scheme: "https", Host: authority, Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: r.URL.RawQuery}
+			p.forward(w, r, u.String())
+		}))
 		inner.Serve(&oneConn{c: tconn, done: make(chan struct{})})
 	}()
 }
@@ -227,6 +313,13 @@ func (p *proxy) connect(w http.ResponseWriter, r *http.Request) {
 // forward makes the request r as target with the Fetcher and writes its
 // answer.
 func (p *proxy) forward(w http.ResponseWriter, r *http.Request, target string) {
+	// The slot is held while the body is read: what the proxy buffers is
+	// bounded by the Fetcher's requests in flight.
+	if err := p.f.acquire(r.Context()); err != nil {
+		http.Error(w, "airlock proxy: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	defer p.f.release()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, p.f.policy.MaxRequestBytes))
 	if err != nil {
 		http.Error(w, fmt.Sprintf("airlock proxy: the request body is past the policy's %d bytes", p.f.policy.MaxRequestBytes), http.StatusRequestEntityTooLarge)
@@ -245,7 +338,7 @@ func (p *proxy) forward(w http.ResponseWriter, r *http.Request, target string) {
 			req.Headers = append(req.Headers, [2]string{name, v})
 		}
 	}
-	resp, err := p.f.Do(r.Context(), req)
+	resp, err := p.f.do(r.Context(), req)
 	if err != nil {
 		status := http.StatusBadGateway
 		var refused *errRefused
@@ -271,7 +364,17 @@ func (p *proxy) forward(w http.ResponseWriter, r *http.Request, target string) {
 		}
 		h.Add(name, kv[1])
 	}
-	h.Set("Content-Length", fmt.Sprint(len(resp.Body)))
+	switch {
+	case r.Method == http.MethodHead: // the length a GET would have, as the host said
+		for _, kv := range resp.Headers {
+			if strings.EqualFold(kv[0], "Content-Length") {
+				h.Set("Content-Length", kv[1])
+			}
+		}
+	case resp.Status == http.StatusNoContent || resp.Status == http.StatusNotModified || resp.Status < 200:
+	default:
+		h.Set("Content-Length", fmt.Sprint(len(resp.Body)))
+	}
 	w.WriteHeader(resp.Status)
 	if r.Method != http.MethodHead {
 		w.Write(resp.Body)
@@ -301,6 +404,7 @@ func hopHeaders(h http.Header) map[string]bool {
 	return out
 }
 
+// track counts a tunnel in (wg) and keeps its connection to close.
 func (p *proxy) track(c net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -311,6 +415,7 @@ func (p *proxy) track(c net.Conn) bool {
 		p.tunnels = map[net.Conn]bool{}
 	}
 	p.tunnels[c] = true
+	p.wg.Add(1)
 	return true
 }
 
@@ -320,9 +425,9 @@ func (p *proxy) untrack(c net.Conn) {
 	p.mu.Unlock()
 }
 
-// closeTunnels closes the hijacked connections, which the server's Close
-// does not know.
-func (p *proxy) closeTunnels() {
+// close lets no handler or tunnel start, and closes the tunnels'
+// connections, which the server's Close does not know.
+func (p *proxy) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true

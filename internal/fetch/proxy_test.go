@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -90,7 +91,7 @@ func TestProxy(t *testing.T) {
 	var seen []string
 	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		seen = append(seen, r.Method+" "+r.URL.RequestURI()+" auth="+r.Header.Get("Authorization")+" proxy-auth="+r.Header.Get("Proxy-Authorization"))
+		seen = append(seen, r.Method+" "+r.URL.RequestURI()+" auth="+r.Header.Get("Authorization"))
 		mu.Unlock()
 		switch r.URL.Path {
 		case "/redirect":
@@ -153,7 +154,7 @@ func TestProxy(t *testing.T) {
 	mu.Lock()
 	got := strings.Join(seen, "\n")
 	mu.Unlock()
-	want := "POST /items?q=1 auth=Bearer proxy-s3cret proxy-auth=\nGET /redirect auth=Bearer proxy-s3cret proxy-auth=\nGET /landed auth=Bearer proxy-s3cret proxy-auth=\nGET /away auth=Bearer proxy-s3cret proxy-auth="
+	want := "POST /items?q=1 auth=Bearer proxy-s3cret\nGET /redirect auth=Bearer proxy-s3cret\nGET /landed auth=Bearer proxy-s3cret\nGET /away auth=Bearer proxy-s3cret"
 	if got != want {
 		t.Errorf("the server saw:\n%s\nwant:\n%s", got, want)
 	}
@@ -168,3 +169,129 @@ func TestProxy(t *testing.T) {
 		t.Errorf("dials beyond loopback: %v", n.refused)
 	}
 }
+
+// The proxy's edges: over http (AllowHTTP) hop-by-hop and proxy headers
+// are not passed on and no secret is added; a name that resolves to a
+// private address is refused with nothing dialled; inside a tunnel only a
+// path of the tunnel's host may be named; HEAD keeps the host's length;
+// at the end every request, one still in flight included, is recorded
+// before ServeProxy returns.
+func TestProxy_Edges(t *testing.T) {
+	n := &loopbackOnly{}
+	lookup := func(_ context.Context, _, host string) ([]netip.Addr, error) {
+		if host == "internal.example.com" {
+			return []netip.Addr{netip.MustParseAddr("10.1.2.3")}, nil
+		}
+		return nil, errors.New("no such host (test resolver)")
+	}
+	defer SetNetwork(n.dial, lookup)()
+	var mu sync.Mutex
+	var seen []http.Header
+	arrived := make(chan struct{}, 1)
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		if r.URL.Path == "/hang" {
+			arrived <- struct{}{}
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Length", "5")
+		io.WriteString(w, "plain")
+	}))
+	defer plain.Close()
+	f := New(Policy{
+		Allow:     []string{"plain.example.com", "internal.example.com", "a.example.com"},
+		AllowHTTP: true,
+		Secrets:   map[string]map[string]string{"plain.example.com": {"X-Key": "never-over-http"}},
+		Resolve:   map[string]string{"plain.example.com:80": plain.Listener.Addr().String()},
+	})
+	ca, _ := NewCA()
+	sock := filepath.Join(t.TempDir(), "proxy")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.ServeProxy(ctx, ln, ca) }()
+	defer func() { cancel(); <-done }()
+	raw := func(req string) string {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, req)
+		b, _ := io.ReadAll(c)
+		return string(b)
+	}
+	got := raw("GET http://plain.example.com/x HTTP/1.1\r\nHost: plain.example.com\r\nConnection: close, X-Drop\r\nX-Drop: 1\r\nKeep-Alive: 5\r\nProxy-Authorization: Basic eDp5\r\nX-Keep: 1\r\n\r\n")
+	if !strings.HasPrefix(got, "HTTP/1.1 200") || !strings.HasSuffix(got, "plain") {
+		t.Errorf("http: %q", got)
+	}
+	got = raw("HEAD http://plain.example.com/x HTTP/1.1\r\nHost: plain.example.com\r\nConnection: close\r\n\r\n")
+	if !strings.Contains(got, "Content-Length: 5") {
+		t.Errorf("HEAD: %q", got)
+	}
+	mu.Lock()
+	h := seen[0]
+	mu.Unlock()
+	if h.Get("X-Drop") != "" || h.Get("Keep-Alive") != "" || h.Get("Proxy-Authorization") != "" || h.Get("X-Keep") != "1" || h.Get("X-Key") != "" {
+		t.Errorf("the server saw %v", h)
+	}
+	got = raw("GET http://internal.example.com/ HTTP/1.1\r\nHost: internal.example.com\r\nConnection: close\r\n\r\n")
+	if !strings.HasPrefix(got, "HTTP/1.1 403") {
+		t.Errorf("a private address: %q", got)
+	}
+	// Inside a tunnel, a request that names another host is refused.
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(c, "CONNECT a.example.com:443 HTTP/1.1\r\nHost: a.example.com:443\r\n\r\n")
+	br := bufio.NewReader(c)
+	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT: %v %v", resp, err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(ca.PEM)
+	tc := tls.Client(&readerConn{Conn: c, r: br}, &tls.Config{ServerName: "a.example.com", RootCAs: roots})
+	io.WriteString(tc, "GET https:.b.a.example.com/x HTTP/1.1\r\nHost: a.example.com\r\nConnection: close\r\n\r\n")
+	b, _ := io.ReadAll(tc)
+	tc.Close()
+	if !strings.HasPrefix(string(b), "HTTP/1.1 400") {
+		t.Errorf("another host inside a tunnel: %q", b)
+	}
+	// A request in flight at the end is recorded before ServeProxy returns.
+	go func() { // (raw's Fatal is for the test's goroutine)
+		if c, err := net.Dial("unix", sock); err == nil {
+			defer c.Close()
+			io.WriteString(c, "GET http://plain.example.com/hang HTTP/1.1\r\nHost: plain.example.com\r\n\r\n")
+			io.ReadAll(c)
+		}
+	}()
+	<-arrived
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	done <- nil // for the deferred receive
+	recs := f.Records()
+	last := recs[len(recs)-1]
+	if last.Path != "/hang" || last.Error == "" {
+		t.Errorf("records: %+v", recs)
+	}
+	if len(n.refused) != 0 {
+		t.Errorf("dials beyond loopback: %v", n.refused)
+	}
+}
+
+// readerConn is a connection whose first bytes were read into r.
+type readerConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *readerConn) Read(b []byte) (int, error) { return c.r.Read(b) }

@@ -22,7 +22,7 @@ const __airlock = (() => {
   delete process.env.AIRLOCK_PROXY_ADDR;
   if (proxySocket && proxyAddr) {
     const i = proxyAddr.lastIndexOf(":");
-    net.createServer((client) => {
+    const server = net.createServer((client) => {
       const up = net.createConnection(proxySocket);
       client.unref();
       up.unref();
@@ -30,7 +30,9 @@ const __airlock = (() => {
       up.pipe(client);
       client.on("error", () => up.destroy());
       up.on("error", () => client.destroy());
-    }).listen(Number(proxyAddr.slice(i + 1)), proxyAddr.slice(0, i)).unref();
+    });
+    server.on("error", () => {}); // the port taken: the code has no way out, and is told by its client
+    server.listen(Number(proxyAddr.slice(i + 1)), proxyAddr.slice(0, i)).unref();
   }
   const util = require("util");
   const toLogs = (...args) => { process.stderr.write(util.format(...args) + "\n"); };

@@ -61,7 +61,10 @@ def _forward_proxy(path, addr):
 _PROXY_SOCKET = _os.environ.pop("AIRLOCK_PROXY_SOCKET", "")
 _PROXY_ADDR = _os.environ.pop("AIRLOCK_PROXY_ADDR", "")
 if _PROXY_SOCKET and _PROXY_ADDR:
-    _forward_proxy(_PROXY_SOCKET, _PROXY_ADDR)
+    try:
+        _forward_proxy(_PROXY_SOCKET, _PROXY_ADDR)
+    except OSError:
+        pass  # the port taken: the code has no way out, and is told by its client
 
 
 def _ask(request):

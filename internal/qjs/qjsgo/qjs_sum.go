@@ -3,4 +3,4 @@
 package qjsgo
 
 // Sum is the SHA-256 of the module translated into this package.
-const Sum = "3a3c317fa1c0437fa484f24b3d3bcff38c578af833bb01f483b712f9eb929d0c"
+const Sum = "9524f72fac0b6c7b7d2ab6ccb3c340c6058be4a39af4935dbebe358b079fd51b"

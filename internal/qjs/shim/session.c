@@ -229,6 +229,11 @@ JSValue define_tool(JSContext *ctx, struct slot *slots, int argc)
         JS_FreeAtom(ctx, name);
         return JS_EXCEPTION;
     }
+    /* the entry is filled before the glue runs (f reads it if called), and
+       counted once the global is defined */
+    tools[ntools].name = name;
+    tools[ntools].id = id;
+    tools[ntools].mode = mode;
     if (argc == 4) {
         JSValue v = glued(ctx, (const char *)(uintptr_t)slots[3].u.ptr, slots[3].len, name, f);
         JS_FreeValue(ctx, f);
@@ -248,10 +253,7 @@ JSValue define_tool(JSContext *ctx, struct slot *slots, int argc)
         JS_FreeAtom(ctx, name);
         return JS_EXCEPTION;
     }
-    tools[ntools].name = name; /* kept for the life of the VM */
-    tools[ntools].id = id;
-    tools[ntools].mode = mode;
-    ntools++;
+    ntools++; /* the name kept for the life of the VM */
     return JS_UNDEFINED;
 }
 
