@@ -315,7 +315,15 @@ func TestHostMemory_IdleExecutorFragmented(t *testing.T) {
 
 	// Within the limit: 24 holes of 1-1.1 MiB, kept apart by pins, and a
 	// live buffer of 4 MiB.
-	const limit, live, slack = 64 << 20, 4 << 20, 8 << 20
+	const limit, live = 64 << 20, 4 << 20
+	// The slack: 8 MiB; under the race detector 24, whose own memory (the
+	// shadow of the Go heap the step's values crossed) is in the RSS read
+	// and is not given back (seen in CI's race step: 22 MiB over before the
+	// step, idle, where the same test without it stays within 8).
+	slack := int64(8 << 20)
+	if raceEnabled {
+		slack = 24 << 20
+	}
 	ex = start(limit)
 	before = settle()
 	out := mustRun(t, ex, `const pins = []; const live = new Uint8Array(4 << 20);

@@ -98,6 +98,12 @@ type Config struct {
 	// README, "airlock serve"). Without it they have no network. Not with
 	// Workers.
 	Fetch *airlock.FetchPolicy
+	// DefaultSession is the session of a files or legacy request that
+	// names none (session_id, X-Session-ID, X-Sandbox-ID): a server that
+	// serves one session, as agent-sandbox places a session in a pod of
+	// its own, so that agent-sandbox's clients, which name none, reach it.
+	// "" means such a request is refused (400).
+	DefaultSession string
 	// AllowInstall lets python and node code install packages
 	// (install_package / installPackage): the server installs them outside
 	// the jail into the session's workspace, wheels only for pip, no
@@ -160,6 +166,7 @@ func ConfigFromEnv() (Config, error) {
 	c.PythonBin = os.Getenv("SANDBOX_PYTHON_BIN")
 	c.NodeBin = os.Getenv("SANDBOX_NODE_BIN")
 	c.PipIndexURL = os.Getenv("SANDBOX_PIP_INDEX_URL")
+	c.DefaultSession = os.Getenv("SANDBOX_DEFAULT_SESSION")
 	switch v := os.Getenv("SANDBOX_JAIL_PROC"); v {
 	case "", "0", "false":
 	case "1", "true":

@@ -93,12 +93,9 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	session := r.URL.Query().Get("session_id")
+	session := s.sessionOf(r)
 	if session == "" {
-		session = r.Header.Get("X-Session-ID")
-	}
-	if session == "" {
-		writeFileError(w, http.StatusBadRequest, "session_id is required (in the query or the X-Session-ID header)")
+		writeFileError(w, http.StatusBadRequest, "session_id is required (in the query, the X-Session-ID or X-Sandbox-ID header, or the server's --default-session)")
 		return
 	}
 	name, err := filePath(r.PathValue("path"))
@@ -145,13 +142,19 @@ func (s *Server) files(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, listing)
 		return
 	}
+	serveFile(w, r, root, name)
+}
+
+// serveFile answers a GET or HEAD of a file of the workspace with its bytes.
+func serveFile(w http.ResponseWriter, r *http.Request, root *os.Root, name string) {
 	f, err := openFile(root, name, os.O_RDONLY, 0)
 	if err != nil {
 		writeFSError(w, err, r.PathValue("path"))
 		return
 	}
 	defer f.Close()
-	if info, err = f.Stat(); err != nil {
+	info, err := f.Stat()
+	if err != nil {
 		writeFileError(w, http.StatusInternalServerError, "file system error on "+r.PathValue("path"))
 		return
 	}

@@ -49,6 +49,7 @@ type runtimeMetrics struct {
 // runtimes are the runtimes with the statuses of their executions.
 var runtimes = map[string][]string{
 	"python": {"success", "error", "terminated"}, "node": {"success", "error", "terminated"},
+	"command":    {"success", "error", "terminated"}, // the legacy python-runtime's /execute
 	"javascript": {"success", "error", "memory", "terminated", "link_error"},
 	"typescript": {"success", "error", "memory", "terminated", "link_error"},
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -50,7 +51,9 @@ func loadOpenAPI(t *testing.T) *openapi3.T {
 }
 
 // docPath is the document's path of a ServeMux pattern: "{x...}" is "{x}".
-func docPath(pattern string) string { return strings.ReplaceAll(pattern, "...}", "}") }
+func docPath(pattern string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(pattern, "...}", "}"), "{$}", "")
+}
 
 // wildcard is a ServeMux pattern's wildcard.
 var wildcard = regexp.MustCompile(`\{(\w+)(\.\.\.)?\}`)
@@ -330,6 +333,7 @@ func TestOpenAPIStatuses(t *testing.T) {
 		"/v1/files/{path} PUT 500":           "the machine failing",
 		"/v1/files/{path} DELETE 500":        "the machine failing",
 		"/v1/health GET 503":                 "a server shutting down",
+		"/list/{path} GET 500":               "the machine failing",
 	}
 
 	// A server whose python cannot start: an execution fails with 500.
@@ -353,6 +357,7 @@ func TestOpenAPIStatuses(t *testing.T) {
 
 	produced := map[string]bool{}
 	base := url
+	var send func(req *http.Request, wantStatus int)
 	do := func(method, path, token, accept, body string, wantStatus int) {
 		t.Helper()
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
@@ -365,6 +370,26 @@ func TestOpenAPIStatuses(t *testing.T) {
 		if body != "" {
 			req.Header.Set("Content-Type", "application/json")
 		}
+		send(req, wantStatus)
+	}
+	// upload posts a multipart form whose part "file" has the file name.
+	upload := func(path, token, filename, data string, wantStatus int) {
+		t.Helper()
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		fw, _ := mw.CreateFormFile("file", filename)
+		io.WriteString(fw, data)
+		mw.Close()
+		req, _ := http.NewRequest("POST", base+path, &b)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		send(req, wantStatus)
+	}
+	send = func(req *http.Request, wantStatus int) {
+		t.Helper()
+		method, path := req.Method, req.URL.Path
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -466,6 +491,31 @@ func TestOpenAPIStatuses(t *testing.T) {
 	base = url
 	do("GET", "/openapi.json", "", "", "", 200)
 	do("POST", "/openapi.json", "", "", "", 405)
+	// agent-sandbox's legacy python-runtime API, in session legacy (by
+	// X-Sandbox-ID, its router's header, on the upload).
+	do("GET", "/", "", "", "", 200)
+	do("POST", "/", "", "", "", 405)
+	do("POST", "/execute", "t1", "", `{"command":"echo hi; echo err >&2; exit 3","session_id":"legacy"}`, 200)
+	do("POST", "/v1/execute", "t1", "", `{"command":"echo hi"}`, 400)
+	upload("/upload?session_id=legacy", "t1", "d/in.txt", "data", 200)
+	upload("/upload?session_id=legacy", "t1", "../out.txt", "data", 403)
+	upload("/upload?session_id=legacy", "", "in.txt", "data", 401)
+	upload("/upload?session_id=legacy", "t2", "in.txt", "data", 403)
+	upload("/upload", "t1", "in.txt", "data", 400)
+	do("POST", "/upload?session_id=legacy", "t1", "", `{"not":"multipart"}`, 400)
+	do("GET", "/upload?session_id=legacy", "t1", "", "", 405)
+	base = small
+	upload("/upload?session_id=fs", "", "big", strings.Repeat("x", 200), 413)
+	base = url
+	for _, ep := range []string{"/download/d%2Fin.txt", "/list/d", "/exists/d%2Fin.txt"} {
+		do("GET", ep+"?session_id=legacy", "t1", "", "", 200)
+		do("GET", ep, "t1", "", "", 400)
+		do("GET", ep+"?session_id=legacy", "", "", "", 401)
+		do("GET", ep+"?session_id=legacy", "t2", "", "", 403)
+		do("POST", ep+"?session_id=legacy", "t1", "", "", 405)
+	}
+	do("GET", "/download/none?session_id=legacy", "t1", "", "", 404)
+	do("GET", "/list/d%2Fin.txt?session_id=legacy", "t1", "", "", 404)
 	// An execution holding the only slot, in session "held": another is
 	// refused (503), and the session cannot be deleted (409).
 	done := make(chan struct{})
@@ -595,7 +645,8 @@ func TestOpenAPITypes(t *testing.T) {
 	}
 	for name := range schemas {
 		switch name {
-		case "Error", "Health", "FilesHealth", "Metadata": // maps in the code, checked by TestOpenAPIStatuses on every response
+		case "Error", "Health", "FilesHealth", "Metadata", "LegacyHealth", "LegacyMessage", "LegacyEntry", "LegacyExists",
+			"CommandResponse": // maps in the code, checked by TestOpenAPIStatuses on every response
 		case "File", "ExecuteRequest", "ExecuteResponse", "V1Response", "ScriptError", "StreamEvent", "V1StreamEvent",
 			"FileError", "FileEntry", "DirectoryListing":
 		default:

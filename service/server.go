@@ -46,6 +46,11 @@ type ExecuteRequest struct {
 	SessionID   string `json:"session_id"`
 	Timeout     int    `json:"timeout"` // seconds; ≤ 0 means 30, at most 300
 	Files       []File `json:"files"`
+	// Command, in place of Code and Runtime, is a shell command run in the
+	// jail (/bin/sh -c), the body of agent-sandbox's legacy python-runtime
+	// (README, "The legacy python-runtime API"): POST /execute answers it
+	// as {stdout, stderr, exit_code}.
+	Command string `json:"command,omitempty"`
 	// Credential is who asks, for the ownership of sessions: the HTTP
 	// handler sets it from the bearer token; never read from the wire.
 	Credential string `json:"-"`
@@ -77,6 +82,8 @@ type V1Response struct {
 	Status     string               `json:"status"`
 	ScriptErr  *airlock.ScriptError `json:"scriptError,omitempty"`
 	DurationMs float64              `json:"durationMs"`
+	// stdout and stderr are a command's (ExecuteRequest.Command), apart.
+	stdout, stderr string
 }
 
 // A Server runs code for clients.
@@ -284,7 +291,7 @@ type route struct {
 
 // routes are the API's endpoints.
 func (s *Server) routes() []route {
-	return []route{
+	return append([]route{
 		{"/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, false) }},
 		{"/v1/execute", func(w http.ResponseWriter, r *http.Request) { s.execute(w, r, true) }},
 		{"/health", func(w http.ResponseWriter, r *http.Request) { // any method, as the reference
@@ -303,7 +310,7 @@ func (s *Server) routes() []route {
 		{"/v1/files/{path...}", s.files},
 		{"/v1/health", s.health},
 		{"/v1/metadata", s.metadata},
-	}
+	}, s.legacyRoutes()...)
 }
 
 // allowMethod answers 405 to a request of another method.
@@ -442,6 +449,14 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, v1 bool) {
 		return
 	}
 	req.Credential = cred
+	if req.Command != "" { // the legacy python-runtime's body
+		if v1 {
+			writeError(w, http.StatusBadRequest, "a command is answered on /execute (agent-sandbox's legacy python-runtime), not /v1/execute")
+			return
+		}
+		s.executeCommand(w, r, req)
+		return
+	}
 	if kind := streamType(r.Header.Get("Accept")); kind != "" {
 		s.executeStream(w, r, req, v1, kind)
 		return
@@ -527,12 +542,18 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 
 // executeUntraced is Execute without its span.
 func (s *Server) executeUntraced(ctx context.Context, req ExecuteRequest, dispatch Dispatcher) (*V1Response, error) {
+	rt := strings.ToLower(req.Runtime)
+	if req.Command != "" {
+		if req.Code != "" || req.Runtime != "" {
+			return nil, badRequest("a request has code (and a runtime) or a command, not both")
+		}
+		rt, req.Code = "command", req.Command
+	}
 	if strings.TrimSpace(req.Code) == "" {
 		return nil, badRequest("code is empty")
 	}
-	rt := strings.ToLower(req.Runtime)
 	switch rt {
-	case "python", "node", "javascript", "typescript":
+	case "python", "node", "javascript", "typescript", "command":
 	case "": // as the reference client documents
 		rt = "python"
 	default:
@@ -567,7 +588,7 @@ func (s *Server) executeUntraced(ctx context.Context, req ExecuteRequest, dispat
 	wd := &workdir{ws: s.ws, session: req.SessionID, cred: req.Credential}
 	defer wd.release()
 	var room int64
-	if req.SessionID != "" || len(req.Files) > 0 || rt == "python" || rt == "node" {
+	if req.SessionID != "" || len(req.Files) > 0 || rt == "python" || rt == "node" || rt == "command" {
 		dir, err := wd.get()
 		if err != nil {
 			var re *RequestError
@@ -612,6 +633,7 @@ func (s *Server) executeUntraced(ctx context.Context, req ExecuteRequest, dispat
 			return nil, err
 		}
 		resp.Output, resp.Logs, resp.ExitCode, resp.Error = out.output, out.logs, out.exitCode, out.err
+		resp.stdout, resp.stderr = out.stdout, out.logs
 		resp.Status = "success"
 		switch {
 		case out.timedOut:
@@ -731,7 +753,7 @@ func writeInputs(dir string, files []File, owner *jailUser) error {
 
 // unavailable says why a runtime cannot run on this server, or nil.
 func (s *Server) unavailable(rt string) error {
-	if rt != "python" && rt != "node" {
+	if rt != "python" && rt != "node" && rt != "command" {
 		return nil
 	}
 	switch {

@@ -45,6 +45,7 @@ type runRequest struct {
 // runOutcome is what came of it.
 type runOutcome struct {
 	output    string // the JSON of the value given to set_result, or ""
+	stdout    string // a command's standard output (its errors are in logs)
 	files     []string
 	logs      string
 	exitCode  int
@@ -237,6 +238,8 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 			return nil, err
 		}
 		interp = []string{j.python, "-u", j.inside(priv, "prelude.py"), j.inside(priv, "main.py")}
+	case "command":
+		interp = []string{"/bin/sh", "-c", req.code}
 	case "node":
 		// The code runs in an async function, for top-level await, as a
 		// file of its workspace: require, __filename and __dirname resolve
@@ -282,7 +285,7 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	if j.install {
 		env = append(env, "AIRLOCK_ALLOW_INSTALL=1")
 	}
-	if j.proxy != nil {
+	if j.proxy != nil && req.runtime != "command" { // (the preludes serve the proxy's port)
 		penv, wait, err := j.proxy.serve(runCtx, j, priv)
 		if err != nil {
 			return nil, err
@@ -345,6 +348,11 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 		logs.lines = &lineSplitter{emit: req.log}
 	}
 	cmd.Stdout, cmd.Stderr = logs, logs
+	var stdout *capped // a command's standard output, apart from its errors (logs)
+	if req.runtime == "command" {
+		stdout = &capped{limit: j.maxOut}
+		cmd.Stdout = stdout
+	}
 	cmd.ExtraFiles = []*os.File{resultW} // fd 3
 	if argsR != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, argsR) // fd 4
@@ -384,6 +392,9 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 	raw := <-results
 	cancel()
 	out := &runOutcome{logs: logs.String(), exitCode: cmd.ProcessState.ExitCode()}
+	if stdout != nil {
+		out.stdout = stdout.String()
+	}
 	if quotaErr == nil { // what was written after the last measure
 		out.workspaceBytes, _, quotaErr = req.quota.usage(req.dir)
 		if !errors.Is(quotaErr, errOverQuota) {

@@ -44,6 +44,7 @@ func serveFlags(stderr io.Writer, env service.Config) *flag.FlagSet {
 	fs.Bool("allow-install", false, "let python and node code install packages (install_package / installPackage): the server installs them outside the jail, wheels only for pip, no scripts for npm")
 	durationFlag(fs, "install-timeout", d.InstallTimeout, "bound on one package install")
 	fs.String("pip-index-url", d.PipIndexURL, "PEP 503 index pip installs from with --allow-install; default pip's own configuration ($SANDBOX_PIP_INDEX_URL)")
+	fs.String("default-session", d.DefaultSession, "the session of a files or legacy request that names none (a pod serving one session); default: such a request is refused ($SANDBOX_DEFAULT_SESSION)")
 	fs.Bool("jail-proc", d.JailProc, "mount /proc in the python/node jail; its mount tables then show the workspace's host path ($SANDBOX_JAIL_PROC)")
 	fs.Int("workers", d.Workers, "worker processes for javascript and typescript (default 0: in the server's process)")
 	fs.Int("jail-uid", d.JailUID, "the unprivileged user (and group) the jail runs as when the server is root")
@@ -84,6 +85,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		InstallTimeout:   get("install-timeout").Get().(time.Duration),
 		PipIndexURL:      get("pip-index-url").Get().(string),
 		JailProc:         get("jail-proc").Get().(bool),
+		DefaultSession:   get("default-session").Get().(string),
 		Insecure:         get("insecure-no-bwrap").Get().(bool),
 		Workers:          get("workers").Get().(int),
 		JailUID:          get("jail-uid").Get().(int),
