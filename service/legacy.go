@@ -54,6 +54,22 @@ func (s *Server) sessionOf(r *http.Request) string {
 	return s.cfg.DefaultSession
 }
 
+// legacyRequest checks a legacy files request's method and token, and
+// finds its session; when it answers the request itself, ok is false.
+func (s *Server) legacyRequest(w http.ResponseWriter, r *http.Request, method string) (session, cred string, ok bool) {
+	if !allowMethod(w, r, method) {
+		return "", "", false
+	}
+	if cred, ok = s.authorize(w, r); !ok {
+		return "", "", false
+	}
+	if session = s.sessionOf(r); session == "" {
+		legacyMessage(w, http.StatusBadRequest, "a session is required (session_id, X-Session-ID or X-Sandbox-ID; or the server's --default-session)")
+		return "", "", false
+	}
+	return session, cred, true
+}
+
 // executeCommand answers a command body of POST /execute in the legacy
 // shape.
 func (s *Server) executeCommand(w http.ResponseWriter, r *http.Request, req ExecuteRequest) {
@@ -78,16 +94,8 @@ func (s *Server) executeCommand(w http.ResponseWriter, r *http.Request, req Exec
 // legacyUpload serves POST /upload: the form's "file" written to the
 // workspace at its file name (a relative path; parents are made).
 func (s *Server) legacyUpload(w http.ResponseWriter, r *http.Request) {
-	if !allowMethod(w, r, http.MethodPost) {
-		return
-	}
-	cred, ok := s.authorize(w, r)
+	session, cred, ok := s.legacyRequest(w, r, http.MethodPost)
 	if !ok {
-		return
-	}
-	session := s.sessionOf(r)
-	if session == "" {
-		legacyMessage(w, http.StatusBadRequest, "a session is required (session_id, X-Session-ID or X-Sandbox-ID; or the server's --default-session)")
 		return
 	}
 	mr, err := r.MultipartReader()
@@ -142,16 +150,8 @@ func (s *Server) legacyUpload(w http.ResponseWriter, r *http.Request) {
 // legacyFile serves GET /download/{path}, /list/{path} and /exists/{path}.
 func (s *Server) legacyFile(op string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !allowMethod(w, r, http.MethodGet) {
-			return
-		}
-		cred, ok := s.authorize(w, r)
+		session, cred, ok := s.legacyRequest(w, r, http.MethodGet)
 		if !ok {
-			return
-		}
-		session := s.sessionOf(r)
-		if session == "" {
-			legacyMessage(w, http.StatusBadRequest, "a session is required (session_id, X-Session-ID or X-Sandbox-ID; or the server's --default-session)")
 			return
 		}
 		raw := r.PathValue("path")

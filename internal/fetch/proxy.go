@@ -41,13 +41,19 @@ type CA struct {
 // maxLeaves bounds the certificates a CA keeps; past it they are made again.
 const maxLeaves = 1024
 
-// NewCA makes a certificate authority valid for ten years.
-func NewCA() (*CA, error) {
+// newKey is a certificate's key and serial number.
+func newKey() (*ecdsa.PrivateKey, *big.Int, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	return key, serial, err
+}
+
+// NewCA makes a certificate authority valid for ten years.
+func NewCA() (*CA, error) {
+	key, serial, err := newKey()
 	if err != nil {
 		return nil, err
 	}
@@ -82,11 +88,7 @@ func (ca *CA) leaf(host string) (*tls.Certificate, error) {
 	if ok && time.Until(c.Leaf.NotAfter) > 30*24*time.Hour {
 		return c, nil
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	key, serial, err := newKey()
 	if err != nil {
 		return nil, err
 	}
