@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -364,8 +365,50 @@ func TestFetch_WhereItDoesNotGo(t *testing.T) {
 	}
 	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
 	defer rt.Close()
-	if _, err := rt.Run(context.Background(), `export default 1`, airlock.Options{Globals: map[string]any{"fetch": f}}); err == nil || !strings.Contains(err.Error(), "worker processes") {
-		t.Errorf("in a worker: %v", err)
+	if _, err := rt.Run(context.Background(), `export default 1`, airlock.Options{Imports: map[string]airlock.Module{"net": {"fetch": f}}}); err == nil || !strings.Contains(err.Error(), "Options.Globals") {
+		t.Errorf("in Imports, in a worker: %v", err)
+	}
+}
+
+// In worker processes (RuntimeConfig.Workers) fetch and the timers are
+// the same: the requests are made by the host's process (its policy, its
+// secrets, its record), the sandbox in the worker gets the same Response,
+// and its timers fire.
+func TestFetch_Worker(t *testing.T) {
+	n := &fetchNet{}
+	defer airlock.SetFetchNetwork(n.dial, n.lookup)()
+	api := newFetchServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"path":%q,"key":%t}`, r.URL.Path, r.Header.Get("X-Key") == "worker-s3cret")
+	})
+	f := airlock.Fetch(airlock.FetchPolicy{
+		Allow:   []string{"api.example.com"},
+		Secrets: map[string]map[string]string{"api.example.com": {"X-Key": "worker-s3cret"}},
+		Resolve: map[string]string{"api.example.com:443": api.addr()},
+		RootCAs: pool(api),
+	})
+	rt := airlock.NewRuntime(airlock.RuntimeConfig{Workers: 1})
+	defer rt.Close()
+	globals := map[string]any{"fetch": f}
+	maps.Copy(globals, airlock.Timers())
+	ex, err := rt.Run(context.Background(), `
+const r = await fetch("https://api.example.com/w");
+let refused; try { await fetch("https://evil.test/"); } catch (e) { refused = e.name; }
+const order = [];
+await new Promise((done) => { setTimeout(() => { order.push("late"); done(); }, 30); setTimeout(() => order.push("early"), 1); });
+export default JSON.stringify({ data: await r.json(), isResponse: r instanceof Response, refused, order });`,
+		airlock.Options{Language: airlock.JavaScript, Globals: globals, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := resultJSON(t, ex.Wait())
+	if fmt.Sprint(m) != "map[data:map[key:true path:/w] isResponse:true order:[early late] refused:TypeError]" {
+		t.Errorf("result %v", m)
+	}
+	if recs := f.Records(); len(recs) != 2 || recs[0].Status != 200 || recs[1].Allowed {
+		t.Errorf("records %+v", recs)
+	}
+	if d := n.dialsRefused(); len(d) != 0 {
+		t.Errorf("dials beyond loopback: %v", d)
 	}
 }
 

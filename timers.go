@@ -23,7 +23,7 @@ func Timers() map[string]any {
 type timerBridge struct{}
 
 // bridged is what the timers' glue is called with.
-func (*timerBridge) bridged() any { return map[string]any{"sleep": Async(timers.Sleep)} }
+func (*timerBridge) bridged() any { return Async(timers.Sleep) }
 
 // glue is the JavaScript that makes the four.
 func (*timerBridge) glue() string { return timers.Glue }

@@ -58,9 +58,18 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, star
 	h.OnPanic = func(err error) { r.Fail(err.Error()) }
 	h.Budget.Init(rt.cfg.MaxValueBytes)
 	r.host = h
-	value := func(name string, v any) (worker.Value, error) {
-		if _, ok := v.(glued); ok {
-			return worker.Value{}, fmt.Errorf("airlock: %s: fetch and timers do not yet reach worker processes (RuntimeConfig.Workers); run them in process", name)
+	value := func(name string, v any, global bool) (worker.Value, error) {
+		// A glued value (fetch, timers) is its host function, which the
+		// worker's run makes into the global by the same glue.
+		glue := ""
+		if g, ok := v.(glued); ok {
+			if !global {
+				return worker.Value{}, fmt.Errorf("airlock: %s: fetch and timers go in Options.Globals, not in a module", name)
+			}
+			if err := gluedName(g, name); err != nil {
+				return worker.Value{}, fmt.Errorf("airlock: Globals[%q]: %w", name, err)
+			}
+			v, glue = g.bridged(), g.glue()
 		}
 		rv := reflect.ValueOf(v)
 		if hostcall.IsBridged(rv) {
@@ -69,7 +78,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, star
 				return worker.Value{}, err
 			}
 			h := r.funcs.At(id)
-			return worker.Value{Name: name, Fn: id, Async: h.Async, JSON: h.JSON()}, nil
+			return worker.Value{Name: name, Fn: id, Async: h.Async, JSON: h.JSON(), Glue: glue}, nil
 		}
 		enc, err := codec.AppendBinary(nil, v, func(reflect.Value) (int, error) {
 			return 0, errors.New("in worker-process mode a function must be a global or a module export, not inside a value")
@@ -96,7 +105,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, star
 		spec.Args = enc
 	}
 	for _, name := range sortedKeys(opts.Globals) {
-		v, err := value(name, opts.Globals[name])
+		v, err := value(name, opts.Globals[name], true)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +113,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, star
 	}
 	for _, s := range sortedKeys(opts.Imports) {
 		for _, name := range sortedKeys(opts.Imports[s]) {
-			v, err := value(name, opts.Imports[s][name])
+			v, err := value(name, opts.Imports[s][name], false)
 			if err != nil {
 				return nil, err
 			}
@@ -315,32 +324,11 @@ func startInWorker(s *worker.Spec, call worker.CallFunc, report func([]byte), lo
 		if v.Fn < 0 {
 			return codec.DecodeBinaryBytes(v.Value, rt.cfg.MaxValueBytes)
 		}
-		fn, async := v.Fn, v.Async
-		if v.JSON {
-			f := JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
-				out, err := call(ctx, fn, args, async)
-				return json.RawMessage(out), err
-			})
-			if v.Async {
-				return Async(f), nil
-			}
-			return f, nil
+		if v.Glue != "" {
+			f, err := hostFunc(v, call, rt)
+			return &remoteGlued{fn: f, src: v.Glue, name: v.Name}, err
 		}
-		f := func(ctx context.Context, args ...any) (any, error) {
-			list, err := codec.AppendBinary(nil, args, nil)
-			if err != nil {
-				return nil, err
-			}
-			out, err := call(ctx, fn, list, async)
-			if err != nil {
-				return nil, err
-			}
-			return codec.DecodeBinaryBytes(out, rt.cfg.MaxValueBytes)
-		}
-		if v.Async {
-			return Async(f), nil
-		}
-		return f, nil
+		return hostFunc(v, call, rt)
 	}
 	opts := Options{Filename: s.Filename, Language: Language(s.Language), MemoryLimitBytes: s.Memory, Modules: s.Modules,
 		Execute: Execute{Fn: s.Fn}}
@@ -428,3 +416,46 @@ func (c childRun) Wait() *worker.Result {
 	}
 	return wr
 }
+
+// hostFunc is, in a worker, the function that calls the host's function
+// v over the pipe.
+func hostFunc(v worker.Value, call worker.CallFunc, rt *Runtime) (any, error) {
+	fn, async := v.Fn, v.Async
+	if v.JSON {
+		f := JSONFunc(func(ctx context.Context, args json.RawMessage) (json.RawMessage, error) {
+			out, err := call(ctx, fn, args, async)
+			return json.RawMessage(out), err
+		})
+		if v.Async {
+			return Async(f), nil
+		}
+		return f, nil
+	}
+	f := func(ctx context.Context, args ...any) (any, error) {
+		list, err := codec.AppendBinary(nil, args, nil)
+		if err != nil {
+			return nil, err
+		}
+		out, err := call(ctx, fn, list, async)
+		if err != nil {
+			return nil, err
+		}
+		return codec.DecodeBinaryBytes(out, rt.cfg.MaxValueBytes)
+	}
+	if v.Async {
+		return Async(f), nil
+	}
+	return f, nil
+}
+
+// remoteGlued is, in a worker, a glued value of the host's (fetch,
+// timers): its host function, called over the pipe, and its glue.
+type remoteGlued struct {
+	fn   any
+	src  string
+	name string
+}
+
+func (g *remoteGlued) bridged() any    { return g.fn }
+func (g *remoteGlued) glue() string    { return g.src }
+func (g *remoteGlued) names() []string { return []string{g.name} }

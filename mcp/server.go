@@ -100,7 +100,7 @@ type Options struct {
 	// Fetch, when set, gives every program fetch under this policy
 	// (airlock.Fetch: the hosts it allows, the secrets the host adds that
 	// no program sees); run_code's description names the hosts. Nil
-	// means no network. Not with Workers (worker processes have no fetch).
+	// means no network.
 	Fetch *airlock.FetchPolicy
 	// MaxOutput bounds what run_code gives back to the model, in
 	// characters: its text keeps its head and tail around a marker that
@@ -176,9 +176,6 @@ func NewServer(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if opts.Version == "" {
 		opts.Version = ModuleVersion()
-	}
-	if opts.Fetch != nil && opts.Workers > 0 {
-		return nil, errors.New("mcp: Fetch does not reach worker processes (Workers)")
 	}
 	s := &Server{
 		opts: opts,

@@ -95,8 +95,7 @@ type Config struct {
 	// way out under the same policy: an HTTP proxy of the server's for each
 	// execution, which reads https with a certificate authority only the
 	// jail trusts (HTTPS_PROXY and SSL_CERT_FILE point the clients there;
-	// README, "airlock serve"). Without it they have no network. Not with
-	// Workers.
+	// README, "airlock serve"). Without it they have no network.
 	Fetch *airlock.FetchPolicy
 	// DefaultSession is the session of a files or legacy request that
 	// names none (session_id, X-Session-ID, X-Sandbox-ID): a server that

@@ -118,9 +118,6 @@ func New(cfg Config, logger *slog.Logger) (*Server, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if cfg.Fetch != nil && cfg.Workers > 0 {
-		return nil, fmt.Errorf("fetch (--allow-net) does not yet reach worker processes: run javascript in the server's process (no --workers)")
-	}
 	if len(cfg.Tokens) == 0 && !cfg.AllowNoToken && !loopback(cfg.Addr) {
 		return nil, fmt.Errorf("refusing to listen on %s without a token: anyone who reaches it could run code and read every session; set a token (--token, SANDBOX_TOKENS), listen on loopback (--addr 127.0.0.1:9000), or say --allow-no-token", cfg.Addr)
 	}

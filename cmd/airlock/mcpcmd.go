@@ -77,10 +77,6 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "airlock mcp: %v\n", err)
 		return 2
 	}
-	if opts.Fetch != nil && workers > 0 {
-		fmt.Fprintln(stderr, "airlock mcp: --allow-net does not reach worker processes (--workers)")
-		return 2
-	}
 	s, err := mcp.NewServer(ctx, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "airlock mcp: %v\n", err)

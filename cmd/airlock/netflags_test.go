@@ -62,8 +62,7 @@ export default await r.text();`), 0o644)
 }
 
 // The same flags give fetch to `airlock repl`'s steps and to `airlock
-// agent`'s code (each mode), and are refused by `airlock mcp` with
-// --workers; the secret is never printed.
+// agent`'s code (each mode); the secret is never printed.
 func TestCLI_AllowNetInTheOtherCommands(t *testing.T) {
 	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "authorized=%t", r.Header.Get("X-Api-Key") == "k-456-secret")
@@ -98,8 +97,4 @@ func TestCLI_AllowNetInTheOtherCommands(t *testing.T) {
 		}
 	}
 
-	code, _, errs = cli(t, "", append([]string{"mcp", "--workers", "1"}, net...)...)
-	if code != 2 || !strings.Contains(errs, "--allow-net does not reach worker processes") {
-		t.Errorf("mcp --workers: exit %d, stderr %q", code, errs)
-	}
 }

@@ -1,4 +1,4 @@
-// The glue of the timers: called with { sleep } (an async host function
+// The glue of the timers: called with sleep (an async host function
 // that resolves after so many milliseconds, and never once the run has
 // ended), it gives setTimeout, setInterval, clearTimeout and
 // clearInterval. The timers live here, in a map by id; the host is asked
@@ -8,7 +8,7 @@
 // error is thrown again in a microtask, as an uncaught error is in Node.
 // A timer still pending when the run ends never fires.
 (raw) => {
-  const sleep = raw.sleep;
+  const sleep = raw;
   const now = Date.now, MapC = Map, TypeErrorC = TypeError, apply = Reflect.apply;
   const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;
   const mapValues = Map.prototype.values, sort = Array.prototype.sort;

@@ -74,6 +74,7 @@ type Value struct {
 	Fn    int // -1 for a value
 	Async bool
 	JSON  bool
+	Glue  string // the JavaScript that makes the global of the function (fetch, timers), or ""
 }
 
 // Result is a run's outcome, for the host.
