@@ -118,9 +118,10 @@ const viaProxy = (host) => new Promise((resolve, reject) => {
     }).on("error", reject).end();
 });
 const text = (await viaProxy("api.example.com")).split("\r\n\r\n")[1];
+const fetched = await (await fetch("https://api.example.com/fetch")).text(); // Node's own fetch
 const refused = await viaProxy("else.example.net");
 const direct = await new Promise((resolve) => net.connect(` + apiAddr[strings.LastIndex(apiAddr, ":")+1:] + `, "127.0.0.1").on("connect", () => resolve("reached")).on("error", () => resolve("refused")));
-setResult({ text, refused, direct, secret_seen: JSON.stringify(process.env).includes("jail-secret") });
+setResult({ text, fetched, refused, direct, secret_seen: JSON.stringify(process.env).includes("jail-secret") });
 `},
 	} {
 		out := map[string]any{}
@@ -132,6 +133,9 @@ setResult({ text, refused, direct, secret_seen: JSON.stringify(process.env).incl
 		want := "key=true path=/py"
 		if c.runtime == "node" {
 			want = "key=true path=/js"
+		}
+		if c.runtime == "node" && (res["fetched"] != "key=true path=/fetch" || out["logs"] != "") { // Node's own fetch, through the proxy, and no warning of it
+			t.Errorf("node: fetch: %v", out)
 		}
 		if c.runtime == "python" && res["local"] != "local" { // the jail's own loopback is off the proxy (NO_PROXY)
 			t.Errorf("python: a server on the jail's loopback: %v", out)

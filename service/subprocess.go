@@ -253,6 +253,14 @@ func (j *jail) run(ctx context.Context, req runRequest) (*runOutcome, error) {
 			return nil, err
 		}
 		interp = []string{j.node, j.inside(priv, "main.js")}
+		if j.proxy != nil {
+			// Node before 24 (and 22.21) reads no proxy variable for its own
+			// fetch; the prelude then sets undici's EnvHttpProxyAgent, which
+			// only its internal module gives (the jail, not Node, is the
+			// boundary: the code may reach Node's internals as it may run
+			// any program of the jail).
+			interp = []string{j.node, "--expose-internals", j.inside(priv, "main.js")}
+		}
 	default:
 		return nil, fmt.Errorf("unsupported runtime %q", req.runtime)
 	}

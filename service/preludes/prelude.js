@@ -33,6 +33,18 @@ const __airlock = (() => {
     });
     server.on("error", () => {}); // the port taken: the code has no way out, and is told by its client
     server.listen(Number(proxyAddr.slice(i + 1)), proxyAddr.slice(0, i)).unref();
+    // Node's own fetch through the proxy where Node does not read the
+    // proxy variables itself (before 24 and 22.21: the server then runs
+    // node with --expose-internals, for undici's EnvHttpProxyAgent).
+    const emitWarning = process.emitWarning;
+    try {
+      const undici = require("internal/deps/undici/undici");
+      process.emitWarning = () => {}; // (its "experimental" warning is not the code's)
+      if (typeof undici.EnvHttpProxyAgent === "function") undici.setGlobalDispatcher(new undici.EnvHttpProxyAgent());
+    } catch {
+    } finally {
+      process.emitWarning = emitWarning;
+    }
   }
   const util = require("util");
   const toLogs = (...args) => { process.stderr.write(util.format(...args) + "\n"); };
