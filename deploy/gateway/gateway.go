@@ -1,0 +1,218 @@
+// Package gateway is airlock gateway: a stateless front for `airlock
+// serve` pods on Kubernetes, placed by kubernetes-sigs/agent-sandbox. A
+// request that names a session (session_id in its JSON body or query,
+// X-Session-ID, or an MCP session's Mcp-Session-Id) gets a SandboxClaim
+// named after a hash of the session, from the warm pool the gateway is
+// given; once the claim is Ready the request goes through agent-sandbox's
+// router to the claimed pod. Creating the claim is idempotent (an
+// AlreadyExists is the claim another request or replica made), so any
+// number of gateways agree without talking to each other, and a gateway
+// that restarts finds the same claims. A request without a session goes
+// to the stateless Service (an ordinary Deployment of `airlock serve`).
+//
+// The package lives in a module of its own, so that the library and the
+// CLI do not depend on client-go or controller-runtime.
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	extensionsv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
+)
+
+// Config configures a Gateway.
+type Config struct {
+	// Client reaches the cluster's API server (controller-runtime's
+	// client, with agent-sandbox's extensions in its scheme). Its
+	// credentials need create, get and watch on sandboxclaims, nothing
+	// more.
+	Client client.Client
+	// Namespace holds the claims, the warm pool and the pods.
+	Namespace string
+	// WarmPool is the SandboxWarmPool the claims draw from (its template
+	// runs `airlock serve`).
+	WarmPool string
+	// Router is agent-sandbox's sandbox router (its Service's URL).
+	Router *url.URL
+	// Stateless is the Service of the ordinary `airlock serve` Deployment
+	// that serves requests without a session; nil refuses them (400).
+	Stateless *url.URL
+	// Port is the port `airlock serve` listens on in the pods
+	// (X-Sandbox-Port); 0 means 8888, the router's default.
+	Port int
+	// ReadyTimeout bounds the wait for a claim to become Ready; 0 means
+	// one minute (a pod starts in seconds; a warm one at once).
+	ReadyTimeout time.Duration
+	// SessionTTL, when positive, is a new claim's lifetime: its
+	// Lifecycle.ShutdownTime, with the Delete policy (the session's
+	// workspace goes with its pod).
+	SessionTTL time.Duration
+	// MaxBodyBytes bounds a request body the gateway reads to find its
+	// session; 0 means 32 MiB, `airlock serve`'s own default.
+	MaxBodyBytes int64
+}
+
+// A Gateway is an http.Handler.
+type Gateway struct {
+	cfg       Config
+	router    *httputil.ReverseProxy
+	stateless *httputil.ReverseProxy
+}
+
+// New returns a Gateway.
+func New(cfg Config) (*Gateway, error) {
+	if cfg.Client == nil || cfg.Router == nil || cfg.WarmPool == "" || cfg.Namespace == "" {
+		return nil, errors.New("gateway: Client, Namespace, WarmPool and Router are required")
+	}
+	if cfg.Port == 0 {
+		cfg.Port = 8888
+	}
+	if cfg.ReadyTimeout <= 0 {
+		cfg.ReadyTimeout = time.Minute
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 32 << 20
+	}
+	g := &Gateway{cfg: cfg, router: httputil.NewSingleHostReverseProxy(cfg.Router)}
+	if cfg.Stateless != nil {
+		g.stateless = httputil.NewSingleHostReverseProxy(cfg.Stateless)
+	}
+	return g, nil
+}
+
+// ClaimName is the SandboxClaim of a session: a DNS label made of a hash
+// of it, the same in every gateway.
+func ClaimName(session string) string {
+	sum := sha256.Sum256([]byte(session))
+	return "airlock-" + hex.EncodeToString(sum[:])[:20]
+}
+
+// ServeHTTP routes a request: by its session to the session's pod, or to
+// the stateless Service.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	session, err := g.session(r)
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, err.Error())
+		return
+	}
+	if session == "" {
+		if g.stateless == nil {
+			writeError(w, http.StatusBadRequest, "a session is required (session_id, X-Session-ID or Mcp-Session-Id): this gateway has no stateless service")
+			return
+		}
+		g.stateless.ServeHTTP(w, r)
+		return
+	}
+	claim, err := g.Claim(r.Context(), session)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	r.Header.Set("X-Sandbox-ID", claim.Status.SandboxStatus.Name)
+	r.Header.Set("X-Sandbox-Namespace", g.cfg.Namespace)
+	r.Header.Set("X-Sandbox-Port", strconv.Itoa(g.cfg.Port))
+	if ips := claim.Status.SandboxStatus.PodIPs; len(ips) > 0 {
+		r.Header.Set("X-Sandbox-Pod-IP", ips[0])
+	}
+	if r.Header.Get("X-Session-ID") == "" {
+		r.Header.Set("X-Session-ID", session) // for the files API, which reads no body
+	}
+	g.router.ServeHTTP(w, r)
+}
+
+// session is the session a request names: session_id in the query, the
+// X-Session-ID or Mcp-Session-Id header, or session_id in a JSON body
+// (read, bounded, and put back).
+func (g *Gateway) session(r *http.Request) (string, error) {
+	if s := r.URL.Query().Get("session_id"); s != "" {
+		return s, nil
+	}
+	for _, h := range []string{"X-Session-ID", "Mcp-Session-Id"} {
+		if s := r.Header.Get(h); s != "" {
+			return s, nil
+		}
+	}
+	if r.Body == nil || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		return "", nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, g.cfg.MaxBodyBytes+1))
+	r.Body.Close()
+	if int64(len(body)) > g.cfg.MaxBodyBytes {
+		return "", fmt.Errorf("request body larger than %d bytes", g.cfg.MaxBodyBytes)
+	}
+	if err != nil {
+		return "", err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	var v struct {
+		SessionID string `json:"session_id"`
+	}
+	json.Unmarshal(body, &v) // a body that is not JSON names no session
+	return v.SessionID, nil
+}
+
+// Claim makes sure the session's SandboxClaim exists (creating it, or
+// finding the one another gateway made) and waits until it is Ready.
+func (g *Gateway) Claim(ctx context.Context, session string) (*extensionsv1beta1.SandboxClaim, error) {
+	name := ClaimName(session)
+	claim := &extensionsv1beta1.SandboxClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.cfg.Namespace,
+			Labels: map[string]string{"app.kubernetes.io/managed-by": "airlock-gateway"}},
+		Spec: extensionsv1beta1.SandboxClaimSpec{WarmPoolRef: extensionsv1beta1.SandboxWarmPoolRef{Name: g.cfg.WarmPool}},
+	}
+	if g.cfg.SessionTTL > 0 {
+		t := metav1.NewTime(time.Now().Add(g.cfg.SessionTTL))
+		claim.Spec.Lifecycle = &extensionsv1beta1.Lifecycle{ShutdownTime: &t, ShutdownPolicy: extensionsv1beta1.ShutdownPolicyDelete}
+	}
+	if err := g.cfg.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, fmt.Errorf("the session's claim %s could not be made: %w", name, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.ReadyTimeout)
+	defer cancel()
+	wait := 20 * time.Millisecond
+	for {
+		got := &extensionsv1beta1.SandboxClaim{}
+		err := g.cfg.Client.Get(ctx, client.ObjectKey{Namespace: g.cfg.Namespace, Name: name}, got)
+		switch {
+		case apierrors.IsNotFound(err): // deleted (its TTL, an operator): made again
+			if err := g.cfg.Client.Create(ctx, claim.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
+				return nil, fmt.Errorf("the session's claim %s could not be made again: %w", name, err)
+			}
+		case err != nil:
+			return nil, fmt.Errorf("the session's claim %s: %w", name, err)
+		case meta.IsStatusConditionTrue(got.Status.Conditions, "Ready") && got.Status.SandboxStatus.Name != "":
+			return got, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("the session's claim %s is not ready after %s", name, g.cfg.ReadyTimeout)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
