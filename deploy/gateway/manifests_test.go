@@ -1,0 +1,166 @@
+package gateway_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"sigs.k8s.io/yaml"
+
+	extensionsv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
+)
+
+// The manifests of deploy/k8s, offline: the kustomization lists every
+// file; each object decodes strictly into its Go type (no unknown field);
+// agent-sandbox's objects validate against the schemas of the CRDs of the
+// version this module requires; the gateway's Role grants create, get and
+// watch on sandboxclaims and nothing else; the session pods mount no
+// service-account token.
+func TestManifests(t *testing.T) {
+	dir := filepath.Join("..", "k8s")
+	var kust struct {
+		Resources []string `json:"resources"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(b, &struct {
+		APIVersion string   `json:"apiVersion"`
+		Kind       string   `json:"kind"`
+		Namespace  string   `json:"namespace"`
+		Resources  []string `json:"resources"`
+		Images     []struct {
+			Name, NewName, NewTag string
+		} `json:"images"`
+	}{}); err != nil {
+		t.Errorf("kustomization.yaml: %v", err)
+	}
+	yaml.Unmarshal(b, &kust)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	for _, f := range files {
+		if name := filepath.Base(f); name != "kustomization.yaml" && !slices.Contains(kust.Resources, name) {
+			t.Errorf("%s is not in kustomization.yaml", name)
+		}
+	}
+	schemas := crdSchemas(t)
+	kinds := map[string]int{}
+	for _, name := range kust.Resources {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range bytes.Split(b, []byte("\n---\n")) {
+			var head struct{ APIVersion, Kind string }
+			if err := yaml.Unmarshal(doc, &head); err != nil || head.Kind == "" {
+				t.Fatalf("%s: a document without a kind: %v", name, err)
+			}
+			kinds[head.Kind]++
+			var typed any
+			switch head.Kind {
+			case "Namespace":
+				typed = &corev1.Namespace{}
+			case "ServiceAccount":
+				typed = &corev1.ServiceAccount{}
+			case "Service":
+				typed = &corev1.Service{}
+			case "Deployment":
+				typed = &appsv1.Deployment{}
+			case "HorizontalPodAutoscaler":
+				typed = &autoscalingv2.HorizontalPodAutoscaler{}
+			case "Role":
+				typed = &rbacv1.Role{}
+			case "RoleBinding":
+				typed = &rbacv1.RoleBinding{}
+			case "NetworkPolicy":
+				typed = &networkingv1.NetworkPolicy{}
+			case "SandboxTemplate":
+				typed = &extensionsv1beta1.SandboxTemplate{}
+			case "SandboxWarmPool":
+				typed = &extensionsv1beta1.SandboxWarmPool{}
+			default:
+				t.Errorf("%s: an unexpected kind %s", name, head.Kind)
+				continue
+			}
+			if err := yaml.UnmarshalStrict(doc, typed); err != nil {
+				t.Errorf("%s %s: %v", name, head.Kind, err)
+			}
+			if sv, ok := schemas[head.APIVersion+"/"+head.Kind]; ok {
+				var obj map[string]any
+				yaml.Unmarshal(doc, &obj)
+				if res := sv.Validate(obj); !res.IsValid() {
+					t.Errorf("%s %s against its CRD: %v", name, head.Kind, res.Errors)
+				}
+			} else if strings.Contains(head.APIVersion, "agents.x-k8s.io") {
+				t.Errorf("%s %s: no CRD of agent-sandbox has it", name, head.Kind)
+			}
+			switch v := typed.(type) {
+			case *rbacv1.Role:
+				if len(v.Rules) != 1 || !slices.Equal(v.Rules[0].Resources, []string{"sandboxclaims"}) ||
+					!slices.Equal(v.Rules[0].Verbs, []string{"create", "get", "watch"}) {
+					t.Errorf("the gateway's Role grants %+v", v.Rules)
+				}
+			case *extensionsv1beta1.SandboxTemplate:
+				if a := v.Spec.PodTemplate.Spec.AutomountServiceAccountToken; a == nil || *a {
+					t.Errorf("the session pods mount a service-account token")
+				}
+			}
+		}
+	}
+	for _, k := range []string{"SandboxTemplate", "SandboxWarmPool", "Deployment", "HorizontalPodAutoscaler", "Role", "RoleBinding", "NetworkPolicy"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s in the manifests", k)
+		}
+	}
+}
+
+// crdSchemas are the validators of agent-sandbox's CRDs, by
+// "group/version/Kind", from the module this one requires.
+func crdSchemas(t *testing.T) map[string]validation.SchemaValidator {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/agent-sandbox").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "k8s", "crds", "*.yaml"))
+	if len(files) == 0 {
+		t.Fatal("no CRDs in the agent-sandbox module")
+	}
+	schemas := map[string]validation.SchemaValidator{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := yaml.Unmarshal(b, &crd); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, v := range crd.Spec.Versions {
+			if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+				continue
+			}
+			var internal apiextensions.JSONSchemaProps
+			if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.Schema.OpenAPIV3Schema, &internal, nil); err != nil {
+				t.Fatal(err)
+			}
+			sv, _, err := validation.NewSchemaValidator(&internal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			schemas[crd.Spec.Group+"/"+v.Name+"/"+crd.Spec.Names.Kind] = sv
+		}
+	}
+	return schemas
+}
