@@ -108,23 +108,34 @@ func ClaimName(session string) string {
 // ServeHTTP routes a request: by its session to the session's pod, or to
 // the stateless Service.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	toRouter, status, err := g.route(r)
+	switch {
+	case err != nil:
+		writeError(w, status, err.Error())
+	case toRouter:
+		g.router.ServeHTTP(w, r)
+	default:
+		g.stateless.ServeHTTP(w, r)
+	}
+}
+
+// route finds r's session and, for one, its claim, and sets the router's
+// headers on r: toRouter says where r goes (else the stateless Service);
+// a failure is the status to answer and why.
+func (g *Gateway) route(r *http.Request) (toRouter bool, status int, err error) {
 	session, err := g.session(r)
 	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, err.Error())
-		return
+		return false, http.StatusRequestEntityTooLarge, err
 	}
 	if session == "" {
 		if g.stateless == nil {
-			writeError(w, http.StatusBadRequest, "a session is required (session_id, X-Session-ID or Mcp-Session-Id): this gateway has no stateless service")
-			return
+			return false, http.StatusBadRequest, errors.New("a session is required (session_id, X-Session-ID or Mcp-Session-Id): this gateway has no stateless service")
 		}
-		g.stateless.ServeHTTP(w, r)
-		return
+		return false, 0, nil
 	}
 	claim, err := g.Claim(r.Context(), session)
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
+		return false, http.StatusServiceUnavailable, err
 	}
 	r.Header.Set("X-Sandbox-ID", claim.Status.SandboxStatus.Name)
 	r.Header.Set("X-Sandbox-Namespace", g.cfg.Namespace)
@@ -135,7 +146,40 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("X-Session-ID") == "" {
 		r.Header.Set("X-Session-ID", session) // for the files API, which reads no body
 	}
-	g.router.ServeHTTP(w, r)
+	return true, 0, nil
+}
+
+// Transport is the gateway in a client's process: an http.RoundTripper
+// that sends each request where the gateway would (the session's pod
+// through the router, or the stateless Service), whatever URL the request
+// names, over base (nil: http.DefaultTransport). With the service client
+// (runner.NewHTTPRunner(any, runner.WithHTTPClient(&http.Client{Transport:
+// g.Transport(nil)}))) one client targets the pool as it targets a single
+// `airlock serve`.
+func (g *Gateway) Transport(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return roundTripper{g, base}
+}
+
+type roundTripper struct {
+	g    *Gateway
+	base http.RoundTripper
+}
+
+func (t roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context()) // a RoundTripper leaves the caller's request as it was
+	toRouter, _, err := t.g.route(req)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	target := t.g.cfg.Stateless
+	if toRouter {
+		target = t.g.cfg.Router
+	}
+	req.URL.Scheme, req.URL.Host, req.Host = target.Scheme, target.Host, ""
+	return t.base.RoundTrip(req)
 }
 
 // session is the session a request names: session_id in the query, the

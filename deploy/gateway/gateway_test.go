@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/agent-sandbox/sandbox-router/proxy"
 
 	"github.com/airlockrun/airlock/deploy/gateway"
+	"github.com/airlockrun/airlock/runner"
 	"github.com/airlockrun/airlock/service"
 )
 
@@ -370,6 +371,17 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 	podB, out := post(t, gw, "bob", `let s; try { s = readFile("notes.txt") } catch (e) { s = "none" } setResult(s)`)
 	if podB == podA || out != `"none"` {
 		t.Errorf("bob: pod %q (alice's %q), output %s", podB, podA, out)
+	}
+	// The gateway in the client's process (runner's HTTP client): bob's
+	// pod, as through the gateway.
+	rr := runner.NewHTTPRunner("http://airlock.invalid", runner.WithHTTPClient(&http.Client{Transport: gw.Transport(nil)}))
+	defer rr.Close()
+	res, err := rr.Run(ctx, runner.CodeRequest{Code: `writeFile("notes.txt", "bob's"); setResult("ok")`, Runtime: "javascript", SessionID: "bob"}, nil)
+	if err != nil || res.Output != `"ok"` {
+		t.Fatalf("bob through the transport: %+v %v", res, err)
+	}
+	if pod, out := post(t, gw, "bob", `setResult(readFile("notes.txt"))`); pod != podB || out != `"bob's"` {
+		t.Errorf("bob after the transport: pod %q (before %q), output %s", pod, podB, out)
 	}
 	// A new gateway: the same claim, the same pod.
 	if pod, out := post(t, newGateway(), "alice", `setResult(readFile("notes.txt"))`); pod != podA || out != `"alice's"` {
