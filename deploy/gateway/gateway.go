@@ -123,6 +123,14 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // headers on r: toRouter says where r goes (else the stateless Service);
 // a failure is the status to answer and why.
 func (g *Gateway) route(r *http.Request) (toRouter bool, status int, err error) {
+	// Where a request goes is the gateway's to say: the router's headers
+	// a client sent (X-Sandbox-Pod-IP would pick any address the router
+	// allows) never pass.
+	for name := range r.Header {
+		if strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Sandbox-") {
+			r.Header.Del(name)
+		}
+	}
 	session, err := g.session(r)
 	if err != nil {
 		return false, http.StatusRequestEntityTooLarge, err

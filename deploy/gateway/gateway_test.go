@@ -298,13 +298,31 @@ func (k *cluster) podNames() []string {
 	return out
 }
 
+func (k *cluster) ipOf(pod string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if p := k.pods[pod]; p != nil {
+		return p.ip
+	}
+	return ""
+}
+
 // post sends a javascript execution through the gateway and returns the
 // pod that ran it and the execution's output.
 func post(t *testing.T, gw http.Handler, session, code string) (pod, output string) {
 	t.Helper()
+	return postWith(t, gw, session, code, nil)
+}
+
+// postWith is post with request headers.
+func postWith(t *testing.T, gw http.Handler, session, code string, headers map[string]string) (pod, output string) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"code": code, "runtime": "javascript", "session_id": session})
 	req := httptest.NewRequest("POST", "/v1/execute", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
 	w := httptest.NewRecorder()
 	gw.ServeHTTP(w, req)
 	var out struct {
@@ -328,7 +346,14 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 	k := newCluster(t, ctx)
 	rcfg := routerconfig.Defaults()
 	rcfg.AllowLoopbackPodIP = true // the stand-in pods are on loopback addresses
-	router := httptest.NewServer(proxy.NewHandler(proxy.Options{Config: &rcfg}))
+	routerHandler := proxy.NewHandler(proxy.Options{Config: &rcfg})
+	var uidSeen atomic.Bool // a client's X-Sandbox-UID reached the router
+	router := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Sandbox-UID") != "" {
+			uidSeen.Store(true)
+		}
+		routerHandler.ServeHTTP(w, r)
+	}))
 	defer router.Close()
 	stateless := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Test-Pod", "stateless")
@@ -368,7 +393,12 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 	if podA == gateway.ClaimName("alice") {
 		t.Errorf("alice's pod %s was made for her claim, not taken from the warm pool", podA)
 	}
-	podB, out := post(t, gw, "bob", `let s; try { s = readFile("notes.txt") } catch (e) { s = "none" } setResult(s)`)
+	// bob names alice's pod by the router's headers: they do not pass.
+	podB, out := postWith(t, gw, "bob", `let s; try { s = readFile("notes.txt") } catch (e) { s = "none" } setResult(s)`,
+		map[string]string{"X-Sandbox-ID": podA, "X-Sandbox-Pod-IP": k.ipOf(podA), "X-Sandbox-UID": "alice-uid"})
+	if uidSeen.Load() {
+		t.Error("a client's X-Sandbox-UID reached the router")
+	}
 	if podB == podA || out != `"none"` {
 		t.Errorf("bob: pod %q (alice's %q), output %s", podB, podA, out)
 	}
