@@ -89,6 +89,33 @@ func TestLegacyRuntimeAPI(t *testing.T) {
 			}
 		})
 	}
+	// With tokens, a session named by X-Sandbox-ID or given by default is
+	// its first token's: another token gets 403 for its files and commands.
+	owned := newServer(t, service.Config{Tokens: []string{"t1", "t2"}, DefaultSession: "pod"})
+	for _, hdr := range []map[string]string{{"X-Sandbox-ID": "claim-9"}, {}} {
+		do := func(token, method, path, body string) int {
+			req, _ := http.NewRequest(method, owned+path, strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Content-Type", "application/json")
+			for k, v := range hdr {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		if got := do("t1", "POST", "/execute", `{"command":"echo mine > f.txt"}`); got != 200 {
+			t.Fatalf("%v: the owner's command: %d", hdr, got)
+		}
+		for _, c := range []struct{ method, path, body string }{{"GET", "/list/", ""}, {"GET", "/download/f.txt", ""}, {"POST", "/execute", `{"command":"cat f.txt"}`}} {
+			if got := do("t2", c.method, c.path, c.body); got != 403 {
+				t.Errorf("%v: another token's %s %s: %d, want 403", hdr, c.method, c.path, got)
+			}
+		}
+	}
 	// Without a session named or a default one, the files are refused; a
 	// command runs in a workspace of its own.
 	url := newServer(t, service.Config{})

@@ -497,6 +497,8 @@ func TestOpenAPIStatuses(t *testing.T) {
 	do("POST", "/", "", "", "", 405)
 	do("POST", "/execute", "t1", "", `{"command":"echo hi; echo err >&2; exit 3","session_id":"legacy"}`, 200)
 	do("POST", "/v1/execute", "t1", "", `{"command":"echo hi"}`, 400)
+	do("POST", "/v1/execute", "t1", "", `{"code":"echo hi","runtime":"command"}`, 400)
+	do("POST", "/execute", "t1", "", `{"code":"echo hi","runtime":"command"}`, 400)
 	upload("/upload?session_id=legacy", "t1", "d/in.txt", "data", 200)
 	upload("/upload?session_id=legacy", "t1", "../out.txt", "data", 403)
 	upload("/upload?session_id=legacy", "", "in.txt", "data", 401)

@@ -540,6 +540,9 @@ func (s *Server) Execute(ctx context.Context, req ExecuteRequest, dispatch Dispa
 // executeUntraced is Execute without its span.
 func (s *Server) executeUntraced(ctx context.Context, req ExecuteRequest, dispatch Dispatcher) (*V1Response, error) {
 	rt := strings.ToLower(req.Runtime)
+	if rt == "command" { // a command comes as Command, on /execute only
+		return nil, badRequest("unsupported runtime %q (python, node, javascript or typescript)", req.Runtime)
+	}
 	if req.Command != "" {
 		if req.Code != "" || req.Runtime != "" {
 			return nil, badRequest("a request has code (and a runtime) or a command, not both")

@@ -18,11 +18,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -68,6 +70,18 @@ type Config struct {
 	// MaxBodyBytes bounds a request body the gateway reads to find its
 	// session; 0 means 32 MiB, `airlock serve`'s own default.
 	MaxBodyBytes int64
+	// Tokens are the bearer tokens clients must send (Authorization:
+	// Bearer): each is a tenant, and a session is the tenant's (its claim
+	// is named after both), so one tenant cannot reach another's session by
+	// naming it. The pods behind the router run without a token (the router
+	// strips Authorization) and must be reachable only through it.
+	Tokens []string
+	// AllowNoToken lets a gateway without Tokens serve: anyone who reaches
+	// it is one tenant, for a network that decides who connects.
+	AllowNoToken bool
+	// Log receives what the gateway does not tell clients (the API
+	// server's errors); nil discards it.
+	Log *slog.Logger
 }
 
 // A Gateway is an http.Handler.
@@ -81,6 +95,12 @@ type Gateway struct {
 func New(cfg Config) (*Gateway, error) {
 	if cfg.Client == nil || cfg.Router == nil || cfg.WarmPool == "" || cfg.Namespace == "" {
 		return nil, errors.New("gateway: Client, Namespace, WarmPool and Router are required")
+	}
+	if len(cfg.Tokens) == 0 && !cfg.AllowNoToken {
+		return nil, errors.New("gateway: no Tokens: anyone who reaches the gateway could use every session; give tokens, or AllowNoToken where the network decides who connects")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Port == 0 {
 		cfg.Port = 8888
@@ -98,11 +118,29 @@ func New(cfg Config) (*Gateway, error) {
 	return g, nil
 }
 
-// ClaimName is the SandboxClaim of a session: a DNS label made of a hash
-// of it, the same in every gateway.
-func ClaimName(session string) string {
-	sum := sha256.Sum256([]byte(session))
+// ClaimName is the SandboxClaim of a tenant's session: a DNS label made
+// of a hash of both, the same in every gateway. The tenant is "" without
+// tokens, else the index of the caller's token in Config.Tokens.
+func ClaimName(tenant, session string) string {
+	sum := sha256.Sum256([]byte(tenant + "\x00" + session))
 	return "airlock-" + hex.EncodeToString(sum[:])[:20]
+}
+
+// tenant is the caller's tenant, or ok false when it has no valid token.
+func (g *Gateway) tenant(r *http.Request) (string, bool) {
+	if len(g.cfg.Tokens) == 0 {
+		return "", true
+	}
+	tok, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !found {
+		return "", false
+	}
+	for i, t := range g.cfg.Tokens {
+		if subtle.ConstantTimeCompare([]byte(tok), []byte(t)) == 1 {
+			return strconv.Itoa(i), true
+		}
+	}
+	return "", false
 }
 
 // ServeHTTP routes a request: by its session to the session's pod, or to
@@ -131,6 +169,11 @@ func (g *Gateway) route(r *http.Request) (toRouter bool, status int, err error) 
 			r.Header.Del(name)
 		}
 	}
+	tenant, ok := g.tenant(r)
+	if !ok {
+		return false, http.StatusUnauthorized, errors.New("a valid bearer token is required (Authorization: Bearer <token>)")
+	}
+	r.Header.Del("Authorization") // the router strips it too; the pods have no token
 	session, err := g.session(r)
 	if err != nil {
 		return false, http.StatusRequestEntityTooLarge, err
@@ -141,9 +184,10 @@ func (g *Gateway) route(r *http.Request) (toRouter bool, status int, err error) 
 		}
 		return false, 0, nil
 	}
-	claim, err := g.Claim(r.Context(), session)
+	claim, err := g.Claim(r.Context(), tenant, session)
 	if err != nil {
-		return false, http.StatusServiceUnavailable, err
+		g.cfg.Log.Warn("claim", "claim", ClaimName(tenant, session), "error", err)
+		return false, http.StatusServiceUnavailable, errors.New("the session's sandbox is not available; try again")
 	}
 	r.Header.Set("X-Sandbox-ID", claim.Status.SandboxStatus.Name)
 	r.Header.Set("X-Sandbox-Namespace", g.cfg.Namespace)
@@ -180,6 +224,9 @@ func (t roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context()) // a RoundTripper leaves the caller's request as it was
 	toRouter, _, err := t.g.route(req)
 	if err != nil {
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body, even on an error
+		}
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	target := t.g.cfg.Stateless
@@ -190,10 +237,29 @@ func (t roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(req)
 }
 
-// session is the session a request names: session_id in the query, the
-// X-Session-ID or Mcp-Session-Id header, or session_id in a JSON body
-// (read, bounded, and put back).
+// session is the session a request names, as `airlock serve` reads it:
+// an execution's session_id in its JSON body (read, bounded, put back, and
+// decoded as the server decodes it, whatever its Content-Type), else
+// session_id in the query, else the X-Session-ID or Mcp-Session-Id header.
 func (g *Gateway) session(r *http.Request) (string, error) {
+	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
+		body, err := io.ReadAll(io.LimitReader(r.Body, g.cfg.MaxBodyBytes+1))
+		r.Body.Close()
+		if int64(len(body)) > g.cfg.MaxBodyBytes {
+			return "", fmt.Errorf("request body larger than %d bytes", g.cfg.MaxBodyBytes)
+		}
+		if err != nil {
+			return "", err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		var v struct {
+			SessionID string `json:"session_id"`
+		}
+		if json.NewDecoder(bytes.NewReader(body)).Decode(&v) == nil && v.SessionID != "" {
+			return v.SessionID, nil
+		}
+	}
 	if s := r.URL.Query().Get("session_id"); s != "" {
 		return s, nil
 	}
@@ -202,30 +268,16 @@ func (g *Gateway) session(r *http.Request) (string, error) {
 			return s, nil
 		}
 	}
-	if r.Body == nil || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
-		return "", nil
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, g.cfg.MaxBodyBytes+1))
-	r.Body.Close()
-	if int64(len(body)) > g.cfg.MaxBodyBytes {
-		return "", fmt.Errorf("request body larger than %d bytes", g.cfg.MaxBodyBytes)
-	}
-	if err != nil {
-		return "", err
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	var v struct {
-		SessionID string `json:"session_id"`
-	}
-	json.Unmarshal(body, &v) // a body that is not JSON names no session
-	return v.SessionID, nil
+	return "", nil
 }
 
-// Claim makes sure the session's SandboxClaim exists (creating it, or
-// finding the one another gateway made) and waits until it is Ready.
-func (g *Gateway) Claim(ctx context.Context, session string) (*extensionsv1beta1.SandboxClaim, error) {
-	name := ClaimName(session)
+// Claim makes sure the tenant's session's SandboxClaim exists (creating
+// it, or finding the one another gateway made) and waits until it is
+// Ready. It reads the claim first: with a client whose reads come from an
+// informer's cache (as airlock-gateway's do), a session's requests cost
+// the API server nothing once its claim exists.
+func (g *Gateway) Claim(ctx context.Context, tenant, session string) (*extensionsv1beta1.SandboxClaim, error) {
+	name := ClaimName(tenant, session)
 	claim := &extensionsv1beta1.SandboxClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: g.cfg.Namespace,
 			Labels: map[string]string{"app.kubernetes.io/managed-by": "airlock-gateway"}},
@@ -235,9 +287,6 @@ func (g *Gateway) Claim(ctx context.Context, session string) (*extensionsv1beta1
 		t := metav1.NewTime(time.Now().Add(g.cfg.SessionTTL))
 		claim.Spec.Lifecycle = &extensionsv1beta1.Lifecycle{ShutdownTime: &t, ShutdownPolicy: extensionsv1beta1.ShutdownPolicyDelete}
 	}
-	if err := g.cfg.Client.Create(ctx, claim); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, fmt.Errorf("the session's claim %s could not be made: %w", name, err)
-	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.ReadyTimeout)
 	defer cancel()
 	wait := 20 * time.Millisecond
@@ -245,9 +294,10 @@ func (g *Gateway) Claim(ctx context.Context, session string) (*extensionsv1beta1
 		got := &extensionsv1beta1.SandboxClaim{}
 		err := g.cfg.Client.Get(ctx, client.ObjectKey{Namespace: g.cfg.Namespace, Name: name}, got)
 		switch {
-		case apierrors.IsNotFound(err): // deleted (its TTL, an operator): made again
+		case err == nil && got.DeletionTimestamp != nil: // going: wait for it to be gone, then make it again
+		case apierrors.IsNotFound(err): // new, or deleted (its TTL, an operator): made
 			if err := g.cfg.Client.Create(ctx, claim.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
-				return nil, fmt.Errorf("the session's claim %s could not be made again: %w", name, err)
+				return nil, fmt.Errorf("the session's claim %s could not be made: %w", name, err)
 			}
 		case err != nil:
 			return nil, fmt.Errorf("the session's claim %s: %w", name, err)

@@ -320,6 +320,7 @@ func postWith(t *testing.T, gw http.Handler, session, code string, headers map[s
 	body, _ := json.Marshal(map[string]any{"code": code, "runtime": "javascript", "session_id": session})
 	req := httptest.NewRequest("POST", "/v1/execute", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer t1")
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
@@ -366,7 +367,8 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 	port := 0
 	fmt.Sscan(k.port, &port)
 	newGateway := func() *gateway.Gateway {
-		g, err := gateway.New(gateway.Config{Client: k.c, Namespace: ns, WarmPool: "airlock-pool", Router: ru, Stateless: su, Port: port, ReadyTimeout: time.Minute})
+		g, err := gateway.New(gateway.Config{Client: k.c, Namespace: ns, WarmPool: "airlock-pool", Router: ru, Stateless: su, Port: port, ReadyTimeout: time.Minute,
+			Tokens: []string{"t1", "t2"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -390,7 +392,7 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 	if podA2 != podA || out != `"alice's"` {
 		t.Errorf("alice again: pod %q (first %q), output %s", podA2, podA, out)
 	}
-	if podA == gateway.ClaimName("alice") {
+	if podA == gateway.ClaimName("0", "alice") {
 		t.Errorf("alice's pod %s was made for her claim, not taken from the warm pool", podA)
 	}
 	// bob names alice's pod by the router's headers: they do not pass.
@@ -404,7 +406,7 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 	}
 	// The gateway in the client's process (runner's HTTP client): bob's
 	// pod, as through the gateway.
-	rr := runner.NewHTTPRunner("http://airlock.invalid", runner.WithHTTPClient(&http.Client{Transport: gw.Transport(nil)}))
+	rr := runner.NewHTTPRunner("http://airlock.invalid", runner.WithHTTPClient(&http.Client{Transport: gw.Transport(nil)}), runner.WithToken("t1"))
 	defer rr.Close()
 	res, err := rr.Run(ctx, runner.CodeRequest{Code: `writeFile("notes.txt", "bob's"); setResult("ok")`, Runtime: "javascript", SessionID: "bob"}, nil)
 	if err != nil || res.Output != `"ok"` {
@@ -418,7 +420,19 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 		t.Errorf("alice through a new gateway: pod %q, output %s", pod, out)
 	}
 	// The claim deleted (an operator, a TTL): made again, on another pod.
-	claim := &extensionsv1beta1.SandboxClaim{ObjectMeta: metav1.ObjectMeta{Name: gateway.ClaimName("alice"), Namespace: ns}}
+	// Another tenant's "alice" is another session, on another pod; no
+	// token is a 401.
+	if pod, out := postWith(t, gw, "alice", `let s; try { s = readFile("notes.txt") } catch (e) { s = "none" } setResult(s)`,
+		map[string]string{"Authorization": "Bearer t2"}); pod == podA || out != `"none"` {
+		t.Errorf("another tenant's alice: pod %q (alice's %q), output %s", pod, podA, out)
+	}
+	noToken := httptest.NewRequest("POST", "/v1/execute", strings.NewReader(`{"code":"1","session_id":"alice"}`))
+	w := httptest.NewRecorder()
+	gw.ServeHTTP(w, noToken)
+	if w.Code != http.StatusUnauthorized {
+		t.Errorf("no token: %d", w.Code)
+	}
+	claim := &extensionsv1beta1.SandboxClaim{ObjectMeta: metav1.ObjectMeta{Name: gateway.ClaimName("0", "alice"), Namespace: ns}}
 	if err := k.c.Delete(ctx, claim); err != nil {
 		t.Fatal(err)
 	}
@@ -443,8 +457,9 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 	if pod, _ := post(t, gw, "", `setResult(1)`); pod != "stateless" {
 		t.Errorf("no session: pod %q", pod)
 	}
-	if !strings.HasPrefix(gateway.ClaimName("alice"), "airlock-") || gateway.ClaimName("alice") == gateway.ClaimName("bob") {
-		t.Errorf("claim names %q %q", gateway.ClaimName("alice"), gateway.ClaimName("bob"))
+	if !strings.HasPrefix(gateway.ClaimName("0", "alice"), "airlock-") || gateway.ClaimName("0", "alice") == gateway.ClaimName("0", "bob") ||
+		gateway.ClaimName("0", "alice") == gateway.ClaimName("1", "alice") {
+		t.Errorf("claim names %q %q %q", gateway.ClaimName("0", "alice"), gateway.ClaimName("0", "bob"), gateway.ClaimName("1", "alice"))
 	}
 }
 
@@ -456,10 +471,13 @@ func TestGatewayRefusals(t *testing.T) {
 	extensionsv1beta1.AddToScheme(scheme)
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	ru, _ := url.Parse("http://router.invalid")
-	if _, err := gateway.New(gateway.Config{Client: c, Namespace: ns, Router: ru}); err == nil {
+	if _, err := gateway.New(gateway.Config{Client: c, Namespace: ns, Router: ru, AllowNoToken: true}); err == nil {
 		t.Error("no warm pool: no error")
 	}
-	g, err := gateway.New(gateway.Config{Client: c, Namespace: ns, WarmPool: "p", Router: ru, MaxBodyBytes: 64})
+	if _, err := gateway.New(gateway.Config{Client: c, Namespace: ns, WarmPool: "p", Router: ru}); err == nil || !strings.Contains(err.Error(), "no Tokens") {
+		t.Errorf("no tokens: %v", err)
+	}
+	g, err := gateway.New(gateway.Config{Client: c, Namespace: ns, WarmPool: "p", Router: ru, MaxBodyBytes: 64, AllowNoToken: true})
 	if err != nil {
 		t.Fatal(err)
 	}

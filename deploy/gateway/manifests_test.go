@@ -25,9 +25,10 @@ import (
 // The manifests of deploy/k8s, offline: the kustomization lists every
 // file; each object decodes strictly into its Go type (no unknown field);
 // agent-sandbox's objects validate against the schemas of the CRDs of the
-// version this module requires; the gateway's Role grants create, get and
-// watch on sandboxclaims and nothing else; the session pods mount no
-// service-account token.
+// version this module requires; the gateway's Role grants create, get,
+// list and watch on sandboxclaims and nothing else; the session pods mount
+// no service-account token; every pod that runs airlock serve without a
+// token, and the router, is selected by a NetworkPolicy.
 func TestManifests(t *testing.T) {
 	dir := filepath.Join("..", "k8s")
 	var kust struct {
@@ -57,6 +58,8 @@ func TestManifests(t *testing.T) {
 	}
 	schemas := crdSchemas(t)
 	kinds := map[string]int{}
+	guarded := map[string]bool{} // pods a NetworkPolicy selects, by app.kubernetes.io/name
+	var tokenless []string       // pods that run airlock serve without a token
 	for _, name := range kust.Resources {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -108,16 +111,35 @@ func TestManifests(t *testing.T) {
 			}
 			switch v := typed.(type) {
 			case *rbacv1.Role:
-				if len(v.Rules) != 1 || !slices.Equal(v.Rules[0].Resources, []string{"sandboxclaims"}) ||
-					!slices.Equal(v.Rules[0].Verbs, []string{"create", "get", "watch"}) {
+				if len(v.Rules) != 1 || !slices.Equal(v.Rules[0].APIGroups, []string{"extensions.agents.x-k8s.io"}) ||
+					!slices.Equal(v.Rules[0].Resources, []string{"sandboxclaims"}) ||
+					!slices.Equal(v.Rules[0].Verbs, []string{"create", "get", "list", "watch"}) || len(v.Rules[0].ResourceNames) != 0 {
 					t.Errorf("the gateway's Role grants %+v", v.Rules)
+				}
+			case *networkingv1.NetworkPolicy:
+				guarded[v.Spec.PodSelector.MatchLabels["app.kubernetes.io/name"]] = true
+			case *appsv1.Deployment:
+				if args := strings.Join(v.Spec.Template.Spec.Containers[0].Args, " "); strings.Contains(args, "--allow-no-token") {
+					tokenless = append(tokenless, v.Spec.Template.Labels["app.kubernetes.io/name"])
 				}
 			case *extensionsv1beta1.SandboxTemplate:
 				if a := v.Spec.PodTemplate.Spec.AutomountServiceAccountToken; a == nil || *a {
 					t.Errorf("the session pods mount a service-account token")
 				}
+				if args := strings.Join(v.Spec.PodTemplate.Spec.Containers[0].Args, " "); strings.Contains(args, "--allow-no-token") {
+					tokenless = append(tokenless, v.Spec.PodTemplate.ObjectMeta.Labels["app.kubernetes.io/name"])
+				}
 			}
 		}
+	}
+	// A pod without a token is reachable only as a NetworkPolicy says.
+	for _, name := range tokenless {
+		if !guarded[name] {
+			t.Errorf("%s runs without a token and no NetworkPolicy selects it", name)
+		}
+	}
+	if len(tokenless) == 0 || !guarded["sandbox-router"] {
+		t.Errorf("tokenless pods %v, policies for %v", tokenless, guarded)
 	}
 	for _, k := range []string{"SandboxTemplate", "SandboxWarmPool", "Deployment", "HorizontalPodAutoscaler", "Role", "RoleBinding", "NetworkPolicy"} {
 		if kinds[k] == 0 {
