@@ -17,15 +17,7 @@ import (
 // without --allow-net are usage errors. (The server is on loopback, named
 // by --resolve and trusted by --ca-file.)
 func TestCLI_AllowNet(t *testing.T) {
-	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "authorized=%t", r.Header.Get("X-Api-Key") == "k-123-secret")
-	}))
-	defer api.Close()
-	dir := t.TempDir()
-	ca := filepath.Join(dir, "ca.pem")
-	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: api.Certificate().Raw}), 0o600)
-	secrets := filepath.Join(dir, "secrets.json")
-	os.WriteFile(secrets, []byte(`{"api.example.com": {"X-Api-Key": "k-123-secret"}}`), 0o600)
+	net, dir, secrets := allowNetAPI(t, "k-123-secret")
 	file := filepath.Join(dir, "f.js")
 	os.WriteFile(file, []byte(`
 const r = await fetch("https://api.example.com/me", { headers: { "x-api-key": "guess" } });
@@ -33,8 +25,6 @@ let refused = "";
 try { await fetch("https://other.example.net/"); } catch (e) { refused = e.message; }
 console.log(refused);
 export default await r.text();`), 0o644)
-	net := []string{"--allow-net", "api.example.com", "--secrets", secrets, "--ca-file", ca,
-		"--resolve", "api.example.com:443=" + strings.TrimPrefix(api.URL, "https://")}
 	code, out, errs := exitCode(t, command(t, append([]string{"run", file}, net...)...))
 	if code != 0 || out != "'authorized=true'\n" || !strings.Contains(errs, "other.example.net refused") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
@@ -64,17 +54,7 @@ export default await r.text();`), 0o644)
 // The same flags give fetch to `airlock repl`'s steps and to `airlock
 // agent`'s code (each mode); the secret is never printed.
 func TestCLI_AllowNetInTheOtherCommands(t *testing.T) {
-	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "authorized=%t", r.Header.Get("X-Api-Key") == "k-456-secret")
-	}))
-	defer api.Close()
-	dir := t.TempDir()
-	ca := filepath.Join(dir, "ca.pem")
-	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: api.Certificate().Raw}), 0o600)
-	secrets := filepath.Join(dir, "secrets.json")
-	os.WriteFile(secrets, []byte(`{"api.example.com": {"X-Api-Key": "k-456-secret"}}`), 0o600)
-	net := []string{"--allow-net", "api.example.com", "--secrets", secrets, "--ca-file", ca,
-		"--resolve", "api.example.com:443=" + strings.TrimPrefix(api.URL, "https://")}
+	net, _, _ := allowNetAPI(t, "k-456-secret")
 
 	code, out, errs := cli(t, "await (await fetch('https://api.example.com/')).text()\n", append([]string{"repl", "--tools", "none"}, net...)...)
 	if code != 0 || !strings.Contains(out, "authorized=true") || strings.Contains(out+errs, "k-456-secret") {
@@ -97,4 +77,22 @@ func TestCLI_AllowNetInTheOtherCommands(t *testing.T) {
 		}
 	}
 
+}
+
+// allowNetAPI is a TLS server on loopback, named api.example.com by the
+// flags net returns, that answers "authorized=true" when the request has
+// secret as its X-Api-Key, which the secrets file (in dir) gives the host.
+func allowNetAPI(t *testing.T, secret string) (net []string, dir, secrets string) {
+	t.Helper()
+	api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "authorized=%t", r.Header.Get("X-Api-Key") == secret)
+	}))
+	t.Cleanup(api.Close)
+	dir = t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: api.Certificate().Raw}), 0o600)
+	secrets = filepath.Join(dir, "secrets.json")
+	os.WriteFile(secrets, []byte(`{"api.example.com": {"X-Api-Key": "`+secret+`"}}`), 0o600)
+	return []string{"--allow-net", "api.example.com", "--secrets", secrets, "--ca-file", ca,
+		"--resolve", "api.example.com:443=" + strings.TrimPrefix(api.URL, "https://")}, dir, secrets
 }

@@ -70,6 +70,10 @@ type Config struct {
 	// MaxBodyBytes bounds a request body the gateway reads to find its
 	// session; 0 means 32 MiB, `airlock serve`'s own default.
 	MaxBodyBytes int64
+	// MaxBuffered bounds the requests whose bodies the gateway holds at
+	// once (each up to MaxBodyBytes, for as long as the request is sent
+	// on); past it a request is a 503. 0 means 64.
+	MaxBuffered int
 	// Tokens are the bearer tokens clients must send (Authorization:
 	// Bearer): each is a tenant, and a session is the tenant's (its claim
 	// is named after both), so one tenant cannot reach another's session by
@@ -89,6 +93,7 @@ type Gateway struct {
 	cfg       Config
 	router    *httputil.ReverseProxy
 	stateless *httputil.ReverseProxy
+	buffered  chan struct{} // a request holding its body holds one
 }
 
 // New returns a Gateway.
@@ -111,7 +116,10 @@ func New(cfg Config) (*Gateway, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 32 << 20
 	}
-	g := &Gateway{cfg: cfg, router: httputil.NewSingleHostReverseProxy(cfg.Router)}
+	if cfg.MaxBuffered <= 0 {
+		cfg.MaxBuffered = 64
+	}
+	g := &Gateway{cfg: cfg, router: httputil.NewSingleHostReverseProxy(cfg.Router), buffered: make(chan struct{}, cfg.MaxBuffered)}
 	if cfg.Stateless != nil {
 		g.stateless = httputil.NewSingleHostReverseProxy(cfg.Stateless)
 	}
@@ -147,6 +155,7 @@ func (g *Gateway) tenant(r *http.Request) (string, bool) {
 // the stateless Service.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	toRouter, status, err := g.route(r)
+	defer g.release(r)
 	switch {
 	case err != nil:
 		writeError(w, status, err.Error())
@@ -175,6 +184,9 @@ func (g *Gateway) route(r *http.Request) (toRouter bool, status int, err error) 
 	}
 	r.Header.Del("Authorization") // the router strips it too; the pods have no token
 	session, err := g.session(r)
+	if errors.Is(err, errBusy) {
+		return false, http.StatusServiceUnavailable, err
+	}
 	if err != nil {
 		return false, http.StatusRequestEntityTooLarge, err
 	}
@@ -223,6 +235,7 @@ type roundTripper struct {
 func (t roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context()) // a RoundTripper leaves the caller's request as it was
 	toRouter, _, err := t.g.route(req)
+	defer t.g.release(req)
 	if err != nil {
 		if req.Body != nil {
 			req.Body.Close() // a RoundTripper closes the body, even on an error
@@ -243,6 +256,12 @@ func (t roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 // session_id in the query, else the X-Session-ID or Mcp-Session-Id header.
 func (g *Gateway) session(r *http.Request) (string, error) {
 	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
+		select {
+		case g.buffered <- struct{}{}:
+			r.Body = &heldBody{ReadCloser: r.Body} // marks the slot as r's (release)
+		default:
+			return "", errBusy
+		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, g.cfg.MaxBodyBytes+1))
 		r.Body.Close()
 		if int64(len(body)) > g.cfg.MaxBodyBytes {
@@ -251,7 +270,7 @@ func (g *Gateway) session(r *http.Request) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = &heldBody{ReadCloser: io.NopCloser(bytes.NewReader(body))}
 		r.ContentLength = int64(len(body))
 		var v struct {
 			SessionID string `json:"session_id"`
@@ -310,6 +329,20 @@ func (g *Gateway) Claim(ctx context.Context, tenant, session string) (*extension
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, time.Second)
+	}
+}
+
+// errBusy is a request's error when MaxBuffered bodies are held already.
+var errBusy = errors.New("the gateway holds as many request bodies as it may; try again")
+
+// heldBody is a body the gateway buffered: its request holds a slot of
+// MaxBuffered until release.
+type heldBody struct{ io.ReadCloser }
+
+// release gives back r's slot, if it holds one.
+func (g *Gateway) release(r *http.Request) {
+	if _, ok := r.Body.(*heldBody); ok {
+		<-g.buffered
 	}
 }
 

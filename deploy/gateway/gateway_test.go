@@ -500,4 +500,30 @@ func TestGatewayRefusals(t *testing.T) {
 	if c.List(context.Background(), &claims); len(claims.Items) != 0 {
 		t.Errorf("claims were made: %v", claims.Items)
 	}
+	// One body held at most (MaxBuffered 1): while a request's body is
+	// being read, another is a 503; once it ends, the slot is free again.
+	g1, err := gateway.New(gateway.Config{Client: c, Namespace: ns, WarmPool: "p", Router: ru, AllowNoToken: true, MaxBuffered: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(body io.Reader) int {
+		w := httptest.NewRecorder()
+		g1.ServeHTTP(w, httptest.NewRequest("POST", "/v1/execute", body))
+		return w.Code
+	}
+	pr, pw := io.Pipe()
+	first := make(chan int, 1)
+	go func() { first <- send(pr) }()
+	pw.Write([]byte(`{"code":"1"`)) // returns once the gateway reads: it holds the slot
+	if got := send(strings.NewReader(`{"code":"1"}`)); got != http.StatusServiceUnavailable {
+		t.Errorf("a second body while one is held: %d", got)
+	}
+	pw.Write([]byte(`}`))
+	pw.Close()
+	if got := <-first; got != http.StatusBadRequest { // (no session, no stateless service)
+		t.Errorf("the first request: %d", got)
+	}
+	if got := send(strings.NewReader(`{"code":"1"}`)); got != http.StatusBadRequest {
+		t.Errorf("after the first ended: %d", got)
+	}
 }
