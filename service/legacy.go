@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -129,7 +130,7 @@ func (s *Server) legacyUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &bodyRecorder{header: http.Header{}}
 	r2 := r.Clone(r.Context())
-	r2.Body, r2.Header = readCloser{part}, r.Header.Clone()
+	r2.Body, r2.Header = io.NopCloser(part), r.Header.Clone()
 	r2.Header.Del("Content-Type") // the part itself is the body
 	r2.URL.RawQuery = ""
 	r2.SetPathValue("path", name)
@@ -222,11 +223,3 @@ func (r *bodyRecorder) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 func (r *bodyRecorder) WriteHeader(status int) { r.status = status }
-
-// readCloser gives a reader a Close that does nothing.
-type readCloser struct {
-	r interface{ Read([]byte) (int, error) }
-}
-
-func (c readCloser) Read(b []byte) (int, error) { return c.r.Read(b) }
-func (readCloser) Close() error                 { return nil }
