@@ -42,15 +42,15 @@ func (n *loopbackOnly) lookup(context.Context, string, string) ([]netip.Addr, er
 	return nil, errors.New("no lookups in tests")
 }
 
-// startProxy serves a proxy for f on a unix socket and returns a client
-// that reaches it there and trusts only its CA.
-func startProxy(t *testing.T, f *Fetcher) *http.Client {
+// serveProxy serves a proxy for f on a unix socket; stop ends it and
+// returns what ServeProxy did (once; the test's cleanup stops it too).
+func serveProxy(t *testing.T, f *Fetcher) (sock string, ca *CA, stop func() error) {
 	t.Helper()
 	ca, err := NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock := filepath.Join(t.TempDir(), "proxy")
+	sock = filepath.Join(t.TempDir(), "proxy")
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Fatal(err)
@@ -58,12 +58,23 @@ func startProxy(t *testing.T, f *Fetcher) *http.Client {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.ServeProxy(ctx, ln, ca) }()
-	t.Cleanup(func() {
+	stop = sync.OnceValue(func() error {
 		cancel()
-		if err := <-done; err != nil {
+		return <-done
+	})
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
 			t.Errorf("ServeProxy: %v", err)
 		}
 	})
+	return sock, ca, stop
+}
+
+// startProxy serves a proxy for f and returns a client that reaches it on
+// its socket and trusts only its CA.
+func startProxy(t *testing.T, f *Fetcher) *http.Client {
+	t.Helper()
+	sock, ca, _ := serveProxy(t, f)
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(ca.PEM)
 	tr := &http.Transport{
@@ -207,16 +218,7 @@ func TestProxy_Edges(t *testing.T) {
 		Secrets:   map[string]map[string]string{"plain.example.com": {"X-Key": "never-over-http"}},
 		Resolve:   map[string]string{"plain.example.com:80": plain.Listener.Addr().String()},
 	})
-	ca, _ := NewCA()
-	sock := filepath.Join(t.TempDir(), "proxy")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- f.ServeProxy(ctx, ln, ca) }()
-	defer func() { cancel(); <-done }()
+	sock, ca, stop := serveProxy(t, f)
 	raw := func(req string) string {
 		c, err := net.Dial("unix", sock)
 		if err != nil {
@@ -273,11 +275,9 @@ func TestProxy_Edges(t *testing.T) {
 		}
 	}()
 	<-arrived
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	done <- nil // for the deferred receive
 	recs := f.Records()
 	last := recs[len(recs)-1]
 	if last.Path != "/hang" || last.Error == "" {
