@@ -622,10 +622,20 @@ func validate(opts *Options) error {
 		if m == nil {
 			return fmt.Errorf("airlock: Imports[%q] is nil", spec)
 		}
+		for name, v := range m {
+			if _, ok := v.(glued); ok {
+				return fmt.Errorf("airlock: Imports[%q][%q]: fetch and timers go in Options.Globals, not in a module", spec, name)
+			}
+		}
 	}
-	for name := range opts.Globals {
+	for name, v := range opts.Globals {
 		if !IsIdentifier(name) {
 			return fmt.Errorf("airlock: Globals key %q is not a JavaScript identifier", name)
+		}
+		if g, ok := v.(glued); ok {
+			if err := gluedName(g, name); err != nil {
+				return fmt.Errorf("airlock: Globals[%q]: %w", name, err)
+			}
 		}
 	}
 	if opts.Timeout < 0 {

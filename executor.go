@@ -181,19 +181,22 @@ func (e *Executor) SendTools(ctx context.Context, tools map[string]any) error {
 	var glue map[string]string
 	bridged := make(map[string]any, len(tools))
 	for name, v := range tools {
-		bridged[name] = v
-		switch v := v.(type) {
+		switch g := v.(type) {
 		case *timerBridge:
 			return newExecError(CodeInvalidArgument, map[string]any{"tool": name},
 				"Invalid argument: tool %q: timers do not reach an Executor (a step's pending work is dropped when it ends; they work in Runtime.Run's Options.Globals)", name)
 		case glued:
-			if err := gluedName(v, name); err != nil {
+			if err := gluedName(g, name); err != nil {
 				return newExecError(CodeInvalidArgument, map[string]any{"tool": name}, "Invalid argument: tool %q: %v", name, err)
 			}
+		}
+		var g string
+		var ok bool
+		if bridged[name], g, ok = unglue(v); ok {
 			if glue == nil {
 				glue = map[string]string{}
 			}
-			bridged[name], glue[name] = v.bridged(), v.glue()
+			glue[name] = g
 		}
 	}
 	return executorError(s.SendTools(ctx, bridged, glue, func(name string) error { return checkGlobalName(name, "tool") }))

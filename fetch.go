@@ -106,13 +106,24 @@ func (f *Fetcher) glue() string { return fetch.Glue }
 func (f *Fetcher) names() []string { return []string{"fetch"} }
 
 // A glued value is given to the sandbox as a host value (bridged) that
-// JavaScript (glue) makes into the global of its name: a Fetcher, Timers.
-// Runtime.Run's Options.Globals take one (source.Config.Glue), and an
-// Executor's tools take a Fetcher (engine.VM.DefineGluedTool).
+// JavaScript (glue) makes into the global of its name: a Fetcher, Timers,
+// and in a worker process the host's (remoteGlued). Runtime.Run's
+// Options.Globals take one (source.Config.Glue; validate checks its name),
+// and an Executor's tools take a Fetcher (engine.VM.DefineGluedTool).
 type glued interface {
 	bridged() any
 	glue() string
 	names() []string // the globals the glue makes
+}
+
+// unglue is what a glued value crosses as: its host function and its
+// glue; ok is false for any other value, which crosses as it is.
+func unglue(v any) (bridged any, glue string, ok bool) {
+	g, ok := v.(glued)
+	if !ok {
+		return v, "", false
+	}
+	return g.bridged(), g.glue(), true
 }
 
 // gluedName refuses name for g unless g's glue makes it (a Fetcher is

@@ -138,11 +138,6 @@ func (rt *Runtime) newRun(ctx context.Context, src string, opts Options) (*run, 
 		mods := make([]any, len(r.specs))
 		for i, s := range r.specs {
 			m := opts.Imports[s]
-			for name, v := range m {
-				if _, ok := v.(glued); ok {
-					return nil, fmt.Errorf("airlock: Imports[%q][%q]: fetch and timers go in Options.Globals, not in a module", s, name)
-				}
-			}
 			r.exports[s] = sortedKeys(m)
 			mods[i] = map[string]any(m)
 		}
@@ -211,15 +206,12 @@ func (r *run) encodeGlobals() error {
 			}
 			r.input.Globals[i] = enc
 		default:
-			v := globals[n]
-			if g, ok := v.(glued); ok {
-				if err := gluedName(g, n); err != nil {
-					return fmt.Errorf("airlock: Globals[%q]: %w", n, err)
-				}
+			v, glue, ok := unglue(globals[n])
+			if ok {
 				if r.glue == nil {
 					r.glue = map[string]string{}
 				}
-				v, r.glue[n] = g.bridged(), g.glue()
+				r.glue[n] = glue
 			}
 			r.input.Globals[i], err = codec.AppendBinary(nil, v, r.funcs.Register)
 		}

@@ -58,19 +58,11 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, star
 	h.OnPanic = func(err error) { r.Fail(err.Error()) }
 	h.Budget.Init(rt.cfg.MaxValueBytes)
 	r.host = h
-	value := func(name string, v any, global bool) (worker.Value, error) {
-		// A glued value (fetch, timers) is its host function, which the
-		// worker's run makes into the global by the same glue.
-		glue := ""
-		if g, ok := v.(glued); ok {
-			if !global {
-				return worker.Value{}, fmt.Errorf("airlock: %s: fetch and timers go in Options.Globals, not in a module", name)
-			}
-			if err := gluedName(g, name); err != nil {
-				return worker.Value{}, fmt.Errorf("airlock: Globals[%q]: %w", name, err)
-			}
-			v, glue = g.bridged(), g.glue()
-		}
+	value := func(name string, v any) (worker.Value, error) {
+		// A glued value (fetch, timers; validate checked where it is) is
+		// its host function, which the worker's run makes into the global
+		// by the same glue.
+		v, glue, _ := unglue(v)
 		rv := reflect.ValueOf(v)
 		if hostcall.IsBridged(rv) {
 			id, err := r.funcs.Register(rv)
@@ -105,7 +97,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, star
 		spec.Args = enc
 	}
 	for _, name := range sortedKeys(opts.Globals) {
-		v, err := value(name, opts.Globals[name], true)
+		v, err := value(name, opts.Globals[name])
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +105,7 @@ func (rt *Runtime) runRemote(ctx context.Context, src string, opts Options, star
 	}
 	for _, s := range sortedKeys(opts.Imports) {
 		for _, name := range sortedKeys(opts.Imports[s]) {
-			v, err := value(name, opts.Imports[s][name], false)
+			v, err := value(name, opts.Imports[s][name])
 			if err != nil {
 				return nil, err
 			}
