@@ -592,12 +592,12 @@ func (g *Graph) prologue(code string) string {
 	b.WriteString("import {")
 	n := 0
 	for _, name := range g.globals {
+		if _, glued := g.glue[name]; glued { // imported from its glue's module, above
+			continue
+		}
 		// A function declaration of the same name would be shadowed by the
 		// import binding (a quirk of the engine); the module's own wins.
 		if declaresFunction(code, name) || slices.Contains(g.yielding, name) && bindsName(code, name) {
-			continue
-		}
-		if _, glued := g.glue[name]; glued {
 			continue
 		}
 		if n > 0 {
