@@ -222,9 +222,6 @@ func (f *Fetcher) do(ctx context.Context, req Request) (Response, error) {
 		if err != nil {
 			return failed(rec, err)
 		}
-		if body == nil {
-			hreq.Body, hreq.ContentLength = http.NoBody, 0
-		}
 		for _, h := range req.Headers {
 			hreq.Header.Add(h[0], h[1])
 		}

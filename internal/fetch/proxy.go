@@ -222,12 +222,19 @@ type proxy struct {
 	closed  bool
 }
 
-// enter counts a handler or a tunnel in, unless the proxy is closing.
-func (p *proxy) enter() bool {
+// enter counts a handler, or the tunnel of c (kept to be closed), in,
+// unless the proxy is closing.
+func (p *proxy) enter(c net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return false
+	}
+	if c != nil {
+		if p.tunnels == nil {
+			p.tunnels = map[net.Conn]bool{}
+		}
+		p.tunnels[c] = true
 	}
 	p.wg.Add(1)
 	return true
@@ -236,7 +243,7 @@ func (p *proxy) enter() bool {
 // ServeHTTP serves one request to the proxy: a CONNECT opens a tunnel; any
 // other is made as it is.
 func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !p.enter() {
+	if !p.enter(nil) {
 		http.Error(w, "airlock proxy: closing", http.StatusServiceUnavailable)
 		return
 	}
@@ -281,7 +288,7 @@ func (p *proxy) connect(w http.ResponseWriter, r *http.Request) {
 	}
 	conn.SetDeadline(time.Time{}) // the tunnel's server sets its own
 
-	if !p.track(conn) {
+	if !p.enter(conn) {
 		conn.Close()
 		return
 	}
@@ -328,9 +335,6 @@ func (p *proxy) forward(w http.ResponseWriter, r *http.Request, target string) {
 		return
 	}
 	req := Request{Method: r.Method, URL: target, Body: body, Redirect: "manual"}
-	if len(body) == 0 && r.ContentLength <= 0 {
-		req.Body = nil
-	}
 	hop := hopHeaders(r.Header)
 	for name, values := range r.Header {
 		if hop[http.CanonicalHeaderKey(name)] {
@@ -350,28 +354,20 @@ func (p *proxy) forward(w http.ResponseWriter, r *http.Request, target string) {
 		http.Error(w, "airlock proxy: "+err.Error(), status)
 		return
 	}
-	h := w.Header()
-	respHop := map[string]bool{}
+	h, got := w.Header(), http.Header{}
 	for _, kv := range resp.Headers {
-		if strings.EqualFold(kv[0], "Connection") {
-			for _, n := range strings.Split(kv[1], ",") {
-				respHop[http.CanonicalHeaderKey(strings.TrimSpace(n))] = true
-			}
-		}
+		got.Add(kv[0], kv[1])
 	}
-	for _, kv := range resp.Headers {
-		name := http.CanonicalHeaderKey(kv[0])
-		if hopByHop[name] || respHop[name] || name == "Content-Length" {
-			continue
+	hop = hopHeaders(got)
+	for name, values := range got {
+		if !hop[name] {
+			h[name] = values
 		}
-		h.Add(name, kv[1])
 	}
 	switch {
 	case r.Method == http.MethodHead: // the length a GET would have, as the host said
-		for _, kv := range resp.Headers {
-			if strings.EqualFold(kv[0], "Content-Length") {
-				h.Set("Content-Length", kv[1])
-			}
+		if n := got.Get("Content-Length"); n != "" {
+			h.Set("Content-Length", n)
 		}
 	case resp.Status == http.StatusNoContent || resp.Status == http.StatusNotModified || resp.Status < 200:
 	default:
@@ -404,21 +400,6 @@ func hopHeaders(h http.Header) map[string]bool {
 		}
 	}
 	return out
-}
-
-// track counts a tunnel in (wg) and keeps its connection to close.
-func (p *proxy) track(c net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return false
-	}
-	if p.tunnels == nil {
-		p.tunnels = map[net.Conn]bool{}
-	}
-	p.tunnels[c] = true
-	p.wg.Add(1)
-	return true
 }
 
 func (p *proxy) untrack(c net.Conn) {
