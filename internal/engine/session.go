@@ -123,9 +123,6 @@ var errNoSession = errors.New("airlock: the VM has no session")
 // host function's do, so a function or symbol in them is a DataCloneError
 // that says where it was.
 func (v *VM) DefineTool(name string, id int, json, shown bool) error {
-	if !v.sess {
-		return errNoSession
-	}
 	mode := fnPlain
 	switch {
 	case shown:
@@ -133,7 +130,20 @@ func (v *VM) DefineTool(name string, id int, json, shown bool) error {
 	case json:
 		mode = fnJSON
 	}
-	_, err := v.sb.Call(context.Background(), entryDefineTool, str(name), num(id), num(mode))
+	return v.defineTool(context.Background(), name, id, mode)
+}
+
+// defineTool is ENTRY_DEFINE_TOOL, with the glue as its fourth slot when
+// one is given.
+func (v *VM) defineTool(ctx context.Context, name string, id, mode int, glue ...string) error {
+	if !v.sess {
+		return errNoSession
+	}
+	args := []wasmvm.Value{str(name), num(id), num(mode)}
+	for _, g := range glue {
+		args = append(args, str(g))
+	}
+	_, err := v.sb.Call(ctx, entryDefineTool, args...)
 	return err
 }
 
@@ -144,11 +154,7 @@ func (v *VM) DefineTool(name string, id int, json, shown bool) error {
 // requests). The host function itself is no global. The glue runs as the
 // realm's code, stopped when ctx ends (the VM is then spent).
 func (v *VM) DefineGluedTool(ctx context.Context, name string, id int, glue string) error {
-	if !v.sess {
-		return errNoSession
-	}
-	_, err := v.sb.Call(ctx, entryDefineTool, str(name), num(id), num(fnPlain), str(glue))
-	return err
+	return v.defineTool(ctx, name, id, fnPlain, glue)
 }
 
 // DefineValueBytes makes the value encoded in the codec's binary format

@@ -3,4 +3,4 @@
 package qjsgo
 
 // Sum is the SHA-256 of the module translated into this package.
-const Sum = "9524f72fac0b6c7b7d2ab6ccb3c340c6058be4a39af4935dbebe358b079fd51b"
+const Sum = "062445bd6aa6c5cca6120eeba684dd95ad20b6f7a2248d891b6eab449cffbaab"

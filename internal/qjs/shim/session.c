@@ -151,20 +151,14 @@ static JSValue js_tool(JSContext *ctx, JSValueConst this_val, int argc, JSValueC
     return host_fn_call(ctx, t->id, t->mode, argc, argv);
 }
 
-/* glued is what the glue (a function expression, source of len bytes)
-   makes of the tool function f: its property name, or an exception. The
-   glue runs as the realm's code, under the caller's stop. */
+/* glued is what the glue (a function expression, source of len bytes,
+   NUL after them as after every string slot) makes of the tool function
+   f: its property name, or an exception. The glue runs as the realm's
+   code, under the caller's stop. */
 static JSValue glued(JSContext *ctx, const char *glue, size_t len, JSAtom name, JSValue f)
 {
     JSValue make, made, v;
-    /* JS_Eval wants the source NUL-terminated: the slot's bytes are not */
-    char *src = js_malloc(ctx, len + 1);
-    if (!src)
-        return JS_EXCEPTION;
-    memcpy(src, glue, len);
-    src[len] = 0;
-    make = JS_Eval(ctx, src, len, "<glue>", JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_STRICT);
-    js_free(ctx, src);
+    make = JS_Eval(ctx, glue, len, "<glue>", JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_STRICT);
     if (JS_IsException(make))
         return make;
     made = JS_Call(ctx, make, JS_UNDEFINED, 1, (JSValueConst *)&f);
