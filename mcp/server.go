@@ -121,9 +121,8 @@ type Server struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	mu     sync.Mutex
-	links  []*link          // by name
-	regMu  sync.Mutex       // register: a description and its registration at once
-	fetch  *airlock.Fetcher // Options.Fetch's, nil without
+	links  []*link    // by name
+	regMu  sync.Mutex // register: a description and its registration at once
 }
 
 // RunCodeArgs are the input of run_code.
@@ -182,9 +181,6 @@ func NewServer(ctx context.Context, opts Options) (*Server, error) {
 		server: sdk.NewServer(&sdk.Implementation{Name: "airlock", Title: "Airlock", Version: opts.Version},
 			&sdk.ServerOptions{Instructions: instructions}),
 		client: sdk.NewClient(&sdk.Implementation{Name: "airlock", Version: opts.Version}, nil),
-	}
-	if opts.Fetch != nil {
-		s.fetch = airlock.Fetch(*opts.Fetch)
 	}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
@@ -413,7 +409,7 @@ func (s *Server) RunCodeDescription() string {
 			b.WriteString("\nCall list_apis (with server) for their TypeScript declarations before using them.")
 		}
 	}
-	if s.fetch != nil {
+	if s.opts.Fetch != nil {
 		fmt.Fprintf(&b, withFetch, strings.Join(s.opts.Fetch.Allow, ", "))
 	} else {
 		b.WriteString(noNetwork)
@@ -478,8 +474,8 @@ func (s *Server) runCode(ctx context.Context, req *sdk.CallToolRequest, in RunCo
 		cancel()
 	}
 	globals := map[string]any{}
-	if s.fetch != nil {
-		globals["fetch"] = s.fetch
+	if s.opts.Fetch != nil { // a Fetcher a program: its records and its requests at once are its own
+		globals["fetch"] = airlock.Fetch(*s.opts.Fetch)
 	}
 	s.mu.Lock()
 	for _, l := range s.links {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/airlockrun/airlock"
+	"github.com/airlockrun/airlock/internal/fetch"
 )
 
 // runJS runs javascript or typescript in process on the core sandbox, with
@@ -192,8 +193,7 @@ func (s *Server) runJS(ctx context.Context, req ExecuteRequest, rt string, wd *w
 		globals["fetch"] = fetcher
 		defer func() {
 			for _, r := range fetcher.Records() {
-				s.log.Info("fetch", "method", r.Method, "host", r.Host, "path", r.Path, "status", r.Status,
-					"bytes", r.Bytes, "duration", r.Duration, "allowed", r.Allowed, "error", r.Error)
+				logFetch(s.log, fetch.Record(r))
 			}
 		}()
 	}

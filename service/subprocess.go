@@ -96,6 +96,13 @@ type jailProxy struct {
 	log    *slog.Logger
 }
 
+// logFetch logs a request an execution made (fetch, or the jail's proxy),
+// never its headers.
+func logFetch(log *slog.Logger, r fetch.Record) {
+	log.Info("fetch", "method", r.Method, "host", r.Host, "path", r.Path, "status", r.Status,
+		"bytes", r.Bytes, "duration", r.Duration, "allowed", r.Allowed, "error", r.Error)
+}
+
 // The jail reaches its proxy at proxyAddr, a TCP port of its own network
 // namespace's loopback that the preludes forward to the proxy's socket
 // (Python's and Node's clients speak to a proxy over TCP only).
@@ -130,8 +137,7 @@ func (p *jailProxy) serve(ctx context.Context, j *jail, priv string) (env []stri
 		<-done
 		f.CloseIdle()
 		for _, r := range f.Records() {
-			p.log.Info("fetch", "method", r.Method, "host", r.Host, "path", r.Path, "status", r.Status,
-				"bytes", r.Bytes, "duration", r.Duration, "allowed", r.Allowed, "error", r.Error)
+			logFetch(p.log, r)
 		}
 	}
 	ca := j.inside(priv, "ca.pem")
