@@ -95,7 +95,8 @@ type Config struct {
 	// way out under the same policy: an HTTP proxy of the server's for each
 	// execution, which reads https with a certificate authority only the
 	// jail trusts (HTTPS_PROXY and SSL_CERT_FILE point the clients there;
-	// README, "airlock serve"). Without it they have no network.
+	// README, "airlock serve"). Without it they have no network (but under
+	// Insecure, where there is no jail, no proxy, and the host's network).
 	Fetch *airlock.FetchPolicy
 	// DefaultSession is the session of a files or legacy request that
 	// names none (session_id, X-Session-ID, X-Sandbox-ID): a server that

@@ -23,8 +23,9 @@ import (
 // /v1/files/{path} with GET, HEAD, PUT and DELETE, /v1/health,
 // /v1/metadata), so that its clients can move files in and out of an
 // Airlock session. A sandboxd serves one sandbox; a server serves many
-// sessions, so a request names its session, as session_id in the query or
-// the X-Session-ID header. The service's rules hold: the bearer token, the
+// sessions, so a request names its session, as session_id in the query,
+// the X-Session-ID or X-Sandbox-ID header, or gets Config.DefaultSession
+// (sessionOf). The service's rules hold: the bearer token, the
 // session's owner, the workspace quota, and paths that stay inside the
 // workspace (no "..", no absolute path, no NUL; a symbolic link that leads
 // out of it is not followed: os.Root).

@@ -269,8 +269,8 @@ func (s *Server) Evict() []string {
 }
 
 // Handler serves the API. With tokens configured, every endpoint but
-// /health, /v1/health and /openapi.json wants one of them as a bearer
-// token.
+// /health, /v1/health, the legacy runtime's GET / and /openapi.json wants
+// one of them as a bearer token.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {

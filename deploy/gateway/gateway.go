@@ -2,7 +2,8 @@
 // serve` pods on Kubernetes, placed by kubernetes-sigs/agent-sandbox. A
 // request that names a session (session_id in its JSON body or query,
 // X-Session-ID, or an MCP session's Mcp-Session-Id) gets a SandboxClaim
-// named after a hash of the session, from the warm pool the gateway is
+// named after a hash of its tenant (its token) and the session, from the
+// warm pool the gateway is
 // given; once the claim is Ready the request goes through agent-sandbox's
 // router to the claimed pod. Creating the claim is idempotent (an
 // AlreadyExists is the claim another request or replica made), so any
@@ -44,8 +45,9 @@ import (
 type Config struct {
 	// Client reaches the cluster's API server (controller-runtime's
 	// client, with agent-sandbox's extensions in its scheme). Its
-	// credentials need create, get and watch on sandboxclaims, nothing
-	// more.
+	// credentials need create and get on sandboxclaims, and list and
+	// watch when its reads come from an informer (airlock-gateway's do),
+	// nothing more.
 	Client client.Client
 	// Namespace holds the claims, the warm pool and the pods.
 	Namespace string

@@ -334,7 +334,7 @@ const wpt = (() => {
       this.cleanups.push(f);
     }
     step_timeout() {
-      throw new Error("step_timeout: the sandbox has no timers");
+      throw new Error("step_timeout: the runner gives the sandbox no timers");
     }
     fail(e) {
       if (this.phase === "complete") return;
@@ -473,14 +473,14 @@ const wpt = (() => {
       harnessError = harnessError || thrown(e);
     },
     // finish runs the promise tests, waits for the async tests as long as
-    // there is work in the microtask queue (the sandbox has no timers, so
+    // there is work in the microtask queue (the runner gives the sandbox no timers, so
     // no timeout can fire), and gives the results.
     async finish() {
       await promiseChain.catch(() => {});
       for (let i = 0; i < 10000 && asyncTests.size > 0; i++) await null;
       for (const t of asyncTests) {
         t.status = "TIMEOUT";
-        t.message = "not done when the microtask queue ran dry (the sandbox has no timers)";
+        t.message = "not done when the microtask queue ran dry (the runner gives the sandbox no timers)";
         t.phase = "complete";
       }
       for (const f of completionCallbacks) {

@@ -3,7 +3,7 @@
 // clients at it, run as many replicas as wanted.
 //
 //	airlock-gateway --namespace airlock --warm-pool airlock-serve \
-//	    --router http://sandbox-router-svc.agent-sandbox-system.svc:8080 \
+//	    --router http://sandbox-router-svc.airlock.svc:8080 \
 //	    --stateless http://airlock-stateless.airlock.svc:9000
 //
 // It reads the cluster's configuration as kubectl does ($KUBECONFIG, or
