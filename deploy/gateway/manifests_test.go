@@ -117,7 +117,15 @@ func TestManifests(t *testing.T) {
 					t.Errorf("the gateway's Role grants %+v", v.Rules)
 				}
 			case *networkingv1.NetworkPolicy:
-				guarded[v.Spec.PodSelector.MatchLabels["app.kubernetes.io/name"]] = true
+				open := false // a rule without a from lets anyone in
+				for _, rule := range v.Spec.Ingress {
+					open = open || len(rule.From) == 0
+				}
+				if open {
+					t.Errorf("NetworkPolicy %s lets anyone in", v.Name)
+				} else {
+					guarded[v.Spec.PodSelector.MatchLabels["app.kubernetes.io/name"]] = true
+				}
 			case *appsv1.Deployment:
 				if args := strings.Join(v.Spec.Template.Spec.Containers[0].Args, " "); strings.Contains(args, "--allow-no-token") {
 					tokenless = append(tokenless, v.Spec.Template.Labels["app.kubernetes.io/name"])
