@@ -97,6 +97,7 @@ func pool(servers ...*fetchServer) *x509.CertPool {
 func runFetch(t *testing.T, f *airlock.Fetcher, code string, opts ...func(*airlock.Options)) *airlock.Result {
 	t.Helper()
 	rt := airlock.NewRuntime(airlock.RuntimeConfig{})
+	t.Cleanup(func() { rt.Close() })
 	o := airlock.Options{Language: airlock.JavaScript, Globals: map[string]any{"fetch": f}, Timeout: time.Minute}
 	for _, fn := range opts {
 		fn(&o)
