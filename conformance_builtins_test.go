@@ -1,6 +1,7 @@
 package airlock_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -344,5 +345,36 @@ func TestHashbangInModules(t *testing.T) {
 	wantStatus(t, res, airlock.StatusLinkError)
 	if res.Error.Name != "SyntaxError" || res.Error.Line != 2 {
 		t.Fatalf("error %+v", res.Error)
+	}
+}
+
+// TestAwaitKeepsItsOrder is a regression test for patch 0020, which awaits
+// a primitive without making a promise for it and makes the intrinsic
+// Promise's capabilities without an executor: the jobs still run in the
+// specification's order, which Node prints for the same program
+// (["a1","sync","a2","p1","a3","p2","a4","p3","then","p4","a5","p5","p6"]),
+// a thenable's then is still called in a job of its own, and a subclass of
+// Promise still has its constructor called with an executor: three times
+// here (P.resolve, then's species, and the then that awaiting a P calls),
+// as in Node.
+func TestAwaitKeepsItsOrder(t *testing.T) {
+	got := evalJS(t, `const log = [];
+		(async () => {
+			log.push('a1'); await 1; log.push('a2'); await undefined; log.push('a3');
+			await Promise.resolve(3); log.push('a4');
+			await { then(r) { log.push('then'); r(4); } }; log.push('a5');
+		})();
+		Promise.resolve().then(() => log.push('p1')).then(() => log.push('p2')).then(() => log.push('p3'))
+			.then(() => log.push('p4')).then(() => log.push('p5')).then(() => log.push('p6'));
+		log.push('sync');
+		for (let i = 0; i < 10; i++) await null;
+		let executors = 0;
+		class P extends Promise { constructor(ex) { executors++; super(ex); } }
+		await P.resolve(1).then((x) => x);
+		const rejected = await (async () => { try { await Promise.reject(new Error('no')); } catch (e) { return e.message; } })();
+		export default [log.join(), executors, rejected, await (async () => await 7)()]`)
+	want := []any{"a1,sync,a2,p1,a3,p2,a4,p3,then,p4,a5,p5,p6", 3.0, "no", 7.0}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v, want %#v", got, want)
 	}
 }

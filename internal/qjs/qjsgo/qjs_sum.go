@@ -3,4 +3,4 @@
 package qjsgo
 
 // Sum is the SHA-256 of the module translated into this package.
-const Sum = "062445bd6aa6c5cca6120eeba684dd95ad20b6f7a2248d891b6eab449cffbaab"
+const Sum = "5ed7c54d13232ba3bef2d0940d43f506f2ee2b6cb9cdab9a5de720351941981e"
