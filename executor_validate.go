@@ -132,7 +132,7 @@ func prepareWith(code string, opts ExecutorOptions, stop <-chan struct{}, inspec
 		in, err := inspect(js, true)
 		return err == nil && in.Err == ""
 	}
-	ds, erased, smap := stepDiagnostics(code, opts.AuthorizedImports, stop, func(js string) (*engine.Inspection, error) { return inspect(js, opts.Sloppy) }, sloppyOK)
+	ds, erased, smap := stepDiagnostics(code, !opts.Sloppy, opts.AuthorizedImports, stop, func(js string) (*engine.Inspection, error) { return inspect(js, opts.Sloppy) }, sloppyOK)
 	if erased != "" {
 		js, p.smap = erased, smap
 	}
@@ -184,9 +184,11 @@ type finding struct {
 // that runs instead, whose positions smap maps back; but not a strict step
 // that compiles as sloppy code (sloppyOK), which is JavaScript with an
 // error of strict mode, not TypeScript (TypeScript's syntax is an error in
-// both): the engine's error stands. The host's own work on a long step
+// both): the engine's error stands; and a strict step's TypeScript is
+// erased as strict code, so that what strict mode forbids in it is an
+// error, not code esbuild prints otherwise. The host's own work on a long step
 // (its scan, its erasure) is abandoned when stop closes.
-func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspect func(string) (*engine.Inspection, error), sloppyOK func(string) bool) (ds []finding, erased string, smap *source.StepMap) {
+func stepDiagnostics(code string, strict bool, allowed []string, stop <-chan struct{}, inspect func(string) (*engine.Inspection, error), sloppyOK func(string) bool) (ds []finding, erased string, smap *source.StepMap) {
 	// Bounded first: nothing below reads more than MaxSourceBytes.
 	if len(code) > MaxSourceBytes {
 		return []finding{{rule: "code_size", severity: DiagnosticError,
@@ -235,7 +237,7 @@ func stepDiagnostics(code string, allowed []string, stop <-chan struct{}, inspec
 	if in.Err != "" && !in.Import && !sloppyOK(code) {
 		// Not JavaScript: TypeScript, erased as airlock.Run erases it, is
 		// validated and run in its place, with positions in the step.
-		js, m, lf := source.EraseStepUntil(stop, code)
+		js, m, lf := source.EraseStepUntil(stop, code, strict)
 		if lf == source.Stopped {
 			return stopped, "", nil
 		}

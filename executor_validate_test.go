@@ -158,4 +158,28 @@ func TestExecutor_StrictErrorsAreNotTypeScript(t *testing.T) {
 	if out := mustRun(t, strict, "interface P { x: number }\nconst p: P = { x: 2 };\nlet q = <number>p.x; q + 1"); out.Output != 3.0 {
 		t.Errorf("TypeScript step: %v", out.Output)
 	}
+	// TypeScript with an error of strict mode in it is refused too, at its
+	// place in the step: esbuild renamed `implements` to `implements2`
+	// and printed 010 as 8, and the step ran.
+	for code, at := range map[string]int{
+		"const a: number = 1;\nvar implements: number = 1":       2,
+		"const n: number = 010; n":                               1,
+		"let s: string = 'x';\n\nwith ({}) { s }":                3,
+		"function f(a: number, a: number) { return a }\nf(1, 2)": 1,
+	} {
+		_, err := strict.Run(context.Background(), code)
+		e := wantCode(t, err, "ERR_VALIDATION_FAILED")
+		if d, ok := e.Details["diagnostics"].([]airlock.Diagnostic); !ok || len(d) != 1 || d[0].Location == nil || d[0].Location.Line != at {
+			t.Errorf("%q: diagnostics %+v, want one on line %d", code, e.Details["diagnostics"], at)
+		}
+		if strings.Contains(code, "a: number, a") {
+			continue // duplicate parameters with types: an error in sloppy TypeScript too
+		}
+		if _, err := newExecutor(t, airlock.ExecutorOptions{Sloppy: true}).Run(context.Background(), code); err != nil {
+			t.Errorf("%q in a sloppy executor: %v", code, err)
+		}
+	}
+	if out := mustRun(t, strict, "typeof implements2"); out.Output != "undefined" {
+		t.Errorf("a refused TypeScript step ran: implements2 is %v", out.Output)
+	}
 }

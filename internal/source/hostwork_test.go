@@ -121,7 +121,7 @@ func TestEraseStepUntilStop(t *testing.T) {
 	started, release := holdWork(t, "erase", len(code))
 	stop := make(chan struct{})
 	got := make(chan *LinkFailure, 1)
-	go func() { _, _, lf := EraseStepUntil(stop, code); got <- lf }()
+	go func() { _, _, lf := EraseStepUntil(stop, code, false); got <- lf }()
 	<-started
 	close(stop)
 	if lf := <-got; lf != Stopped {

@@ -16,12 +16,21 @@ import (
 const (
 	stepHead = "async function step() {\n"
 	stepTail = "\n}"
+	// strictHead is a strict step's head: esbuild then reports what
+	// strict mode forbids (a reserved word as a name, a legacy octal
+	// literal) instead of printing code that runs (a renamed variable, the
+	// number in decimal). Its output has the directive on a line of its
+	// own: the step's body starts one line further down.
+	strictHead = `"use strict"; ` + stepHead
 )
 
 // StepMap maps positions in erased code to its source.
 type StepMap struct {
 	smap *sourcemap.Consumer
-	step bool // erased in the step's function: one line down
+	// in and out are how many lines down the step's source and the erased
+	// step are in esbuild's input and output: 1 and 1 in the step's
+	// function, 1 and 2 in a strict one's, 0 and 0 for a module.
+	in, out int
 }
 
 // EraseStep erases the TypeScript of an executor step: type annotations,
@@ -30,36 +39,53 @@ type StepMap struct {
 // gives the failure, its position in the step; so does a step past
 // MaxBytes, or one that nests too deep. The work runs through hostwork.
 func EraseStep(code string) (string, *StepMap, *LinkFailure) {
-	return erase(nil, code, true)
+	return erase(nil, code, sloppyStep)
 }
 
 // EraseStepUntil is EraseStep, abandoned when stop closes: it then
 // returns the failure Stopped at once, and the erasure runs on, abandoned
-// (see hostwork).
-func EraseStepUntil(stop <-chan struct{}, code string) (string, *StepMap, *LinkFailure) {
-	return erase(stop, code, true)
+// (see hostwork). A strict step's erasure fails, as the engine would, for
+// what strict mode forbids; EraseStep's reads the step as sloppy code.
+func EraseStepUntil(stop <-chan struct{}, code string, strict bool) (string, *StepMap, *LinkFailure) {
+	if strict {
+		return erase(stop, code, strictStep)
+	}
+	return erase(stop, code, sloppyStep)
 }
 
 // EraseModule erases the TypeScript of an ES module's code, as EraseStep
 // does a step's.
 func EraseModule(code string) (string, *StepMap, *LinkFailure) {
-	return erase(nil, code, false)
+	return erase(nil, code, module)
 }
+
+// What erase erases.
+type erasing int
+
+const (
+	module erasing = iota
+	sloppyStep
+	strictStep
+)
 
 // Stopped is the failure of an erasure abandoned at its stop.
 var Stopped = &LinkFailure{Message: "stopped"}
 
-func erase(stop <-chan struct{}, code string, step bool) (string, *StepMap, *LinkFailure) {
-	kind, head, tail, format := "\x00module", "", "", api.FormatESModule
-	if step {
-		kind, head, tail, format = "\x00step", stepHead, stepTail, api.FormatDefault
+func erase(stop <-chan struct{}, code string, what erasing) (string, *StepMap, *LinkFailure) {
+	kind, head, tail, format, in, outShift := "\x00module", "", "", api.FormatESModule, 0, 0
+	switch what {
+	case sloppyStep:
+		kind, head, tail, format, in, outShift = "\x00step", stepHead, stepTail, api.FormatDefault, 1, 1
+	case strictStep:
+		kind, head, tail, format, in, outShift = "\x00strict step", strictHead, stepTail, api.FormatDefault, 1, 2
 	}
+	step := what != module
 	if len(code) > MaxBytes {
 		return "", nil, &LinkFailure{Message: TooLarge("the code", len(code)), Display: "<code>", Line: 1, Col: 1}
 	}
 	key := cacheKey(kind, code)
 	if t, ok := transforms.get(key); ok {
-		return t.code, &StepMap{t.smap, step}, nil
+		return t.code, &StepMap{t.smap, in, outShift}, nil
 	}
 	var (
 		nest *nesting.Error
@@ -77,9 +103,12 @@ func erase(stop <-chan struct{}, code string, step bool) (string, *StepMap, *Lin
 			return
 		}
 		if step {
-			// "async function step() {\n" ... "}\n": the body, one line up.
-			if i := strings.IndexByte(out, '\n'); i >= 0 {
-				out = out[i+1:]
+			// ["use strict";\n] "async function step() {\n" ... "}\n":
+			// the body, outShift lines up.
+			for range outShift {
+				if i := strings.IndexByte(out, '\n'); i >= 0 {
+					out = out[i+1:]
+				}
 			}
 			out = strings.TrimRight(out, "\n")
 			out = strings.TrimSuffix(out, "}")
@@ -106,7 +135,7 @@ func erase(stop <-chan struct{}, code string, step bool) (string, *StepMap, *Lin
 		}
 		return "", nil, lf
 	}
-	return out, &StepMap{smap, step}, nil
+	return out, &StepMap{smap, in, outShift}, nil
 }
 
 // Position maps a 1-based line and column of the erased step to the step's
@@ -115,14 +144,10 @@ func (m *StepMap) Position(line, col int) (int, int) {
 	if m == nil || m.smap == nil || line < 1 {
 		return line, col
 	}
-	shift := 0
-	if m.step {
-		// The erased step's line n is the output's line n+1, and the
-		// source's line n is the input's line n+1.
-		shift = 1
-	}
-	if _, _, ol, oc, ok := m.smap.Source(line+shift, max(col-1, 0)); ok && ol > shift {
-		return ol - shift, oc + 1
+	// The erased step's line n is the output's line n+m.out, and the
+	// source's line n is the input's line n+m.in.
+	if _, _, ol, oc, ok := m.smap.Source(line+m.out, max(col-1, 0)); ok && ol > m.in {
+		return ol - m.in, oc + 1
 	}
 	return line, col
 }
