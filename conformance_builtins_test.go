@@ -1,6 +1,7 @@
 package airlock_test
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -376,5 +377,35 @@ func TestAwaitKeepsItsOrder(t *testing.T) {
 	want := []any{"a1,sync,a2,p1,a3,p2,a4,p3,then,p4,a5,p5,p6", 3.0, "no", 7.0}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %#v, want %#v", got, want)
+	}
+}
+
+// TestReservedExpressionNames is a regression test for patch 0021: an
+// async function or generator expression named await, or a generator
+// expression named yield, is a SyntaxError also inside a function that
+// makes the name a keyword. A step is the body of an async function, so
+// `(async function* await(){})` ran in a step (test262 found it) while a
+// script refused it; a plain function expression may still be named await
+// there, as in Node.
+func TestReservedExpressionNames(t *testing.T) {
+	for _, sloppy := range []bool{false, true} {
+		ex := newExecutor(t, airlock.ExecutorOptions{Sloppy: sloppy})
+		for _, code := range []string{
+			"(async function* await() {}); 'accepted'",
+			"(async function await() {}); 'accepted'",
+			"async function f() { (async function await() {}) }; 'accepted'",
+		} {
+			_, err := ex.Run(context.Background(), code)
+			wantCode(t, err, "ERR_VALIDATION_FAILED")
+		}
+		if out := mustRun(t, ex, "(function await() { return 1 })()"); out.Output != 1.0 {
+			t.Errorf("a function expression named await: %v", out.Output)
+		}
+	}
+	ex := newExecutor(t, airlock.ExecutorOptions{Sloppy: true})
+	_, err := ex.Run(context.Background(), "function* g() { (function* yield() {}) }; 'accepted'")
+	wantCode(t, err, "ERR_VALIDATION_FAILED")
+	if out := mustRun(t, ex, "function* h() { return (function yield() { return 2 })() }; h().next().value"); out.Output != 2.0 {
+		t.Errorf("a function expression named yield in a generator: %v", out.Output)
 	}
 }

@@ -3,4 +3,4 @@
 package qjsgo
 
 // Sum is the SHA-256 of the module translated into this package.
-const Sum = "5ed7c54d13232ba3bef2d0940d43f506f2ee2b6cb9cdab9a5de720351941981e"
+const Sum = "440c6738cdd3a72aac8d404d8bb3c11d86192d6e0f54379c985564eac86e4ac7"
