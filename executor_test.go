@@ -629,3 +629,32 @@ func TestExecutor_ToolGoexit(t *testing.T) {
 		t.Fatalf("after Init: %v", out.Output)
 	}
 }
+
+// A step whose value is a promise finishes with what it settles to, and
+// the wait reads nothing of the promise: a subclass's then is not called
+// and Promise.prototype.then is not read (test262 counted one then too
+// many in a finally, and a lookup of constructor after a for await, when a
+// step ended with the promise). A thenable that is not a promise is still
+// settled through its then.
+func TestExecutor_StepPromiseIsAwaitedUnseen(t *testing.T) {
+	ex := newExecutor(t, airlock.ExecutorOptions{})
+	mustRun(t, ex, `globalThis.thens = 0; globalThis.reads = 0;
+		globalThis.P = class extends Promise { then(a, b) { thens++; return super.then(a, b) } };
+		const then = Promise.prototype.then;
+		Object.defineProperty(Promise.prototype, "then", { get() { reads++; return then }, configurable: true });
+		undefined`)
+	if out := mustRun(t, ex, `P.resolve(1)`); out.Output != 1.0 {
+		t.Errorf("a subclass's promise: %v", out.Output)
+	}
+	if out := mustRun(t, ex, `Promise.resolve(2)`); out.Output != 2.0 {
+		t.Errorf("a promise: %v", out.Output)
+	}
+	if out := mustRun(t, ex, `[thens, reads]`); fmt.Sprint(out.Output) != "[0 0]" {
+		t.Errorf("then calls and reads: %v, want [0 0]", out.Output)
+	}
+	_, err := ex.Run(context.Background(), `P.reject(new Error("no"))`)
+	wantCode(t, err, "ERR_RUNTIME_EXCEPTION")
+	if out := mustRun(t, ex, `({ then(r) { r(3) } })`); out.Output != 3.0 {
+		t.Errorf("a thenable: %v", out.Output)
+	}
+}

@@ -3,4 +3,4 @@
 package qjsgo
 
 // Sum is the SHA-256 of the module translated into this package.
-const Sum = "440c6738cdd3a72aac8d404d8bb3c11d86192d6e0f54379c985564eac86e4ac7"
+const Sum = "c9c8a03c5b4efb92d6b9e2a011a2907234b96526f965a5bf63ccffb5306e6bb4"

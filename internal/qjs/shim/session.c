@@ -55,8 +55,14 @@ EXPORT(qjs_set_strip) void qjs_set_strip(JSContext *ctx, int32_t flags)
 static JSValue syntax_error_proto = JS_UNDEFINED, exec_fn = JS_UNDEFINED;
 
 /* js_exec is the reaction to a step's promise, fulfilled with { value }
-   (patch 0006): the step finishes with the value once it settles, as an
-   async function's return is awaited. */
+   (patch 0006): the step finishes with the value once it settles. A
+   native promise (a subclass's too) is awaited without reading anything of
+   it (its then, its constructor): a script's completion value is not
+   awaited at all, so no getter or subclass of the program's may see the
+   step wait for it (test262: a finally's count of promises, a for await's
+   lookups of constructor, were one off when a step ended with the
+   promise). Any other value is settled as an async function's return is
+   (settle_with): a thenable's then is called. */
 static JSValue js_exec(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv, int magic, JSValue *data)
 {
     JSValue v, r;
@@ -66,7 +72,11 @@ static JSValue js_exec(JSContext *ctx, JSValueConst this_val, int argc, JSValueC
     v = argc > 0 && JS_IsObject(argv[0]) ? JS_GetPropertyStr(ctx, argv[0], "value") : JS_UNDEFINED;
     if (JS_IsException(v))
         return fail_caught(ctx, PHASE_RUN);
-    r = settle_with(ctx, v);
+    if ((int)JS_PromiseState(ctx, v) >= 0) /* -1: not a promise (the enum is unsigned) */
+        r = JS_PromiseThen(ctx, v, outcome_fn(OUTCOME_DONE), outcome_fn(OUTCOME_FAILED), NULL) < 0 ? JS_EXCEPTION
+                                                                                               : JS_UNDEFINED;
+    else
+        r = settle_with(ctx, v);
     JS_FreeValue(ctx, v);
     return r;
 }
