@@ -71,3 +71,43 @@ func TestIntlRefusesHostZoneNames(t *testing.T) {
 		t.Fatalf("got %#v (%v), want %#v", res.Result, res.Error, want)
 	}
 }
+
+// Regression tests from test262's intl402 (checked with Node where it
+// agrees with the specification): what Intl returns or builds is made with
+// data properties, so setters a program put on Object.prototype or
+// Array.prototype are not called; null is no list of locales; a tag is
+// checked for structural validity (no "_", no empty extension, no -u- key
+// with a digit second, no -t- without a field value); supportedLocalesOf reads
+// its localeMatcher; the constructors' prototype is not writable;
+// PluralRules reads localeMatcher and notation; an option that is a Symbol
+// is a TypeError.
+func TestIntlAsTheStandardSays(t *testing.T) {
+	checkJS(t, checkPrelude+`
+		let called = [];
+		for (const k of ["locale", "weekday", "minimumFractionDigits", "type", "pluralCategories", "0", "1"]) {
+			Object.defineProperty(Object.prototype, k, { set(v) { called.push(k) }, configurable: true });
+		}
+		new Intl.NumberFormat("en").resolvedOptions();
+		new Intl.DateTimeFormat("en", { weekday: "long" }).resolvedOptions();
+		new Intl.PluralRules("en").resolvedOptions();
+		Intl.NumberFormat.supportedLocalesOf(["en", "en-US"]);
+		eq(called.join(), "", "setters called");
+		for (const k of ["locale", "weekday", "minimumFractionDigits", "type", "pluralCategories", "0", "1"]) delete Object.prototype[k];
+
+		throws(() => new Intl.NumberFormat(null), "TypeError", "NumberFormat(null)");
+		throws(() => (1).toLocaleString(null), "TypeError", "toLocaleString(null)");
+		throws(() => Intl.Collator.supportedLocalesOf(null), "TypeError", "supportedLocalesOf(null)");
+		for (const tag of ["de_DE", "en-u", "en-u-u", "cmn-hans-cn-u-u", "en-u-a1", "en-t", "en-t-a1", "en-a-x", "en-x", "en--US", "x-private", "en-US-US", "de-1996-1996"]) {
+			throws(() => Intl.getCanonicalLocales(tag), "RangeError", "getCanonicalLocales(" + JSON.stringify(tag) + ")");
+		}
+		eq(Intl.getCanonicalLocales("EN-latn-us-u-CA-gregory-x-Private").join(), "en-Latn-US-u-ca-gregory-x-private", "canonical");
+		eq(Intl.getCanonicalLocales("en-t-de-h0-hybrid").join(), "en-t-de-h0-hybrid", "a -t- extension");
+		throws(() => Intl.NumberFormat.supportedLocalesOf("en", { localeMatcher: null }), "RangeError", "localeMatcher null");
+		for (const C of [Intl.Collator, Intl.DateTimeFormat, Intl.NumberFormat, Intl.PluralRules]) desc(C, "prototype", false, false, false, C.name + ".prototype");
+		eq(new Intl.PluralRules("en", { notation: "compact" }).resolvedOptions().notation, "compact", "notation");
+		eq(Object.keys(new Intl.PluralRules("en").resolvedOptions()).slice(0, 3).join(), "locale,type,notation", "resolvedOptions' order");
+		throws(() => new Intl.PluralRules("en", { notation: "COMPACT" }), "RangeError", "notation COMPACT");
+		throws(() => new Intl.PluralRules("en", { get localeMatcher() { throw new SyntaxError("read") } }), "SyntaxError", "localeMatcher read");
+		throws(() => new Intl.PluralRules("en", { notation: Symbol() }), "TypeError", "a Symbol option");
+		export default bad`)
+}

@@ -40,7 +40,19 @@
   const call = (f, t, ...a) => apply(f, t, a);
   const slice = (s, a, b) => call(strSlice, s, a, b);
   const lower = (s) => call(strToLower, s), upper = (s) => call(strToUpper, s);
-  const push = (a, v) => { a[a.length] = v; };
+  // put defines o[k] as a data property, as the specification's
+  // CreateDataProperty does: an assignment would call a setter a program
+  // put on Object.prototype or Array.prototype (test262's taint tests).
+  // Its descriptor is one object with no prototype, reused: a new one a
+  // call cost more than the rest of a push, and one with Object.prototype
+  // would read a "get" or "set" a program put there.
+  const dataDesc = { __proto__: null, value: undefined, writable: true, enumerable: true, configurable: true };
+  const put = (o, k, v) => {
+    dataDesc.value = v;
+    defineProperty(o, k, dataDesc);
+    dataDesc.value = undefined;
+  };
+  const push = (a, v) => put(a, a.length, v);
   const join = (a, sep) => call(arrJoin, a, sep);
   const SymbolIterator = Symbol.iterator, SymbolToStringTag = Symbol.toStringTag;
   // No spread: a program's Array.prototype[Symbol.iterator] must not
@@ -62,13 +74,89 @@
 
   // --- locales -----------------------------------------------------------
 
+  const is = (re, x) => call(reExec, re, x) !== null;
+  const langRE = /^(?:[a-z]{2,3}|[a-z]{5,8})$/, scriptRE = /^[a-z]{4}$/, regionRE = /^(?:[a-z]{2}|[0-9]{3})$/;
+  const variantRE = /^(?:[a-z0-9]{5,8}|[0-9][a-z0-9]{3})$/, typeRE = /^[a-z0-9]{3,8}$/;
+  // validTag reports whether p, a tag's subtags in lower case, is a
+  // structurally valid Unicode locale identifier (UTS 35, which ECMA-402's
+  // IsStructurallyValidLanguageTag follows): a language, then a script, a
+  // region and variants (none twice), then extensions (none twice, none
+  // empty; -u- keys a digit or letter and a letter, -t- keys a letter and a
+  // digit, each with a value), then a private use.
+  const validTag = (p) => {
+    const n = p.length;
+    let i = 0;
+    const languageID = () => {
+      if (i >= n || !is(langRE, p[i])) return false;
+      i++;
+      if (i < n && is(scriptRE, p[i])) i++;
+      if (i < n && is(regionRE, p[i])) i++;
+      const seen = [];
+      for (; i < n && is(variantRE, p[i]); i++) {
+        if (includes(seen, p[i])) return false;
+        push(seen, p[i]);
+      }
+      return true;
+    };
+    if (!languageID()) return false;
+    const singletons = [];
+    while (i < n && p[i].length === 1 && p[i] !== "x") {
+      const single = p[i++];
+      if (!is(/^[a-z0-9]$/, single) || includes(singletons, single)) return false;
+      push(singletons, single);
+      let any = false;
+      if (single === "u") {
+        for (; i < n && is(typeRE, p[i]); i++) any = true; // attributes
+        while (i < n && p[i].length === 2) {
+          if (!is(/^[a-z0-9][a-z]$/, p[i++])) return false;
+          for (; i < n && is(typeRE, p[i]); i++);
+          any = true;
+        }
+      } else if (single === "t") {
+        if (i < n && is(langRE, p[i])) {
+          if (!languageID()) return false;
+          any = true;
+        }
+        while (i < n && p[i].length === 2) {
+          if (!is(/^[a-z][0-9]$/, p[i++])) return false;
+          let values = 0;
+          for (; i < n && is(typeRE, p[i]); i++) values++;
+          if (!values) return false;
+          any = true;
+        }
+      } else {
+        for (; i < n && is(/^[a-z0-9]{2,8}$/, p[i]); i++) any = true;
+      }
+      if (!any) return false;
+    }
+    if (i < n && p[i] === "x") {
+      i++;
+      if (i >= n) return false;
+      for (; i < n && is(/^[a-z0-9]{1,8}$/, p[i]); i++);
+    }
+    return i === n;
+  };
+  // The last tags canonicalized, a few: a program formats with the same
+  // one again and again.
+  const tagCache = new MapC(), tagGet = MapC.prototype.get, tagSet = MapC.prototype.set, tagClear = MapC.prototype.clear;
+  const tagCount = O.getOwnPropertyDescriptor(MapC.prototype, "size").get;
   const canonTag = (tag) => {
     if (typeof tag !== "string" && (typeof tag !== "object" || tag === null)) {
       throw new TypeErrorC("Language ID should be string or object.");
     }
     const s = StringC(tag);
-    const parts = call(strSplit, s, /[-_]/);
-    if (!call(reExec, /^[A-Za-z]{2,3}$|^[A-Za-z]{5,8}$/, parts[0])) throw new RangeErrorC(`Incorrect locale information provided`);
+    const known = call(tagGet, tagCache, s);
+    if (known !== undefined) return known;
+    const canon = canonTagOf(s);
+    if (call(tagCount, tagCache) >= 32) call(tagClear, tagCache);
+    call(tagSet, tagCache, s, canon);
+    return canon;
+  };
+  const canonTagOf = (s) => {
+    const parts = call(strSplit, s, "-");
+    const low = [];
+    for (let i = 0; i < parts.length; i++) push(low, lower(parts[i]));
+    if (!validTag(low)) throw new RangeErrorC(`Incorrect locale information provided`);
     const out = [lower(parts[0])];
     let ext = false;
     for (let i = 1; i < parts.length; i++) {
@@ -84,6 +172,7 @@
   };
   const canonicalList = (locales) => {
     if (locales === undefined) return [];
+    if (locales === null) throw new TypeErrorC("Cannot convert undefined or null to object");
     const list = typeof locales === "string" || (locales instanceof Locale) ? [locales] : O(locales);
     const out = [];
     const n = list.length >>> 0;
@@ -128,7 +217,7 @@
     let v = o[name];
     if (v === undefined) return fallback;
     if (values === "boolean") return !!v;
-    v = StringC(v);
+    v = `${v}`; // ToString: a Symbol is a TypeError
     if (values && !includes(values, v)) throw new RangeErrorC(`Value ${v} out of range for ${ctor} options property ${name}`);
     return v;
   };
@@ -139,7 +228,7 @@
   const getType = (o, name) => {
     let v = o[name];
     if (v === undefined) return undefined;
-    v = StringC(v);
+    v = `${v}`;
     if (!call(reExec, /^[0-9A-Za-z]{3,8}(?:-[0-9A-Za-z]{3,8})*$/, v)) throw new RangeErrorC(`Invalid ${name} : ${v}`);
     return v;
   };
@@ -305,7 +394,7 @@
   const makeNF = (locales, options) => {
     const locale = resolve(locales);
     const o = toObject(options);
-    const r = { locale, numberingSystem: "latn" };
+    const r = { __proto__: null, locale, numberingSystem: "latn" };
     getOpt(o, "localeMatcher", ["lookup", "best fit"], "best fit", NF);
     getType(o, "numberingSystem");
     const style = getOpt(o, "style", ["decimal", "percent", "currency", "unit"], "decimal", NF);
@@ -590,10 +679,10 @@
     for (let i = 0; i < order.length; i++) {
       let k = order[i];
       if (sdFirst && k === "minimumFractionDigits") {
-        for (const s of own(["minimumSignificantDigits", "maximumSignificantDigits"])) if (r[s] !== undefined) out[s] = r[s];
+        for (const s of own(["minimumSignificantDigits", "maximumSignificantDigits"])) if (r[s] !== undefined) put(out, s, r[s]);
       }
       if (sdFirst && (k === "minimumSignificantDigits" || k === "maximumSignificantDigits")) continue;
-      if (r[k] !== undefined) out[k] = r[k];
+      if (r[k] !== undefined) put(out, k, r[k]);
     }
     return out;
   } }.m, 0);
@@ -616,12 +705,14 @@
     if (!new.target) throw new TypeErrorC("Constructor Intl.PluralRules requires 'new'");
     const locale = resolve(locales);
     const o = toObject(options);
+    getOpt(o, "localeMatcher", ["lookup", "best fit"], "best fit", "Intl.PluralRules");
     const type = getOpt(o, "type", ["cardinal", "ordinal"], "cardinal", "Intl.PluralRules");
+    const notation = getOpt(o, "notation", ["standard", "scientific", "engineering", "compact"], "standard", "Intl.PluralRules");
     const nf = makeNF(locale, { minimumIntegerDigits: o.minimumIntegerDigits, minimumFractionDigits: o.minimumFractionDigits,
       maximumFractionDigits: o.maximumFractionDigits, minimumSignificantDigits: o.minimumSignificantDigits,
       maximumSignificantDigits: o.maximumSignificantDigits, roundingPriority: o.roundingPriority });
     // ICU's plural rules are by language: en-US resolves to "en"
-    prState.set(this, { locale: "en", type, nf });
+    prState.set(this, { locale: "en", type, notation, nf });
     return this;
   }
   const prOf = (t) => {
@@ -640,10 +731,10 @@
   method(PluralRules.prototype, "selectRange", { m(a, b) { return pluralSelect(prOf(this), b); } }.m, 2);
   method(PluralRules.prototype, "resolvedOptions", { m() {
     const s = prOf(this), r = s.nf;
-    const out = { locale: s.locale, type: s.type, minimumIntegerDigits: r.minimumIntegerDigits };
-    if (r.roundingType === "significantDigits") { out.minimumSignificantDigits = r.minimumSignificantDigits; out.maximumSignificantDigits = r.maximumSignificantDigits; }
-    else { out.minimumFractionDigits = r.minimumFractionDigits; out.maximumFractionDigits = r.maximumFractionDigits; }
-    out.pluralCategories = s.type === "ordinal" ? ["few", "one", "two", "other"] : ["one", "other"];
+    const out = { locale: s.locale, type: s.type, notation: s.notation, minimumIntegerDigits: r.minimumIntegerDigits };
+    if (r.roundingType === "significantDigits") { put(out, "minimumSignificantDigits", r.minimumSignificantDigits); put(out, "maximumSignificantDigits", r.maximumSignificantDigits); }
+    else { put(out, "minimumFractionDigits", r.minimumFractionDigits); put(out, "maximumFractionDigits", r.maximumFractionDigits); }
+    put(out, "pluralCategories", s.type === "ordinal" ? ["few", "one", "two", "other"] : ["one", "other"]);
     return out;
   } }.m, 0);
 
@@ -798,7 +889,7 @@
     let seg = m ? m[0] : "";
     if (seg === "") seg = slice(input, i, i + 1);
     const r = { segment: seg, index: i, input };
-    if (gran === "word") r.isWordLike = !!call(reExec, wordLike, seg);
+    if (gran === "word") put(r, "isWordLike", !!call(reExec, wordLike, seg));
     return r;
   };
   const segmentsProto = {};
@@ -872,7 +963,7 @@
     const ignorePunctuation = getOpt(o, "ignorePunctuation", "boolean", false, C);
     const key = locale + "|" + sensitivity[0] + "|" + (numeric ? "n" : "-") + "|" +
       (caseFirst === "upper" ? "u" : caseFirst === "lower" ? "l" : "-") + "|" + (ignorePunctuation ? "p" : "-");
-    return { locale, usage, sensitivity, ignorePunctuation, collation: "default", numeric, caseFirst, key };
+    return { __proto__: null, locale, usage, sensitivity, ignorePunctuation, collation: "default", numeric, caseFirst, key };
   };
   const compareWith = (s, a, b) => {
     a = StringC(a); b = StringC(b);
@@ -998,8 +1089,8 @@
     let hourCycle = getOpt(o, "hourCycle", ["h11", "h12", "h23", "h24"], undefined, DTF);
     if (hour12 !== undefined) { hour12 = !!hour12; hourCycle = undefined; }
     const timeZone = checkZone(o.timeZone);
-    const r = { locale, calendar: "gregory", numberingSystem: "latn", timeZone };
-    const f = {};
+    const r = { __proto__: null, locale, calendar: "gregory", numberingSystem: "latn", timeZone };
+    const f = { __proto__: null };
     f.weekday = getOpt(o, "weekday", ["narrow", "short", "long"], undefined, DTF);
     f.era = getOpt(o, "era", ["narrow", "short", "long"], undefined, DTF);
     f.year = getOpt(o, "year", ["2-digit", "numeric"], undefined, DTF);
@@ -1208,10 +1299,10 @@
   method(DateTimeFormat.prototype, "resolvedOptions", { m() {
     const r = dtOf(this, "resolvedOptions");
     const out = { locale: r.locale, calendar: r.calendar, numberingSystem: r.numberingSystem, timeZone: r.timeZone };
-    if (r.hourCycle !== undefined) { out.hourCycle = r.hourCycle; out.hour12 = r.hour12; }
-    for (const k of own(dtFields)) if (r[k] !== undefined) out[k] = r[k];
-    if (r.dateStyle) out.dateStyle = r.dateStyle;
-    if (r.timeStyle) out.timeStyle = r.timeStyle;
+    if (r.hourCycle !== undefined) { put(out, "hourCycle", r.hourCycle); put(out, "hour12", r.hour12); }
+    for (const k of own(dtFields)) if (r[k] !== undefined) put(out, k, r[k]);
+    if (r.dateStyle) put(out, "dateStyle", r.dateStyle);
+    if (r.timeStyle) put(out, "timeStyle", r.timeStyle);
     return out;
   } }.m, 0);
 
@@ -1249,7 +1340,12 @@
     defineProperty(C, "name", { value: name });
     defineProperty(C, "length", { value: len });
     defineProperty(C.prototype, SymbolToStringTag, { value: "Intl." + name, configurable: true });
-    method(C, "supportedLocalesOf", { m(l) { return supportedLocalesOf(l); } }.m, 1);
+    defineProperty(C, "prototype", { writable: false, enumerable: false, configurable: false });
+    method(C, "supportedLocalesOf", { m(l, o) {
+      const list = supportedLocalesOf(l);
+      getOpt(toObject(o), "localeMatcher", ["lookup", "best fit"], "best fit", "Intl." + name);
+      return list;
+    } }.m, 1);
     defineProperty(Intl, name, { value: C, writable: true, configurable: true });
   };
   ctor("NumberFormat", NumberFormat, 0);
