@@ -80,7 +80,8 @@ func TestIntlRefusesHostZoneNames(t *testing.T) {
 // with a digit second, no -t- without a field value); supportedLocalesOf reads
 // its localeMatcher; the constructors' prototype is not writable;
 // PluralRules reads localeMatcher and notation; an option that is a Symbol
-// is a TypeError.
+// is a TypeError; toLocaleLowerCase and toLocaleUpperCase check their
+// locales; a list of locales has a length as ToLength reads it.
 func TestIntlAsTheStandardSays(t *testing.T) {
 	checkJS(t, checkPrelude+`
 		let called = [];
@@ -109,5 +110,10 @@ func TestIntlAsTheStandardSays(t *testing.T) {
 		throws(() => new Intl.PluralRules("en", { notation: "COMPACT" }), "RangeError", "notation COMPACT");
 		throws(() => new Intl.PluralRules("en", { get localeMatcher() { throw new SyntaxError("read") } }), "SyntaxError", "localeMatcher read");
 		throws(() => new Intl.PluralRules("en", { notation: Symbol() }), "TypeError", "a Symbol option");
+		throws(() => "".toLocaleLowerCase(["en-US", "not a tag"]), "RangeError", "toLocaleLowerCase's locales");
+		throws(() => "".toLocaleUpperCase("en_US"), "RangeError", "toLocaleUpperCase's locales");
+		eq("ÄB".toLocaleLowerCase("en") + "äb".toLocaleUpperCase(), "äbÄB", "casing");
+		eq(String.prototype.toLocaleLowerCase.length + String.prototype.toLocaleUpperCase.name, "0toLocaleUpperCase", "their shape");
+		eq(Intl.getCanonicalLocales({ length: -(2 ** 32) + 1, get 0() { throw new Error("read") } }).length, 0, "a negative length");
 		export default bad`)
 }

@@ -175,7 +175,7 @@
     if (locales === null) throw new TypeErrorC("Cannot convert undefined or null to object");
     const list = typeof locales === "string" || (locales instanceof Locale) ? [locales] : O(locales);
     const out = [];
-    const n = list.length >>> 0;
+    const n = toLength(list.length); // below: ToLength
     for (let i = 0; i < n; i++) {
       if (!(i in list)) continue;
       const t = canonTag(list[i]);
@@ -1414,6 +1414,17 @@
     const s = locales === undefined && options === undefined ? collatorDefault : makeCollator(locales, options);
     return compareWith(s, StringC(this), StringC(that));
   } }.m, 1);
+  // toLocaleLowerCase and toLocaleUpperCase check their locales (a
+  // RangeError for a tag that is not one, as Node's do) and case as the
+  // engine's own methods do: English has no casing of its own.
+  for (const [name, f] of own([["toLocaleLowerCase", StringC.prototype.toLocaleLowerCase], ["toLocaleUpperCase", StringC.prototype.toLocaleUpperCase]])) {
+    method(StringC.prototype, name, { m(locales) {
+      if (this === undefined || this === null) throw new TypeErrorC(`String.prototype.${name} called on null or undefined`);
+      const str = StringC(this);
+      canonicalList(locales);
+      return call(f, str);
+    } }.m, 0);
+  }
   // ECMA-402's Array.prototype.toLocaleString: each element's
   // toLocaleString(locales, options), joined by ",". The typed arrays' is
   // the same over the array's own length, after ValidateTypedArray (at()
