@@ -150,12 +150,23 @@ var stopKinds = []struct {
 
 // timed runs try with d, a short time (so that the test is quick), then,
 // when the time ran out before the host work started (a loaded machine),
-// with four times as much, up to a bound only a broken run reaches.
+// with four times as much, up to a bound only a broken run reaches. Before
+// the next try, the work the stopped run abandoned ends: started after its
+// hold was lifted, it would take the next try's hold (same kind, same size)
+// and leave that try's own work unheld.
 func timed(t *testing.T, try func(d time.Duration) (held bool)) {
 	t.Helper()
 	for d := 20 * time.Millisecond; !try(d); d *= 4 {
 		if d > 20*time.Second {
 			t.Fatal("the stop never found the host work under way")
+		}
+		for end := time.Now().Add(blockerSafety); ; time.Sleep(time.Millisecond) {
+			if w, _, _ := hostwork.InFlight(); w == 0 {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatal("an abandoned host work never ended")
+			}
 		}
 	}
 }
