@@ -232,8 +232,9 @@
     if (!call(reExec, /^[0-9A-Za-z]{3,8}(?:-[0-9A-Za-z]{3,8})*$/, v)) throw new RangeErrorC(`Invalid ${name} : ${v}`);
     return v;
   };
-  const getNum = (o, name, min, max, fallback) => {
-    let v = o[name];
+  const getNum = (o, name, min, max, fallback) => numOf(o[name], name, min, max, fallback);
+  // numOf is ECMA-402's DefaultNumberOption: v, read once already.
+  const numOf = (v, name, min, max, fallback) => {
     if (v === undefined) return fallback;
     v = NumberC(v);
     if (v !== v || v < min || v > max) throw new RangeErrorC(`${name} value is out of range.`);
@@ -426,8 +427,9 @@
     const mnfdDefault = style === "currency" ? cd : 0;
     const mxfdDefault = style === "currency" ? cd : style === "percent" ? 0 : 3;
     r.minimumIntegerDigits = getNum(o, "minimumIntegerDigits", 1, 21, 1);
-    const mnsd = o.minimumSignificantDigits, mxsd = o.maximumSignificantDigits;
+    // Each read once, in the specification's order (SetNumberFormatDigitOptions).
     const mnfd = o.minimumFractionDigits, mxfd = o.maximumFractionDigits;
+    const mnsd = o.minimumSignificantDigits, mxsd = o.maximumSignificantDigits;
     const roundingPriority = getOpt(o, "roundingPriority", ["auto", "morePrecision", "lessPrecision"], "auto", NF);
     const hasSd = mnsd !== undefined || mxsd !== undefined, hasFd = mnfd !== undefined || mxfd !== undefined;
     let needSd = true, needFd = true;
@@ -437,14 +439,14 @@
     }
     if (needSd) {
       if (hasSd) {
-        r.minimumSignificantDigits = getNum(o, "minimumSignificantDigits", 1, 21, 1);
-        r.maximumSignificantDigits = getNum(o, "maximumSignificantDigits", r.minimumSignificantDigits, 21, 21);
+        r.minimumSignificantDigits = numOf(mnsd, "minimumSignificantDigits", 1, 21, 1);
+        r.maximumSignificantDigits = numOf(mxsd, "maximumSignificantDigits", r.minimumSignificantDigits, 21, 21);
       } else { r.minimumSignificantDigits = 1; r.maximumSignificantDigits = 21; }
     }
     if (needFd) {
       if (hasFd) {
-        let mn = getNum(o, "minimumFractionDigits", 0, 100, undefined);
-        let mx = getNum(o, "maximumFractionDigits", 0, 100, undefined);
+        let mn = numOf(mnfd, "minimumFractionDigits", 0, 100, undefined);
+        let mx = numOf(mxfd, "maximumFractionDigits", 0, 100, undefined);
         if (mn === undefined) mn = MathMin(mnfdDefault, mx);
         else if (mx === undefined) mx = MathMax(mxfdDefault, mn);
         else if (mn > mx) throw new RangeErrorC("maximumFractionDigits value is out of range.");
