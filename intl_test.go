@@ -81,7 +81,8 @@ func TestIntlRefusesHostZoneNames(t *testing.T) {
 // its localeMatcher; the constructors' prototype is not writable;
 // PluralRules reads localeMatcher and notation; an option that is a Symbol
 // is a TypeError; toLocaleLowerCase and toLocaleUpperCase check their
-// locales; a list of locales has a length as ToLength reads it.
+// locales; a list of locales has a length as ToLength reads it; Intl.Locale
+// applies its language, script and region options (values as Node gives).
 func TestIntlAsTheStandardSays(t *testing.T) {
 	checkJS(t, checkPrelude+`
 		let called = [];
@@ -115,5 +116,9 @@ func TestIntlAsTheStandardSays(t *testing.T) {
 		eq("ÄB".toLocaleLowerCase("en") + "äb".toLocaleUpperCase(), "äbÄB", "casing");
 		eq(String.prototype.toLocaleLowerCase.length + String.prototype.toLocaleUpperCase.name, "0toLocaleUpperCase", "their shape");
 		eq(Intl.getCanonicalLocales({ length: -(2 ** 32) + 1, get 0() { throw new Error("read") } }).length, 0, "a negative length");
+		const locs = [];
+		for (const [tag, o] of [["de", {language: "it"}], ["en-US", {script: "Latn"}], ["en-Latn-US-u-ca-gregory", {region: "GB", language: "fr"}], ["zh", {script: "hans", region: "cn"}]]) locs.push(new Intl.Locale(tag, o).toString());
+		eq(locs.join(), "it,en-Latn-US,fr-Latn-GB-u-ca-gregory,zh-Hans-CN", "Intl.Locale's language, script and region");
+		for (const o of [{language: "it\0biscotto"}, {script: "Thai\0x"}, {region: "GB\0biscuit"}, {language: "a"}]) throws(() => new Intl.Locale("de", o), "RangeError", "Intl.Locale " + JSON.stringify(o));
 		export default bad`)
 }

@@ -1312,10 +1312,31 @@
 
   function Locale(tag, options) {
     if (!new.target) throw new TypeErrorC("Constructor Intl.Locale requires 'new'");
-    const t = canonTag(tag instanceof Locale ? tag.toString() : tag);
-    // The options are checked as ECMA-402 reads them; the sandbox has no
-    // data that they would change.
+    let t = canonTag(tag instanceof Locale ? tag.toString() : tag);
     const o = toObject(options);
+    // The language, script and region options replace the tag's
+    // (ApplyOptionsToTag), each a RangeError if it is not one.
+    const subtag = (name, re) => {
+      const v = o[name];
+      if (v === undefined) return undefined;
+      const sv = `${v}`;
+      if (!is(re, lower(sv))) throw new RangeErrorC(`Incorrect locale information provided`);
+      return sv;
+    };
+    const language = subtag("language", langRE), script = subtag("script", scriptRE), region = subtag("region", regionRE);
+    if (language !== undefined || script !== undefined || region !== undefined) {
+      const p = call(strSplit, t, "-");
+      let i = 1, sc, rg;
+      if (i < p.length && is(scriptRE, lower(p[i]))) sc = p[i++];
+      if (i < p.length && is(regionRE, lower(p[i]))) rg = p[i++];
+      const parts = [language !== undefined ? language : p[0]];
+      if (script !== undefined || sc !== undefined) push(parts, script !== undefined ? script : sc);
+      if (region !== undefined || rg !== undefined) push(parts, region !== undefined ? region : rg);
+      for (; i < p.length; i++) push(parts, p[i]);
+      t = canonTag(join(parts, "-"));
+    }
+    // The other options are checked as ECMA-402 reads them; the sandbox
+    // has no data that they would change.
     getType(o, "calendar");
     getType(o, "collation");
     getOpt(o, "hourCycle", ["h11", "h12", "h23", "h24"], undefined, "Intl.Locale");
