@@ -22,6 +22,21 @@ import (
 	extensionsv1beta1 "sigs.k8s.io/agent-sandbox/extensions/api/v1beta1"
 )
 
+// manifestKinds makes the Go type each kind of the manifests decodes into
+// (strictly: a field the type does not know is an error).
+var manifestKinds = map[string]func() any{
+	"Namespace":               func() any { return &corev1.Namespace{} },
+	"ServiceAccount":          func() any { return &corev1.ServiceAccount{} },
+	"Service":                 func() any { return &corev1.Service{} },
+	"Deployment":              func() any { return &appsv1.Deployment{} },
+	"HorizontalPodAutoscaler": func() any { return &autoscalingv2.HorizontalPodAutoscaler{} },
+	"Role":                    func() any { return &rbacv1.Role{} },
+	"RoleBinding":             func() any { return &rbacv1.RoleBinding{} },
+	"NetworkPolicy":           func() any { return &networkingv1.NetworkPolicy{} },
+	"SandboxTemplate":         func() any { return &extensionsv1beta1.SandboxTemplate{} },
+	"SandboxWarmPool":         func() any { return &extensionsv1beta1.SandboxWarmPool{} },
+}
+
 // The manifests of deploy/k8s, offline: the kustomization lists every
 // file; each object decodes strictly into its Go type (no unknown field);
 // agent-sandbox's objects validate against the schemas of the CRDs of the
@@ -71,32 +86,12 @@ func TestManifests(t *testing.T) {
 				t.Fatalf("%s: a document without a kind: %v", name, err)
 			}
 			kinds[head.Kind]++
-			var typed any
-			switch head.Kind {
-			case "Namespace":
-				typed = &corev1.Namespace{}
-			case "ServiceAccount":
-				typed = &corev1.ServiceAccount{}
-			case "Service":
-				typed = &corev1.Service{}
-			case "Deployment":
-				typed = &appsv1.Deployment{}
-			case "HorizontalPodAutoscaler":
-				typed = &autoscalingv2.HorizontalPodAutoscaler{}
-			case "Role":
-				typed = &rbacv1.Role{}
-			case "RoleBinding":
-				typed = &rbacv1.RoleBinding{}
-			case "NetworkPolicy":
-				typed = &networkingv1.NetworkPolicy{}
-			case "SandboxTemplate":
-				typed = &extensionsv1beta1.SandboxTemplate{}
-			case "SandboxWarmPool":
-				typed = &extensionsv1beta1.SandboxWarmPool{}
-			default:
+			newTyped, ok := manifestKinds[head.Kind]
+			if !ok {
 				t.Errorf("%s: an unexpected kind %s", name, head.Kind)
 				continue
 			}
+			typed := newTyped()
 			if err := yaml.UnmarshalStrict(doc, typed); err != nil {
 				t.Errorf("%s %s: %v", name, head.Kind, err)
 			}
