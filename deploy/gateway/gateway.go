@@ -130,10 +130,18 @@ func New(cfg Config) (*Gateway, error) {
 
 // ClaimName is the SandboxClaim of a tenant's session: a DNS label made
 // of a hash of both, the same in every gateway. The tenant is "" without
-// tokens, else the index of the caller's token in Config.Tokens.
+// tokens, else Tenant of the caller's token.
 func ClaimName(tenant, session string) string {
 	sum := sha256.Sum256([]byte(tenant + "\x00" + session))
 	return "airlock-" + hex.EncodeToString(sum[:])[:20]
+}
+
+// Tenant is the tenant of a token: a hash of it, so that a tenant keeps
+// its sessions whatever the order of the gateway's tokens, and no claim
+// name carries a token.
+func Tenant(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:16])
 }
 
 // tenant is the caller's tenant, or ok false when it has no valid token.
@@ -145,9 +153,9 @@ func (g *Gateway) tenant(r *http.Request) (string, bool) {
 	if !found {
 		return "", false
 	}
-	for i, t := range g.cfg.Tokens {
+	for _, t := range g.cfg.Tokens {
 		if subtle.ConstantTimeCompare([]byte(tok), []byte(t)) == 1 {
-			return strconv.Itoa(i), true
+			return Tenant(t), true
 		}
 	}
 	return "", false

@@ -392,7 +392,7 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 	if podA2 != podA || out != `"alice's"` {
 		t.Errorf("alice again: pod %q (first %q), output %s", podA2, podA, out)
 	}
-	if podA == gateway.ClaimName("0", "alice") {
+	if podA == gateway.ClaimName(gateway.Tenant("t1"), "alice") {
 		t.Errorf("alice's pod %s was made for her claim, not taken from the warm pool", podA)
 	}
 	// bob names alice's pod by the router's headers: they do not pass.
@@ -432,7 +432,7 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 	if w.Code != http.StatusUnauthorized {
 		t.Errorf("no token: %d", w.Code)
 	}
-	claim := &extensionsv1beta1.SandboxClaim{ObjectMeta: metav1.ObjectMeta{Name: gateway.ClaimName("0", "alice"), Namespace: ns}}
+	claim := &extensionsv1beta1.SandboxClaim{ObjectMeta: metav1.ObjectMeta{Name: gateway.ClaimName(gateway.Tenant("t1"), "alice"), Namespace: ns}}
 	if err := k.c.Delete(ctx, claim); err != nil {
 		t.Fatal(err)
 	}
@@ -457,9 +457,9 @@ func TestGatewayOnAgentSandbox(t *testing.T) {
 	if pod, _ := post(t, gw, "", `setResult(1)`); pod != "stateless" {
 		t.Errorf("no session: pod %q", pod)
 	}
-	if !strings.HasPrefix(gateway.ClaimName("0", "alice"), "airlock-") || gateway.ClaimName("0", "alice") == gateway.ClaimName("0", "bob") ||
-		gateway.ClaimName("0", "alice") == gateway.ClaimName("1", "alice") {
-		t.Errorf("claim names %q %q %q", gateway.ClaimName("0", "alice"), gateway.ClaimName("0", "bob"), gateway.ClaimName("1", "alice"))
+	if !strings.HasPrefix(gateway.ClaimName(gateway.Tenant("t1"), "alice"), "airlock-") || gateway.ClaimName(gateway.Tenant("t1"), "alice") == gateway.ClaimName(gateway.Tenant("t1"), "bob") ||
+		gateway.ClaimName(gateway.Tenant("t1"), "alice") == gateway.ClaimName(gateway.Tenant("t2"), "alice") {
+		t.Errorf("claim names %q %q %q", gateway.ClaimName(gateway.Tenant("t1"), "alice"), gateway.ClaimName(gateway.Tenant("t1"), "bob"), gateway.ClaimName(gateway.Tenant("t2"), "alice"))
 	}
 }
 
