@@ -136,44 +136,54 @@
     }
     return i === n;
   };
+  // cached(bound, make) is make(key) remembered for the last keys, at most
+  // bound of them (past it the cache starts again), through the Map
+  // methods captured here: a program's changes to Map.prototype do not
+  // reach it.
+  const mapGet = MapC.prototype.get, mapSet = MapC.prototype.set, mapClear = MapC.prototype.clear;
+  const mapSize = O.getOwnPropertyDescriptor(MapC.prototype, "size").get;
+  const cached = (bound, make) => {
+    const m = new MapC();
+    return (key) => {
+      let v = call(mapGet, m, key);
+      if (v === undefined) {
+        v = make(key);
+        if (call(mapSize, m) >= bound) call(mapClear, m);
+        call(mapSet, m, key, v);
+      }
+      return v;
+    };
+  };
   // The last tags canonicalized, a few: a program formats with the same
   // one again and again.
-  const tagCache = new MapC(), tagGet = MapC.prototype.get, tagSet = MapC.prototype.set, tagClear = MapC.prototype.clear;
-  const tagCount = O.getOwnPropertyDescriptor(MapC.prototype, "size").get;
+  const canonOf = cached(32, (s) => canonTagOf(s));
   const canonTag = (tag) => {
     if (typeof tag !== "string" && (typeof tag !== "object" || tag === null)) {
       throw new TypeErrorC("Language ID should be string or object.");
     }
-    const s = StringC(tag);
-    const known = call(tagGet, tagCache, s);
-    if (known !== undefined) return known;
-    const canon = canonTagOf(s);
-    if (call(tagCount, tagCache) >= 32) call(tagClear, tagCache);
-    call(tagSet, tagCache, s, canon);
-    return canon;
+    return canonOf(StringC(tag));
   };
   const canonTagOf = (s) => {
     const parts = call(strSplit, s, "-");
     const low = [];
     for (let i = 0; i < parts.length; i++) push(low, lower(parts[i]));
     if (!validTag(low)) throw new RangeErrorC(`Incorrect locale information provided`);
-    const out = [lower(parts[0])];
+    // Valid: each part is [a-z0-9]{1,8} in low.
+    const out = [low[0]];
     let ext = false;
-    for (let i = 1; i < parts.length; i++) {
-      const p = parts[i];
-      if (!call(reExec, /^[A-Za-z0-9]{1,8}$/, p)) throw new RangeErrorC(`Incorrect locale information provided`);
+    for (let i = 1; i < low.length; i++) {
+      const p = low[i];
       if (p.length === 1) ext = true;
-      if (ext) push(out, lower(p));
-      else if (p.length === 2 && call(reExec, /^[A-Za-z]+$/, p)) push(out, upper(p));
-      else if (p.length === 4 && call(reExec, /^[A-Za-z]+$/, p)) push(out, upper(p[0]) + lower(slice(p, 1)));
-      else push(out, lower(p));
+      if (ext) push(out, p);
+      else if (p.length === 2 && is(/^[a-z]+$/, p)) push(out, upper(p));
+      else if (p.length === 4 && is(/^[a-z]+$/, p)) push(out, upper(p[0]) + slice(p, 1));
+      else push(out, p);
     }
     return join(out, "-");
   };
   const canonicalList = (locales) => {
     if (locales === undefined) return [];
-    if (locales === null) throw new TypeErrorC("Cannot convert undefined or null to object");
-    const list = typeof locales === "string" || (locales instanceof Locale) ? [locales] : O(locales);
+    const list = typeof locales === "string" || (locales instanceof Locale) ? [locales] : toObject(locales);
     const out = [];
     const n = toLength(list.length); // below: ToLength
     for (let i = 0; i < n; i++) {
@@ -1054,19 +1064,13 @@
   // and 1 July differ and this is the larger. The pair is kept per zone and
   // year (at most 256, then the cache starts again), so a report of many
   // dates asks the host once per date.
-  const dstPairs = new MapC();
-  const mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapClear = Map.prototype.clear;
-  const mapSize = O.getOwnPropertyDescriptor(Map.prototype, "size").get;
+  const dstPairs = cached(256, (key) => {
+    const i = call(strIndexOf, key, "|"), zone = slice(key, 0, i), y = NumberC(slice(key, i + 1));
+    return [NumberC(call(strSplit, host("tz", zone, DateC.UTC(y, 0, 1)), "|")[0]) / 60,
+      NumberC(call(strSplit, host("tz", zone, DateC.UTC(y, 6, 1)), "|")[0]) / 60];
+  });
   const isDST = (zone, t, off) => {
-    const y = new DateC(t).getUTCFullYear();
-    const key = zone + "|" + y;
-    let p = call(mapGet, dstPairs, key);
-    if (p === undefined) {
-      p = [NumberC(call(strSplit, host("tz", zone, DateC.UTC(y, 0, 1)), "|")[0]) / 60,
-        NumberC(call(strSplit, host("tz", zone, DateC.UTC(y, 6, 1)), "|")[0]) / 60];
-      if (call(mapSize, dstPairs) >= 256) call(mapClear, dstPairs);
-      call(mapSet, dstPairs, key, p);
-    }
+    const p = dstPairs(zone + "|" + new DateC(t).getUTCFullYear());
     return p[0] !== p[1] && off === MathMax(p[0], p[1]);
   };
   const checkZone = (tz) => {
