@@ -79,7 +79,6 @@ func erase(stop <-chan struct{}, code string, what erasing) (string, *StepMap, *
 	case strictStep:
 		kind, head, tail, format, in, outShift = "\x00strict step", strictHead, stepTail, api.FormatDefault, 1, 2
 	}
-	step := what != module
 	if len(code) > MaxBytes {
 		return "", nil, &LinkFailure{Message: TooLarge("the code", len(code)), Display: "<code>", Line: 1, Col: 1}
 	}
@@ -102,7 +101,7 @@ func erase(stop <-chan struct{}, code string, what erasing) (string, *StepMap, *
 		if out, smap, m = esbuildTS(head+code+tail, "<code>", format, true); m != nil {
 			return
 		}
-		if step {
+		if what != module {
 			// ["use strict";\n] "async function step() {\n" ... "}\n":
 			// the body, outShift lines up.
 			for range outShift {
@@ -126,9 +125,7 @@ func erase(stop <-chan struct{}, code string, what erasing) (string, *StepMap, *
 		lf := &LinkFailure{Message: m.Text, Display: "<code>"}
 		if m.Location != nil {
 			lf.Line, lf.Col = m.Location.Line, m.Location.Column+1
-			if step {
-				lf.Line-- // the head's line
-			}
+			lf.Line -= in // the head's line
 			if lf.Line < 1 {
 				lf.Line, lf.Col = 1, 1
 			}
